@@ -1,0 +1,12 @@
+# Strict warnings (and optionally sanitizers) for tracecorn's own targets.
+# Guest programs in examples/guests are built without these: they are
+# freestanding or static binaries for the emulator, not host code.
+function(tc_strict target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Werror
+    -Wno-unused-parameter -Wshadow -Wformat=2)
+  if(TC_SANITIZE)
+    target_compile_options(${target} PRIVATE -fsanitize=address,undefined
+      -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+    target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+endfunction()

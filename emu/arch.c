@@ -1,0 +1,251 @@
+/* The arch table: one entry per supported guest architecture. Everything
+ * arch-specific that is data (registers, syscall ABI, ELF identity) lives
+ * here; code elsewhere is table-driven. */
+#include <capstone/capstone.h>
+#include <string.h>
+#include <strings.h>
+#include <unicorn/unicorn.h>
+
+#include "emu/sysnames.h"
+#include "tracecorn/tracecorn.h"
+
+/* Register order is the state-image order. Indices are used by the
+ * syscall ABI below, so keep the two in step. */
+static const tc_reg_info regs_x86_64[] = {
+    {"rax", 8, TC_REG_GPR, 0, UC_X86_REG_RAX},
+    {"rbx", 8, TC_REG_GPR, 8, UC_X86_REG_RBX},
+    {"rcx", 8, TC_REG_GPR, 16, UC_X86_REG_RCX},
+    {"rdx", 8, TC_REG_GPR, 24, UC_X86_REG_RDX},
+    {"rsi", 8, TC_REG_GPR, 32, UC_X86_REG_RSI},
+    {"rdi", 8, TC_REG_GPR, 40, UC_X86_REG_RDI},
+    {"rbp", 8, TC_REG_GPR, 48, UC_X86_REG_RBP},
+    {"rsp", 8, TC_REG_GPR|TC_REG_SP, 56, UC_X86_REG_RSP},
+    {"r8", 8, TC_REG_GPR, 64, UC_X86_REG_R8},
+    {"r9", 8, TC_REG_GPR, 72, UC_X86_REG_R9},
+    {"r10", 8, TC_REG_GPR, 80, UC_X86_REG_R10},
+    {"r11", 8, TC_REG_GPR, 88, UC_X86_REG_R11},
+    {"r12", 8, TC_REG_GPR, 96, UC_X86_REG_R12},
+    {"r13", 8, TC_REG_GPR, 104, UC_X86_REG_R13},
+    {"r14", 8, TC_REG_GPR, 112, UC_X86_REG_R14},
+    {"r15", 8, TC_REG_GPR, 120, UC_X86_REG_R15},
+    {"rip", 8, TC_REG_PC, 128, UC_X86_REG_RIP},
+    {"rflags", 8, TC_REG_FLAGS, 136, UC_X86_REG_RFLAGS},
+    {"cs", 2, TC_REG_SEGMENT, 144, UC_X86_REG_CS},
+    {"ss", 2, TC_REG_SEGMENT, 146, UC_X86_REG_SS},
+    {"ds", 2, TC_REG_SEGMENT, 148, UC_X86_REG_DS},
+    {"es", 2, TC_REG_SEGMENT, 150, UC_X86_REG_ES},
+    {"fs", 2, TC_REG_SEGMENT, 152, UC_X86_REG_FS},
+    {"gs", 2, TC_REG_SEGMENT, 154, UC_X86_REG_GS},
+    {"fs_base", 8, TC_REG_SEGMENT, 156, UC_X86_REG_FS_BASE},
+    {"gs_base", 8, TC_REG_SEGMENT, 164, UC_X86_REG_GS_BASE},
+    {"st0", 10, TC_REG_FPU, 172, UC_X86_REG_ST0},
+    {"st1", 10, TC_REG_FPU, 182, UC_X86_REG_ST1},
+    {"st2", 10, TC_REG_FPU, 192, UC_X86_REG_ST2},
+    {"st3", 10, TC_REG_FPU, 202, UC_X86_REG_ST3},
+    {"st4", 10, TC_REG_FPU, 212, UC_X86_REG_ST4},
+    {"st5", 10, TC_REG_FPU, 222, UC_X86_REG_ST5},
+    {"st6", 10, TC_REG_FPU, 232, UC_X86_REG_ST6},
+    {"st7", 10, TC_REG_FPU, 242, UC_X86_REG_ST7},
+    {"fpcw", 2, TC_REG_FPU, 252, UC_X86_REG_FPCW},
+    {"fpsw", 2, TC_REG_FPU, 254, UC_X86_REG_FPSW},
+    {"fptag", 2, TC_REG_FPU, 256, UC_X86_REG_FPTAG},
+    {"fip", 8, TC_REG_FPU, 258, UC_X86_REG_FIP},
+    {"fcs", 2, TC_REG_FPU, 266, UC_X86_REG_FCS},
+    {"fdp", 8, TC_REG_FPU, 268, UC_X86_REG_FDP},
+    {"fds", 2, TC_REG_FPU, 276, UC_X86_REG_FDS},
+    {"fop", 2, TC_REG_FPU, 278, UC_X86_REG_FOP},
+    {"mxcsr", 4, TC_REG_VECTOR, 280, UC_X86_REG_MXCSR},
+    {"xmm0", 16, TC_REG_VECTOR, 284, UC_X86_REG_XMM0},
+    {"xmm1", 16, TC_REG_VECTOR, 300, UC_X86_REG_XMM1},
+    {"xmm2", 16, TC_REG_VECTOR, 316, UC_X86_REG_XMM2},
+    {"xmm3", 16, TC_REG_VECTOR, 332, UC_X86_REG_XMM3},
+    {"xmm4", 16, TC_REG_VECTOR, 348, UC_X86_REG_XMM4},
+    {"xmm5", 16, TC_REG_VECTOR, 364, UC_X86_REG_XMM5},
+    {"xmm6", 16, TC_REG_VECTOR, 380, UC_X86_REG_XMM6},
+    {"xmm7", 16, TC_REG_VECTOR, 396, UC_X86_REG_XMM7},
+    {"xmm8", 16, TC_REG_VECTOR, 412, UC_X86_REG_XMM8},
+    {"xmm9", 16, TC_REG_VECTOR, 428, UC_X86_REG_XMM9},
+    {"xmm10", 16, TC_REG_VECTOR, 444, UC_X86_REG_XMM10},
+    {"xmm11", 16, TC_REG_VECTOR, 460, UC_X86_REG_XMM11},
+    {"xmm12", 16, TC_REG_VECTOR, 476, UC_X86_REG_XMM12},
+    {"xmm13", 16, TC_REG_VECTOR, 492, UC_X86_REG_XMM13},
+    {"xmm14", 16, TC_REG_VECTOR, 508, UC_X86_REG_XMM14},
+    {"xmm15", 16, TC_REG_VECTOR, 524, UC_X86_REG_XMM15},
+};
+/* state image: 540 bytes, 59 registers */
+
+static const tc_reg_info regs_x86[] = {
+    {"eax", 4, TC_REG_GPR, 0, UC_X86_REG_EAX},
+    {"ebx", 4, TC_REG_GPR, 4, UC_X86_REG_EBX},
+    {"ecx", 4, TC_REG_GPR, 8, UC_X86_REG_ECX},
+    {"edx", 4, TC_REG_GPR, 12, UC_X86_REG_EDX},
+    {"esi", 4, TC_REG_GPR, 16, UC_X86_REG_ESI},
+    {"edi", 4, TC_REG_GPR, 20, UC_X86_REG_EDI},
+    {"ebp", 4, TC_REG_GPR, 24, UC_X86_REG_EBP},
+    {"esp", 4, TC_REG_GPR|TC_REG_SP, 28, UC_X86_REG_ESP},
+    {"eip", 4, TC_REG_PC, 32, UC_X86_REG_EIP},
+    {"eflags", 4, TC_REG_FLAGS, 36, UC_X86_REG_EFLAGS},
+    {"cs", 2, TC_REG_SEGMENT, 40, UC_X86_REG_CS},
+    {"ss", 2, TC_REG_SEGMENT, 42, UC_X86_REG_SS},
+    {"ds", 2, TC_REG_SEGMENT, 44, UC_X86_REG_DS},
+    {"es", 2, TC_REG_SEGMENT, 46, UC_X86_REG_ES},
+    {"fs", 2, TC_REG_SEGMENT, 48, UC_X86_REG_FS},
+    {"gs", 2, TC_REG_SEGMENT, 50, UC_X86_REG_GS},
+    {"fs_base", 4, TC_REG_SEGMENT, 52, UC_X86_REG_FS_BASE},
+    {"gs_base", 4, TC_REG_SEGMENT, 56, UC_X86_REG_GS_BASE},
+    {"st0", 10, TC_REG_FPU, 60, UC_X86_REG_ST0},
+    {"st1", 10, TC_REG_FPU, 70, UC_X86_REG_ST1},
+    {"st2", 10, TC_REG_FPU, 80, UC_X86_REG_ST2},
+    {"st3", 10, TC_REG_FPU, 90, UC_X86_REG_ST3},
+    {"st4", 10, TC_REG_FPU, 100, UC_X86_REG_ST4},
+    {"st5", 10, TC_REG_FPU, 110, UC_X86_REG_ST5},
+    {"st6", 10, TC_REG_FPU, 120, UC_X86_REG_ST6},
+    {"st7", 10, TC_REG_FPU, 130, UC_X86_REG_ST7},
+    {"fpcw", 2, TC_REG_FPU, 140, UC_X86_REG_FPCW},
+    {"fpsw", 2, TC_REG_FPU, 142, UC_X86_REG_FPSW},
+    {"fptag", 2, TC_REG_FPU, 144, UC_X86_REG_FPTAG},
+    {"fip", 4, TC_REG_FPU, 146, UC_X86_REG_FIP},
+    {"fcs", 2, TC_REG_FPU, 150, UC_X86_REG_FCS},
+    {"fdp", 4, TC_REG_FPU, 152, UC_X86_REG_FDP},
+    {"fds", 2, TC_REG_FPU, 156, UC_X86_REG_FDS},
+    {"fop", 2, TC_REG_FPU, 158, UC_X86_REG_FOP},
+    {"mxcsr", 4, TC_REG_VECTOR, 160, UC_X86_REG_MXCSR},
+    {"xmm0", 16, TC_REG_VECTOR, 164, UC_X86_REG_XMM0},
+    {"xmm1", 16, TC_REG_VECTOR, 180, UC_X86_REG_XMM1},
+    {"xmm2", 16, TC_REG_VECTOR, 196, UC_X86_REG_XMM2},
+    {"xmm3", 16, TC_REG_VECTOR, 212, UC_X86_REG_XMM3},
+    {"xmm4", 16, TC_REG_VECTOR, 228, UC_X86_REG_XMM4},
+    {"xmm5", 16, TC_REG_VECTOR, 244, UC_X86_REG_XMM5},
+    {"xmm6", 16, TC_REG_VECTOR, 260, UC_X86_REG_XMM6},
+    {"xmm7", 16, TC_REG_VECTOR, 276, UC_X86_REG_XMM7},
+};
+/* state image: 292 bytes, 43 registers */
+
+enum { X64_RAX = 0, X64_RBX, X64_RCX, X64_RDX, X64_RSI, X64_RDI, X64_RBP,
+       X64_RSP, X64_R8, X64_R9, X64_R10, X64_R11, X64_R12, X64_R13, X64_R14,
+       X64_R15, X64_RIP, X64_RFLAGS };
+enum { X86_EAX = 0, X86_EBX, X86_ECX, X86_EDX, X86_ESI, X86_EDI, X86_EBP,
+       X86_ESP, X86_EIP, X86_EFLAGS };
+
+#define NREGS(a) ((uint16_t)(sizeof(a) / sizeof(a[0])))
+
+static const tc_arch arch_x86_64 = {
+    .id = TC_ARCH_X86_64,
+    .name = "x86_64",
+    .uc_arch = UC_ARCH_X86,
+    .uc_mode = UC_MODE_64,
+    .cs_arch = CS_ARCH_X86,
+    .cs_mode = CS_MODE_64,
+    .big_endian = 0,
+    .ptr_size = 8,
+    .page_size = 4096,
+    .max_insn_size = 15,
+    .regs = regs_x86_64,
+    .nregs = NREGS(regs_x86_64),
+    .pc_reg = X64_RIP,
+    .sp_reg = X64_RSP,
+    .flags_reg = X64_RFLAGS,
+    .state_size = 540,
+    .sys = {.traps = {{TC_TRAP_INSN_SYSCALL, 0, 2},
+                      {TC_TRAP_INTR, 0x80, 0}}, /* int 0x80: i386 ABI */
+            .nr_reg = X64_RAX,
+            .arg_regs = {X64_RDI, X64_RSI, X64_RDX, X64_R10, X64_R8, X64_R9},
+            .ret_reg = X64_RAX,
+            .err_reg = -1,
+            .names = tc_sysnames_x86_64,
+            .nnames = TC_SYSNAMES_X86_64_COUNT},
+    .elf_platform = "x86_64",
+    .elf_machine = 62, /* EM_X86_64 */
+};
+
+static const tc_arch arch_x86 = {
+    .id = TC_ARCH_X86,
+    .name = "x86",
+    .uc_arch = UC_ARCH_X86,
+    .uc_mode = UC_MODE_32,
+    .cs_arch = CS_ARCH_X86,
+    .cs_mode = CS_MODE_32,
+    .big_endian = 0,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 15,
+    .regs = regs_x86,
+    .nregs = NREGS(regs_x86),
+    .pc_reg = X86_EIP,
+    .sp_reg = X86_ESP,
+    .flags_reg = X86_EFLAGS,
+    .state_size = 292,
+    .sys = {.traps = {{TC_TRAP_INTR, 0x80, 0},
+                      {TC_TRAP_INSN_SYSENTER, 0, 2}},
+            .nr_reg = X86_EAX,
+            .arg_regs = {X86_EBX, X86_ECX, X86_EDX, X86_ESI, X86_EDI, X86_EBP},
+            .ret_reg = X86_EAX,
+            .err_reg = -1,
+            .names = tc_sysnames_i386,
+            .nnames = TC_SYSNAMES_I386_COUNT},
+    .elf_platform = "i686",
+    .elf_machine = 3, /* EM_386 */
+};
+
+static const tc_arch *const arches[] = {&arch_x86_64, &arch_x86};
+
+const tc_arch *tc_arch_by_id(tc_arch_id id) {
+  for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
+    if (arches[i]->id == id)
+      return arches[i];
+  return NULL;
+}
+
+static const struct {
+  const char *alias;
+  tc_arch_id id;
+} arch_aliases[] = {
+    {"x86_64", TC_ARCH_X86_64}, {"x86-64", TC_ARCH_X86_64},
+    {"amd64", TC_ARCH_X86_64},  {"x64", TC_ARCH_X86_64},
+    {"x86", TC_ARCH_X86},       {"i386", TC_ARCH_X86},
+    {"i686", TC_ARCH_X86},      {"x32", TC_ARCH_X86},
+};
+
+const tc_arch *tc_arch_by_name(const char *name) {
+  if (!name)
+    return NULL;
+  for (size_t i = 0; i < sizeof arch_aliases / sizeof arch_aliases[0]; i++)
+    if (strcasecmp(arch_aliases[i].alias, name) == 0)
+      return tc_arch_by_id(arch_aliases[i].id);
+  return NULL;
+}
+
+int tc_arch_reg_index(const tc_arch *arch, const char *name) {
+  for (int i = 0; i < arch->nregs; i++)
+    if (strcmp(arch->regs[i].name, name) == 0)
+      return i;
+  return -1;
+}
+
+const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr) {
+  size_t lo = 0, hi = arch->sys.nnames;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    uint32_t m = arch->sys.names[mid].nr;
+    if (m == nr)
+      return arch->sys.names[mid].name;
+    if (m < nr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+uint64_t tc_state_get(const tc_arch *arch, const uint8_t *state, int reg) {
+  const tc_reg_info *r = &arch->regs[reg];
+  uint64_t v = 0;
+  memcpy(&v, state + r->offset, r->size < 8 ? r->size : 8);
+  return v; /* host (little-endian) order, see tracecorn.h */
+}
+
+void tc_state_set(const tc_arch *arch, uint8_t *state, int reg, uint64_t v) {
+  const tc_reg_info *r = &arch->regs[reg];
+  memset(state + r->offset, 0, r->size);
+  memcpy(state + r->offset, &v, r->size < 8 ? r->size : 8);
+}

@@ -1,0 +1,152 @@
+/* emu/: the emulated Linux process (internal to libtracecorn).
+ *
+ * tc_emu owns the Unicorn engine, the guest memory map, and the emulated
+ * kernel state (fds, brk, mmap, time, random). Other parts of the library
+ * talk to guest memory and registers only through these functions, so that
+ * every change the "kernel" makes is reported to the observer (the
+ * recorder) and ends up in the trace. */
+#ifndef TC_EMU_H
+#define TC_EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <unicorn/unicorn.h>
+
+#include "tracecorn/tracecorn.h"
+
+#define TC_MAX_FDS 256
+#define TC_PATH_MAX 4096
+
+/* One mapped guest region, page aligned, sorted by start. */
+typedef struct tc_region {
+  uint64_t start, end; /* [start, end) */
+  uint32_t prot;       /* TC_PROT_* */
+  uint64_t file_offset;
+  char name[128];
+} tc_region;
+
+/* A syscall as the kernel layer reports it to the observer. */
+typedef struct tc_syscall_record {
+  uint32_t nr;
+  const char *name;
+  uint64_t args[6];
+  int64_t ret;
+  bool unknown;
+} tc_syscall_record;
+
+/* Callbacks by which the emulated kernel reports what it did. All optional.
+ * on_kernel_write is called for every guest memory write done by the
+ * kernel (syscall results, not instructions) with the old and new bytes. */
+typedef struct tc_emu_observer {
+  void *ctx;
+  void (*on_map)(void *ctx, const tc_region *r, const uint8_t *data);
+  void (*on_unmap)(void *ctx, uint64_t addr, uint64_t size);
+  void (*on_protect)(void *ctx, uint64_t addr, uint64_t size, uint32_t prot);
+  void (*on_kernel_write)(void *ctx, uint64_t addr, const uint8_t *old_bytes,
+                          const uint8_t *new_bytes, size_t size);
+  void (*on_syscall)(void *ctx, const tc_syscall_record *rec);
+} tc_emu_observer;
+
+typedef enum tc_fd_kind {
+  TC_FD_CLOSED = 0,
+  TC_FD_HOST,   /* backed by a host fd */
+  TC_FD_DIR     /* a directory opened for getdents64 (host fd, O_DIRECTORY) */
+} tc_fd_kind;
+
+typedef struct tc_fd {
+  tc_fd_kind kind;
+  int host_fd;
+  int flags;        /* O_* status flags as the guest set them */
+  bool cloexec;
+  bool owned;       /* close host_fd when the guest closes it */
+} tc_fd;
+
+typedef struct tc_emu {
+  uc_engine *uc;
+  const tc_arch *arch;
+  tc_options opt;
+
+  /* Memory map. */
+  tc_region *regions;
+  size_t nregions, cap_regions;
+  uint64_t mmap_top;   /* next non-fixed mmap goes below this */
+  uint64_t brk_start;  /* initial program break (page aligned end of bss) */
+  uint64_t brk_cur;    /* current break */
+  uint64_t stack_top;  /* highest stack address (exclusive) */
+
+  /* Process. */
+  uint32_t pid, tid;
+  uint64_t clear_child_tid;
+  char exe_host_path[TC_PATH_MAX]; /* the file we loaded (host path) */
+  char exe_guest_path[TC_PATH_MAX]; /* what /proc/self/exe reads */
+  char cwd[TC_PATH_MAX];            /* guest cwd (absolute guest path) */
+  tc_fd fds[TC_MAX_FDS];
+
+  /* Determinism. */
+  uint64_t rng_state;  /* splitmix64 state seeded from opt.seed */
+  uint64_t clock_ns;   /* fixed virtual time; advanced by nanosleep */
+
+  /* i386 TLS: GDT in guest memory for set_thread_area. */
+  uint64_t gdt_addr;
+
+  /* Outcome. Set by exit/exit_group/kill or a fault; the run loop stops. */
+  bool exited;
+  int exit_code;   /* exit status for TC_EXIT_EXITED */
+  int exit_signal; /* signal number for TC_EXIT_SIGNALED (0 otherwise) */
+
+  /* Unknown syscall numbers already reported (bitmap of the first 4096). */
+  uint8_t unknown_reported[512];
+  uint64_t syscall_count;
+
+  tc_emu_observer obs;
+} tc_emu;
+
+/* Creates the engine for an arch, sets the Linux process-start CPU state
+ * (x87 control word, MXCSR, tag word), installs the CPUID and syscall
+ * hooks. opt is copied (its strings must outlive the emu). */
+tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
+void tc_emu_free(tc_emu *emu);
+
+/* Memory. Addresses/sizes are rounded out to pages. Return 0 or -errno. */
+int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
+               const char *name, uint64_t file_offset);
+int tc_emu_unmap(tc_emu *emu, uint64_t addr, uint64_t size);
+int tc_emu_protect(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot);
+/* A free range of `size` bytes for mmap (below mmap_top), 0 if none. */
+uint64_t tc_emu_find_free(tc_emu *emu, uint64_t size);
+bool tc_emu_is_mapped(tc_emu *emu, uint64_t addr, uint64_t size);
+const tc_region *tc_emu_region_at(tc_emu *emu, uint64_t addr);
+
+/* Guest memory access by the kernel/loader (ignores guest protections).
+ * tc_emu_write reports old/new bytes to obs.on_kernel_write.
+ * Return 0 or -EFAULT. */
+int tc_emu_read(tc_emu *emu, uint64_t addr, void *buf, size_t n);
+int tc_emu_write(tc_emu *emu, uint64_t addr, const void *buf, size_t n);
+/* Reads a NUL-terminated string; -EFAULT, or -ENAMETOOLONG if no NUL in max. */
+int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max);
+
+/* Registers by index into arch->regs (integers up to 8 bytes). */
+uint64_t tc_emu_reg(tc_emu *emu, int reg);
+void tc_emu_set_reg(tc_emu *emu, int reg, uint64_t value);
+/* Whole state image (arch->state_size bytes). */
+void tc_emu_read_state(tc_emu *emu, uint8_t *state);
+
+/* Deterministic random bytes (AT_RANDOM, getrandom). */
+void tc_emu_random(tc_emu *emu, void *buf, size_t n);
+
+/* Ends the process: exit status or fatal signal. Stops the engine. */
+void tc_emu_exit(tc_emu *emu, int code);
+void tc_emu_kill(tc_emu *emu, int sig);
+
+/* Kernel (emu/linux_syscalls.c): handles the syscall the guest just
+ * trapped into. Reads number/args via arch->sys, writes the return
+ * register, reports on_syscall. */
+void tc_linux_syscall(tc_emu *emu);
+
+/* Guest filesystem (emu/guestfs.c): the ONE function that turns a guest
+ * path (relative to dirfd's directory or cwd) into a host path. All path
+ * arguments of all syscalls go through it. Returns 0 or -errno. */
+int tc_guestfs_resolve(tc_emu *emu, int dirfd, const char *guest_path,
+                       char *host_path, size_t host_max);
+
+#endif

@@ -1,0 +1,22 @@
+/* fault: prints a line, then dies the way the build flag says:
+ * FAULT_SEGV (store to NULL), FAULT_ILL (ud2), FAULT_DIV (divide by 0). */
+#include "sys.h"
+
+GUEST_START
+
+volatile int zero = 0;
+
+void cmain(long *sp) {
+  (void)sp;
+  g_puts("about to fault\n");
+#if defined(FAULT_SEGV)
+  *(volatile int *)(long)zero = 42;
+#elif defined(FAULT_ILL)
+  __asm__ volatile("ud2");
+#elif defined(FAULT_DIV)
+  volatile int r = 100 / zero;
+  (void)r;
+#endif
+  g_puts("not reached\n");
+  g_exit(0);
+}

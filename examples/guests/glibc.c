@@ -1,0 +1,69 @@
+/* glibc: a static glibc program (stdio, malloc, files, qsort, floating
+ * point, environment). Its stdout must equal a native run's. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int cmp(const void *a, const void *b) {
+  return *(const int *)a - *(const int *)b;
+}
+
+int main(int argc, char **argv) {
+  printf("glibc guest: argc=%d\n", argc);
+  for (int i = 1; i < argc; i++)
+    printf("argv[%d]=%s\n", i, argv[i]);
+
+  int n = 1000;
+  int *v = malloc(sizeof(int) * (size_t)n);
+  for (int i = 0; i < n; i++)
+    v[i] = (i * 7919) % 1009;
+  qsort(v, (size_t)n, sizeof(int), cmp);
+  long sum = 0;
+  for (int i = 0; i < n; i++)
+    sum += (long)v[i] * i;
+  printf("sorted sum: %ld, min %d, max %d\n", sum, v[0], v[n - 1]);
+  free(v);
+
+  char *big = malloc(1 << 20); /* mmap-backed */
+  memset(big, 'x', 1 << 20);
+  printf("big[12345]=%c\n", big[12345]);
+  free(big);
+
+  double d = 0;
+  for (int i = 1; i <= 10; i++)
+    d += 1.0 / i;
+  printf("harmonic(10) = %.6f\n", d);
+
+  /* files: write, read back, stat */
+  if (argc > 1) {
+    int fd = open(argv[1], O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (fd < 0) {
+      printf("open failed: %s\n", strerror(errno));
+      return 2;
+    }
+    const char msg[] = "written by the guest\n";
+    if (write(fd, msg, sizeof msg - 1) != (ssize_t)(sizeof msg - 1))
+      return 3;
+    close(fd);
+    FILE *f = fopen(argv[1], "r");
+    char line[64] = {0};
+    if (!f || !fgets(line, sizeof line, f))
+      return 4;
+    fclose(f);
+    struct stat st;
+    stat(argv[1], &st);
+    printf("read back: %s", line);
+    printf("size: %ld\n", (long)st.st_size);
+  }
+  if (open("/nonexistent/file", O_RDONLY) < 0)
+    printf("missing file: %s\n", strerror(errno));
+
+  const char *home = getenv("TRACECORN_TEST");
+  printf("env TRACECORN_TEST=%s\n", home ? home : "(unset)");
+  fflush(stdout);
+  return 7;
+}

@@ -1,0 +1,77 @@
+/* Minimal freestanding Linux syscalls for the guest programs (x86-64 and
+ * i386), so the small guests need no libc and record in a few hundred
+ * instructions. */
+#ifndef GUEST_SYS_H
+#define GUEST_SYS_H
+
+typedef unsigned long size_t;
+typedef long ssize_t;
+
+#if defined(__x86_64__)
+#define NR_write 1
+#define NR_exit_group 231
+static inline long sys3(long n, long a, long b, long c) {
+  long r;
+  __asm__ volatile("syscall"
+                   : "=a"(r)
+                   : "a"(n), "D"(a), "S"(b), "d"(c)
+                   : "rcx", "r11", "memory");
+  return r;
+}
+/* _start: pass the initial stack pointer to cmain. */
+#define GUEST_START                                                          \
+  __asm__(".globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n"         \
+          " and $-16,%rsp\n call cmain\n hlt\n");
+#elif defined(__i386__)
+#define NR_write 4
+#define NR_exit_group 252
+static inline long sys3(long n, long a, long b, long c) {
+  long r;
+  __asm__ volatile("int $0x80"
+                   : "=a"(r)
+                   : "a"(n), "b"(a), "c"(b), "d"(c)
+                   : "memory");
+  return r;
+}
+#define GUEST_START                                                          \
+  __asm__(".globl _start\n_start:\n xor %ebp,%ebp\n mov %esp,%eax\n"         \
+          " and $-16,%esp\n sub $12,%esp\n push %eax\n call cmain\n hlt\n");
+#else
+#error "unsupported guest arch"
+#endif
+
+static inline size_t g_strlen(const char *s) {
+  size_t n = 0;
+  while (s[n])
+    n++;
+  return n;
+}
+static inline void g_puts(const char *s) { sys3(NR_write, 1, (long)s, (long)g_strlen(s)); }
+static inline void g_exit(int code) {
+  sys3(NR_exit_group, code, 0, 0);
+  for (;;) {
+  }
+}
+/* Unsigned to decimal. */
+static inline void g_putu(unsigned long v) {
+  char buf[24];
+  int i = 23;
+  buf[i] = 0;
+  do {
+    buf[--i] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  g_puts(buf + i);
+}
+static inline void g_puthex(unsigned long v) {
+  char buf[20];
+  int i = 19;
+  buf[i] = 0;
+  do {
+    buf[--i] = "0123456789abcdef"[v & 15];
+    v >>= 4;
+  } while (v);
+  g_puts("0x");
+  g_puts(buf + i);
+}
+#endif

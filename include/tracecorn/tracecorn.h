@@ -1,0 +1,393 @@
+/* tracecorn: record Linux programs under Unicorn and write real trace formats.
+ *
+ * This header is the whole public contract. Its centre is the EVENT MODEL
+ * (tc_event): the recorder produces events, every format writer consumes
+ * them, every format reader yields them again. A format module sees only
+ * what is declared here; it never includes Unicorn or the recorder.
+ *
+ * See docs/event-model.md for the prose version of the contract. */
+#ifndef TRACECORN_H
+#define TRACECORN_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ errors */
+
+/* Every fallible call takes a tc_error* (may be NULL) and returns -1 / NULL
+ * on failure with a one-line human message in err->msg. */
+typedef struct tc_error {
+  char msg[512];
+} tc_error;
+
+void tc_error_set(tc_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ------------------------------------------------------------------ arches */
+
+typedef enum tc_arch_id {
+  TC_ARCH_NONE = 0,
+  TC_ARCH_X86,    /* i386, 32-bit protected mode */
+  TC_ARCH_X86_64, /* amd64 */
+  TC_ARCH_ARM,    /* arm (A32 + Thumb), little-endian */
+  TC_ARCH_ARM64,  /* aarch64, little-endian */
+  TC_ARCH_MIPS,   /* mips o32, big-endian */
+  TC_ARCH_MIPSEL, /* mips o32, little-endian */
+  TC_ARCH_SPARC,  /* sparc v8, big-endian */
+  TC_ARCH_SPARC64 /* sparc v9, big-endian */
+} tc_arch_id;
+
+/* Register flags. */
+enum {
+  TC_REG_PC = 1u << 0,      /* the program counter */
+  TC_REG_SP = 1u << 1,      /* the stack pointer */
+  TC_REG_FLAGS = 1u << 2,   /* condition flags (eflags, cpsr, ...) */
+  TC_REG_GPR = 1u << 3,     /* general-purpose integer register */
+  TC_REG_SEGMENT = 1u << 4, /* segment selector or segment base */
+  TC_REG_FPU = 1u << 5,     /* x87 / FP data or control register */
+  TC_REG_VECTOR = 1u << 6,  /* SIMD register (xmm, v0..) or its control */
+  TC_REG_SYSTEM = 1u << 7   /* anything else (coprocessor, TLS base...) */
+};
+
+/* One register. Values live in a "state image": a byte buffer of
+ * arch->state_size bytes where register r occupies [offset, offset+size).
+ * Each value is stored as Unicorn reports it, i.e. in HOST (little-endian)
+ * byte order: integers as little-endian integers, x87 registers as their
+ * 10-byte extended format, vectors as little-endian byte arrays. Writers
+ * convert to target order where a format demands it. */
+typedef struct tc_reg_info {
+  const char *name; /* lower-case, as GDB/capstone spell it: "rax", "st0" */
+  uint16_t size;    /* bytes: 1..32 */
+  uint16_t flags;   /* TC_REG_* */
+  uint32_t offset;  /* offset in the state image */
+  int uc_id;        /* Unicorn register id (emu/ only; formats ignore it) */
+} tc_reg_info;
+
+/* How a syscall traps on this arch (emu/ uses it; described here so the
+ * arch table is one table). */
+typedef enum tc_trap_kind {
+  TC_TRAP_NONE = 0,
+  TC_TRAP_INSN_SYSCALL, /* x86 `syscall` via UC_HOOK_INSN; PC = insn addr */
+  TC_TRAP_INSN_SYSENTER,
+  TC_TRAP_INTR /* UC_HOOK_INTR with intno; PC may or may not be advanced */
+} tc_trap_kind;
+
+typedef struct tc_trap {
+  tc_trap_kind kind;
+  uint32_t intno;       /* for TC_TRAP_INTR */
+  uint32_t pc_advance;  /* bytes to add to PC after the trap (0 if Unicorn
+                           already advanced it) */
+} tc_trap;
+
+typedef struct tc_syscall_abi {
+  tc_trap traps[3];    /* kind == TC_TRAP_NONE terminates */
+  int nr_reg;          /* register index (into regs[]) of the number */
+  int arg_regs[6];     /* register indices of the arguments */
+  int ret_reg;         /* register index of the return value */
+  int err_reg;         /* -1, or a register flagging errors (mips a3) */
+  const struct tc_syscall_name *names; /* number -> name, sorted by nr */
+  size_t nnames;
+} tc_syscall_abi;
+
+typedef struct tc_syscall_name {
+  uint32_t nr;
+  const char *name;
+} tc_syscall_name;
+
+typedef struct tc_arch {
+  tc_arch_id id;
+  const char *name;      /* "x86_64", "x86", "arm", ... */
+  int uc_arch, uc_mode;  /* Unicorn uc_arch / uc_mode values */
+  int cs_arch, cs_mode;  /* capstone cs_arch / cs_mode values */
+  uint8_t big_endian;    /* target byte order */
+  uint8_t ptr_size;      /* 4 or 8 */
+  uint32_t page_size;    /* guest page size */
+  uint32_t max_insn_size;
+  const tc_reg_info *regs;
+  uint16_t nregs;
+  uint16_t pc_reg, sp_reg, flags_reg; /* indices into regs[] */
+  uint32_t state_size;                /* bytes of a state image */
+  tc_syscall_abi sys;
+  const char *elf_platform; /* AT_PLATFORM string */
+  uint16_t elf_machine;     /* EM_* */
+} tc_arch;
+
+const tc_arch *tc_arch_by_id(tc_arch_id id);
+const tc_arch *tc_arch_by_name(const char *name); /* accepts aliases */
+int tc_arch_reg_index(const tc_arch *arch, const char *name); /* -1 if none */
+const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr); /* NULL */
+/* Reads a register (size <= 8) out of a state image as an integer. */
+uint64_t tc_state_get(const tc_arch *arch, const uint8_t *state, int reg);
+void tc_state_set(const tc_arch *arch, uint8_t *state, int reg, uint64_t v);
+
+/* ------------------------------------------------------------ event model */
+
+typedef enum tc_event_kind {
+  TC_EV_INSN = 1,   /* one executed instruction with all its effects */
+  TC_EV_SYSCALL,    /* a syscall made by the preceding INSN event */
+  TC_EV_MAP,        /* memory mapped (initial image or mmap/brk/...) */
+  TC_EV_UNMAP,      /* memory unmapped */
+  TC_EV_PROTECT,    /* protection changed */
+  TC_EV_KEYFRAME,   /* full register state (random-access point) */
+  TC_EV_FAULT,      /* the guest faulted (follows the faulting INSN) */
+  TC_EV_EXIT        /* the recording ends; always the last event */
+} tc_event_kind;
+
+enum { TC_MEM_READ = 1, TC_MEM_WRITE = 2 };
+enum { TC_PROT_READ = 1, TC_PROT_WRITE = 2, TC_PROT_EXEC = 4 };
+
+/* One memory access by an instruction (or, in a syscall event, one region
+ * the kernel wrote). Accesses are merged: adjacent same-kind accesses of one
+ * instruction become one, duplicates are dropped, a `rep` instruction's
+ * iterations each become an instruction of their own (as single-stepping
+ * shows them). */
+typedef struct tc_mem_access {
+  uint64_t addr;
+  uint32_t size;
+  uint8_t kind;          /* TC_MEM_READ or TC_MEM_WRITE */
+  const uint8_t *before; /* READ: bytes read. WRITE: bytes before the write */
+  const uint8_t *after;  /* READ: == before. WRITE: bytes written */
+} tc_mem_access;
+
+/* TC_EV_INSN: instruction number `index` (0-based, per recording) executed
+ * at `pc`. state_before is the full register state before it (PC == pc),
+ * state_after the state after it (PC == next instruction). regs[] lists the
+ * indices of every register whose value differs between the two, ascending.
+ * A syscall instruction's kernel effects (return register) are part of it;
+ * its kernel memory writes come in the following TC_EV_SYSCALL. */
+typedef struct tc_insn_event {
+  uint64_t index;
+  uint64_t pc;
+  uint32_t tid;
+  uint8_t size;
+  uint8_t bytes[16];
+  uint16_t nregs;
+  const uint16_t *regs;
+  const uint8_t *state_before;
+  const uint8_t *state_after;
+  uint32_t nmem;
+  const tc_mem_access *mem;
+} tc_insn_event;
+
+typedef struct tc_syscall_event {
+  uint64_t insn_index; /* the INSN event that trapped */
+  uint32_t tid;
+  uint32_t nr;
+  const char *name;    /* NULL if unknown to tracecorn */
+  uint64_t args[6];
+  int64_t ret;         /* as the guest sees it: -errno on failure */
+  uint8_t unknown;     /* 1: not implemented, answered -ENOSYS */
+  uint32_t nmem;       /* memory the kernel wrote (kind WRITE) */
+  const tc_mem_access *mem;
+} tc_syscall_event;
+
+typedef struct tc_map_event {
+  uint64_t addr, size;
+  uint32_t prot;        /* TC_PROT_* */
+  const char *name;     /* "[stack]", "[heap]", "/bin/prog", "" */
+  uint64_t file_offset; /* for file-backed maps */
+  const uint8_t *data;  /* initial contents (size bytes), or NULL = zeros */
+} tc_map_event;
+
+typedef struct tc_keyframe_event {
+  uint64_t insn_index; /* the next instruction to execute */
+  uint32_t tid;
+  const uint8_t *state; /* arch->state_size bytes */
+} tc_keyframe_event;
+
+typedef enum tc_fault_kind {
+  TC_FAULT_UNMAPPED_READ = 1,
+  TC_FAULT_UNMAPPED_WRITE,
+  TC_FAULT_UNMAPPED_FETCH,
+  TC_FAULT_PROT_READ,
+  TC_FAULT_PROT_WRITE,
+  TC_FAULT_PROT_FETCH,
+  TC_FAULT_INVALID_INSN,
+  TC_FAULT_DIVIDE,
+  TC_FAULT_OTHER
+} tc_fault_kind;
+
+typedef struct tc_fault_event {
+  uint64_t insn_index; /* the faulting instruction (it did not complete) */
+  uint64_t pc;
+  uint64_t addr;       /* faulting data address, or pc */
+  tc_fault_kind kind;
+  int signal;          /* SIGSEGV, SIGILL, SIGFPE, SIGBUS */
+} tc_fault_event;
+
+typedef enum tc_exit_reason {
+  TC_EXIT_EXITED = 1,  /* exit/exit_group: status = code */
+  TC_EXIT_SIGNALED,    /* fault or kill: signal set, status = 128+signal */
+  TC_EXIT_MAX_INSNS,   /* --max-insns reached */
+  TC_EXIT_INTERRUPTED, /* Ctrl-C / tc_session_stop() */
+  TC_EXIT_ERROR        /* tracecorn itself failed (message in `message`) */
+} tc_exit_reason;
+
+typedef struct tc_exit_event {
+  tc_exit_reason reason;
+  int status;          /* the process exit status tracecorn exits with */
+  int signal;
+  uint64_t insn_count;
+  const char *message; /* may be NULL */
+} tc_exit_event;
+
+typedef struct tc_event {
+  tc_event_kind kind;
+  union {
+    tc_insn_event insn;
+    tc_syscall_event sys;
+    tc_map_event map; /* MAP, UNMAP (data/name unused), PROTECT */
+    tc_keyframe_event key;
+    tc_fault_event fault;
+    tc_exit_event exit;
+  } u;
+} tc_event;
+
+/* What a trace file knows about its recording, given to writers at open and
+ * returned by readers. Fields a format cannot hold come back zero/NULL. */
+typedef struct tc_trace_info {
+  const tc_arch *arch;
+  uint64_t entry;          /* first PC */
+  uint64_t load_base;      /* 0 for ET_EXEC */
+  uint32_t pid;
+  const char *exe_path;    /* guest-visible path of the program */
+  const uint8_t *exe_data; /* the program file's bytes (hashes), or NULL */
+  size_t exe_size;
+  int argc;
+  const char *const *argv;
+  uint64_t seed;
+  uint32_t keyframe_interval; /* instructions between KEYFRAME events */
+  uint8_t has_memory;         /* memory accesses were recorded */
+  const uint8_t *initial_state; /* state image before instruction 0 */
+} tc_trace_info;
+
+/* -------------------------------------------------- formats (writers/readers)
+ * One module per format (writers/<name>.c) exports one tc_format. The
+ * registry lists them; the CLI and library look them up by name. */
+
+typedef struct tc_writer tc_writer; /* format-private */
+typedef struct tc_reader tc_reader; /* format-private */
+
+/* What a format can hold, so round-trip checks compare only that. */
+enum {
+  TC_CAP_INSN_BYTES = 1u << 0, /* instruction bytes */
+  TC_CAP_MEM = 1u << 1,        /* memory accesses with values */
+  TC_CAP_MEM_KIND = 1u << 2,   /* read vs write is recorded (else inferred) */
+  TC_CAP_MEM_EXACT = 1u << 3,  /* exact sizes (else split/widened, e.g. TRAC
+                                  pointer-sized words) */
+  TC_CAP_SYSCALLS = 1u << 4,   /* syscall events */
+  TC_CAP_MAPS = 1u << 5,       /* map/unmap/protect events */
+  TC_CAP_FAULTS = 1u << 6,     /* fault events */
+  TC_CAP_EXIT = 1u << 7,       /* exit event with status */
+  TC_CAP_TID = 1u << 8         /* thread ids */
+};
+
+typedef struct tc_format {
+  const char *name;        /* "text", "tct", "trac", "tfile", ... */
+  const char *description;
+  uint32_t caps;           /* TC_CAP_* */
+  /* 1 if register `reg` of `arch` round-trips through this format; NULL
+   * means every register does. */
+  int (*holds_reg)(const tc_arch *arch, int reg);
+  /* file extension for an arch (".trace64" / ".trace32" for trac). */
+  const char *(*extension)(const tc_arch *arch);
+  /* 0 if the format can hold this arch, else -1 with a message. */
+  int (*supports)(const tc_arch *arch, tc_error *err);
+
+  tc_writer *(*open_writer)(const char *path, const tc_trace_info *info,
+                            tc_error *err);
+  /* Events arrive in recording order; pointers are valid during the call. */
+  int (*write_event)(tc_writer *w, const tc_event *ev, tc_error *err);
+  /* Flushes, writes trailers, frees. Returns -1 if anything failed. */
+  int (*close_writer)(tc_writer *w, tc_error *err);
+
+  /* Readers: NULL if the format has none. Probe returns 1 if the first
+   * bytes of a file look like this format. */
+  int (*probe)(const uint8_t *head, size_t n, const char *path);
+  tc_reader *(*open_reader)(const char *path, tc_error *err);
+  const tc_trace_info *(*reader_info)(tc_reader *r);
+  /* 1: *ev filled (valid until the next call), 0: end, -1: error. */
+  int (*next_event)(tc_reader *r, tc_event *ev, tc_error *err);
+  void (*close_reader)(tc_reader *r);
+} tc_format;
+
+const tc_format *tc_format_by_name(const char *name);
+/* NULL-terminated list of every registered format. */
+const tc_format *const *tc_formats(void);
+/* Finds the format of an existing file by content (then extension). */
+const tc_format *tc_format_detect(const char *path, tc_error *err);
+
+/* ---------------------------------------------------------------- sessions */
+
+typedef struct tc_options {
+  /* Program. */
+  const char *arch;        /* raw mode: arch name; ELF: NULL = from file */
+  uint64_t seed;           /* AT_RANDOM / getrandom seed */
+  const char *const *env;  /* NULL-terminated "K=V" list, NULL = empty */
+  const char *fs_root;     /* guest filesystem root, NULL = host "/" */
+  const char *cwd;         /* guest cwd, NULL = host cwd */
+  uint64_t stack_size;     /* 0 = 8 MiB */
+  int stdin_fd, stdout_fd, stderr_fd; /* host fds behind guest 0/1/2 */
+  /* Recording. */
+  uint64_t max_insns;      /* 0 = unlimited */
+  uint32_t keyframe_interval; /* 0 = 4096 */
+  int record_memory;       /* record memory accesses (default on) */
+  int exact;               /* read every register every instruction */
+  int quiet;               /* no notices on stderr */
+} tc_options;
+
+void tc_options_init(tc_options *o);
+
+typedef struct tc_session tc_session;
+
+/* Receives every recorded event, like a writer. */
+typedef int (*tc_event_sink)(void *ctx, const tc_event *ev, tc_error *err);
+
+tc_session *tc_session_new(const tc_options *opt, tc_error *err);
+void tc_session_free(tc_session *s);
+/* Loads a static ELF (ET_EXEC or static-pie) with argv/env. */
+int tc_session_load_elf(tc_session *s, const char *path,
+                        const char *const *argv, tc_error *err);
+/* Loads raw code at base (mapped RWX, a stack is mapped too). */
+int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
+                        uint64_t base, uint64_t entry, tc_error *err);
+const tc_trace_info *tc_session_info(tc_session *s);
+/* Adds an output: format by name, path = full file name. */
+int tc_session_add_writer(tc_session *s, const tc_format *fmt,
+                          const char *path, tc_error *err);
+int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
+                        tc_error *err);
+
+typedef struct tc_run_result {
+  tc_exit_reason reason;
+  int status;        /* what a shell would see: code, or 128+signal */
+  int signal;
+  uint64_t insns;
+  uint64_t syscalls;
+  uint64_t mem_accesses;
+} tc_run_result;
+
+/* Runs to the end, writing events to every writer; always closes them.
+ * Returns 0 if the recording was written (the guest may still have failed:
+ * see res), -1 if tracecorn itself failed. */
+int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
+/* Async-signal-safe: asks a running session to stop (Ctrl-C). */
+void tc_session_stop(tc_session *s);
+
+/* --------------------------------------------------------------- helpers */
+
+/* Reads a whole trace through its format's reader, calling sink per event. */
+int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
+                  void *ctx, tc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,68 @@
+/* loaders/: put a program into a fresh tc_emu (internal to libtracecorn). */
+#ifndef TC_LOADER_H
+#define TC_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/emu.h"
+
+#define TC_ELF_MAX_SEGMENTS 32
+
+typedef struct tc_elf_segment {
+  uint64_t vaddr, memsz, filesz, offset, align;
+  uint32_t prot; /* TC_PROT_* from p_flags */
+} tc_elf_segment;
+
+/* What the parser learned from a file; pure data, no emulator needed. */
+typedef struct tc_elf_image {
+  uint8_t is64;        /* ELFCLASS64 */
+  uint8_t big_endian;  /* ELFDATA2MSB */
+  uint16_t type;       /* ET_EXEC or ET_DYN */
+  uint16_t machine;    /* EM_* */
+  uint32_t flags;      /* e_flags */
+  uint64_t entry;      /* e_entry (unrelocated) */
+  uint64_t phoff;      /* e_phoff */
+  uint16_t phentsize, phnum;
+  uint64_t phdr_vaddr; /* vaddr of the program headers (PT_PHDR or derived) */
+  uint64_t min_vaddr, max_vaddr; /* extent of PT_LOADs (page aligned) */
+  int has_interp;      /* PT_INTERP present (dynamic: refused for now) */
+  int stack_exec;      /* PT_GNU_STACK has PF_X (or no PT_GNU_STACK) */
+  size_t nsegs;
+  tc_elf_segment segs[TC_ELF_MAX_SEGMENTS];
+  const tc_arch *arch; /* resolved from machine/class/endianness */
+} tc_elf_image;
+
+/* Validates and parses an ELF file in memory. Every field and offset is
+ * bounds-checked; a malformed file gets a one-line reason in err. */
+int tc_elf_parse(const uint8_t *data, size_t size, tc_elf_image *img,
+                 tc_error *err);
+
+typedef struct tc_load_result {
+  uint64_t entry;     /* first PC */
+  uint64_t load_base; /* relocation bias (0 for ET_EXEC) */
+  uint64_t sp;        /* initial stack pointer */
+  uint64_t phdr;      /* AT_PHDR */
+  uint64_t brk;       /* initial program break */
+} tc_load_result;
+
+/* Maps the segments (bss zeroed, page permissions), builds the stack
+ * exactly as Linux does (argc, argv, envp, auxv, AT_RANDOM bytes,
+ * platform string, execfn), sets PC/SP and emu->brk_*. envp may be NULL. */
+int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
+                size_t size, const char *guest_path, const char *const *argv,
+                const char *const *envp, tc_load_result *res, tc_error *err);
+
+/* Maps code RWX at base (page-rounded), a stack, and sets PC/SP. */
+int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
+                uint64_t entry, tc_load_result *res, tc_error *err);
+
+/* Default placements. */
+#define TC_STACK_TOP_64 0x7ffffffff000ull
+#define TC_STACK_TOP_32 0xc0000000ull
+#define TC_PIE_BASE_64 0x555555554000ull
+#define TC_PIE_BASE_32 0x56555000ull
+#define TC_MMAP_TOP_64 0x7ffff7fff000ull
+#define TC_MMAP_TOP_32 0xf7fff000ull
+
+#endif
