@@ -94,6 +94,13 @@ typedef struct tc_emu {
   int exit_code;   /* exit status for TC_EXIT_EXITED */
   int exit_signal; /* signal number for TC_EXIT_SIGNALED (0 otherwise) */
 
+  /* Set when the guest faulted (the run loop then ends the process). */
+  bool faulted;
+  tc_fault_event fault;
+  /* The PC of the instruction being executed (kept by the recorder's code
+   * hook, since Unicorn's PC is stale inside memory hooks). */
+  uint64_t cur_pc;
+
   /* Unknown syscall numbers already reported (bitmap of the first 4096). */
   uint8_t unknown_reported[512];
   uint64_t syscall_count;
@@ -137,6 +144,12 @@ void tc_emu_random(tc_emu *emu, void *buf, size_t n);
 /* Ends the process: exit status or fatal signal. Stops the engine. */
 void tc_emu_exit(tc_emu *emu, int code);
 void tc_emu_kill(tc_emu *emu, int sig);
+/* Records a guest fault (signal sig) and stops the engine. */
+void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig);
+
+#define TC_GUEST_PID 1000
+#define TC_GUEST_UID 1000
+#define TC_EPOCH_NS (1704067200ull * 1000000000ull) /* 2024-01-01 UTC */
 
 /* Kernel (emu/linux_syscalls.c): handles the syscall the guest just
  * trapped into. Reads number/args via arch->sys, writes the return

@@ -1,0 +1,632 @@
+/* The emulated process: Unicorn engine, guest memory map, CPU start state,
+ * and the hooks that turn traps into syscalls and faults. */
+#include "emu/emu.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ CPU quirks */
+
+/* Unicorn 2.0.1 reports no FPU/SSE in CPUID, which breaks glibc; answer
+ * with one consistent baseline instead (see unicorn-2.0.1.md row 17):
+ * FPU TSC CX8 CMOV MMX FXSR SSE SSE2 SSE3 SSSE3 SSE4.1 SSE4.2 CX16; no
+ * AVX/XSAVE/OSXSAVE/POPCNT (Unicorn 2.0.1 cannot execute popcnt). */
+static int hook_cpuid(uc_engine *uc, void *user) {
+  tc_emu *emu = user;
+  (void)emu;
+  uint64_t leaf = 0, sub = 0;
+  uc_reg_read(uc, UC_X86_REG_RAX, &leaf);
+  uc_reg_read(uc, UC_X86_REG_RCX, &sub);
+  uint32_t a = 0, b = 0, c = 0, d = 0;
+  switch ((uint32_t)leaf) {
+  case 0: /* max leaf 7, "GenuineIntel" */
+    a = 7;
+    b = 0x756e6547;
+    d = 0x49656e69;
+    c = 0x6c65746e;
+    break;
+  case 1:
+    a = 0x000306c3; /* family 6 model 0x3c stepping 3 */
+    b = 0x00000800; /* CLFLUSH size 8 qwords, 1 logical cpu, apic 0 */
+    c = (1u << 0) | (1u << 9) | (1u << 13) | (1u << 19) | (1u << 20);
+    d = 0x078bfbffu & ~(1u << 28); /* FPU..SSE2, no HTT */
+    break;
+  case 7:
+    a = b = c = d = 0; /* no extended features */
+    break;
+  case 0x80000000:
+    a = 0x80000008;
+    break;
+  case 0x80000001:
+    c = 1u << 0;                  /* LAHF/SAHF in 64-bit mode */
+    d = (1u << 11) | (1u << 29) | (1u << 20); /* SYSCALL, LM, NX */
+    break;
+  case 0x80000008:
+    a = 0x00003028; /* 48-bit virtual, 40-bit physical */
+    break;
+  default:
+    break;
+  }
+  (void)sub;
+  uint64_t va = a, vb = b, vc = c, vd = d;
+  uc_reg_write(uc, UC_X86_REG_RAX, &va);
+  uc_reg_write(uc, UC_X86_REG_RBX, &vb);
+  uc_reg_write(uc, UC_X86_REG_RCX, &vc);
+  uc_reg_write(uc, UC_X86_REG_RDX, &vd);
+  return 1; /* skip the instruction: our answer stands */
+}
+
+static void set_start_cpu_state(tc_emu *emu) {
+  if (emu->arch->uc_arch == UC_ARCH_X86) {
+    /* Linux starts processes with x87 exceptions masked, MXCSR default
+     * and an empty x87 tag word; Unicorn starts with zeros. */
+    uint64_t fpcw = 0x037f, mxcsr = 0x1f80, fptag = 0xffff;
+    uc_reg_write(emu->uc, UC_X86_REG_FPCW, &fpcw);
+    uc_reg_write(emu->uc, UC_X86_REG_MXCSR, &mxcsr);
+    uc_reg_write(emu->uc, UC_X86_REG_FPTAG, &fptag);
+  }
+}
+
+/* --------------------------------------------------------------- traps */
+
+static void hook_syscall_insn(uc_engine *uc, void *user) {
+  tc_emu *emu = user;
+  (void)uc;
+  tc_linux_syscall(emu);
+  /* Unicorn continues after the syscall instruction by itself. */
+}
+
+static int x86_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
+  switch (intno) {
+  case 0: /* #DE */
+    *kind = TC_FAULT_DIVIDE;
+    return SIGFPE;
+  case 1: /* #DB */
+  case 3: /* int3 */
+    *kind = TC_FAULT_OTHER;
+    return SIGTRAP;
+  case 4: /* #OF (into) */
+  case 5: /* #BR */
+  case 13: /* #GP */
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  case 6: /* #UD */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 16: /* x87 FP error */
+  case 19: /* SIMD FP */
+    *kind = TC_FAULT_OTHER;
+    return SIGFPE;
+  case 14:
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  default:
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  }
+}
+
+static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
+  tc_emu *emu = user;
+  const tc_trap *t = emu->arch->sys.traps;
+  for (int i = 0; i < 3 && t[i].kind != TC_TRAP_NONE; i++) {
+    if (t[i].kind == TC_TRAP_INTR && t[i].intno == intno) {
+      if (t[i].pc_advance) {
+        uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
+        tc_emu_set_reg(emu, emu->arch->pc_reg, pc + t[i].pc_advance);
+      }
+      tc_linux_syscall(emu);
+      return;
+    }
+  }
+  (void)uc;
+  tc_fault_kind kind = TC_FAULT_OTHER;
+  int sig = SIGSEGV;
+  if (emu->arch->uc_arch == UC_ARCH_X86)
+    sig = x86_signal_for_intno(intno, &kind);
+  tc_emu_fault(emu, kind, emu->cur_pc, sig);
+}
+
+static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr,
+                             int size, int64_t value, void *user) {
+  tc_emu *emu = user;
+  (void)uc;
+  (void)size;
+  (void)value;
+  tc_fault_kind kind;
+  int sig = SIGSEGV;
+  switch (type) {
+  case UC_MEM_READ_UNMAPPED:
+    kind = TC_FAULT_UNMAPPED_READ;
+    break;
+  case UC_MEM_WRITE_UNMAPPED:
+    kind = TC_FAULT_UNMAPPED_WRITE;
+    break;
+  case UC_MEM_FETCH_UNMAPPED:
+    kind = TC_FAULT_UNMAPPED_FETCH;
+    break;
+  case UC_MEM_READ_PROT:
+    kind = TC_FAULT_PROT_READ;
+    break;
+  case UC_MEM_WRITE_PROT:
+    kind = TC_FAULT_PROT_WRITE;
+    break;
+  case UC_MEM_FETCH_PROT:
+    kind = TC_FAULT_PROT_FETCH;
+    break;
+  default:
+    kind = TC_FAULT_OTHER;
+    break;
+  }
+  tc_emu_fault(emu, kind, addr, sig);
+  return false;
+}
+
+static bool hook_insn_invalid(uc_engine *uc, void *user) {
+  tc_emu *emu = user;
+  (void)uc;
+  tc_emu_fault(emu, TC_FAULT_INVALID_INSN, emu->cur_pc, SIGILL);
+  return false;
+}
+
+static int install_hooks(tc_emu *emu, tc_error *err) {
+  uc_hook h;
+  uc_err e = UC_ERR_OK;
+  if (emu->arch->uc_arch == UC_ARCH_X86) {
+    e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, emu, 1, 0,
+                    UC_X86_INS_CPUID);
+    if (e)
+      goto fail;
+  }
+  for (int i = 0; i < 3 && emu->arch->sys.traps[i].kind != TC_TRAP_NONE;
+       i++) {
+    tc_trap_kind k = emu->arch->sys.traps[i].kind;
+    if (k == TC_TRAP_INSN_SYSCALL || k == TC_TRAP_INSN_SYSENTER) {
+      /* Unhooked syscall/sysenter run as NOPs in 2.0.1: always hook. */
+      e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN, (void *)hook_syscall_insn,
+                      emu, 1, 0,
+                      k == TC_TRAP_INSN_SYSCALL ? UC_X86_INS_SYSCALL
+                                                : UC_X86_INS_SYSENTER);
+      if (e)
+        goto fail;
+    }
+  }
+  e = uc_hook_add(emu->uc, &h, UC_HOOK_INTR, (void *)hook_intr, emu, 1, 0);
+  if (e)
+    goto fail;
+  e = uc_hook_add(emu->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid,
+                  emu, 1, 0);
+  if (e)
+    goto fail;
+  e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN_INVALID, (void *)hook_insn_invalid,
+                  emu, 1, 0);
+  if (e)
+    goto fail;
+  return 0;
+fail:
+  tc_error_set(err, "unicorn: cannot install hooks: %s", uc_strerror(e));
+  return -1;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
+  tc_emu *emu = calloc(1, sizeof *emu);
+  if (!emu) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  emu->arch = arch;
+  if (opt)
+    emu->opt = *opt;
+  else
+    tc_options_init(&emu->opt);
+  int mode = arch->uc_mode | (arch->big_endian ? UC_MODE_BIG_ENDIAN : 0);
+  uc_err e = uc_open((uc_arch)arch->uc_arch, (uc_mode)mode, &emu->uc);
+  if (e) {
+    tc_error_set(err, "unicorn: cannot create a %s CPU: %s", arch->name,
+                 uc_strerror(e));
+    free(emu);
+    return NULL;
+  }
+  set_start_cpu_state(emu);
+  if (install_hooks(emu, err) < 0) {
+    tc_emu_free(emu);
+    return NULL;
+  }
+  emu->pid = emu->tid = TC_GUEST_PID;
+  emu->rng_state = emu->opt.seed ^ 0x9e3779b97f4a7c15ull;
+  emu->clock_ns = TC_EPOCH_NS;
+  emu->mmap_top = arch->ptr_size == 8 ? 0x7ffff7fff000ull : 0xf7fff000ull;
+  int host_std[3] = {emu->opt.stdin_fd, emu->opt.stdout_fd,
+                     emu->opt.stderr_fd};
+  for (int i = 0; i < 3; i++) {
+    emu->fds[i].kind = TC_FD_HOST;
+    emu->fds[i].host_fd = host_std[i];
+    emu->fds[i].owned = false;
+    emu->fds[i].flags = i == 0 ? 0 : 1; /* O_RDONLY / O_WRONLY */
+  }
+  if (emu->opt.cwd)
+    snprintf(emu->cwd, sizeof emu->cwd, "%s", emu->opt.cwd);
+  else if (emu->opt.fs_root)
+    snprintf(emu->cwd, sizeof emu->cwd, "/");
+  else if (!getcwd(emu->cwd, sizeof emu->cwd))
+    snprintf(emu->cwd, sizeof emu->cwd, "/");
+  return emu;
+}
+
+void tc_emu_free(tc_emu *emu) {
+  if (!emu)
+    return;
+  for (int i = 0; i < TC_MAX_FDS; i++)
+    if (emu->fds[i].kind != TC_FD_CLOSED && emu->fds[i].owned)
+      close(emu->fds[i].host_fd);
+  if (emu->uc)
+    uc_close(emu->uc);
+  free(emu->regions);
+  free(emu);
+}
+
+void tc_options_init(tc_options *o) {
+  memset(o, 0, sizeof *o);
+  o->stdin_fd = 0;
+  o->stdout_fd = 1;
+  o->stderr_fd = 2;
+  o->record_memory = 1;
+  o->keyframe_interval = 4096;
+  o->stack_size = 8u << 20;
+}
+
+/* --------------------------------------------------------------- memory */
+
+static uint64_t page_down(const tc_emu *emu, uint64_t a) {
+  return a & ~(uint64_t)(emu->arch->page_size - 1);
+}
+
+static int page_up(const tc_emu *emu, uint64_t a, uint64_t *out) {
+  uint64_t ps = emu->arch->page_size;
+  if (a > UINT64_MAX - (ps - 1))
+    return -1;
+  *out = (a + ps - 1) & ~(ps - 1);
+  return 0;
+}
+
+/* Rounds [addr, addr+size) out to pages; -EINVAL on overflow/empty. */
+static int page_range(const tc_emu *emu, uint64_t addr, uint64_t size,
+                      uint64_t *start, uint64_t *end) {
+  if (size == 0 || addr > UINT64_MAX - size)
+    return -EINVAL;
+  *start = page_down(emu, addr);
+  if (page_up(emu, addr + size, end) < 0 || *end <= *start)
+    return -EINVAL;
+  if (emu->arch->ptr_size == 4 && *end > 0x100000000ull)
+    return -ENOMEM;
+  return 0;
+}
+
+static int regions_reserve(tc_emu *emu, size_t more) {
+  if (emu->nregions + more <= emu->cap_regions)
+    return 0;
+  size_t cap = emu->cap_regions ? emu->cap_regions * 2 : 32;
+  while (cap < emu->nregions + more)
+    cap *= 2;
+  tc_region *r = realloc(emu->regions, cap * sizeof *r);
+  if (!r)
+    return -ENOMEM;
+  emu->regions = r;
+  emu->cap_regions = cap;
+  return 0;
+}
+
+/* Cuts [start, end) out of the region list (splitting as needed). */
+static int regions_carve(tc_emu *emu, uint64_t start, uint64_t end) {
+  if (regions_reserve(emu, 1) < 0)
+    return -ENOMEM;
+  for (size_t i = 0; i < emu->nregions; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= start || r->start >= end)
+      continue;
+    if (r->start < start && r->end > end) { /* split in two */
+      memmove(r + 2, r + 1, (emu->nregions - i - 1) * sizeof *r);
+      r[1] = r[0];
+      r[1].file_offset += end - r->start;
+      r[1].start = end;
+      r->end = start; /* r[1] keeps the original end */
+      emu->nregions++;
+      return 0;
+    }
+    if (r->start < start) {
+      r->end = start;
+    } else if (r->end > end) {
+      r->file_offset += end - r->start;
+      r->start = end;
+    } else {
+      memmove(r, r + 1, (emu->nregions - i - 1) * sizeof *r);
+      emu->nregions--;
+      i--;
+    }
+  }
+  return 0;
+}
+
+static int regions_insert(tc_emu *emu, const tc_region *nr) {
+  if (regions_reserve(emu, 1) < 0)
+    return -ENOMEM;
+  size_t i = 0;
+  while (i < emu->nregions && emu->regions[i].start < nr->start)
+    i++;
+  memmove(&emu->regions[i + 1], &emu->regions[i],
+          (emu->nregions - i) * sizeof *nr);
+  emu->regions[i] = *nr;
+  emu->nregions++;
+  return 0;
+}
+
+static bool range_overlaps(const tc_emu *emu, uint64_t start, uint64_t end) {
+  for (size_t i = 0; i < emu->nregions; i++)
+    if (emu->regions[i].start < end && emu->regions[i].end > start)
+      return true;
+  return false;
+}
+
+int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
+               const char *name, uint64_t file_offset) {
+  uint64_t start, end;
+  int rc = page_range(emu, addr, size, &start, &end);
+  if (rc)
+    return rc;
+  if (range_overlaps(emu, start, end))
+    return -EEXIST;
+  uc_err e = uc_mem_map(emu->uc, start, end - start, prot & 7);
+  if (e)
+    return -ENOMEM;
+  tc_region r = {.start = start, .end = end, .prot = prot & 7,
+                 .file_offset = file_offset};
+  snprintf(r.name, sizeof r.name, "%s", name ? name : "");
+  if (regions_insert(emu, &r) < 0) {
+    uc_mem_unmap(emu->uc, start, end - start);
+    return -ENOMEM;
+  }
+  if (emu->obs.on_map)
+    emu->obs.on_map(emu->obs.ctx, &r, NULL);
+  return 0;
+}
+
+int tc_emu_unmap(tc_emu *emu, uint64_t addr, uint64_t size) {
+  uint64_t start, end;
+  int rc = page_range(emu, addr, size, &start, &end);
+  if (rc)
+    return rc;
+  /* Unicorn wants fully mapped ranges: unmap piece by piece. */
+  for (size_t i = 0; i < emu->nregions; i++) {
+    tc_region *r = &emu->regions[i];
+    uint64_t a = r->start > start ? r->start : start;
+    uint64_t b = r->end < end ? r->end : end;
+    if (a < b && uc_mem_unmap(emu->uc, a, b - a) != UC_ERR_OK)
+      return -ENOMEM;
+  }
+  if (regions_carve(emu, start, end) < 0)
+    return -ENOMEM;
+  if (emu->obs.on_unmap)
+    emu->obs.on_unmap(emu->obs.ctx, start, end - start);
+  return 0;
+}
+
+int tc_emu_protect(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot) {
+  uint64_t start, end;
+  int rc = page_range(emu, addr, size, &start, &end);
+  if (rc)
+    return rc;
+  /* Linux: -ENOMEM if any page in the range is unmapped. */
+  uint64_t cover = start;
+  for (size_t i = 0; i < emu->nregions && cover < end; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= cover)
+      continue;
+    if (r->start > cover)
+      return -ENOMEM;
+    cover = r->end;
+  }
+  if (cover < end)
+    return -ENOMEM;
+  if (uc_mem_protect(emu->uc, start, end - start, prot & 7) != UC_ERR_OK)
+    return -ENOMEM;
+  /* Split the regions at start/end, then set prot inside. */
+  for (size_t i = 0; i < emu->nregions; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= start || r->start >= end)
+      continue;
+    if (r->start < start || r->end > end) {
+      tc_region orig = *r;
+      regions_carve(emu, orig.start, orig.end);
+      uint64_t cuts[4] = {orig.start, start > orig.start ? start : orig.start,
+                          end < orig.end ? end : orig.end, orig.end};
+      for (int k = 0; k < 3; k++) {
+        if (cuts[k] >= cuts[k + 1])
+          continue;
+        tc_region piece = orig;
+        piece.start = cuts[k];
+        piece.end = cuts[k + 1];
+        piece.file_offset = orig.file_offset + (cuts[k] - orig.start);
+        if (cuts[k] >= start && cuts[k + 1] <= end)
+          piece.prot = prot & 7;
+        if (regions_insert(emu, &piece) < 0)
+          return -ENOMEM;
+      }
+      i = (size_t)-1; /* restart: the list changed */
+      continue;
+    }
+    r->prot = prot & 7;
+  }
+  if (emu->obs.on_protect)
+    emu->obs.on_protect(emu->obs.ctx, start, end - start, prot & 7);
+  return 0;
+}
+
+uint64_t tc_emu_find_free(tc_emu *emu, uint64_t size) {
+  uint64_t len;
+  if (size == 0 || page_up(emu, size, &len) < 0)
+    return 0;
+  uint64_t hi = emu->mmap_top;
+  /* Walk regions from the top: the highest gap below mmap_top wins. */
+  for (size_t k = emu->nregions; k-- > 0;) {
+    tc_region *r = &emu->regions[k];
+    if (r->start >= hi)
+      continue;
+    if (r->end <= hi && hi - r->end >= len)
+      return hi - len;
+    if (r->start < hi)
+      hi = r->start;
+  }
+  uint64_t floor = 0x10000; /* keep page zero and friends unmapped */
+  if (hi >= floor + len)
+    return hi - len;
+  return 0;
+}
+
+bool tc_emu_is_mapped(tc_emu *emu, uint64_t addr, uint64_t size) {
+  if (size == 0)
+    return true;
+  if (addr > UINT64_MAX - size)
+    return false;
+  uint64_t cover = addr, end = addr + size;
+  for (size_t i = 0; i < emu->nregions && cover < end; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= cover)
+      continue;
+    if (r->start > cover)
+      return false;
+    cover = r->end;
+  }
+  return cover >= end;
+}
+
+const tc_region *tc_emu_region_at(tc_emu *emu, uint64_t addr) {
+  for (size_t i = 0; i < emu->nregions; i++)
+    if (addr >= emu->regions[i].start && addr < emu->regions[i].end)
+      return &emu->regions[i];
+  return NULL;
+}
+
+int tc_emu_read(tc_emu *emu, uint64_t addr, void *buf, size_t n) {
+  if (n == 0)
+    return 0;
+  if (!tc_emu_is_mapped(emu, addr, n))
+    return -EFAULT;
+  return uc_mem_read(emu->uc, addr, buf, n) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+int tc_emu_write(tc_emu *emu, uint64_t addr, const void *buf, size_t n) {
+  if (n == 0)
+    return 0;
+  if (!tc_emu_is_mapped(emu, addr, n))
+    return -EFAULT;
+  uint8_t *old = NULL;
+  if (emu->obs.on_kernel_write) {
+    old = malloc(n);
+    if (!old || uc_mem_read(emu->uc, addr, old, n) != UC_ERR_OK) {
+      free(old);
+      return -EFAULT;
+    }
+  }
+  if (uc_mem_write(emu->uc, addr, buf, n) != UC_ERR_OK) {
+    free(old);
+    return -EFAULT;
+  }
+  if (old) {
+    emu->obs.on_kernel_write(emu->obs.ctx, addr, old, buf, n);
+    free(old);
+  }
+  return 0;
+}
+
+int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
+  if (max == 0)
+    return -ENAMETOOLONG;
+  for (size_t i = 0; i < max; i++) {
+    if (tc_emu_read(emu, addr + i, &buf[i], 1) < 0)
+      return -EFAULT;
+    if (buf[i] == 0)
+      return 0;
+  }
+  buf[max - 1] = 0;
+  return -ENAMETOOLONG;
+}
+
+/* ------------------------------------------------------------ registers */
+
+uint64_t tc_emu_reg(tc_emu *emu, int reg) {
+  /* Unicorn may write more than the register's nominal size; read into
+   * a generous scratch buffer. */
+  uint8_t scratch[64] = {0};
+  uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  uint64_t v = 0;
+  unsigned sz = emu->arch->regs[reg].size;
+  memcpy(&v, scratch, sz < 8 ? sz : 8);
+  return v;
+}
+
+void tc_emu_set_reg(tc_emu *emu, int reg, uint64_t value) {
+  uint8_t scratch[64] = {0};
+  unsigned sz = emu->arch->regs[reg].size;
+  memcpy(scratch, &value, sz < 8 ? sz : 8);
+  uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+}
+
+void tc_emu_read_state(tc_emu *emu, uint8_t *state) {
+  const tc_arch *a = emu->arch;
+  for (int i = 0; i < a->nregs; i++) {
+    uint8_t scratch[64] = {0};
+    uc_reg_read(emu->uc, a->regs[i].uc_id, scratch);
+    memcpy(state + a->regs[i].offset, scratch, a->regs[i].size);
+  }
+}
+
+/* --------------------------------------------------------------- misc */
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void tc_emu_random(tc_emu *emu, void *buf, size_t n) {
+  uint8_t *p = buf;
+  while (n) {
+    uint64_t v = splitmix64(&emu->rng_state);
+    size_t k = n < 8 ? n : 8;
+    memcpy(p, &v, k);
+    p += k;
+    n -= k;
+  }
+}
+
+void tc_emu_exit(tc_emu *emu, int code) {
+  emu->exited = true;
+  emu->exit_code = code & 0xff;
+  emu->exit_signal = 0;
+  uc_emu_stop(emu->uc);
+}
+
+void tc_emu_kill(tc_emu *emu, int sig) {
+  emu->exited = true;
+  emu->exit_signal = sig;
+  emu->exit_code = 128 + sig;
+  uc_emu_stop(emu->uc);
+}
+
+void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig) {
+  if (emu->faulted)
+    return; /* keep the first cause */
+  emu->faulted = true;
+  emu->fault.kind = kind;
+  emu->fault.addr = addr;
+  emu->fault.pc = emu->cur_pc;
+  emu->fault.signal = sig;
+  tc_emu_kill(emu, sig);
+}

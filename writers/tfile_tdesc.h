@@ -1,0 +1,47 @@
+/* GDB register layouts for the tfile format: one row per GDB architecture,
+ * each register tied to the tracecorn register it comes from (by name).
+ * The layouts are gdbserver's g-packet layouts (see specs tfile.md §5). */
+#ifndef TC_TFILE_TDESC_H
+#define TC_TFILE_TDESC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tracecorn/tracecorn.h"
+
+/* How a GDB register gets its value when writing. */
+enum {
+  TF_FROM_REG = 0, /* from tracecorn register `src` (zero-extended/truncated) */
+  TF_ZERO,         /* no tracecorn source: all zero bytes */
+  TF_ONES          /* no tracecorn source: all 0xff (orig_rax = -1) */
+};
+
+typedef struct tf_reg {
+  const char *name;    /* GDB register name */
+  uint16_t bitsize;    /* multiple of 8 */
+  const char *type;    /* tdesc type: int64, code_ptr, i387_ext, ... */
+  const char *feature; /* tdesc feature this register belongs to */
+  const char *src;     /* tracecorn register name (TF_FROM_REG) */
+  uint8_t fill;        /* TF_* */
+  int16_t regnum;      /* explicit tdesc regnum, or -1 = previous + 1 */
+} tf_reg;
+
+typedef struct tf_layout {
+  tc_arch_id arch;      /* tracecorn arch this row describes */
+  const char *gdb_arch; /* tdesc <architecture> */
+  uint32_t rsize;       /* register block bytes (sum of bitsize/8) */
+  const tf_reg *regs;   /* in regnum order, so packed offsets = layout */
+  size_t nregs;
+} tf_layout;
+
+/* The row for a tracecorn arch id, or NULL. */
+const tf_layout *tf_layout_for_arch(tc_arch_id id);
+/* The first row whose <architecture> is `gdb_arch`, or NULL. */
+const tf_layout *tf_layout_for_gdb_arch(const char *gdb_arch);
+/* The first row whose register block is `rsize` bytes (files without a
+ * tdesc), or NULL. */
+const tf_layout *tf_layout_for_rsize(uint32_t rsize);
+/* The register named `name` in a row, or NULL. */
+const tf_reg *tf_layout_reg(const tf_layout *l, const char *name);
+
+#endif
