@@ -75,7 +75,17 @@ static void set_start_cpu_state(tc_emu *emu) {
 
 static void hook_syscall_insn(uc_engine *uc, void *user) {
   tc_emu *emu = user;
-  (void)uc;
+  if (emu->arch->id == TC_ARCH_X86_64) {
+    /* The syscall instruction itself saves the return address in rcx and
+     * rflags in r11 (Unicorn's hook path skips that); RIP is still the
+     * syscall's own address here. */
+    uint64_t rip = 0, rflags = 0;
+    uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+    uc_reg_read(uc, UC_X86_REG_RFLAGS, &rflags);
+    rip += 2;
+    uc_reg_write(uc, UC_X86_REG_RCX, &rip);
+    uc_reg_write(uc, UC_X86_REG_R11, &rflags);
+  }
   tc_linux_syscall(emu);
   /* Unicorn continues after the syscall instruction by itself. */
 }
@@ -162,6 +172,8 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr,
     kind = TC_FAULT_OTHER;
     break;
   }
+  if (kind == TC_FAULT_UNMAPPED_FETCH || kind == TC_FAULT_PROT_FETCH)
+    emu->cur_pc = addr; /* the fetch never reached a code hook */
   tc_emu_fault(emu, kind, addr, sig);
   return false;
 }
@@ -169,6 +181,8 @@ static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr,
 static bool hook_insn_invalid(uc_engine *uc, void *user) {
   tc_emu *emu = user;
   (void)uc;
+  /* No code hook ran for an undecodable instruction: take Unicorn's PC. */
+  emu->cur_pc = tc_emu_reg(emu, emu->arch->pc_reg);
   tc_emu_fault(emu, TC_FAULT_INVALID_INSN, emu->cur_pc, SIGILL);
   return false;
 }

@@ -1,6 +1,505 @@
-/* STUB: the CLI is being written. */
+/* tracecorn: the command-line tool. It parses options and calls
+ * libtracecorn; all behaviour lives in the library. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
-int main(void) {
-  fprintf(stderr, "tracecorn: not built yet\n");
-  return 1;
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracecorn/tracecorn.h"
+
+#define MAX_ENV 256
+#define MAX_FORMATS 16
+
+static tc_session *g_session;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  if (g_session)
+    tc_session_stop(g_session);
+}
+
+static void usage_record(FILE *f) {
+  fprintf(f,
+          "usage: tracecorn record [options] -- PROGRAM [ARGS...]\n"
+          "       tracecorn record --raw FILE --arch ARCH --base ADDR "
+          "[--entry ADDR] [options]\n"
+          "\n"
+          "Runs a static Linux program (x86-64 or i386 ELF, ET_EXEC or "
+          "static-pie) under\n"
+          "Unicorn and records every instruction. The guest's stdin/stdout/"
+          "stderr are\n"
+          "passed through; tracecorn exits with the guest's exit status "
+          "(128+N if a\n"
+          "signal N killed it, 124 at --max-insns, 130 on Ctrl-C).\n"
+          "\n"
+          "Output:\n"
+          "  -o, --output PREFIX   output name without extension (default: "
+          "the program's\n"
+          "                        base name in the current directory)\n"
+          "  -f, --format LIST     comma-separated formats (default: tct); "
+          "see `tracecorn formats`\n"
+          "  -q, --quiet           no summary and no notices on stderr\n"
+          "\n"
+          "Guest:\n"
+          "      --seed N          seed for AT_RANDOM and getrandom "
+          "(default 0)\n"
+          "  -E, --env K=V         add an environment variable (repeatable; "
+          "default: empty env)\n"
+          "      --inherit-env     start from tracecorn's own environment\n"
+          "      --root DIR        guest filesystem root (default: the host's "
+          "/)\n"
+          "      --cwd DIR         guest working directory\n"
+          "\n"
+          "Raw code:\n"
+          "      --raw FILE        record a raw code blob instead of an ELF\n"
+          "      --arch ARCH       x86_64 (amd64, x64) or x86 (i386)\n"
+          "      --base ADDR       load address of the blob\n"
+          "      --entry ADDR      first instruction (default: --base)\n"
+          "\n"
+          "Recording:\n"
+          "      --max-insns N     stop after N instructions\n"
+          "      --no-memory       do not record memory accesses (faster)\n"
+          "      --exact           read every register after every "
+          "instruction (slow;\n"
+          "                        must give the same trace)\n"
+          "      --keyframe N      full-state keyframe every N instructions "
+          "(default 4096)\n");
+}
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "tracecorn %s: record Linux programs under Unicorn, write real "
+          "trace formats\n"
+          "\n"
+          "usage: tracecorn record [options] -- PROGRAM [ARGS...]   record a "
+          "program\n"
+          "       tracecorn dump [--json] FILE                   print a trace "
+          "as text\n"
+          "       tracecorn convert [--from FMT] IN --to FMT OUT convert a "
+          "trace\n"
+          "       tracecorn formats                              list the "
+          "formats\n"
+          "       tracecorn COMMAND --help                       help for a "
+          "command\n",
+          TC_VERSION_STRING);
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || end == s || *end || s[0] == '-')
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static void *read_whole(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) < 0 || st.st_size > (1 << 30)) {
+    fclose(f);
+    errno = EFBIG;
+    return NULL;
+  }
+  void *buf = malloc((size_t)st.st_size + 1);
+  if (buf && fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *n = (size_t)st.st_size;
+  return buf;
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+static void human_size(uint64_t n, char *out, size_t max) {
+  if (n < 10 * 1024)
+    snprintf(out, max, "%" PRIu64 " B", n);
+  else if (n < 10 * 1024 * 1024)
+    snprintf(out, max, "%.1f KiB", n / 1024.0);
+  else
+    snprintf(out, max, "%.1f MiB", n / 1048576.0);
+}
+
+static int cmd_record(int argc, char **argv) {
+  static const struct option longopts[] = {
+      {"output", required_argument, 0, 'o'},
+      {"format", required_argument, 0, 'f'},
+      {"quiet", no_argument, 0, 'q'},
+      {"env", required_argument, 0, 'E'},
+      {"seed", required_argument, 0, 1},
+      {"inherit-env", no_argument, 0, 2},
+      {"root", required_argument, 0, 3},
+      {"cwd", required_argument, 0, 4},
+      {"raw", required_argument, 0, 5},
+      {"arch", required_argument, 0, 6},
+      {"base", required_argument, 0, 7},
+      {"entry", required_argument, 0, 8},
+      {"max-insns", required_argument, 0, 9},
+      {"no-memory", no_argument, 0, 10},
+      {"exact", no_argument, 0, 11},
+      {"keyframe", required_argument, 0, 12},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  tc_options opt;
+  tc_options_init(&opt);
+  const char *prefix = NULL, *formats = "tct", *raw = NULL;
+  uint64_t base = 0, entry = 0;
+  bool have_base = false, have_entry = false, inherit_env = false;
+  const char *env[MAX_ENV + 1];
+  int nenv = 0;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+o:f:qE:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'o':
+      prefix = optarg;
+      break;
+    case 'f':
+      formats = optarg;
+      break;
+    case 'q':
+      opt.quiet = 1;
+      break;
+    case 'E':
+      if (!strchr(optarg, '=') || nenv == MAX_ENV) {
+        fprintf(stderr, "tracecorn: --env takes K=V (at most %d)\n",
+                MAX_ENV);
+        return 2;
+      }
+      env[nenv++] = optarg;
+      break;
+    case 1:
+      if (parse_u64(optarg, &opt.seed) < 0) {
+        fprintf(stderr, "tracecorn: --seed: not a number: %s\n", optarg);
+        return 2;
+      }
+      break;
+    case 2:
+      inherit_env = true;
+      break;
+    case 3:
+      opt.fs_root = optarg;
+      break;
+    case 4:
+      opt.cwd = optarg;
+      break;
+    case 5:
+      raw = optarg;
+      break;
+    case 6:
+      opt.arch = optarg;
+      if (!tc_arch_by_name(optarg)) {
+        fprintf(stderr, "tracecorn: unknown --arch %s (known: x86_64, x86)\n",
+                optarg);
+        return 2;
+      }
+      break;
+    case 7:
+    case 8:
+      if (parse_u64(optarg, c == 7 ? &base : &entry) < 0) {
+        fprintf(stderr, "tracecorn: --%s: not an address: %s\n",
+                c == 7 ? "base" : "entry", optarg);
+        return 2;
+      }
+      if (c == 7)
+        have_base = true;
+      else
+        have_entry = true;
+      break;
+    case 9:
+      if (parse_u64(optarg, &opt.max_insns) < 0 || opt.max_insns == 0) {
+        fprintf(stderr, "tracecorn: --max-insns: not a positive number: %s\n",
+                optarg);
+        return 2;
+      }
+      break;
+    case 10:
+      opt.record_memory = 0;
+      break;
+    case 11:
+      opt.exact = 1;
+      break;
+    case 12: {
+      uint64_t k;
+      if (parse_u64(optarg, &k) < 0 || k == 0 || k > UINT32_MAX) {
+        fprintf(stderr, "tracecorn: --keyframe: bad interval: %s\n", optarg);
+        return 2;
+      }
+      opt.keyframe_interval = (uint32_t)k;
+      break;
+    }
+    case 'h':
+      usage_record(stdout);
+      return 0;
+    default:
+      usage_record(stderr);
+      return 2;
+    }
+  }
+  char **prog_argv = argv + optind;
+  int prog_argc = argc - optind;
+  if (raw && prog_argc > 0) {
+    fprintf(stderr, "tracecorn: --raw takes no PROGRAM\n");
+    return 2;
+  }
+  if (!raw && prog_argc == 0) {
+    usage_record(stderr);
+    return 2;
+  }
+  if (raw && (!opt.arch || !have_base)) {
+    fprintf(stderr, "tracecorn: --raw needs --arch and --base\n");
+    return 2;
+  }
+  if (inherit_env) {
+    extern char **environ;
+    for (char **e = environ; *e && nenv < MAX_ENV; e++)
+      env[nenv++] = *e;
+  }
+  env[nenv] = NULL;
+  opt.env = env;
+
+  tc_error err = {{0}};
+  tc_session *s = tc_session_new(&opt, &err);
+  if (!s) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 125;
+  }
+  int rc;
+  if (raw) {
+    size_t n = 0;
+    uint8_t *code = read_whole(raw, &n);
+    if (!code) {
+      fprintf(stderr, "tracecorn: %s: %s\n", raw, strerror(errno));
+      tc_session_free(s);
+      return 125;
+    }
+    rc = tc_session_load_raw(s, code, n, base, have_entry ? entry : base,
+                             &err);
+    free(code);
+  } else {
+    rc = tc_session_load_elf(s, prog_argv[0], (const char *const *)prog_argv,
+                             &err);
+  }
+  if (rc < 0) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    tc_session_free(s);
+    return 125;
+  }
+  const tc_trace_info *info = tc_session_info(s);
+  char defprefix[PATH_MAX];
+  if (!prefix) {
+    snprintf(defprefix, sizeof defprefix, "%s",
+             base_name(raw ? raw : prog_argv[0]));
+    prefix = defprefix;
+  }
+
+  /* Outputs: a format that cannot hold this arch is refused with a
+   * message; the other formats still run. */
+  char paths[MAX_FORMATS][PATH_MAX];
+  int npaths = 0, refused = 0;
+  char list[1024];
+  snprintf(list, sizeof list, "%s", formats);
+  for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
+       name = strtok_r(NULL, ",", &save)) {
+    const tc_format *fmt = tc_format_by_name(name);
+    if (!fmt || !fmt->open_writer) {
+      fprintf(stderr, "tracecorn: unknown format '%s' (see `tracecorn "
+                      "formats`)\n", name);
+      tc_session_free(s);
+      return 2;
+    }
+    if (npaths == MAX_FORMATS)
+      break;
+    snprintf(paths[npaths], PATH_MAX, "%s%s", prefix,
+             fmt->extension(info->arch));
+    if (tc_session_add_writer(s, fmt, paths[npaths], &err) < 0) {
+      fprintf(stderr, "tracecorn: %s\n", err.msg);
+      refused++;
+      continue;
+    }
+    npaths++;
+  }
+  if (npaths == 0) {
+    fprintf(stderr, "tracecorn: no output can be written\n");
+    tc_session_free(s);
+    return 125;
+  }
+
+  g_session = s;
+  struct sigaction sa = {0};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+
+  tc_run_result res = {0};
+  rc = tc_session_run(s, &res, &err);
+  g_session = NULL;
+  if (rc < 0)
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+  if (!opt.quiet) {
+    const char *what = res.reason == TC_EXIT_EXITED       ? "exited"
+                       : res.reason == TC_EXIT_SIGNALED    ? "was killed"
+                       : res.reason == TC_EXIT_MAX_INSNS   ? "was stopped"
+                       : res.reason == TC_EXIT_INTERRUPTED ? "was interrupted"
+                                                           : "failed";
+    fprintf(stderr,
+            "tracecorn: %s %s (status %d): %" PRIu64 " instructions, %" PRIu64
+            " syscalls, %" PRIu64 " memory accesses\n",
+            base_name(info->exe_path), what, res.status, res.insns,
+            res.syscalls, res.mem_accesses);
+    for (int i = 0; i < npaths; i++) {
+      struct stat st;
+      char sz[32] = "?";
+      if (stat(paths[i], &st) == 0)
+        human_size((uint64_t)st.st_size, sz, sizeof sz);
+      fprintf(stderr, "tracecorn: wrote %s (%s)\n", paths[i], sz);
+    }
+  }
+  tc_session_free(s);
+  if (rc < 0)
+    return 125;
+  (void)refused;
+  return res.status;
+}
+
+static int cmd_dump(int argc, char **argv) {
+  static const struct option longopts[] = {{"json", no_argument, 0, 'j'},
+                                           {"format", required_argument, 0, 'f'},
+                                           {"help", no_argument, 0, 'h'},
+                                           {0, 0, 0, 0}};
+  bool json = false;
+  const char *in_fmt_name = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "jf:h", longopts, NULL)) != -1) {
+    switch (c) {
+    case 'j':
+      json = true;
+      break;
+    case 'f':
+      in_fmt_name = optarg;
+      break;
+    case 'h':
+      printf("usage: tracecorn dump [--json] [--format FMT] FILE\n\n"
+             "Prints a trace as text: one line per instruction (index, "
+             "address, bytes,\n"
+             "disassembly, changed registers, memory reads R[addr:size]=value "
+             "and writes\n"
+             "W[addr:size]=new (was old)), plus map, syscall, fault and exit "
+             "lines.\n"
+             "--json prints one JSON object per event instead. The input "
+             "format is\n"
+             "detected from the file unless --format names it.\n");
+      return 0;
+    default:
+      return 2;
+    }
+  }
+  if (optind != argc - 1) {
+    fprintf(stderr, "usage: tracecorn dump [--json] FILE\n");
+    return 2;
+  }
+  const tc_format *in = NULL;
+  if (in_fmt_name && !(in = tc_format_by_name(in_fmt_name))) {
+    fprintf(stderr, "tracecorn: unknown format '%s'\n", in_fmt_name);
+    return 2;
+  }
+  tc_error err = {{0}};
+  if (tc_convert(argv[optind], in, tc_format_by_name(json ? "json" : "text"),
+                 "-", &err) < 0) {
+    fflush(stdout);
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
+
+static int cmd_convert(int argc, char **argv) {
+  static const struct option longopts[] = {{"from", required_argument, 0, 'F'},
+                                           {"to", required_argument, 0, 't'},
+                                           {"help", no_argument, 0, 'h'},
+                                           {0, 0, 0, 0}};
+  const char *from = NULL, *to = NULL;
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "F:t:h", longopts, NULL)) != -1) {
+    if (c == 'F')
+      from = optarg;
+    else if (c == 't')
+      to = optarg;
+    else if (c == 'h') {
+      printf("usage: tracecorn convert [--from FMT] IN --to FMT OUT\n");
+      return 0;
+    } else
+      return 2;
+  }
+  if (!to || optind != argc - 2) {
+    fprintf(stderr, "usage: tracecorn convert [--from FMT] IN --to FMT OUT\n");
+    return 2;
+  }
+  const tc_format *in = from ? tc_format_by_name(from) : NULL;
+  const tc_format *out = tc_format_by_name(to);
+  if ((from && !in) || !out) {
+    fprintf(stderr, "tracecorn: unknown format '%s'\n", !out ? to : from);
+    return 2;
+  }
+  tc_error err = {{0}};
+  if (tc_convert(argv[optind], in, out, argv[optind + 1], &err) < 0) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
+
+static int cmd_formats(void) {
+  printf("%-8s %-6s %-6s %s\n", "name", "write", "read", "description");
+  for (const tc_format *const *f = tc_formats(); *f; f++)
+    printf("%-8s %-6s %-6s %s\n", (*f)->name,
+           (*f)->open_writer ? "yes" : "no", (*f)->open_reader ? "yes" : "no",
+           (*f)->description);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "record") == 0)
+    return cmd_record(argc - 1, argv + 1);
+  if (strcmp(cmd, "dump") == 0)
+    return cmd_dump(argc - 1, argv + 1);
+  if (strcmp(cmd, "convert") == 0)
+    return cmd_convert(argc - 1, argv + 1);
+  if (strcmp(cmd, "formats") == 0)
+    return cmd_formats();
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return 0;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("tracecorn %s\n", TC_VERSION_STRING);
+    return 0;
+  }
+  fprintf(stderr, "tracecorn: unknown command '%s'\n", cmd);
+  usage(stderr);
+  return 2;
 }

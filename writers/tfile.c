@@ -1,18 +1,1193 @@
-/* STUB: replaced by the tfile format module. */
+/* GDB trace file ("tfile", `target tfile FILE`): writer and reader.
+ *
+ * Facts in /work/shared/specs/tfile.md. One trace frame per executed
+ * instruction, all of tracepoint 1 at the entry point: a full register
+ * block (state before the instruction), an M block with the instruction
+ * bytes at PC (always the FIRST M block of a frame), M blocks with the
+ * post-instruction values of the memory it touched, and a V block for the
+ * trace state variable $icount (instruction index + 1). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "tracecorn/tracecorn.h"
+#include "writers/tfile_tdesc.h"
+
+static const char tf_magic[8] = {0x7f, 'T', 'R', 'A', 'C', 'E', '0', '\n'};
+
+enum {
+  TF_LINE_MAX = 1000,        /* GDB rejects description lines this long */
+  TF_MBLOCK_MAX = 65535,     /* u16 length of an M block */
+  TF_RSIZE_MAX = 1 << 20,    /* sanity bound on a file's register block */
+  TF_TDESC_MAX = 4 << 20,    /* sanity bound on the joined tdesc XML */
+  TF_XREGS_MAX = 4096,       /* sanity bound on tdesc registers */
+  TF_TRACEPOINTS_MAX = 4096, /* tracepoints kept from tp T lines */
+  TF_WHILE_STEPPING = 65535  /* display only: GDB needs some count > 0 */
+};
+
+#define TF_NOTES_MEM "tracecorn memory"
+#define TF_NOTES_NOMEM "tracecorn no-memory"
+
+/* ------------------------------------------------------------ byte order */
+
+static void put_uint(uint8_t *p, uint64_t v, unsigned n, int be) {
+  for (unsigned i = 0; i < n; i++)
+    p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint64_t get_uint(const uint8_t *p, unsigned n, int be) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++)
+    v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
+  return v;
+}
+
+/* ------------------------------------------------------ resolved layouts */
+
+/* A register as a tdesc declares it. */
+typedef struct tf_xreg {
+  char name[64];
+  uint32_t bitsize;
+  long regnum; /* -1: previous + 1 */
+} tf_xreg;
+
+/* One register of a register block, with its tracecorn counterpart. */
+typedef struct tf_slot {
+  uint32_t offset, size; /* in the register block */
+  int tc_reg;            /* index in arch->regs, or -1 */
+  uint8_t fill;          /* TF_ZERO / TF_ONES when tc_reg < 0 */
+} tf_slot;
+
+typedef struct tf_map {
+  uint32_t rsize;
+  size_t nslots;
+  tf_slot *slots;
+} tf_map;
+
+typedef struct tf_numbered {
+  long regnum;
+  size_t order;
+} tf_numbered;
+
+static int cmp_numbered(const void *a, const void *b) {
+  const tf_numbered *x = a, *y = b;
+  if (x->regnum != y->regnum)
+    return x->regnum < y->regnum ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Packs `xregs` by regnum as GDB does, maps each to a tracecorn register
+ * through the row `row` (by GDB name) and keeps those that fit in rsize
+ * (GDB stops at the first register that does not). */
+static int map_build(tf_map *m, const tc_arch *arch, const tf_layout *row,
+                     const tf_xreg *xregs, size_t n, uint32_t rsize,
+                     tc_error *err) {
+  memset(m, 0, sizeof *m);
+  m->rsize = rsize;
+  tf_numbered *order = calloc(n ? n : 1, sizeof *order);
+  m->slots = calloc(n ? n : 1, sizeof *m->slots);
+  if (!order || !m->slots) {
+    free(order);
+    free(m->slots);
+    m->slots = NULL;
+    tc_error_set(err, "tfile: out of memory");
+    return -1;
+  }
+  long next = 0;
+  for (size_t i = 0; i < n; i++) {
+    order[i].regnum = xregs[i].regnum >= 0 ? xregs[i].regnum : next;
+    order[i].order = i;
+    next = order[i].regnum + 1;
+  }
+  qsort(order, n, sizeof *order, cmp_numbered);
+  uint64_t off = 0;
+  for (size_t k = 0; k < n; k++) {
+    const tf_xreg *x = &xregs[order[k].order];
+    uint32_t size = x->bitsize / 8;
+    if (off + size > rsize)
+      break;
+    tf_slot *s = &m->slots[m->nslots++];
+    s->offset = (uint32_t)off;
+    s->size = size;
+    s->tc_reg = -1;
+    s->fill = TF_ZERO;
+    const tf_reg *r = row ? tf_layout_reg(row, x->name) : NULL;
+    if (r && r->fill == TF_FROM_REG && r->src)
+      s->tc_reg = tc_arch_reg_index(arch, r->src);
+    else if (r)
+      s->fill = r->fill;
+    off += size;
+  }
+  free(order);
+  return 0;
+}
+
+/* The row's own registers as tdesc registers. */
+static tf_xreg *row_xregs(const tf_layout *row) {
+  tf_xreg *x = calloc(row->nregs, sizeof *x);
+  if (!x)
+    return NULL;
+  for (size_t i = 0; i < row->nregs; i++) {
+    snprintf(x[i].name, sizeof x[i].name, "%s", row->regs[i].name);
+    x[i].bitsize = row->regs[i].bitsize;
+    x[i].regnum = row->regs[i].regnum;
+  }
+  return x;
+}
+
+static int map_from_row(tf_map *m, const tc_arch *arch, const tf_layout *row,
+                        uint32_t rsize, tc_error *err) {
+  tf_xreg *x = row_xregs(row);
+  if (!x) {
+    tc_error_set(err, "tfile: out of memory");
+    return -1;
+  }
+  int rc = map_build(m, arch, row, x, row->nregs, rsize, err);
+  free(x);
+  return rc;
+}
+
+/* state image (host-order integers) -> register block (target order) */
+static void map_encode(const tf_map *m, const tc_arch *arch,
+                       const uint8_t *state, uint8_t *block) {
+  memset(block, 0, m->rsize);
+  for (size_t i = 0; i < m->nslots; i++) {
+    const tf_slot *s = &m->slots[i];
+    uint8_t *dst = block + s->offset;
+    if (s->tc_reg < 0) {
+      memset(dst, s->fill == TF_ONES ? 0xff : 0, s->size);
+      continue;
+    }
+    const tc_reg_info *r = &arch->regs[s->tc_reg];
+    uint32_t n = r->size < s->size ? r->size : s->size;
+    memcpy(dst, state + r->offset, n); /* zero-extended by the memset */
+    if (arch->big_endian)
+      for (uint32_t a = 0, b = s->size - 1; a < b; a++, b--) {
+        uint8_t t = dst[a];
+        dst[a] = dst[b];
+        dst[b] = t;
+      }
+  }
+}
+
+/* register block -> state image; registers not in the block stay zero */
+static void map_decode(const tf_map *m, const tc_arch *arch,
+                       const uint8_t *block, uint8_t *state) {
+  memset(state, 0, arch->state_size);
+  uint8_t tmp[64];
+  for (size_t i = 0; i < m->nslots; i++) {
+    const tf_slot *s = &m->slots[i];
+    if (s->tc_reg < 0)
+      continue;
+    const tc_reg_info *r = &arch->regs[s->tc_reg];
+    uint32_t n = s->size < sizeof tmp ? s->size : sizeof tmp;
+    for (uint32_t k = 0; k < n; k++)
+      tmp[k] = block[s->offset + (arch->big_endian ? s->size - 1 - k : k)];
+    memcpy(state + r->offset, tmp, r->size < n ? r->size : n);
+  }
+}
+
+/* ------------------------------------------------------- format queries */
 
 static int tfile_supports(const tc_arch *arch, tc_error *err) {
-  (void)arch;
-  tc_error_set(err, "tfile: not implemented yet");
-  return -1;
+  if (!arch) {
+    tc_error_set(err, "tfile: no architecture");
+    return -1;
+  }
+  const tf_layout *row = tf_layout_for_arch(arch->id);
+  if (!row || tc_arch_by_id(arch->id) != arch) {
+    tc_error_set(err,
+                 "tfile: no GDB register layout verified for arch %s "
+                 "(tfile supports x86_64 and x86)",
+                 arch->name ? arch->name : "?");
+    return -1;
+  }
+  return 0;
 }
+
+static int tfile_holds_reg(const tc_arch *arch, int reg) {
+  const tf_layout *row = tf_layout_for_arch(arch->id);
+  if (!row || reg < 0 || reg >= arch->nregs)
+    return 0;
+  const tc_reg_info *ri = &arch->regs[reg];
+  for (size_t i = 0; i < row->nregs; i++) {
+    const tf_reg *r = &row->regs[i];
+    if (r->fill != TF_FROM_REG || !r->src || strcmp(r->src, ri->name) != 0)
+      continue;
+    /* A narrower GDB register loses the high bytes (x86-64 fioff/fooff
+     * hold 32 of fip/fdp's 64 bits), except rflags whose high half is
+     * reserved-zero. */
+    return r->bitsize / 8u >= ri->size ||
+           (arch->id == TC_ARCH_X86_64 && reg == arch->flags_reg);
+  }
+  return 0;
+}
+
 static const char *tfile_extension(const tc_arch *arch) {
   (void)arch;
-  return ".tfile";
+  return ".tf";
 }
+
+static int tfile_probe(const uint8_t *head, size_t n, const char *path) {
+  (void)path;
+  return n >= sizeof tf_magic && memcmp(head, tf_magic, sizeof tf_magic) == 0;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+typedef struct tf_range {
+  uint64_t start, end; /* [start, end) */
+  size_t buf_off;      /* offset of its post-values in the scratch buffer */
+} tf_range;
+
+struct tc_writer {
+  FILE *fp;
+  char *path;
+  const tc_arch *arch;
+  tf_map map;
+  uint64_t entry;
+  uint64_t nframes;
+  long tframes_off, tcreated_off, hits_off; /* placeholders to patch */
+  int failed;
+  uint8_t *frame;
+  size_t frame_cap;
+  tf_range *ranges;
+  size_t ranges_cap;
+  const tc_mem_access **sorted;
+  size_t sorted_cap;
+  uint8_t *post;
+  size_t post_cap;
+};
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap)
+    return 0;
+  size_t ncap = *cap ? *cap : 64;
+  while (ncap < need) {
+    if (ncap > SIZE_MAX / 2 / elem)
+      return -1;
+    ncap *= 2;
+  }
+  void *np = realloc(*p, ncap * elem);
+  if (!np)
+    return -1;
+  *p = np;
+  *cap = ncap;
+  return 0;
+}
+
+static int w_fail(tc_writer *w, tc_error *err) {
+  if (!w->failed)
+    tc_error_set(err, "tfile: writing %s failed: %s", w->path,
+                 strerror(errno ? errno : EIO));
+  w->failed = 1;
+  return -1;
+}
+
+static int w_bytes(tc_writer *w, const void *p, size_t n, tc_error *err) {
+  errno = 0;
+  if (fwrite(p, 1, n, w->fp) != n)
+    return w_fail(w, err);
+  return 0;
+}
+
+/* One description line; GDB refuses lines of 1000 bytes or more. */
+static int w_line(tc_writer *w, tc_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int w_line(tc_writer *w, tc_error *err, const char *fmt, ...) {
+  char line[TF_LINE_MAX];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+  va_end(ap);
+  if (n < 0 || n >= (int)sizeof line - 1) {
+    tc_error_set(err, "tfile: description line too long for GDB");
+    w->failed = 1;
+    return -1;
+  }
+  line[n++] = '\n';
+  return w_bytes(w, line, (size_t)n, err);
+}
+
+static void hex_of(const char *s, char *out, size_t outsz) {
+  size_t k = 0;
+  for (; *s && k + 3 <= outsz; s++, k += 2)
+    snprintf(out + k, 3, "%02x", (unsigned char)*s);
+  out[k] = 0;
+}
+
+/* A `tp Z1:<addr>:<kind>:0:<len>:<hex>` source line. */
+static int w_source(tc_writer *w, const char *kind, const char *src,
+                    tc_error *err) {
+  char hex[256];
+  hex_of(src, hex, sizeof hex);
+  return w_line(w, err, "tp Z1:%" PRIx64 ":%s:0:%zx:%s", w->entry, kind,
+                strlen(src), hex);
+}
+
+static int w_tdesc(tc_writer *w, const tf_layout *row, tc_error *err) {
+  if (w_line(w, err, "tdesc <?xml version=\"1.0\"?>") ||
+      w_line(w, err, "tdesc <!DOCTYPE target SYSTEM \"gdb-target.dtd\">") ||
+      w_line(w, err, "tdesc <target>") ||
+      w_line(w, err, "tdesc <architecture>%s</architecture>", row->gdb_arch) ||
+      w_line(w, err, "tdesc <osabi>GNU/Linux</osabi>"))
+    return -1;
+  const char *feature = NULL;
+  for (size_t i = 0; i < row->nregs; i++) {
+    const tf_reg *r = &row->regs[i];
+    if (!feature || strcmp(feature, r->feature) != 0) {
+      if (feature && w_line(w, err, "tdesc </feature>"))
+        return -1;
+      feature = r->feature;
+      if (w_line(w, err, "tdesc <feature name=\"%s\">", feature))
+        return -1;
+    }
+    char regnum[32] = "";
+    if (r->regnum >= 0)
+      snprintf(regnum, sizeof regnum, " regnum=\"%d\"", r->regnum);
+    if (w_line(w, err, "tdesc <reg name=\"%s\" bitsize=\"%u\" type=\"%s\"%s/>",
+               r->name, r->bitsize, r->type, regnum))
+      return -1;
+  }
+  if (feature && w_line(w, err, "tdesc </feature>"))
+    return -1;
+  return w_line(w, err, "tdesc </target>");
+}
+
+static void writer_free(tc_writer *w) {
+  if (w->fp)
+    fclose(w->fp);
+  free(w->path);
+  free(w->map.slots);
+  free(w->frame);
+  free(w->ranges);
+  free(w->sorted);
+  free(w->post);
+  free(w);
+}
+
+static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
+                                    tc_error *err) {
+  if (!info || tfile_supports(info->arch, err) != 0)
+    return NULL;
+  const tc_arch *arch = info->arch;
+  const tf_layout *row = tf_layout_for_arch(arch->id);
+  tc_writer *w = calloc(1, sizeof *w);
+  if (!w || !(w->path = strdup(path))) {
+    free(w);
+    tc_error_set(err, "tfile: out of memory");
+    return NULL;
+  }
+  w->arch = arch;
+  w->entry = info->entry;
+  if (map_from_row(&w->map, arch, row, row->rsize, err) != 0) {
+    writer_free(w);
+    return NULL;
+  }
+  w->fp = fopen(path, "wb");
+  if (!w->fp) {
+    tc_error_set(err, "tfile: cannot create %s: %s", path, strerror(errno));
+    writer_free(w);
+    return NULL;
+  }
+  char notes[64];
+  hex_of(info->has_memory ? TF_NOTES_MEM : TF_NOTES_NOMEM, notes, sizeof notes);
+  char step[64];
+  snprintf(step, sizeof step, "while-stepping %d", TF_WHILE_STEPPING);
+  char at[32];
+  snprintf(at, sizeof at, "*0x%" PRIx64, w->entry);
+  char icount[32];
+  hex_of("icount", icount, sizeof icount);
+  /* tframes/tcreated and the hit count are unknown until close: fixed-width
+   * placeholders, patched in place. */
+  if (w_bytes(w, tf_magic, sizeof tf_magic, err) ||
+      w_line(w, err, "R %x", row->rsize) || w_tdesc(w, row, err))
+    goto fail;
+  w->tframes_off = ftell(w->fp) + (long)strlen("status 0;tstop::0;tframes:");
+  w->tcreated_off = w->tframes_off + 8 + (long)strlen(";tcreated:");
+  if (w_line(w, err, "status 0;tstop::0;tframes:%08x;tcreated:%08x;notes:%s",
+             0u, 0u, notes) ||
+      w_line(w, err, "tsv 1:0:0:%s", icount) ||
+      w_line(w, err, "tp T1:%" PRIx64 ":E:0:0", w->entry) ||
+      w_source(w, "at", at, err) || w_source(w, "cmd", "collect $regs", err) ||
+      w_source(w, "cmd", step, err) ||
+      w_source(w, "cmd", "collect $regs", err) ||
+      w_source(w, "cmd", "end", err))
+    goto fail;
+  char hits_prefix[64];
+  int hp =
+      snprintf(hits_prefix, sizeof hits_prefix, "tp V1:%" PRIx64 ":", w->entry);
+  w->hits_off = ftell(w->fp) + hp;
+  if (w_line(w, err, "%s%08x:0", hits_prefix, 0u) || w_line(w, err, "%s", ""))
+    goto fail;
+  if (w->tframes_off < 0 || w->hits_off < 0) {
+    w_fail(w, err);
+    goto fail;
+  }
+  return w;
+fail:
+  writer_free(w);
+  return NULL;
+}
+
+static int cmp_access(const void *a, const void *b) {
+  const tc_mem_access *x = *(const tc_mem_access *const *)a;
+  const tc_mem_access *y = *(const tc_mem_access *const *)b;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* End of an access, clipped at the top of the address space. */
+static uint64_t access_end(const tc_mem_access *a) {
+  return a->size > UINT64_MAX - a->addr ? UINT64_MAX : a->addr + a->size;
+}
+
+/* Merges the accesses into disjoint ranges of post-instruction values:
+ * reads contribute the bytes read, writes (applied after, in order) the
+ * bytes written. Returns the number of ranges, -1 on failure. */
+static long merge_accesses(tc_writer *w, const tc_insn_event *in,
+                           tc_error *err) {
+  size_t n = 0;
+  if (grow((void **)&w->sorted, &w->sorted_cap, in->nmem ? in->nmem : 1,
+           sizeof *w->sorted))
+    goto oom;
+  for (uint32_t i = 0; i < in->nmem; i++)
+    if (in->mem[i].size > 0)
+      w->sorted[n++] = &in->mem[i];
+  qsort(w->sorted, n, sizeof *w->sorted, cmp_access);
+  size_t nr = 0, total = 0;
+  for (size_t i = 0; i < n; i++) {
+    const tc_mem_access *a = w->sorted[i];
+    uint64_t end = access_end(a);
+    if (nr && a->addr <= w->ranges[nr - 1].end) {
+      tf_range *r = &w->ranges[nr - 1];
+      if (end > r->end) {
+        total += end - r->end;
+        r->end = end;
+      }
+    } else {
+      if (grow((void **)&w->ranges, &w->ranges_cap, nr + 1, sizeof *w->ranges))
+        goto oom;
+      w->ranges[nr++] = (tf_range){a->addr, end, total};
+      total += end - a->addr;
+    }
+    if (total > UINT32_MAX) {
+      tc_error_set(err,
+                   "tfile: instruction %" PRIu64
+                   " touches too much memory for one trace frame",
+                   in->index);
+      return -1;
+    }
+  }
+  if (grow((void **)&w->post, &w->post_cap, total ? total : 1, 1))
+    goto oom;
+  for (int pass = TC_MEM_READ; pass <= TC_MEM_WRITE; pass++)
+    for (uint32_t i = 0; i < in->nmem; i++) {
+      const tc_mem_access *a = &in->mem[i];
+      int is_write = a->kind == TC_MEM_WRITE;
+      if (a->size == 0 || is_write != (pass == TC_MEM_WRITE))
+        continue;
+      const uint8_t *data =
+          is_write ? a->after : (a->after ? a->after : a->before);
+      size_t lo = 0, hi = nr; /* the range holding a->addr */
+      while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (w->ranges[mid].start <= a->addr)
+          lo = mid;
+        else
+          hi = mid;
+      }
+      const tf_range *r = &w->ranges[lo];
+      uint8_t *dst = w->post + r->buf_off + (a->addr - r->start);
+      size_t len = (size_t)(access_end(a) - a->addr);
+      if (data)
+        memcpy(dst, data, len);
+      else
+        memset(dst, 0, len);
+    }
+  return (long)nr;
+oom:
+  tc_error_set(err, "tfile: out of memory");
+  return -1;
+}
+
+/* Appends one M block to the frame buffer (space already reserved). */
+static size_t put_mblock(uint8_t *p, uint64_t addr, const uint8_t *data,
+                         uint16_t len, int be) {
+  p[0] = 'M';
+  put_uint(p + 1, addr, 8, be);
+  put_uint(p + 9, len, 2, be);
+  memcpy(p + 11, data, len);
+  return 11u + len;
+}
+
+static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
+  const tc_arch *arch = w->arch;
+  int be = arch->big_endian;
+  if (!in->state_before) {
+    tc_error_set(err, "tfile: instruction %" PRIu64 " has no register state",
+                 in->index);
+    return -1;
+  }
+  long nr = merge_accesses(w, in, err);
+  if (nr < 0)
+    return -1;
+  /* Frame size: R block, instruction M block, data M blocks, V block. */
+  uint64_t size = 1 + (uint64_t)w->map.rsize + 13;
+  uint8_t isize = in->size <= sizeof in->bytes ? in->size : sizeof in->bytes;
+  if (isize)
+    size += 11 + isize;
+  for (long i = 0; i < nr; i++) {
+    uint64_t len = w->ranges[i].end - w->ranges[i].start;
+    size += len + 11 * ((len + TF_MBLOCK_MAX - 1) / TF_MBLOCK_MAX);
+  }
+  if (size > UINT32_MAX) {
+    tc_error_set(err,
+                 "tfile: trace frame of instruction %" PRIu64 " exceeds 4 GiB",
+                 in->index);
+    return -1;
+  }
+  if (grow((void **)&w->frame, &w->frame_cap, 6 + size, 1)) {
+    tc_error_set(err, "tfile: out of memory");
+    return -1;
+  }
+  uint8_t *p = w->frame;
+  put_uint(p, 1, 2, be); /* tracepoint 1 */
+  put_uint(p + 2, size, 4, be);
+  size_t pos = 6;
+  p[pos++] = 'R';
+  map_encode(&w->map, arch, in->state_before, p + pos);
+  pos += w->map.rsize;
+  if (isize) /* first M block = the instruction bytes (the reader's rule) */
+    pos += put_mblock(p + pos, in->pc, in->bytes, isize, be);
+  for (long i = 0; i < nr; i++) {
+    const tf_range *r = &w->ranges[i];
+    uint64_t len = r->end - r->start;
+    for (uint64_t done = 0; done < len; done += TF_MBLOCK_MAX) {
+      uint64_t chunk = len - done < TF_MBLOCK_MAX ? len - done : TF_MBLOCK_MAX;
+      pos += put_mblock(p + pos, r->start + done, w->post + r->buf_off + done,
+                        (uint16_t)chunk, be);
+    }
+  }
+  p[pos++] = 'V';
+  put_uint(p + pos, 1, 4, be); /* tsv 1 = $icount */
+  put_uint(p + pos + 4, in->index + 1, 8, be);
+  pos += 12;
+  if (w_bytes(w, p, pos, err))
+    return -1;
+  w->nframes++;
+  return 0;
+}
+
+static int tfile_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (w->failed) {
+    tc_error_set(err, "tfile: %s: an earlier write failed", w->path);
+    return -1;
+  }
+  if (ev->kind != TC_EV_INSN)
+    return 0; /* a tfile holds only instruction frames */
+  if (write_insn(w, &ev->u.insn, err) != 0) {
+    w->failed = 1;
+    return -1;
+  }
+  return 0;
+}
+
+static int patch_hex8(tc_writer *w, long off, uint64_t v, tc_error *err) {
+  char buf[16];
+  /* GDB keeps these counts in an int. */
+  snprintf(buf, sizeof buf, "%08x",
+           (unsigned)(v > 0x7fffffff ? 0x7fffffff : v));
+  errno = 0;
+  if (fseek(w->fp, off, SEEK_SET) != 0)
+    return w_fail(w, err);
+  return w_bytes(w, buf, 8, err);
+}
+
+static int tfile_close_writer(tc_writer *w, tc_error *err) {
+  if (!w)
+    return 0;
+  int rc = w->failed ? -1 : 0;
+  if (!w->failed) {
+    static const uint8_t end_marker[6] = {0};
+    if (w_bytes(w, end_marker, sizeof end_marker, err) ||
+        patch_hex8(w, w->tframes_off, w->nframes, err) ||
+        patch_hex8(w, w->tcreated_off, w->nframes, err) ||
+        patch_hex8(w, w->hits_off, w->nframes, err))
+      rc = -1;
+  }
+  FILE *fp = w->fp;
+  w->fp = NULL;
+  errno = 0;
+  if (fclose(fp) != 0 && rc == 0) {
+    w_fail(w, err);
+    rc = -1;
+  }
+  writer_free(w);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- reader */
+
+typedef struct tf_mblock {
+  uint64_t addr;
+  uint16_t len;
+  const uint8_t *data;
+} tf_mblock;
+
+typedef struct tf_frame {
+  int16_t tpnum;
+  uint8_t *buf;
+  size_t cap;
+  tf_mblock *m;
+  size_t nm, mcap;
+  int has_icount;
+  int64_t icount;
+  uint8_t *state;
+} tf_frame;
+
+typedef struct tf_tracepoint {
+  long num;
+  uint64_t addr;
+} tf_tracepoint;
+
+struct tc_reader {
+  FILE *fp;
+  char *path;
+  uint64_t file_size, pos;
+  const tc_arch *arch;
+  tf_map map;
+  tc_trace_info info;
+  uint8_t *initial_state;
+  long icount_tsv; /* tsv number named "icount", or -1 */
+  tf_tracepoint *tps;
+  size_t ntps, tps_cap;
+  tf_frame frames[2];
+  int cur;       /* frames[cur] is the frame returned last */
+  int have_next; /* frames[!cur] holds a frame not yet returned */
+  uint64_t frame_no;
+  uint16_t *regidx;
+  tc_mem_access *acc;
+  size_t acc_cap;
+  int done;
+};
+
+#define PREMATURE "Premature end of file while reading trace file"
+
+static int r_read(tc_reader *r, void *p, size_t n, tc_error *err) {
+  if (n == 0)
+    return 0;
+  if (fread(p, 1, n, r->fp) != n) {
+    if (ferror(r->fp))
+      tc_error_set(err, "tfile: %s: read error: %s", r->path, strerror(errno));
+    else
+      tc_error_set(err, "tfile: %s: " PREMATURE, r->path);
+    return -1;
+  }
+  r->pos += n;
+  return 0;
+}
+
+/* Reads one description line into line (NUL-terminated, no newline).
+ * Returns its length, -1 on error. */
+static long r_line(tc_reader *r, char *line, tc_error *err) {
+  size_t n = 0;
+  for (;;) {
+    int c = getc(r->fp);
+    if (c == EOF) {
+      if (ferror(r->fp))
+        tc_error_set(err, "tfile: %s: read error: %s", r->path,
+                     strerror(errno));
+      else
+        tc_error_set(err, "tfile: %s: " PREMATURE, r->path);
+      return -1;
+    }
+    r->pos++;
+    if (c == '\n')
+      break;
+    if (n + 1 >= TF_LINE_MAX) {
+      tc_error_set(err, "tfile: %s: Excessively long lines in trace file",
+                   r->path);
+      return -1;
+    }
+    line[n++] = (char)c;
+  }
+  line[n] = 0;
+  return (long)n;
+}
+
+static int hexval(int c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* Decodes hex (up to a ':' ';' or NUL) into out; returns 0 if well formed. */
+static int unhex(const char *s, char *out, size_t outsz) {
+  size_t k = 0;
+  while (hexval(s[0]) >= 0 && hexval(s[1]) >= 0 && k + 1 < outsz) {
+    out[k++] = (char)(hexval(s[0]) * 16 + hexval(s[1]));
+    s += 2;
+  }
+  out[k] = 0;
+  return (*s == 0 || *s == ':' || *s == ';') ? 0 : -1;
+}
+
+/* Finds attribute `attr` in the tag text [tag, end) and copies its quoted
+ * value; returns 0 if found. */
+static int xml_attr(const char *tag, const char *end, const char *attr,
+                    char *out, size_t outsz) {
+  size_t alen = strlen(attr);
+  for (const char *p = tag; p + alen + 2 < end; p++) {
+    if ((p[-1] != ' ' && p[-1] != '\t' && p[-1] != '\n') ||
+        strncmp(p, attr, alen) != 0)
+      continue;
+    const char *q = p + alen;
+    while (q < end && (*q == ' ' || *q == '\t'))
+      q++;
+    if (q >= end || *q != '=')
+      continue;
+    q++;
+    while (q < end && (*q == ' ' || *q == '\t'))
+      q++;
+    if (q >= end || (*q != '"' && *q != '\''))
+      continue;
+    char quote = *q++;
+    const char *v = q;
+    while (q < end && *q != quote)
+      q++;
+    if (q >= end || (size_t)(q - v) >= outsz)
+      return -1;
+    memcpy(out, v, (size_t)(q - v));
+    out[q - v] = 0;
+    return 0;
+  }
+  return -1;
+}
+
+static int parse_dec(const char *s, unsigned long max, unsigned long *out) {
+  if (!*s)
+    return -1;
+  unsigned long v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9')
+      return -1;
+    v = v * 10 + (unsigned long)(*s - '0');
+    if (v > max)
+      return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+/* Extracts <architecture> and the <reg>s of a tdesc. */
+static int parse_tdesc(tc_reader *r, const char *xml, char *gdb_arch,
+                       size_t archsz, tf_xreg **out, size_t *nout,
+                       tc_error *err) {
+  *out = NULL;
+  *nout = 0;
+  gdb_arch[0] = 0;
+  const char *a = strstr(xml, "<architecture>");
+  if (a) {
+    a += strlen("<architecture>");
+    const char *e = strstr(a, "</architecture>");
+    if (!e || (size_t)(e - a) >= archsz) {
+      tc_error_set(err, "tfile: %s: malformed <architecture> in tdesc",
+                   r->path);
+      return -1;
+    }
+    memcpy(gdb_arch, a, (size_t)(e - a));
+    gdb_arch[e - a] = 0;
+  }
+  size_t n = 0, cap = 0;
+  tf_xreg *x = NULL;
+  for (const char *p = xml; (p = strstr(p, "<reg")) != NULL; p += 4) {
+    if (p[4] != ' ' && p[4] != '\t' && p[4] != '\n')
+      continue;
+    const char *end = strchr(p, '>');
+    if (!end)
+      break;
+    char name[64], bits[16], num[16];
+    unsigned long bitsize, regnum = 0;
+    int has_num = xml_attr(p + 4, end, "regnum", num, sizeof num) == 0;
+    if (xml_attr(p + 4, end, "name", name, sizeof name) != 0 ||
+        xml_attr(p + 4, end, "bitsize", bits, sizeof bits) != 0 ||
+        parse_dec(bits, 65535, &bitsize) != 0 || bitsize == 0 ||
+        bitsize % 8 != 0 ||
+        (has_num && parse_dec(num, 1000000, &regnum) != 0)) {
+      tc_error_set(err, "tfile: %s: malformed <reg> in tdesc", r->path);
+      free(x);
+      return -1;
+    }
+    if (n >= TF_XREGS_MAX || grow((void **)&x, &cap, n + 1, sizeof *x) != 0) {
+      tc_error_set(err, "tfile: %s: too many registers in tdesc", r->path);
+      free(x);
+      return -1;
+    }
+    snprintf(x[n].name, sizeof x[n].name, "%s", name);
+    x[n].bitsize = (uint32_t)bitsize;
+    x[n].regnum = has_num ? (long)regnum : -1;
+    n++;
+  }
+  *out = x;
+  *nout = n;
+  return 0;
+}
+
+static void frame_free(tf_frame *f) {
+  free(f->buf);
+  free(f->m);
+  free(f->state);
+}
+
+static void tfile_close_reader(tc_reader *r) {
+  if (!r)
+    return;
+  if (r->fp)
+    fclose(r->fp);
+  free(r->path);
+  free(r->map.slots);
+  free(r->initial_state);
+  free(r->tps);
+  frame_free(&r->frames[0]);
+  frame_free(&r->frames[1]);
+  free(r->regidx);
+  free(r->acc);
+  free(r);
+}
+
+/* Reads the next frame into f. 1: a frame, 0: the end marker, -1: error. */
+static int read_frame(tc_reader *r, tf_frame *f, tc_error *err) {
+  const tc_arch *arch = r->arch;
+  int be = arch->big_endian;
+  uint8_t head[6];
+  if (r_read(r, head, 2, err))
+    return -1;
+  f->tpnum = (int16_t)get_uint(head, 2, be);
+  if (f->tpnum == 0)
+    return 0; /* the size of the end marker, if any, is not needed */
+  if (r_read(r, head + 2, 4, err))
+    return -1;
+  uint64_t size = get_uint(head + 2, 4, be);
+  if (size > r->file_size - r->pos) {
+    tc_error_set(err, "tfile: %s: " PREMATURE, r->path);
+    return -1;
+  }
+  if (grow((void **)&f->buf, &f->cap, size ? size : 1, 1)) {
+    tc_error_set(err, "tfile: out of memory");
+    return -1;
+  }
+  if (r_read(r, f->buf, size, err))
+    return -1;
+  const uint8_t *rblock = NULL;
+  f->nm = 0;
+  f->has_icount = 0;
+  for (uint64_t p = 0; p < size;) {
+    uint8_t type = f->buf[p++];
+    switch (type) {
+    case 'R':
+      if (size - p < r->map.rsize)
+        goto short_frame;
+      if (!rblock) /* GDB uses the first R block */
+        rblock = f->buf + p;
+      p += r->map.rsize;
+      break;
+    case 'M': {
+      if (size - p < 10)
+        goto short_frame;
+      uint64_t addr = get_uint(f->buf + p, 8, be);
+      uint16_t len = (uint16_t)get_uint(f->buf + p + 8, 2, be);
+      p += 10;
+      if (size - p < len)
+        goto short_frame;
+      if (grow((void **)&f->m, &f->mcap, f->nm + 1, sizeof *f->m)) {
+        tc_error_set(err, "tfile: out of memory");
+        return -1;
+      }
+      f->m[f->nm++] = (tf_mblock){addr, len, f->buf + p};
+      p += len;
+      break;
+    }
+    case 'V': {
+      if (size - p < 12)
+        goto short_frame;
+      int32_t num = (int32_t)get_uint(f->buf + p, 4, be);
+      if (num == r->icount_tsv) { /* the last V block wins, as in GDB */
+        f->has_icount = 1;
+        f->icount = (int64_t)get_uint(f->buf + p + 4, 8, be);
+      }
+      p += 12;
+      break;
+    }
+    default:
+      if (type >= 0x20 && type < 0x7f)
+        tc_error_set(err, "tfile: %s: Unknown block type '%c'", r->path, type);
+      else
+        tc_error_set(err, "tfile: %s: Unknown block type '\\x%02x'", r->path,
+                     type);
+      return -1;
+    }
+  }
+  if (rblock) {
+    map_decode(&r->map, arch, rblock, f->state);
+  } else {
+    /* No registers: like GDB, guess PC = the tracepoint's address. */
+    memset(f->state, 0, arch->state_size);
+    for (size_t i = 0; i < r->ntps; i++)
+      if (r->tps[i].num == f->tpnum)
+        tc_state_set(arch, f->state, arch->pc_reg, r->tps[i].addr);
+  }
+  return 1;
+short_frame:
+  tc_error_set(err, "tfile: %s: " PREMATURE, r->path);
+  return -1;
+}
+
+static int parse_description(tc_reader *r, char **xml, size_t *xml_len,
+                             uint32_t *rsize, tc_error *err) {
+  char line[TF_LINE_MAX];
+  size_t xml_cap = 0;
+  for (;;) {
+    long n = r_line(r, line, err);
+    if (n < 0)
+      return -1;
+    if (n == 0)
+      return 0;
+    if (strncmp(line, "R ", 2) == 0) {
+      char *end;
+      errno = 0;
+      unsigned long v = strtoul(line + 2, &end, 16);
+      if (errno || end == line + 2 || v == 0 || v > TF_RSIZE_MAX) {
+        tc_error_set(err, "tfile: %s: bad register block size '%s'", r->path,
+                     line + 2);
+        return -1;
+      }
+      *rsize = (uint32_t)v;
+    } else if (strncmp(line, "tdesc ", 6) == 0) {
+      size_t add = (size_t)n - 6;
+      if (*xml_len + add + 2 > TF_TDESC_MAX ||
+          grow((void **)xml, &xml_cap, *xml_len + add + 2, 1)) {
+        tc_error_set(err, "tfile: %s: target description too large", r->path);
+        return -1;
+      }
+      memcpy(*xml + *xml_len, line + 6, add);
+      *xml_len += add;
+      (*xml)[(*xml_len)++] = '\n';
+      (*xml)[*xml_len] = 0;
+    } else if (strncmp(line, "status ", 7) == 0) {
+      const char *notes = strstr(line, ";notes:");
+      char text[TF_LINE_MAX];
+      if (notes && unhex(notes + 7, text, sizeof text) == 0)
+        r->info.has_memory = strcmp(text, TF_NOTES_NOMEM) != 0;
+    } else if (strncmp(line, "tsv ", 4) == 0) {
+      /* N:INIT:BUILTIN:HEXNAME */
+      char *p = line + 4, *end;
+      long num = strtol(p, &end, 16);
+      const char *name = end;
+      for (int k = 0; k < 3 && name; k++)
+        name = strchr(name, ':') ? strchr(name, ':') + 1 : NULL;
+      char text[TF_LINE_MAX];
+      if (end != p && name && unhex(name, text, sizeof text) == 0 &&
+          strcmp(text, "icount") == 0)
+        r->icount_tsv = num;
+    } else if (strncmp(line, "tp T", 4) == 0) {
+      char *p = line + 4, *end;
+      long num = strtol(p, &end, 16);
+      if (end != p && *end == ':') {
+        char *q = end + 1;
+        uint64_t addr = strtoull(q, &end, 16);
+        if (end != q && r->ntps < TF_TRACEPOINTS_MAX &&
+            !grow((void **)&r->tps, &r->tps_cap, r->ntps + 1, sizeof *r->tps))
+          r->tps[r->ntps++] = (tf_tracepoint){num, addr};
+      }
+    }
+    /* anything else: ignored, as GDB does (with a warning) */
+  }
+}
+
+static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
+  tc_reader *r = calloc(1, sizeof *r);
+  char *xml = NULL;
+  tf_xreg *xregs = NULL;
+  size_t nxregs = 0, xml_len = 0;
+  if (!r || !(r->path = strdup(path))) {
+    free(r);
+    tc_error_set(err, "tfile: out of memory");
+    return NULL;
+  }
+  r->icount_tsv = -1;
+  r->info.has_memory = 1;
+  r->fp = fopen(path, "rb");
+  struct stat st;
+  if (!r->fp || fstat(fileno(r->fp), &st) != 0) {
+    tc_error_set(err, "tfile: cannot open %s: %s", path, strerror(errno));
+    goto fail;
+  }
+  r->file_size = (uint64_t)st.st_size;
+  uint8_t magic[sizeof tf_magic];
+  if (fread(magic, 1, sizeof magic, r->fp) != sizeof magic ||
+      memcmp(magic, tf_magic, sizeof magic) != 0) {
+    tc_error_set(err, "tfile: %s: not a GDB trace file (bad header)", path);
+    goto fail;
+  }
+  r->pos = sizeof magic;
+  uint32_t rsize = 0;
+  if (parse_description(r, &xml, &xml_len, &rsize, err) != 0)
+    goto fail;
+  if (rsize == 0) {
+    tc_error_set(
+        err, "tfile: %s: No register block size recorded in trace file", path);
+    goto fail;
+  }
+  char gdb_arch[64] = "";
+  if (xml &&
+      parse_tdesc(r, xml, gdb_arch, sizeof gdb_arch, &xregs, &nxregs, err) != 0)
+    goto fail;
+  const tf_layout *row;
+  if (gdb_arch[0]) {
+    row = tf_layout_for_gdb_arch(gdb_arch);
+    if (!row) {
+      tc_error_set(err, "tfile: %s: GDB architecture '%s' is not supported",
+                   path, gdb_arch);
+      goto fail;
+    }
+  } else {
+    /* No tdesc: GDB would use its default layout; ours equal them. */
+    row = tf_layout_for_rsize(rsize);
+    if (!row) {
+      tc_error_set(err,
+                   "tfile: %s: no target description and no known layout of "
+                   "%u register bytes",
+                   path, rsize);
+      goto fail;
+    }
+  }
+  r->arch = tc_arch_by_id(row->arch);
+  if (!r->arch) {
+    tc_error_set(err, "tfile: %s: architecture %s is not emulated by tracecorn",
+                 path, row->gdb_arch);
+    goto fail;
+  }
+  if ((nxregs ? map_build(&r->map, r->arch, row, xregs, nxregs, rsize, err)
+              : map_from_row(&r->map, r->arch, row, rsize, err)) != 0)
+    goto fail;
+  const tc_arch *arch = r->arch;
+  for (int k = 0; k < 2; k++)
+    if (!(r->frames[k].state = calloc(1, arch->state_size)))
+      goto oom;
+  if (!(r->regidx = calloc(arch->nregs, sizeof *r->regidx)) ||
+      !(r->initial_state = calloc(1, arch->state_size)))
+    goto oom;
+  r->info.arch = arch;
+  for (size_t i = 0; i < r->ntps; i++)
+    if (i == 0 || r->tps[i].num == 1)
+      r->info.entry = r->tps[i].addr;
+  /* Read ahead one frame: state_after of a frame is the next one's state. */
+  r->cur = 0;
+  int rc = read_frame(r, &r->frames[1], err);
+  if (rc < 0)
+    goto fail;
+  r->have_next = rc;
+  if (rc == 1) {
+    memcpy(r->initial_state, r->frames[1].state, arch->state_size);
+    r->info.initial_state = r->initial_state;
+  }
+  free(xml);
+  free(xregs);
+  return r;
+oom:
+  tc_error_set(err, "tfile: out of memory");
+fail:
+  free(xml);
+  free(xregs);
+  tfile_close_reader(r);
+  return NULL;
+}
+
+static const tc_trace_info *tfile_reader_info(tc_reader *r) { return &r->info; }
+
+static int tfile_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
+  if (!r->have_next)
+    return 0;
+  const tc_arch *arch = r->arch;
+  r->cur = !r->cur;
+  tf_frame *f = &r->frames[r->cur];
+  tf_frame *next = &r->frames[!r->cur];
+  int rc = read_frame(r, next, err);
+  if (rc < 0) {
+    r->have_next = 0;
+    return -1;
+  }
+  r->have_next = rc;
+  const uint8_t *after = rc ? next->state : f->state;
+
+  memset(ev, 0, sizeof *ev);
+  ev->kind = TC_EV_INSN;
+  tc_insn_event *in = &ev->u.insn;
+  in->index =
+      f->has_icount && f->icount > 0 ? (uint64_t)f->icount - 1 : r->frame_no;
+  r->frame_no++;
+  in->pc = tc_state_get(arch, f->state, arch->pc_reg);
+  in->state_before = f->state;
+  in->state_after = after;
+  uint16_t nregs = 0;
+  for (int i = 0; i < arch->nregs; i++) {
+    const tc_reg_info *ri = &arch->regs[i];
+    if (memcmp(f->state + ri->offset, after + ri->offset, ri->size) != 0)
+      r->regidx[nregs++] = (uint16_t)i;
+  }
+  in->nregs = nregs;
+  in->regs = r->regidx;
+  /* The writer puts the instruction bytes first; other files: any M block
+   * at PC small enough to be an instruction. */
+  size_t insn_block = SIZE_MAX;
+  for (size_t i = 0; i < f->nm; i++)
+    if (f->m[i].addr == in->pc && f->m[i].len > 0 &&
+        f->m[i].len <= sizeof in->bytes) {
+      insn_block = i;
+      break;
+    }
+  if (insn_block != SIZE_MAX) {
+    in->size = (uint8_t)f->m[insn_block].len;
+    memcpy(in->bytes, f->m[insn_block].data, in->size);
+  }
+  if (grow((void **)&r->acc, &r->acc_cap, f->nm ? f->nm : 1, sizeof *r->acc)) {
+    tc_error_set(err, "tfile: out of memory");
+    return -1;
+  }
+  uint32_t nmem = 0;
+  for (size_t i = 0; i < f->nm; i++) {
+    if (i == insn_block)
+      continue;
+    /* tfile keeps neither the access kind nor old values. */
+    r->acc[nmem++] = (tc_mem_access){f->m[i].addr, f->m[i].len, TC_MEM_READ,
+                                     f->m[i].data, f->m[i].data};
+  }
+  in->nmem = nmem;
+  in->mem = r->acc;
+  return 1;
+}
+
 const tc_format tc_format_tfile = {
     .name = "tfile",
-    .description = "(not implemented)",
+    .description = "GDB trace file (target tfile): registers, instruction "
+                   "bytes and post-instruction memory per instruction",
+    .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM,
+    .holds_reg = tfile_holds_reg,
     .extension = tfile_extension,
     .supports = tfile_supports,
+    .open_writer = tfile_open_writer,
+    .write_event = tfile_write_event,
+    .close_writer = tfile_close_writer,
+    .probe = tfile_probe,
+    .open_reader = tfile_open_reader,
+    .reader_info = tfile_reader_info,
+    .next_event = tfile_next_event,
+    .close_reader = tfile_close_reader,
 };

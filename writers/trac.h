@@ -9,29 +9,29 @@
 #include "tracecorn/tracecorn.h"
 
 enum {
-  TRAC_DUMP_MAX = 1376,   /* bytes of the largest (x64) REGDUMP image */
-  TRAC_SLOTS_MAX = 172,   /* slots of the largest REGDUMP (x86 has 216 x 4) */
-  TRAC_MAX_MEM = 32,      /* memory entries per block (x64dbg's limit) */
+  TRAC_DUMP_MAX = 1376, /* bytes of the largest (x64) REGDUMP image */
+  TRAC_SLOTS_MAX = 172, /* slots of the largest REGDUMP (x86 has 216 x 4) */
+  TRAC_MAX_MEM = 32,    /* memory entries per block (x64dbg's limit) */
   TRAC_FULL_DUMP_EVERY = 512
 };
 
 /* Byte offsets of every REGDUMP field for one pointer size. */
 typedef struct trac_layout {
-  uint8_t ptr;        /* P: 8 or 4 */
-  uint16_t nslots;    /* N: 172 or 216 */
-  uint16_t size;      /* N * P */
-  uint16_t nxmm;      /* 16 or 8 */
-  uint16_t gpr;       /* cax ccx cdx cbx csp cbp csi cdi [r8..r15], P each */
+  uint8_t ptr;     /* P: 8 or 4 */
+  uint16_t nslots; /* N: 172 or 216 */
+  uint16_t size;   /* N * P */
+  uint16_t nxmm;   /* 16 or 8 */
+  uint16_t gpr;    /* cax ccx cdx cbx csp cbp csi cdi [r8..r15], P each */
   uint16_t cip, eflags;
   uint16_t gs, fs, es, ds, cs, ss; /* u16 each */
-  uint16_t dr;        /* dr0 dr1 dr2 dr3 dr6 dr7, P each */
-  uint16_t reg_area;  /* x87 registers in ST order, 10 bytes each */
+  uint16_t dr;                     /* dr0 dr1 dr2 dr3 dr6 dr7, P each */
+  uint16_t reg_area; /* x87 registers in ST order, 10 bytes each */
   uint16_t cw, sw, tw, err_off, err_sel, data_off, data_sel, cr0npx;
   uint16_t mxcsr;
-  uint16_t xmm, ymm;  /* 16 / 32 bytes each */
-  uint16_t flags;     /* 9 bools: c p a z s t i d o */
-  uint16_t fpu_regs;  /* 8 x 20 bytes: data[10], pad 2, st_value, tag */
-  uint16_t mmx;       /* 8 x u64 */
+  uint16_t xmm, ymm;     /* 16 / 32 bytes each */
+  uint16_t flags;        /* 9 bools: c p a z s t i d o */
+  uint16_t fpu_regs;     /* 8 x 20 bytes: data[10], pad 2, st_value, tag */
+  uint16_t mmx;          /* 8 x u64 */
   uint16_t mxcsr_fields; /* 14 bools then u16 RC at +14 */
   uint16_t sw_fields;    /* 13 bools, pad, u16 TOP at +14 */
   uint16_t cw_fields;    /* 8 bools, u16 RC at +8, u16 PC at +10 */
@@ -46,9 +46,9 @@ const trac_layout *trac_layout_for(const tc_arch *arch);
 typedef struct trac_regmap {
   const tc_arch *arch;
   const trac_layout *l;
-  int gpr[16];  /* in REGDUMP order: ax cx dx bx sp bp si di r8..r15 */
+  int gpr[16]; /* in REGDUMP order: ax cx dx bx sp bp si di r8..r15 */
   int pc, flags;
-  int seg[6];   /* gs fs es ds cs ss, the REGDUMP order */
+  int seg[6]; /* gs fs es ds cs ss, the REGDUMP order */
   int st[8];
   int fpcw, fpsw, fptag, fip, fcs, fdp, fds, mxcsr;
   int xmm[16];

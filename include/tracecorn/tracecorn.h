@@ -131,7 +131,8 @@ void tc_state_set(const tc_arch *arch, uint8_t *state, int reg, uint64_t v);
 
 typedef enum tc_event_kind {
   TC_EV_INSN = 1,   /* one executed instruction with all its effects */
-  TC_EV_SYSCALL,    /* a syscall made by the preceding INSN event */
+  TC_EV_SYSCALL,    /* a syscall made by the last INSN event; MAP/UNMAP/
+                       PROTECT events it caused come just before it */
   TC_EV_MAP,        /* memory mapped (initial image or mmap/brk/...) */
   TC_EV_UNMAP,      /* memory unmapped */
   TC_EV_PROTECT,    /* protection changed */
@@ -383,9 +384,20 @@ void tc_session_stop(tc_session *s);
 
 /* --------------------------------------------------------------- helpers */
 
+/* Disassembles one instruction to text ("mov rax, qword ptr [rbp - 8]");
+ * returns its length, or 0 with "(bad)" in out. Not thread-safe. */
+int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes,
+              size_t n, char *out, size_t outmax);
+
 /* Reads a whole trace through its format's reader, calling sink per event. */
 int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
                   void *ctx, tc_error *err);
+
+/* Reads in_path (in_fmt, or detected when NULL) and writes every event to
+ * out_path in out_fmt ("-" = stdout for text/json). What was read before a
+ * read error is still written and closed validly; returns -1 then. */
+int tc_convert(const char *in_path, const tc_format *in_fmt,
+               const tc_format *out_fmt, const char *out_path, tc_error *err);
 
 #ifdef __cplusplus
 }

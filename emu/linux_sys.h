@@ -1,0 +1,133 @@
+/* emu/linux_sys*.c: private interface of the emulated Linux kernel.
+ *
+ * Handlers are arch-independent and looked up BY NAME in the arch's
+ * syscall name table (arch->sys.names), so a new arch only needs its name
+ * table and, where its struct layouts differ, entries in linux_abi.c. */
+#ifndef TC_LINUX_SYS_H
+#define TC_LINUX_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "emu/emu.h"
+#include "emu/linux_abi.h"
+
+/* Largest host buffer a single kernel step allocates for guest data. */
+#define TC_SYS_CHUNK 65536u
+
+/* Linux numbers used by more than one file (asm-generic values). */
+#define TC_AT_FDCWD (-100)
+#define TC_AT_SYMLINK_NOFOLLOW 0x100
+#define TC_AT_REMOVEDIR 0x200
+#define TC_AT_EACCESS 0x200
+#define TC_AT_SYMLINK_FOLLOW 0x400
+#define TC_AT_EMPTY_PATH 0x1000
+
+#define TC_NSIG 64
+#define TC_RLIM_NLIMITS 16
+
+/* Per-emu kernel state that tc_emu has no field for (signal dispositions,
+ * masks, limits...). Owned by linux_syscalls.c, found by emu pointer. */
+typedef struct tc_linux_state {
+  tc_emu *emu;
+  uc_engine *uc; /* detects a new emu reusing a freed emu's address */
+  struct {
+    uint64_t handler, flags, restorer, mask;
+  } sigact[TC_NSIG + 1];
+  uint64_t sigmask;
+  uint64_t altstack_sp, altstack_size;
+  int altstack_flags;
+  uint64_t rlim_cur[TC_RLIM_NLIMITS], rlim_max[TC_RLIM_NLIMITS];
+  uint32_t umask;
+  char comm[16];
+  uint64_t robust_list;
+  bool futex_reported;
+  bool high_unknown_reported;
+} tc_linux_state;
+
+/* One syscall in flight. Handlers return the value the guest sees
+ * (-errno on failure). Actions that end the process are deferred until
+ * the syscall has been reported to the observer. */
+enum { TC_SYS_ACT_NONE = 0, TC_SYS_ACT_EXIT, TC_SYS_ACT_KILL };
+
+typedef struct tc_sys_call {
+  tc_emu *emu;
+  tc_linux_state *st;
+  uint32_t nr;
+  const char *name;
+  uint64_t a[6]; /* arguments, truncated to the pointer size */
+  int action;    /* TC_SYS_ACT_* */
+  int action_arg;
+  bool no_return; /* the syscall does not return (ret reg untouched) */
+} tc_sys_call;
+
+typedef int64_t (*tc_sys_fn)(tc_sys_call *c);
+
+typedef struct tc_sys_entry {
+  const char *name;
+  tc_sys_fn fn;
+} tc_sys_entry;
+
+/* Handler tables, each terminated by {NULL, NULL}. */
+extern const tc_sys_entry tc_sys_fs_table[];
+extern const tc_sys_entry tc_sys_mm_table[];
+extern const tc_sys_entry tc_sys_misc_table[];
+
+/* State lookup (created on first use). */
+tc_linux_state *tc_linux_state_of(tc_emu *emu);
+/* Drops an emu's kernel state; tc_emu_free should call it. */
+void tc_linux_forget(tc_emu *emu);
+
+/* ---- argument helpers */
+static inline int tc_sys_int(const tc_sys_call *c, int i) {
+  return (int)(int32_t)(uint32_t)c->a[i];
+}
+/* A C `long` argument, sign-extended from the guest's long size. */
+static inline int64_t tc_sys_long(const tc_sys_call *c, int i) {
+  if (c->emu->arch->ptr_size == 4)
+    return (int64_t)(int32_t)(uint32_t)c->a[i];
+  return (int64_t)c->a[i];
+}
+/* A 64-bit value passed in one register (64-bit guests) or in two
+ * consecutive registers, low word first (i386). */
+static inline uint64_t tc_sys_arg64(const tc_sys_call *c, int i) {
+  if (c->emu->arch->ptr_size == 4)
+    return (c->a[i] & 0xffffffffu) | (i < 5 ? c->a[i + 1] << 32 : 0);
+  return c->a[i];
+}
+
+/* ---- guest memory as the kernel sees it: like a user access, it honours
+ * the guest's page protections (a read() into a read-only buffer is
+ * -EFAULT). All writes go through tc_emu_write, so they are recorded. */
+bool tc_sys_range_ok(tc_emu *emu, uint64_t addr, uint64_t len, uint32_t prot);
+int tc_sys_read(tc_emu *emu, uint64_t addr, void *buf, size_t n);
+int tc_sys_write(tc_emu *emu, uint64_t addr, const void *buf, size_t n);
+/* A NUL-terminated path argument: -EFAULT, -ENAMETOOLONG, or its length. */
+int tc_sys_read_path(tc_emu *emu, uint64_t addr, char *buf, size_t max);
+
+/* ---- guest integer access in target byte order */
+int tc_sys_get_uint(tc_emu *emu, uint64_t addr, unsigned size, uint64_t *v);
+int tc_sys_put_uint(tc_emu *emu, uint64_t addr, unsigned size, uint64_t v);
+
+/* ---- fd table (linux_sys_fs.c) */
+/* The guest fd's entry, or NULL if it is not open. */
+tc_fd *tc_sys_fd(tc_emu *emu, int fd);
+/* Lowest free guest fd >= min, or -EMFILE. */
+int tc_sys_fd_alloc(tc_emu *emu, int min);
+
+/* ---- guest filesystem (guestfs.c) */
+/* Absolute, lexically normalised guest path for (dirfd, path). Returns the
+ * length or -errno. */
+int tc_guestfs_guest_abs(tc_emu *emu, int dirfd, const char *guest_path,
+                         char *out, size_t max);
+/* The guest path of an open guest fd (for dirfd-relative lookups and map
+ * names), or -errno. */
+int tc_guestfs_fd_path(tc_emu *emu, int fd, char *out, size_t max);
+/* 1 if the absolute guest path names this process's /proc exe link. */
+int tc_guestfs_is_proc_exe(tc_emu *emu, const char *abs_guest_path);
+
+/* ---- time (linux_sys_misc.c) */
+uint64_t tc_sys_now_ns(tc_emu *emu, int clockid);
+
+#endif

@@ -1,0 +1,1025 @@
+/* Emulated kernel: files, fds, paths, directories, pipes, poll.
+ *
+ * Guest fds are indices into emu->fds (lowest free first, like Linux);
+ * host fds are separate. Guest fds that emu.c set up for stdio are not
+ * "owned": closing or dup2-ing over them never closes the host's own
+ * descriptors, and they look like pipes to the guest (fstat, lseek), so
+ * a recording does not depend on whether tracecorn's stdout is a tty, a
+ * pipe or a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "emu/linux_sys.h"
+
+#define GUEST_O_LARGEFILE 0100000 /* x86 (asm-generic) value */
+#define VIRT_EPOCH_SEC 1704067200 /* 2024-01-01: synthetic file times */
+
+/* ---------------------------------------------------------------- fd table */
+
+tc_fd *tc_sys_fd(tc_emu *emu, int fd) {
+  if (fd < 0 || fd >= TC_MAX_FDS)
+    return NULL;
+  tc_fd *f = &emu->fds[fd];
+  return f->kind == TC_FD_CLOSED ? NULL : f;
+}
+
+static int fd_limit(tc_emu *emu) {
+  uint64_t lim = tc_linux_state_of(emu)->rlim_cur[7];
+  return lim < TC_MAX_FDS ? (int)lim : TC_MAX_FDS;
+}
+
+int tc_sys_fd_alloc(tc_emu *emu, int min) {
+  int lim = fd_limit(emu);
+  for (int i = min < 0 ? 0 : min; i < lim; i++)
+    if (emu->fds[i].kind == TC_FD_CLOSED)
+      return i;
+  return -EMFILE;
+}
+
+static bool is_host_stdio(tc_emu *emu, int host_fd) {
+  return host_fd <= 2 || host_fd == emu->opt.stdin_fd ||
+         host_fd == emu->opt.stdout_fd || host_fd == emu->opt.stderr_fd;
+}
+
+static void fd_release(tc_emu *emu, tc_fd *f) {
+  if (f->owned && f->host_fd >= 0 && !is_host_stdio(emu, f->host_fd))
+    close(f->host_fd);
+  memset(f, 0, sizeof *f);
+  f->kind = TC_FD_CLOSED;
+  f->host_fd = -1;
+}
+
+/* Makes guest fd `to` (already free) a duplicate of `from`. */
+static int fd_dup_into(tc_emu *emu, tc_fd *from, int to, bool cloexec) {
+  tc_fd nf = *from;
+  if (from->owned) {
+    int h = fcntl(from->host_fd, F_DUPFD_CLOEXEC, 3);
+    if (h < 0)
+      return -errno;
+    nf.host_fd = h;
+  }
+  nf.cloexec = cloexec;
+  emu->fds[to] = nf;
+  return to;
+}
+
+/* -------------------------------------------------------------- read/write */
+
+/* Reads up to count bytes from a guest fd into guest memory at buf, in
+ * bounded chunks. off < 0: at the file position. */
+static int64_t fd_read(tc_sys_call *c, tc_fd *f, uint64_t buf, uint64_t count,
+                       int64_t off) {
+  tc_emu *emu = c->emu;
+  if (f->kind == TC_FD_DIR)
+    return -EISDIR;
+  if ((f->flags & O_ACCMODE) == O_WRONLY)
+    return -EBADF;
+  if (count > 0x7ffff000u)
+    count = 0x7ffff000u; /* MAX_RW_COUNT */
+  if (count == 0)
+    return 0;
+  size_t cap = count < TC_SYS_CHUNK ? (size_t)count : TC_SYS_CHUNK;
+  uint8_t *tmp = malloc(cap);
+  if (!tmp)
+    return -ENOMEM;
+  uint64_t done = 0;
+  int64_t err = 0;
+  while (done < count) {
+    size_t want = count - done < cap ? (size_t)(count - done) : cap;
+    /* Check first: data taken from a pipe cannot be given back. */
+    if (!tc_sys_range_ok(emu, buf + done, want, TC_PROT_WRITE)) {
+      err = -EFAULT;
+      break;
+    }
+    ssize_t n = off < 0 ? read(f->host_fd, tmp, want)
+                        : pread(f->host_fd, tmp, want, off + (int64_t)done);
+    if (n < 0) {
+      err = -errno;
+      break;
+    }
+    if (n > 0 && tc_sys_write(emu, buf + done, tmp, (size_t)n) < 0) {
+      err = -EFAULT;
+      break;
+    }
+    done += (uint64_t)n;
+    if ((size_t)n < want)
+      break; /* short read: return what this read gave, as Linux does */
+  }
+  free(tmp);
+  return done > 0 ? (int64_t)done : err;
+}
+
+static int64_t fd_write(tc_sys_call *c, tc_fd *f, uint64_t buf, uint64_t count,
+                        int64_t off) {
+  tc_emu *emu = c->emu;
+  if (f->kind == TC_FD_DIR)
+    return -EBADF;
+  if ((f->flags & O_ACCMODE) == O_RDONLY)
+    return -EBADF;
+  if (count > 0x7ffff000u)
+    count = 0x7ffff000u;
+  if (count == 0)
+    return 0;
+  size_t cap = count < TC_SYS_CHUNK ? (size_t)count : TC_SYS_CHUNK;
+  uint8_t *tmp = malloc(cap);
+  if (!tmp)
+    return -ENOMEM;
+  uint64_t done = 0;
+  int64_t err = 0;
+  while (done < count) {
+    size_t want = count - done < cap ? (size_t)(count - done) : cap;
+    if (tc_sys_read(emu, buf + done, tmp, want) < 0) {
+      err = -EFAULT;
+      break;
+    }
+    ssize_t n = off < 0 ? write(f->host_fd, tmp, want)
+                        : pwrite(f->host_fd, tmp, want, off + (int64_t)done);
+    if (n < 0) {
+      err = -errno;
+      break;
+    }
+    done += (uint64_t)n;
+    if ((size_t)n < want)
+      break;
+  }
+  free(tmp);
+  if (done == 0 && err == -EPIPE && c->st->sigact[13].handler == 0) {
+    /* Writing to a broken pipe raises SIGPIPE, whose default action
+     * terminates the process. */
+    c->action = TC_SYS_ACT_KILL;
+    c->action_arg = 13;
+  }
+  return done > 0 ? (int64_t)done : err;
+}
+
+static int64_t sys_read(tc_sys_call *c) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  return f ? fd_read(c, f, c->a[1], c->a[2], -1) : -EBADF;
+}
+
+static int64_t sys_write(tc_sys_call *c) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  return f ? fd_write(c, f, c->a[1], c->a[2], -1) : -EBADF;
+}
+
+static int64_t positional(tc_sys_call *c, bool is_write) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  int64_t off = (int64_t)tc_sys_arg64(c, 3);
+  if (off < 0)
+    return -EINVAL;
+  if (!f->owned)
+    return -ESPIPE;
+  return is_write ? fd_write(c, f, c->a[1], c->a[2], off)
+                  : fd_read(c, f, c->a[1], c->a[2], off);
+}
+
+static int64_t sys_pread64(tc_sys_call *c) { return positional(c, false); }
+static int64_t sys_pwrite64(tc_sys_call *c) { return positional(c, true); }
+
+static int64_t vectored(tc_sys_call *c, bool is_write) {
+  tc_emu *emu = c->emu;
+  tc_fd *f = tc_sys_fd(emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  int cnt = tc_sys_int(c, 2);
+  if (cnt < 0 || cnt > 1024) /* UIO_MAXIOV */
+    return -EINVAL;
+  if (cnt == 0)
+    return 0;
+  unsigned l = emu->arch->ptr_size;
+  uint8_t *iov = malloc((size_t)cnt * 2 * l);
+  if (!iov)
+    return -ENOMEM;
+  int64_t r = tc_sys_read(emu, c->a[1], iov, (size_t)cnt * 2 * l);
+  uint64_t total = 0;
+  for (int i = 0; r == 0 && i < cnt; i++) {
+    uint64_t len = tc_abi_get(emu->arch, iov + (size_t)i * 2 * l + l, l);
+    total += len;
+    if (len > 0x7fffffffffffffffull || total > 0x7fffffffffffffffull ||
+        (l == 4 && total > 0x7fffffffu))
+      r = -EINVAL;
+  }
+  int64_t done = 0;
+  for (int i = 0; r == 0 && i < cnt; i++) {
+    uint64_t base = tc_abi_get(emu->arch, iov + (size_t)i * 2 * l, l);
+    uint64_t len = tc_abi_get(emu->arch, iov + (size_t)i * 2 * l + l, l);
+    if (len == 0)
+      continue;
+    int64_t n =
+        is_write ? fd_write(c, f, base, len, -1) : fd_read(c, f, base, len, -1);
+    if (n < 0) {
+      if (done == 0)
+        r = n;
+      break;
+    }
+    done += n;
+    if ((uint64_t)n < len)
+      break;
+  }
+  free(iov);
+  if (done > 0)
+    c->action = TC_SYS_ACT_NONE; /* a later EPIPE after progress: no kill */
+  return r < 0 ? r : done;
+}
+
+static int64_t sys_readv(tc_sys_call *c) { return vectored(c, false); }
+static int64_t sys_writev(tc_sys_call *c) { return vectored(c, true); }
+
+/* ------------------------------------------------------------ open/close */
+
+/* Guest O_* flags (asm-generic values, shared by x86 and x86-64) to host. */
+static int host_open_flags(int gflags) {
+  return (gflags & ~GUEST_O_LARGEFILE) | O_CLOEXEC;
+}
+
+static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
+                       uint32_t mode) {
+  tc_emu *emu = c->emu;
+  char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
+  int r = tc_sys_read_path(emu, path_addr, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
+    return r;
+  int g = tc_sys_fd_alloc(emu, 0);
+  if (g < 0)
+    return g;
+  int h = open(host, host_open_flags(flags),
+               (mode_t)(mode & 07777 & ~c->st->umask));
+  if (h < 0)
+    return -errno;
+  if (is_host_stdio(emu, h)) {
+    /* tracecorn's own stdio was closed: never hand those numbers out. */
+    int h2 = fcntl(h, F_DUPFD_CLOEXEC, 3);
+    close(h);
+    if (h2 < 0)
+      return -errno;
+    h = h2;
+  }
+  struct stat st;
+  bool is_dir = fstat(h, &st) == 0 && S_ISDIR(st.st_mode);
+  tc_fd *f = &emu->fds[g];
+  memset(f, 0, sizeof *f);
+  f->kind = is_dir ? TC_FD_DIR : TC_FD_HOST;
+  f->host_fd = h;
+  f->flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
+  f->cloexec = (flags & O_CLOEXEC) != 0;
+  f->owned = true;
+  return g;
+}
+
+static int64_t sys_open(tc_sys_call *c) {
+  return do_open(c, TC_AT_FDCWD, c->a[0], tc_sys_int(c, 1), (uint32_t)c->a[2]);
+}
+
+static int64_t sys_openat(tc_sys_call *c) {
+  return do_open(c, tc_sys_int(c, 0), c->a[1], tc_sys_int(c, 2),
+                 (uint32_t)c->a[3]);
+}
+
+static int64_t sys_creat(tc_sys_call *c) {
+  return do_open(c, TC_AT_FDCWD, c->a[0], O_CREAT | O_WRONLY | O_TRUNC,
+                 (uint32_t)c->a[1]);
+}
+
+static int64_t sys_close(tc_sys_call *c) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  fd_release(c->emu, f);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ seek */
+
+static int64_t do_lseek(tc_emu *emu, int fd, int64_t off, int whence) {
+  tc_fd *f = tc_sys_fd(emu, fd);
+  if (!f)
+    return -EBADF;
+  if (whence < 0 || whence > 4) /* SEEK_SET..SEEK_HOLE */
+    return -EINVAL;
+  if (!f->owned)
+    return -ESPIPE; /* stdio looks like a pipe */
+  off_t r = lseek(f->host_fd, (off_t)off, whence);
+  return r < 0 ? -errno : (int64_t)r;
+}
+
+static int64_t sys_lseek(tc_sys_call *c) {
+  int64_t r =
+      do_lseek(c->emu, tc_sys_int(c, 0), tc_sys_long(c, 1), tc_sys_int(c, 2));
+  if (r > 0 && c->emu->arch->ptr_size == 4 && r > 0x7fffffff)
+    return -EOVERFLOW; /* does not fit a 32-bit off_t */
+  return r;
+}
+
+static int64_t sys_llseek(tc_sys_call *c) {
+  /* _llseek(fd, offset_high, offset_low, loff_t *result, whence) */
+  int64_t off =
+      (int64_t)(((c->a[1] & 0xffffffffu) << 32) | (c->a[2] & 0xffffffffu));
+  int64_t r = do_lseek(c->emu, tc_sys_int(c, 0), off, tc_sys_int(c, 4));
+  if (r < 0)
+    return r;
+  int w = tc_sys_put_uint(c->emu, c->a[3], 8, (uint64_t)r);
+  return w < 0 ? w : 0;
+}
+
+/* ------------------------------------------------------------------ stat */
+
+/* Stat of a guest fd; stdio fds get a fixed pipe-like answer. */
+static int fd_stat(tc_emu *emu, int fd, struct stat *st) {
+  tc_fd *f = tc_sys_fd(emu, fd);
+  if (!f)
+    return -EBADF;
+  if (!f->owned) {
+    memset(st, 0, sizeof *st);
+    st->st_dev = 0xc; /* pipefs 0:12 */
+    st->st_ino = 0x1000u + (unsigned)fd;
+    st->st_mode = S_IFIFO | 0600;
+    st->st_nlink = 1;
+    st->st_uid = st->st_gid = 1000;
+    st->st_blksize = 4096;
+    st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec =
+        VIRT_EPOCH_SEC;
+    return 0;
+  }
+  return fstat(f->host_fd, st) < 0 ? -errno : 0;
+}
+
+/* Stat of (dirfd, path) with AT_* flags, into *st. */
+static int path_stat(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
+                     struct stat *st) {
+  tc_emu *emu = c->emu;
+  char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
+  int r = tc_sys_read_path(emu, path_addr, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  if (gpath[0] == 0 && (flags & TC_AT_EMPTY_PATH)) {
+    if (dirfd != TC_AT_FDCWD)
+      return fd_stat(emu, dirfd, st);
+    snprintf(gpath, sizeof gpath, ".");
+  }
+  if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
+    return r;
+  int hflags = (flags & TC_AT_SYMLINK_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
+  return fstatat(AT_FDCWD, host, st, hflags) < 0 ? -errno : 0;
+}
+
+static int64_t put_stat(tc_sys_call *c, tc_stat_kind kind,
+                        const struct stat *st, uint64_t addr) {
+  uint8_t buf[TC_ABI_STAT_MAX];
+  int n = tc_abi_encode_stat(c->emu->arch, kind, st, buf);
+  if (n < 0)
+    return n;
+  return tc_sys_write(c->emu, addr, buf, (size_t)n);
+}
+
+static int64_t stat_path_common(tc_sys_call *c, tc_stat_kind kind, int dirfd,
+                                uint64_t path, int flags, uint64_t out) {
+  if (flags & ~(TC_AT_SYMLINK_NOFOLLOW | TC_AT_EMPTY_PATH | 0x800))
+    return -EINVAL;
+  struct stat st;
+  int r = path_stat(c, dirfd, path, flags, &st);
+  return r < 0 ? r : put_stat(c, kind, &st, out);
+}
+
+static int64_t stat_fd_common(tc_sys_call *c, tc_stat_kind kind) {
+  struct stat st;
+  int r = fd_stat(c->emu, tc_sys_int(c, 0), &st);
+  return r < 0 ? r : put_stat(c, kind, &st, c->a[1]);
+}
+
+static int64_t sys_stat(tc_sys_call *c) {
+  return stat_path_common(c, TC_STAT_NATIVE, TC_AT_FDCWD, c->a[0], 0, c->a[1]);
+}
+static int64_t sys_lstat(tc_sys_call *c) {
+  return stat_path_common(c, TC_STAT_NATIVE, TC_AT_FDCWD, c->a[0],
+                          TC_AT_SYMLINK_NOFOLLOW, c->a[1]);
+}
+static int64_t sys_fstat(tc_sys_call *c) {
+  return stat_fd_common(c, TC_STAT_NATIVE);
+}
+static int64_t sys_newfstatat(tc_sys_call *c) {
+  return stat_path_common(c, TC_STAT_NATIVE, tc_sys_int(c, 0), c->a[1],
+                          tc_sys_int(c, 3), c->a[2]);
+}
+static int64_t sys_stat64(tc_sys_call *c) {
+  return stat_path_common(c, TC_STAT_64, TC_AT_FDCWD, c->a[0], 0, c->a[1]);
+}
+static int64_t sys_lstat64(tc_sys_call *c) {
+  return stat_path_common(c, TC_STAT_64, TC_AT_FDCWD, c->a[0],
+                          TC_AT_SYMLINK_NOFOLLOW, c->a[1]);
+}
+static int64_t sys_fstat64(tc_sys_call *c) {
+  return stat_fd_common(c, TC_STAT_64);
+}
+static int64_t sys_fstatat64(tc_sys_call *c) {
+  return stat_path_common(c, TC_STAT_64, tc_sys_int(c, 0), c->a[1],
+                          tc_sys_int(c, 3), c->a[2]);
+}
+
+static int64_t sys_statx(tc_sys_call *c) {
+  /* statx(dirfd, path, flags, mask, buf) */
+  int flags = tc_sys_int(c, 2);
+  /* AT_STATX_SYNC_TYPE bits 0x6000 are accepted and meaningless here. */
+  if (flags & ~(TC_AT_SYMLINK_NOFOLLOW | TC_AT_EMPTY_PATH | 0x800 | 0x6000))
+    return -EINVAL;
+  if ((flags & 0x6000) == 0x6000)
+    return -EINVAL;
+  if (c->a[3] & 0x80000000u) /* STATX__RESERVED */
+    return -EINVAL;
+  struct stat st;
+  int r = path_stat(c, tc_sys_int(c, 0), c->a[1], flags, &st);
+  if (r < 0)
+    return r;
+  uint8_t buf[256];
+  tc_abi_encode_statx(c->emu->arch, &st, buf);
+  return tc_sys_write(c->emu, c->a[4], buf, sizeof buf);
+}
+
+/* ---------------------------------------------------------------- access */
+
+static int64_t do_access(tc_sys_call *c, int dirfd, uint64_t path, int mode,
+                         int flags) {
+  if (mode & ~7)
+    return -EINVAL;
+  if (flags & ~(TC_AT_EACCESS | TC_AT_SYMLINK_NOFOLLOW | TC_AT_EMPTY_PATH))
+    return -EINVAL;
+  char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
+  int r = tc_sys_read_path(c->emu, path, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  if (gpath[0] == 0 && (flags & TC_AT_EMPTY_PATH)) {
+    tc_fd *f = tc_sys_fd(c->emu, dirfd);
+    if (!f)
+      return -EBADF;
+    return faccessat(f->host_fd, "", mode, AT_EMPTY_PATH) < 0 ? -errno : 0;
+  }
+  if ((r = tc_guestfs_resolve(c->emu, dirfd, gpath, host, sizeof host)) < 0)
+    return r;
+  int hflags = ((flags & TC_AT_EACCESS) ? AT_EACCESS : 0) |
+               ((flags & TC_AT_SYMLINK_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0);
+  return faccessat(AT_FDCWD, host, mode, hflags) < 0 ? -errno : 0;
+}
+
+static int64_t sys_access(tc_sys_call *c) {
+  return do_access(c, TC_AT_FDCWD, c->a[0], tc_sys_int(c, 1), 0);
+}
+static int64_t sys_faccessat(tc_sys_call *c) {
+  return do_access(c, tc_sys_int(c, 0), c->a[1], tc_sys_int(c, 2), 0);
+}
+static int64_t sys_faccessat2(tc_sys_call *c) {
+  return do_access(c, tc_sys_int(c, 0), c->a[1], tc_sys_int(c, 2),
+                   tc_sys_int(c, 3));
+}
+
+/* -------------------------------------------------------------- readlink */
+
+static int64_t do_readlink(tc_sys_call *c, int dirfd, uint64_t path,
+                           uint64_t buf, int bufsiz) {
+  tc_emu *emu = c->emu;
+  if (bufsiz <= 0)
+    return -EINVAL;
+  char gpath[TC_PATH_MAX], abs[TC_PATH_MAX], target[TC_PATH_MAX];
+  int r = tc_sys_read_path(emu, path, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  if ((r = tc_guestfs_guest_abs(emu, dirfd, gpath, abs, sizeof abs)) < 0)
+    return r;
+  size_t n;
+  if (tc_guestfs_is_proc_exe(emu, abs)) {
+    n = strlen(emu->exe_guest_path);
+    if (n == 0)
+      return -ENOENT;
+    memcpy(target, emu->exe_guest_path, n);
+  } else {
+    char host[TC_PATH_MAX];
+    if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
+      return r;
+    ssize_t k = readlink(host, target, sizeof target);
+    if (k < 0)
+      return -errno;
+    n = (size_t)k; /* the link text is already a guest path */
+  }
+  if (n > (size_t)bufsiz)
+    n = (size_t)bufsiz;
+  r = tc_sys_write(emu, buf, target, n);
+  return r < 0 ? r : (int64_t)n;
+}
+
+static int64_t sys_readlink(tc_sys_call *c) {
+  return do_readlink(c, TC_AT_FDCWD, c->a[0], c->a[1], tc_sys_int(c, 2));
+}
+static int64_t sys_readlinkat(tc_sys_call *c) {
+  return do_readlink(c, tc_sys_int(c, 0), c->a[1], c->a[2], tc_sys_int(c, 3));
+}
+
+/* ------------------------------------------------------------ cwd, dirs */
+
+static int64_t sys_getcwd(tc_sys_call *c) {
+  const char *cwd = c->emu->cwd[0] == '/' ? c->emu->cwd : "/";
+  size_t n = strlen(cwd) + 1;
+  if (c->a[1] < n)
+    return -ERANGE;
+  int r = tc_sys_write(c->emu, c->a[0], cwd, n);
+  return r < 0 ? r : (int64_t)n;
+}
+
+static int64_t set_cwd(tc_emu *emu, const char *abs) {
+  if (strlen(abs) >= sizeof emu->cwd)
+    return -ENAMETOOLONG;
+  strcpy(emu->cwd, abs);
+  return 0;
+}
+
+static int64_t sys_chdir(tc_sys_call *c) {
+  char gpath[TC_PATH_MAX], abs[TC_PATH_MAX], host[TC_PATH_MAX];
+  int r = tc_sys_read_path(c->emu, c->a[0], gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  if ((r = tc_guestfs_guest_abs(c->emu, TC_AT_FDCWD, gpath, abs, sizeof abs)) <
+      0)
+    return r;
+  if ((r = tc_guestfs_resolve(c->emu, TC_AT_FDCWD, gpath, host, sizeof host)) <
+      0)
+    return r;
+  struct stat st;
+  if (stat(host, &st) < 0)
+    return -errno;
+  if (!S_ISDIR(st.st_mode))
+    return -ENOTDIR;
+  return set_cwd(c->emu, abs);
+}
+
+static int64_t sys_fchdir(tc_sys_call *c) {
+  int fd = tc_sys_int(c, 0);
+  tc_fd *f = tc_sys_fd(c->emu, fd);
+  if (!f)
+    return -EBADF;
+  if (f->kind != TC_FD_DIR)
+    return -ENOTDIR;
+  char abs[TC_PATH_MAX];
+  int r = tc_guestfs_fd_path(c->emu, fd, abs, sizeof abs);
+  return r < 0 ? r : set_cwd(c->emu, abs);
+}
+
+/* getdents64 / getdents: read host records, re-encode each one in the
+ * guest layout; a record that does not fit is left for the next call by
+ * seeking the host directory back to it. */
+static int64_t do_getdents(tc_sys_call *c, bool is64) {
+  tc_emu *emu = c->emu;
+  tc_fd *f = tc_sys_fd(emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  if (f->kind != TC_FD_DIR)
+    return -ENOTDIR;
+  uint64_t count = c->a[2];
+  if (count > TC_SYS_CHUNK)
+    count = TC_SYS_CHUNK; /* fewer entries per call is always allowed */
+  if (!tc_sys_range_ok(emu, c->a[1], count, TC_PROT_WRITE))
+    return -EFAULT;
+  uint8_t *hb = malloc((size_t)count + 1), *gb = malloc((size_t)count + 1);
+  if (!hb || !gb) {
+    free(hb);
+    free(gb);
+    return -ENOMEM;
+  }
+  int64_t ret;
+  off_t start = lseek(f->host_fd, 0, SEEK_CUR);
+  long n = syscall(SYS_getdents64, f->host_fd, hb, (size_t)count);
+  if (n < 0) {
+    ret = -errno;
+    goto out;
+  }
+  size_t pos = 0, hpos = 0;
+  int64_t last_off = (int64_t)start;
+  ret = 0;
+  while (hpos + 19 < (size_t)n) {
+    uint64_t ino;
+    int64_t off;
+    uint16_t reclen;
+    memcpy(&ino, hb + hpos, 8);
+    memcpy(&off, hb + hpos + 8, 8);
+    memcpy(&reclen, hb + hpos + 16, 2);
+    if (reclen < 20 || hpos + reclen > (size_t)n)
+      break;
+    uint8_t type = hb[hpos + 18];
+    char *name = (char *)hb + hpos + 19;
+    hb[hpos + reclen - 1] = 0; /* belt and braces: names are NUL-padded */
+    int k = is64 ? tc_abi_encode_dirent64(emu->arch, ino, off, type, name,
+                                          gb + pos, (size_t)count - pos)
+                 : tc_abi_encode_dirent(emu->arch, ino, off, type, name,
+                                        gb + pos, (size_t)count - pos);
+    if (k <= 0) {
+      if (pos == 0)
+        ret = k < 0 ? k : -EINVAL;
+      lseek(f->host_fd, (off_t)last_off, SEEK_SET);
+      break;
+    }
+    pos += (size_t)k;
+    hpos += reclen;
+    last_off = off;
+  }
+  if (ret == 0 && pos > 0) {
+    int w = tc_sys_write(emu, c->a[1], gb, pos);
+    ret = w < 0 ? w : (int64_t)pos;
+  }
+out:
+  free(hb);
+  free(gb);
+  return ret;
+}
+
+static int64_t sys_getdents64(tc_sys_call *c) { return do_getdents(c, true); }
+static int64_t sys_getdents(tc_sys_call *c) { return do_getdents(c, false); }
+
+/* ---------------------------------------------------------- path changes */
+
+static int64_t path_op(tc_sys_call *c, int dirfd, uint64_t path,
+                       int (*op)(const char *host, int arg), int arg) {
+  char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
+  int r = tc_sys_read_path(c->emu, path, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  if ((r = tc_guestfs_resolve(c->emu, dirfd, gpath, host, sizeof host)) < 0)
+    return r;
+  return op(host, arg) < 0 ? -errno : 0;
+}
+
+static int op_unlink(const char *h, int arg) {
+  return unlinkat(AT_FDCWD, h, arg ? AT_REMOVEDIR : 0);
+}
+static int op_mkdir(const char *h, int mode) { return mkdir(h, (mode_t)mode); }
+
+static int64_t sys_unlink(tc_sys_call *c) {
+  return path_op(c, TC_AT_FDCWD, c->a[0], op_unlink, 0);
+}
+static int64_t sys_rmdir(tc_sys_call *c) {
+  return path_op(c, TC_AT_FDCWD, c->a[0], op_unlink, 1);
+}
+static int64_t sys_unlinkat(tc_sys_call *c) {
+  int flags = tc_sys_int(c, 2);
+  if (flags & ~TC_AT_REMOVEDIR)
+    return -EINVAL;
+  return path_op(c, tc_sys_int(c, 0), c->a[1], op_unlink,
+                 (flags & TC_AT_REMOVEDIR) != 0);
+}
+static int64_t sys_mkdir(tc_sys_call *c) {
+  return path_op(c, TC_AT_FDCWD, c->a[0], op_mkdir,
+                 (int)(c->a[1] & 07777 & ~c->st->umask));
+}
+static int64_t sys_mkdirat(tc_sys_call *c) {
+  return path_op(c, tc_sys_int(c, 0), c->a[1], op_mkdir,
+                 (int)(c->a[2] & 07777 & ~c->st->umask));
+}
+
+static int64_t do_rename(tc_sys_call *c, int olddir, uint64_t oldp, int newdir,
+                         uint64_t newp, unsigned flags) {
+  if (flags & ~1u) /* RENAME_NOREPLACE only */
+    return -EINVAL;
+  char g1[TC_PATH_MAX], g2[TC_PATH_MAX], h1[TC_PATH_MAX], h2[TC_PATH_MAX];
+  int r = tc_sys_read_path(c->emu, oldp, g1, sizeof g1);
+  if (r < 0 || (r = tc_sys_read_path(c->emu, newp, g2, sizeof g2)) < 0)
+    return r;
+  if ((r = tc_guestfs_resolve(c->emu, olddir, g1, h1, sizeof h1)) < 0 ||
+      (r = tc_guestfs_resolve(c->emu, newdir, g2, h2, sizeof h2)) < 0)
+    return r;
+  return renameat2(AT_FDCWD, h1, AT_FDCWD, h2, flags) < 0 ? -errno : 0;
+}
+
+static int64_t sys_rename(tc_sys_call *c) {
+  return do_rename(c, TC_AT_FDCWD, c->a[0], TC_AT_FDCWD, c->a[1], 0);
+}
+static int64_t sys_renameat(tc_sys_call *c) {
+  return do_rename(c, tc_sys_int(c, 0), c->a[1], tc_sys_int(c, 2), c->a[3], 0);
+}
+static int64_t sys_renameat2(tc_sys_call *c) {
+  return do_rename(c, tc_sys_int(c, 0), c->a[1], tc_sys_int(c, 2), c->a[3],
+                   (unsigned)c->a[4]);
+}
+
+static int64_t do_ftruncate(tc_sys_call *c, int64_t len) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  if (len < 0 || !f->owned || f->kind != TC_FD_HOST)
+    return -EINVAL;
+  return ftruncate(f->host_fd, (off_t)len) < 0 ? -errno : 0;
+}
+static int64_t sys_ftruncate(tc_sys_call *c) {
+  return do_ftruncate(c, tc_sys_long(c, 1));
+}
+static int64_t sys_ftruncate64(tc_sys_call *c) {
+  return do_ftruncate(c, (int64_t)tc_sys_arg64(c, 1));
+}
+
+static int64_t sys_fsync(tc_sys_call *c) {
+  return tc_sys_fd(c->emu, tc_sys_int(c, 0)) ? 0 : -EBADF;
+}
+
+/* ------------------------------------------------------------ dup, fcntl */
+
+static int64_t sys_dup(tc_sys_call *c) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  int g = tc_sys_fd_alloc(c->emu, 0);
+  return g < 0 ? g : fd_dup_into(c->emu, f, g, false);
+}
+
+static int64_t do_dup3(tc_sys_call *c, int oldfd, int newfd, bool cloexec) {
+  tc_emu *emu = c->emu;
+  tc_fd *f = tc_sys_fd(emu, oldfd);
+  if (!f || newfd < 0 || newfd >= fd_limit(emu))
+    return -EBADF;
+  if (oldfd == newfd)
+    return newfd;
+  tc_fd old = *f; /* fd_release(newfd) must not disturb the source */
+  if (emu->fds[newfd].kind != TC_FD_CLOSED)
+    fd_release(emu, &emu->fds[newfd]);
+  return fd_dup_into(emu, &old, newfd, cloexec);
+}
+
+static int64_t sys_dup2(tc_sys_call *c) {
+  return do_dup3(c, tc_sys_int(c, 0), tc_sys_int(c, 1), false);
+}
+
+static int64_t sys_dup3(tc_sys_call *c) {
+  int flags = tc_sys_int(c, 2);
+  if (flags & ~O_CLOEXEC)
+    return -EINVAL;
+  if (tc_sys_int(c, 0) == tc_sys_int(c, 1))
+    return -EINVAL;
+  return do_dup3(c, tc_sys_int(c, 0), tc_sys_int(c, 1),
+                 (flags & O_CLOEXEC) != 0);
+}
+
+static int64_t sys_fcntl(tc_sys_call *c) {
+  tc_emu *emu = c->emu;
+  tc_fd *f = tc_sys_fd(emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  int cmd = tc_sys_int(c, 1);
+  switch (cmd) {
+  case F_DUPFD:
+  case F_DUPFD_CLOEXEC: {
+    int64_t min = tc_sys_long(c, 2);
+    if (min < 0 || min >= fd_limit(emu))
+      return -EINVAL;
+    int g = tc_sys_fd_alloc(emu, (int)min);
+    return g < 0 ? g : fd_dup_into(emu, f, g, cmd == F_DUPFD_CLOEXEC);
+  }
+  case F_GETFD:
+    return f->cloexec ? FD_CLOEXEC : 0;
+  case F_SETFD:
+    f->cloexec = (c->a[2] & FD_CLOEXEC) != 0;
+    return 0;
+  case F_GETFL:
+    return f->flags;
+  case F_SETFL: {
+    const int changeable =
+        O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
+    int arg = tc_sys_int(c, 2);
+    f->flags = (f->flags & ~changeable) | (arg & changeable);
+    /* Only our own host fds follow: tracecorn's stdio stays as it is. */
+    if (f->owned) {
+      int hfl = fcntl(f->host_fd, F_GETFL);
+      if (hfl >= 0)
+        fcntl(f->host_fd, F_SETFL,
+              (hfl & ~(O_APPEND | O_NONBLOCK)) |
+                  (arg & (O_APPEND | O_NONBLOCK)));
+    }
+    return 0;
+  }
+  default:
+    return -EINVAL; /* locks, leases, pipe sizes, seals: not emulated */
+  }
+}
+
+static int64_t sys_ioctl(tc_sys_call *c) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  switch ((uint32_t)c->a[1]) {
+  case 0x5451: /* FIOCLEX */
+    f->cloexec = true;
+    return 0;
+  case 0x5450: /* FIONCLEX */
+    f->cloexec = false;
+    return 0;
+  case 0x5421: { /* FIONBIO */
+    uint64_t on;
+    int r = tc_sys_get_uint(c->emu, c->a[2], 4, &on);
+    if (r < 0)
+      return r;
+    f->flags = on ? (f->flags | O_NONBLOCK) : (f->flags & ~O_NONBLOCK);
+    return 0;
+  }
+  default:
+    /* TCGETS, TIOCGWINSZ and every other terminal request: no fd of the
+     * emulated process is a terminal. */
+    return -ENOTTY;
+  }
+}
+
+/* ------------------------------------------------------------------ pipes */
+
+static int64_t do_pipe(tc_sys_call *c, int flags) {
+  tc_emu *emu = c->emu;
+  if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+    return -EINVAL;
+  int g0 = tc_sys_fd_alloc(emu, 0);
+  if (g0 < 0)
+    return g0;
+  emu->fds[g0].kind = TC_FD_HOST; /* reserve while finding the second */
+  int g1 = tc_sys_fd_alloc(emu, 0);
+  emu->fds[g0].kind = TC_FD_CLOSED;
+  if (g1 < 0)
+    return g1;
+  if (!tc_sys_range_ok(emu, c->a[0], 8, TC_PROT_WRITE))
+    return -EFAULT;
+  int hp[2];
+  if (pipe2(hp, O_CLOEXEC | (flags & (O_NONBLOCK | O_DIRECT))) < 0)
+    return -errno;
+  uint8_t out[8];
+  tc_abi_put(emu->arch, out, 4, (uint32_t)g0);
+  tc_abi_put(emu->arch, out + 4, 4, (uint32_t)g1);
+  int r = tc_sys_write(emu, c->a[0], out, sizeof out);
+  if (r < 0) {
+    close(hp[0]);
+    close(hp[1]);
+    return r;
+  }
+  int fl = flags & O_NONBLOCK;
+  emu->fds[g0] =
+      (tc_fd){TC_FD_HOST, hp[0], O_RDONLY | fl, (flags & O_CLOEXEC) != 0, true};
+  emu->fds[g1] =
+      (tc_fd){TC_FD_HOST, hp[1], O_WRONLY | fl, (flags & O_CLOEXEC) != 0, true};
+  return 0;
+}
+
+static int64_t sys_pipe(tc_sys_call *c) { return do_pipe(c, 0); }
+static int64_t sys_pipe2(tc_sys_call *c) {
+  return do_pipe(c, tc_sys_int(c, 1));
+}
+
+/* ------------------------------------------------------------------- poll */
+
+/* Polls guest fds on the host. A timeout that expires advances the
+ * virtual clock by the timeout instead of depending on host time. */
+static int64_t do_poll(tc_sys_call *c, uint64_t fds, uint64_t nfds,
+                       int64_t timeout_ms) {
+  tc_emu *emu = c->emu;
+  if (nfds > (uint64_t)fd_limit(emu) && nfds > 1024)
+    return -EINVAL;
+  if (nfds > 1024)
+    return -EINVAL;
+  size_t n = (size_t)nfds;
+  uint8_t *raw = malloc(n * 8 + 1);
+  struct pollfd *hp = calloc(n + 1, sizeof *hp);
+  int64_t ret = 0;
+  if (!raw || !hp) {
+    ret = -ENOMEM;
+    goto out;
+  }
+  if ((ret = tc_sys_read(emu, fds, raw, n * 8)) < 0)
+    goto out;
+  int64_t ready = 0;
+  for (size_t i = 0; i < n; i++) {
+    int gfd = (int)(int32_t)tc_abi_get(emu->arch, raw + i * 8, 4);
+    short ev = (short)tc_abi_get(emu->arch, raw + i * 8 + 4, 2);
+    tc_fd *f = gfd >= 0 ? tc_sys_fd(emu, gfd) : NULL;
+    hp[i].fd = f ? f->host_fd : -1;
+    hp[i].events = ev;
+    hp[i].revents = (gfd >= 0 && !f) ? POLLNVAL : 0;
+    if (hp[i].revents)
+      ready++;
+  }
+  int hto = timeout_ms < 0            ? -1
+            : timeout_ms > 0x7fffffff ? 0x7fffffff
+                                      : (int)timeout_ms;
+  if (ready)
+    hto = 0;
+  /* The POLLNVAL entries keep fd -1 so the host ignores them. */
+  struct pollfd *saved = malloc((n + 1) * sizeof *saved);
+  if (!saved) {
+    ret = -ENOMEM;
+    goto out;
+  }
+  memcpy(saved, hp, n * sizeof *hp);
+  int r = poll(hp, n, hto);
+  if (r < 0) {
+    free(saved);
+    ret = -errno;
+    goto out;
+  }
+  ready = 0;
+  for (size_t i = 0; i < n; i++) {
+    short rev = saved[i].revents == POLLNVAL ? POLLNVAL : hp[i].revents;
+    if (rev)
+      ready++;
+    tc_abi_put(emu->arch, raw + i * 8 + 6, 2, (uint16_t)rev);
+  }
+  free(saved);
+  if (ready == 0 && timeout_ms > 0)
+    emu->clock_ns += (uint64_t)timeout_ms * 1000000u;
+  if ((ret = tc_sys_write(emu, fds, raw, n * 8)) < 0)
+    goto out;
+  ret = ready;
+out:
+  free(raw);
+  free(hp);
+  return ret;
+}
+
+static int64_t sys_poll(tc_sys_call *c) {
+  return do_poll(c, c->a[0], c->a[1], (int64_t)tc_sys_int(c, 2));
+}
+
+static int64_t ppoll_common(tc_sys_call *c, bool time64) {
+  int64_t ms = -1;
+  if (c->a[2]) {
+    uint8_t ts[16];
+    unsigned sz = tc_abi_timespec_size(c->emu->arch, time64);
+    int r = tc_sys_read(c->emu, c->a[2], ts, sz);
+    if (r < 0)
+      return r;
+    int64_t sec, nsec;
+    tc_abi_decode_timespec(c->emu->arch, time64, ts, &sec, &nsec);
+    if (sec < 0 || nsec < 0 || nsec >= 1000000000)
+      return -EINVAL;
+    ms = sec > 0x7fffffff / 1000 ? 0x7fffffff : sec * 1000 + nsec / 1000000;
+  }
+  return do_poll(c, c->a[0], c->a[1], ms);
+}
+
+static int64_t sys_ppoll(tc_sys_call *c) { return ppoll_common(c, false); }
+static int64_t sys_ppoll_time64(tc_sys_call *c) {
+  return ppoll_common(c, true);
+}
+
+const tc_sys_entry tc_sys_fs_table[] = {
+    {"read", sys_read},
+    {"write", sys_write},
+    {"pread64", sys_pread64},
+    {"pwrite64", sys_pwrite64},
+    {"readv", sys_readv},
+    {"writev", sys_writev},
+    {"open", sys_open},
+    {"openat", sys_openat},
+    {"creat", sys_creat},
+    {"close", sys_close},
+    {"lseek", sys_lseek},
+    {"_llseek", sys_llseek},
+    {"stat", sys_stat},
+    {"lstat", sys_lstat},
+    {"fstat", sys_fstat},
+    {"newfstatat", sys_newfstatat},
+    {"stat64", sys_stat64},
+    {"lstat64", sys_lstat64},
+    {"fstat64", sys_fstat64},
+    {"fstatat64", sys_fstatat64},
+    {"statx", sys_statx},
+    {"access", sys_access},
+    {"faccessat", sys_faccessat},
+    {"faccessat2", sys_faccessat2},
+    {"readlink", sys_readlink},
+    {"readlinkat", sys_readlinkat},
+    {"getcwd", sys_getcwd},
+    {"chdir", sys_chdir},
+    {"fchdir", sys_fchdir},
+    {"getdents64", sys_getdents64},
+    {"getdents", sys_getdents},
+    {"unlink", sys_unlink},
+    {"unlinkat", sys_unlinkat},
+    {"rmdir", sys_rmdir},
+    {"mkdir", sys_mkdir},
+    {"mkdirat", sys_mkdirat},
+    {"rename", sys_rename},
+    {"renameat", sys_renameat},
+    {"renameat2", sys_renameat2},
+    {"ftruncate", sys_ftruncate},
+    {"ftruncate64", sys_ftruncate64},
+    {"fsync", sys_fsync},
+    {"fdatasync", sys_fsync},
+    {"dup", sys_dup},
+    {"dup2", sys_dup2},
+    {"dup3", sys_dup3},
+    {"fcntl", sys_fcntl},
+    {"fcntl64", sys_fcntl},
+    {"ioctl", sys_ioctl},
+    {"pipe", sys_pipe},
+    {"pipe2", sys_pipe2},
+    {"poll", sys_poll},
+    {"ppoll", sys_ppoll},
+    {"ppoll_time64", sys_ppoll_time64},
+    {NULL, NULL},
+};

@@ -1,0 +1,257 @@
+/* The emulated Linux kernel: syscall dispatch.
+ *
+ * The arch's syscall ABI (arch->sys) gives the number and argument
+ * registers. Handlers live in linux_sys_fs.c / _mm.c / _misc.c and are
+ * bound to numbers BY NAME through arch->sys.names, once per arch, so an
+ * arch only contributes its name table. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu/linux_sys.h"
+
+/* ------------------------------------------------------ per-emu kernel state
+ * tc_emu (emu.h, owned by the core) has no slot for kernel-private state,
+ * so it is kept here keyed by the emu pointer. The engine pointer is kept
+ * too: a new emu allocated at a freed emu's address gets fresh state. */
+
+static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
+static tc_linux_state **states;
+static size_t nstates, cap_states;
+
+static void state_init(tc_linux_state *st, tc_emu *emu) {
+  memset(st, 0, sizeof *st);
+  st->emu = emu;
+  st->uc = emu->uc;
+  st->altstack_flags = 2; /* SS_DISABLE */
+  for (int i = 0; i < TC_RLIM_NLIMITS; i++)
+    st->rlim_cur[i] = st->rlim_max[i] = UINT64_MAX; /* RLIM_INFINITY */
+  st->rlim_cur[3] = 8u << 20;                       /* RLIMIT_STACK */
+  st->rlim_cur[7] = st->rlim_max[7] = 1024;         /* RLIMIT_NOFILE */
+  st->umask = 022;
+  /* comm: the program's base name, 15 characters at most. */
+  const char *exe = emu->exe_guest_path;
+  const char *slash = strrchr(exe, '/');
+  const char *base = slash ? slash + 1 : exe;
+  size_t n = strnlen(base, sizeof st->comm - 1);
+  memcpy(st->comm, base, n);
+  st->comm[n] = 0;
+}
+
+tc_linux_state *tc_linux_state_of(tc_emu *emu) {
+  pthread_mutex_lock(&state_lock);
+  tc_linux_state *st = NULL;
+  for (size_t i = 0; i < nstates; i++)
+    if (states[i]->emu == emu) {
+      st = states[i];
+      if (st->uc != emu->uc)
+        state_init(st, emu);
+      break;
+    }
+  if (!st) {
+    if (nstates == cap_states) {
+      size_t ncap = cap_states ? cap_states * 2 : 8;
+      tc_linux_state **ns = realloc(states, ncap * sizeof *ns);
+      if (!ns)
+        abort(); /* a few hundred bytes: out of memory is fatal */
+      states = ns;
+      cap_states = ncap;
+    }
+    st = malloc(sizeof *st);
+    if (!st)
+      abort();
+    state_init(st, emu);
+    states[nstates++] = st;
+  }
+  pthread_mutex_unlock(&state_lock);
+  return st;
+}
+
+void tc_linux_forget(tc_emu *emu) {
+  pthread_mutex_lock(&state_lock);
+  for (size_t i = 0; i < nstates; i++)
+    if (states[i]->emu == emu) {
+      free(states[i]);
+      states[i] = states[--nstates];
+      break;
+    }
+  pthread_mutex_unlock(&state_lock);
+}
+
+/* ------------------------------------------------------- guest integers */
+
+bool tc_sys_range_ok(tc_emu *emu, uint64_t addr, uint64_t len, uint32_t prot) {
+  if (len == 0)
+    return true;
+  uint64_t end = addr + len;
+  if (end < addr)
+    return false;
+  if (emu->arch->ptr_size == 4 && end > 0x100000000ull)
+    return false;
+  for (uint64_t a = addr; a < end;) {
+    const tc_region *r = tc_emu_region_at(emu, a);
+    if (!r || (r->prot & prot) != prot || r->end <= a)
+      return false;
+    a = r->end;
+  }
+  return true;
+}
+
+int tc_sys_read(tc_emu *emu, uint64_t addr, void *buf, size_t n) {
+  if (!tc_sys_range_ok(emu, addr, n, TC_PROT_READ))
+    return -EFAULT;
+  return tc_emu_read(emu, addr, buf, n) < 0 ? -EFAULT : 0;
+}
+
+int tc_sys_write(tc_emu *emu, uint64_t addr, const void *buf, size_t n) {
+  if (!tc_sys_range_ok(emu, addr, n, TC_PROT_WRITE))
+    return -EFAULT;
+  return tc_emu_write(emu, addr, buf, n) < 0 ? -EFAULT : 0;
+}
+
+int tc_sys_read_path(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
+  if (!tc_sys_range_ok(emu, addr, 1, TC_PROT_READ))
+    return -EFAULT;
+  int r = tc_emu_read_str(emu, addr, buf, max);
+  if (r < 0)
+    return r;
+  return (int)strlen(buf);
+}
+
+int tc_sys_get_uint(tc_emu *emu, uint64_t addr, unsigned size, uint64_t *v) {
+  uint8_t b[8];
+  if (size > 8)
+    return -EINVAL;
+  int r = tc_sys_read(emu, addr, b, size);
+  if (r < 0)
+    return r;
+  *v = tc_abi_get(emu->arch, b, size);
+  return 0;
+}
+
+int tc_sys_put_uint(tc_emu *emu, uint64_t addr, unsigned size, uint64_t v) {
+  uint8_t b[8];
+  if (size > 8)
+    return -EINVAL;
+  tc_abi_put(emu->arch, b, size, v);
+  return tc_sys_write(emu, addr, b, size);
+}
+
+/* -------------------------------------------------------- dispatch table */
+
+typedef struct sys_table {
+  tc_sys_fn *fn; /* indexed by syscall number */
+  uint32_t n;
+} sys_table;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static sys_table tables[32]; /* by tc_arch_id */
+
+static const tc_sys_entry *const handler_tables[] = {
+    tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table};
+
+static const sys_table *table_for(const tc_arch *arch) {
+  if ((unsigned)arch->id >= sizeof tables / sizeof tables[0])
+    return NULL;
+  pthread_mutex_lock(&table_lock);
+  sys_table *t = &tables[arch->id];
+  if (!t->fn && arch->sys.nnames > 0) {
+    uint32_t n = 0;
+    for (size_t i = 0; i < arch->sys.nnames; i++)
+      if (arch->sys.names[i].nr + 1 > n)
+        n = arch->sys.names[i].nr + 1;
+    tc_sys_fn *fn = calloc(n, sizeof *fn);
+    if (fn) {
+      for (size_t h = 0; h < sizeof handler_tables / sizeof *handler_tables;
+           h++)
+        for (const tc_sys_entry *e = handler_tables[h]; e->name; e++)
+          for (size_t i = 0; i < arch->sys.nnames; i++)
+            if (strcmp(arch->sys.names[i].name, e->name) == 0)
+              fn[arch->sys.names[i].nr] = e->fn;
+      t->n = n;
+      t->fn = fn;
+    }
+  }
+  pthread_mutex_unlock(&table_lock);
+  return t->fn ? t : NULL;
+}
+
+static void report_unknown(tc_sys_call *c, uint64_t nr) {
+  tc_emu *emu = c->emu;
+  if (nr < sizeof emu->unknown_reported * 8) {
+    uint8_t bit = (uint8_t)(1u << (nr & 7));
+    if (emu->unknown_reported[nr >> 3] & bit)
+      return;
+    emu->unknown_reported[nr >> 3] |= bit;
+  } else {
+    if (c->st->high_unknown_reported)
+      return;
+    c->st->high_unknown_reported = true;
+  }
+  if (emu->opt.quiet)
+    return;
+  uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
+  fprintf(stderr,
+          "tracecorn: unimplemented syscall %llu (%s) at pc 0x%llx; "
+          "returning -ENOSYS\n",
+          (unsigned long long)nr, c->name ? c->name : "?",
+          (unsigned long long)pc);
+}
+
+void tc_linux_syscall(tc_emu *emu) {
+  const tc_arch *arch = emu->arch;
+  const tc_syscall_abi *abi = &arch->sys;
+  uint64_t mask = arch->ptr_size == 4 ? 0xffffffffull : ~0ull;
+
+  tc_sys_call c;
+  memset(&c, 0, sizeof c);
+  c.emu = emu;
+  c.st = tc_linux_state_of(emu);
+  uint64_t nr = tc_emu_reg(emu, abi->nr_reg) & mask;
+  for (int i = 0; i < 6; i++)
+    c.a[i] = tc_emu_reg(emu, abi->arg_regs[i]) & mask;
+  c.nr = (uint32_t)nr;
+  c.name = nr <= UINT32_MAX ? tc_arch_syscall_name(arch, c.nr) : NULL;
+
+  const sys_table *t = table_for(arch);
+  tc_sys_fn fn = (t && nr < t->n) ? t->fn[nr] : NULL;
+  int64_t ret;
+  bool unknown = false;
+  if (fn) {
+    ret = fn(&c);
+  } else {
+    unknown = true;
+    ret = -ENOSYS;
+    report_unknown(&c, nr);
+  }
+  emu->syscall_count++;
+
+  if (!c.no_return) {
+    if (abi->err_reg >= 0) {
+      /* Error-flag ABIs (mips a3): positive errno plus a flag register. */
+      bool failed = ret < 0 && ret > -4096;
+      tc_emu_set_reg(emu, abi->err_reg, failed ? 1 : 0);
+      tc_emu_set_reg(emu, abi->ret_reg, (uint64_t)(failed ? -ret : ret) & mask);
+    } else {
+      tc_emu_set_reg(emu, abi->ret_reg, (uint64_t)ret & mask);
+    }
+  }
+
+  if (emu->obs.on_syscall) {
+    tc_syscall_record rec;
+    memset(&rec, 0, sizeof rec);
+    rec.nr = c.nr;
+    rec.name = c.name;
+    memcpy(rec.args, c.a, sizeof rec.args);
+    rec.ret = c.no_return ? 0 : ret;
+    rec.unknown = unknown;
+    emu->obs.on_syscall(emu->obs.ctx, &rec);
+  }
+
+  if (c.action == TC_SYS_ACT_EXIT)
+    tc_emu_exit(emu, c.action_arg);
+  else if (c.action == TC_SYS_ACT_KILL)
+    tc_emu_kill(emu, c.action_arg);
+}

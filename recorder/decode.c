@@ -1,0 +1,274 @@
+/* Per-PC decode cache (see decode.h). */
+#include "recorder/decode.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Capstone register id -> tracecorn register index, or one of: */
+enum { MAP_NONE = -1, MAP_FPU = -2, MAP_SEGMENT = -3 };
+
+struct tc_decoder {
+  const tc_arch *arch;
+  csh cs;
+  int cs_ok;
+  int16_t regmap[512];
+  int fpu_regs[24];
+  int nfpu;
+  int mxcsr;
+  tc_decoded *slots; /* open addressing, power-of-two capacity */
+  size_t cap, used;
+};
+
+/* x86 sub-register families: any member written means the first member
+ * that exists in the arch table changed. */
+static const char *const x86_families[][5] = {
+    {"rax", "eax", "ax", "al", "ah"},   {"rbx", "ebx", "bx", "bl", "bh"},
+    {"rcx", "ecx", "cx", "cl", "ch"},   {"rdx", "edx", "dx", "dl", "dh"},
+    {"rsi", "esi", "si", "sil", NULL},  {"rdi", "edi", "di", "dil", NULL},
+    {"rbp", "ebp", "bp", "bpl", NULL},  {"rsp", "esp", "sp", "spl", NULL},
+    {"rip", "eip", "ip", NULL, NULL},   {"rflags", "eflags", "flags", NULL, NULL},
+};
+
+static int map_x86_name(const tc_arch *arch, const char *name) {
+  for (size_t f = 0; f < sizeof x86_families / sizeof x86_families[0]; f++) {
+    int member = 0;
+    for (int k = 0; k < 5 && x86_families[f][k]; k++)
+      if (strcmp(x86_families[f][k], name) == 0)
+        member = 1;
+    if (!member)
+      continue;
+    for (int k = 0; k < 5 && x86_families[f][k]; k++) {
+      int idx = tc_arch_reg_index(arch, x86_families[f][k]);
+      if (idx >= 0)
+        return idx;
+    }
+    return MAP_NONE;
+  }
+  /* r8..r15 with d/w/b suffixes */
+  if (name[0] == 'r' && name[1] >= '0' && name[1] <= '9') {
+    char base[8];
+    size_t n = 0;
+    while (name[n + 1] >= '0' && name[n + 1] <= '9' && n < 3)
+      n++;
+    snprintf(base, sizeof base, "r%.*s", (int)n, name + 1);
+    return tc_arch_reg_index(arch, base);
+  }
+  /* xmmN / ymmN / zmmN -> xmmN */
+  if ((name[0] == 'x' || name[0] == 'y' || name[0] == 'z') &&
+      strncmp(name + 1, "mm", 2) == 0) {
+    char x[16];
+    snprintf(x, sizeof x, "xmm%s", name + 3);
+    return tc_arch_reg_index(arch, x);
+  }
+  if (strncmp(name, "st", 2) == 0 || strncmp(name, "fp", 2) == 0 ||
+      strncmp(name, "mm", 2) == 0)
+    return MAP_FPU;
+  if (strlen(name) == 2 && name[1] == 's' && strchr("cdefgs", name[0]))
+    return MAP_SEGMENT;
+  return tc_arch_reg_index(arch, name);
+}
+
+tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
+  tc_decoder *d = calloc(1, sizeof *d);
+  if (!d) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  d->arch = arch;
+  d->cap = 4096;
+  d->slots = calloc(d->cap, sizeof *d->slots);
+  if (!d->slots) {
+    free(d);
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  int mode = arch->cs_mode | (arch->big_endian ? CS_MODE_BIG_ENDIAN : 0);
+  if (cs_open((cs_arch)arch->cs_arch, (cs_mode)mode, &d->cs) == CS_ERR_OK) {
+    d->cs_ok = 1;
+    cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
+  }
+  for (int i = 0; i < 512; i++) {
+    d->regmap[i] = MAP_NONE;
+    const char *nm = d->cs_ok ? cs_reg_name(d->cs, (unsigned)i) : NULL;
+    if (nm && arch->uc_arch == 4 /* UC_ARCH_X86 */)
+      d->regmap[i] = (int16_t)map_x86_name(arch, nm);
+    else if (nm)
+      d->regmap[i] = (int16_t)tc_arch_reg_index(arch, nm);
+  }
+  for (int i = 0; i < arch->nregs && d->nfpu < 24; i++)
+    if (arch->regs[i].flags & TC_REG_FPU)
+      d->fpu_regs[d->nfpu++] = i;
+  d->mxcsr = tc_arch_reg_index(arch, "mxcsr");
+  return d;
+}
+
+void tc_decoder_free(tc_decoder *d) {
+  if (!d)
+    return;
+  if (d->cs_ok)
+    cs_close(&d->cs);
+  free(d->slots);
+  free(d);
+}
+
+static size_t slot_of(const tc_decoder *d, uint64_t pc) {
+  uint64_t h = pc * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 20) & (d->cap - 1);
+}
+
+static void add_write(tc_decoded *e, int reg) {
+  for (int i = 0; i < e->nwrite; i++)
+    if (e->write[i] == reg)
+      return;
+  if (e->nwrite < sizeof e->write / sizeof e->write[0])
+    e->write[e->nwrite++] = (uint16_t)reg;
+  else
+    e->full_read = true;
+}
+
+static void decode_into(tc_decoder *d, tc_decoded *e) {
+  e->full_read = false;
+  e->is_rep = false;
+  e->nwrite = 0;
+  add_write(e, d->arch->pc_reg);
+  cs_insn *insn = NULL;
+  if (!d->cs_ok ||
+      cs_disasm(d->cs, e->bytes, e->size, e->pc, 1, &insn) != 1) {
+    e->full_read = true;
+    return;
+  }
+  cs_regs rd, wr;
+  uint8_t nrd = 0, nwr = 0;
+  if (cs_regs_access(d->cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+    e->full_read = true;
+    cs_free(insn, 1);
+    return;
+  }
+  bool vector = false;
+  for (int i = 0; i < nwr; i++) {
+    int m = wr[i] < 512 ? d->regmap[wr[i]] : MAP_NONE;
+    if (m == MAP_FPU || m == MAP_SEGMENT || m == MAP_NONE)
+      e->full_read = true; /* x87 stack rotation, hidden bases, unknown */
+    else {
+      add_write(e, m);
+      if (d->arch->regs[m].flags & TC_REG_VECTOR)
+        vector = true;
+    }
+  }
+  for (int i = 0; i < nrd; i++) {
+    int m = rd[i] < 512 ? d->regmap[rd[i]] : MAP_NONE;
+    if (m == MAP_FPU)
+      e->full_read = true;
+    else if (m >= 0 && (d->arch->regs[m].flags & TC_REG_VECTOR))
+      vector = true;
+  }
+  /* SSE arithmetic sets MXCSR's sticky exception flags. */
+  if (vector && d->mxcsr >= 0)
+    add_write(e, d->mxcsr);
+  if (d->arch->uc_arch == 4 /* x86 */) {
+    const cs_detail *det = insn->detail;
+    for (int g = 0; g < det->groups_count; g++)
+      if (det->groups[g] == X86_GRP_FPU || det->groups[g] == X86_GRP_INT ||
+          det->groups[g] == CS_GRP_INT)
+        e->full_read = true;
+    const char *mn = insn->mnemonic;
+    if (strncmp(mn, "rep", 3) == 0)
+      e->is_rep = true;
+    /* Traps and state-restoring instructions touch registers capstone
+     * does not list. */
+    if (strcmp(mn, "syscall") == 0 || strcmp(mn, "sysenter") == 0 ||
+        strncmp(mn, "int", 3) == 0 || strncmp(mn, "fx", 2) == 0 ||
+        strncmp(mn, "xrstor", 6) == 0 || strcmp(mn, "ldmxcsr") == 0 ||
+        strcmp(mn, "cpuid") == 0 || strncmp(mn, "f", 1) == 0 ||
+        strcmp(mn, "emms") == 0 || strncmp(mn, "wr", 2) == 0)
+      e->full_read = true;
+    for (int i = 0; i < det->x86.op_count; i++)
+      if (det->x86.operands[i].type == X86_OP_REG) {
+        int m = d->regmap[det->x86.operands[i].reg];
+        if (m == MAP_FPU)
+          e->full_read = true;
+      }
+  }
+  cs_free(insn, 1);
+}
+
+static int grow(tc_decoder *d) {
+  size_t ncap = d->cap * 2;
+  tc_decoded *ns = calloc(ncap, sizeof *ns);
+  if (!ns)
+    return -1;
+  tc_decoded *old = d->slots;
+  size_t ocap = d->cap;
+  d->slots = ns;
+  d->cap = ncap;
+  d->used = 0;
+  for (size_t i = 0; i < ocap; i++) {
+    if (!old[i].valid)
+      continue;
+    size_t s = slot_of(d, old[i].pc);
+    while (d->slots[s].valid)
+      s = (s + 1) & (d->cap - 1);
+    d->slots[s] = old[i];
+    d->used++;
+  }
+  free(old);
+  return 0;
+}
+
+const tc_decoded *tc_decoder_peek(tc_decoder *d, uint64_t pc) {
+  size_t s = slot_of(d, pc);
+  while (d->slots[s].valid) {
+    if (d->slots[s].pc == pc)
+      return &d->slots[s];
+    s = (s + 1) & (d->cap - 1);
+  }
+  return NULL;
+}
+
+const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
+                                 const uint8_t *bytes, uint32_t size) {
+  if (size > 16)
+    size = 16;
+  size_t s = slot_of(d, pc);
+  while (d->slots[s].valid) {
+    tc_decoded *e = &d->slots[s];
+    if (e->pc == pc) {
+      if (e->size != size || memcmp(e->bytes, bytes, size) != 0) {
+        e->size = (uint8_t)size;
+        memcpy(e->bytes, bytes, size);
+        decode_into(d, e);
+      }
+      return e;
+    }
+    s = (s + 1) & (d->cap - 1);
+  }
+  if ((d->used + 1) * 2 > d->cap) {
+    if (grow(d) < 0)
+      return NULL;
+    return tc_decoder_get(d, pc, bytes, size);
+  }
+  tc_decoded *e = &d->slots[s];
+  memset(e, 0, sizeof *e);
+  e->valid = true;
+  e->pc = pc;
+  e->size = (uint8_t)size;
+  memcpy(e->bytes, bytes, size);
+  decode_into(d, e);
+  d->used++;
+  return e;
+}
+
+void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size) {
+  /* Rare (self-modifying code): rebuild the table without the victims. */
+  bool hit = false;
+  for (size_t i = 0; i < d->cap; i++) {
+    tc_decoded *e = &d->slots[i];
+    if (e->valid && e->pc < addr + size && e->pc + e->size > addr) {
+      e->size = 0; /* forces a re-decode on the next lookup */
+      hit = true;
+    }
+  }
+  (void)hit;
+}

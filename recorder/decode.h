@@ -1,0 +1,35 @@
+/* Per-PC decode cache: each instruction is disassembled once (capstone,
+ * with detail) to learn which registers it can write, so the recorder reads
+ * only those after it executes. */
+#ifndef TC_DECODE_H
+#define TC_DECODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tracecorn/tracecorn.h"
+
+typedef struct tc_decoded {
+  uint64_t pc;
+  uint8_t size;
+  uint8_t bytes[16];
+  bool valid;     /* slot in use */
+  bool full_read; /* read every register after it (traps, x87, unknown) */
+  bool is_rep;    /* rep/repe/repne-prefixed string instruction */
+  uint8_t nwrite; /* registers it may write (indices into arch->regs) */
+  uint16_t write[40];
+} tc_decoded;
+
+typedef struct tc_decoder tc_decoder;
+
+tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err);
+void tc_decoder_free(tc_decoder *d);
+/* Returns the cached decode for pc, decoding `bytes` (size bytes) on a miss
+ * or when the cached bytes differ in length. */
+const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
+                                 const uint8_t *bytes, uint32_t size);
+/* Looks up without decoding (NULL on miss). */
+const tc_decoded *tc_decoder_peek(tc_decoder *d, uint64_t pc);
+/* Drops cached decodes overlapping [addr, addr+size) (self-modifying code). */
+void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size);
+#endif

@@ -1,0 +1,741 @@
+/* The recorder: per-instruction code hook, memory hooks and kernel
+ * observer, turned into tc_events.
+ *
+ * Record i is emitted at the code hook of instruction i+1 (or at the end):
+ * by then its register and memory effects are known, a stop inside a hook
+ * leaves no phantom record, and `rep` iterations collapse naturally. Only
+ * the registers an instruction can write (from the per-PC decode cache)
+ * are read after it; --exact reads all of them, and keyframes re-check the
+ * whole state. */
+#include "recorder/recorder.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "recorder/decode.h"
+
+#define MAX_EXEC_RANGES 64
+
+typedef struct mem_rec {
+  uint64_t addr;
+  uint32_t size;
+  uint8_t kind;
+  size_t off; /* before bytes at arena+off, after bytes at arena+off+size */
+} mem_rec;
+
+/* A growable list of accesses with their bytes. */
+typedef struct mem_list {
+  mem_rec *recs;
+  size_t n, cap;
+  uint8_t *arena;
+  size_t len, acap;
+  tc_mem_access *out; /* built at emit time */
+  size_t outcap;
+} mem_list;
+
+typedef struct kernel_ev {
+  tc_event_kind kind;
+  uint64_t addr, size;
+  uint32_t prot;
+  uint64_t file_offset;
+  char name[128];
+} kernel_ev;
+
+struct tc_recorder {
+  tc_emu *emu;
+  const tc_arch *arch;
+  tc_decoder *dec;
+  tc_emit_fn emit;
+  void *emit_ctx;
+  bool exact, memory;
+  uint64_t max_insns;
+  uint32_t keyframe_interval;
+
+  uint8_t *state_cur, *state_next, *state_tmp;
+  uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
+  int *uc_ids;
+  void **scratch_ptrs;
+  int count_reg; /* rcx/ecx for rep detection */
+
+  /* The instruction whose code hook ran and whose record is pending. */
+  bool have_pending;
+  bool rep_tail; /* the next hook at the same PC is a rep no-op pass */
+  tc_decoded pend;
+  mem_list mem;
+
+  /* Kernel effects of the pending instruction. */
+  mem_list kmem;
+  bool have_sys;
+  tc_syscall_record sys;
+  kernel_ev *kev;
+  size_t nkev, capkev;
+
+  uint64_t insn_index; /* instructions emitted */
+  uint64_t executed;   /* code hooks counted against --max-insns */
+  bool hit_max;
+  volatile sig_atomic_t stop_requested;
+  bool stopped;
+  bool warned_drift;
+  bool oom;
+
+  uint64_t exec_lo[MAX_EXEC_RANGES], exec_hi[MAX_EXEC_RANGES];
+  int nexec;
+
+  uint16_t changed[512];
+  tc_run_result stats;
+};
+
+/* ------------------------------------------------------------ mem lists */
+
+static uint8_t *mem_reserve(tc_recorder *r, mem_list *m, size_t bytes) {
+  if (m->len + bytes > m->acap) {
+    size_t cap = m->acap ? m->acap * 2 : 4096;
+    while (cap < m->len + bytes)
+      cap *= 2;
+    uint8_t *na = realloc(m->arena, cap);
+    if (!na) {
+      r->oom = true;
+      return NULL;
+    }
+    m->arena = na;
+    m->acap = cap;
+  }
+  return m->arena + m->len;
+}
+
+static void mem_add(tc_recorder *r, mem_list *m, uint64_t addr, uint32_t size,
+                    uint8_t kind, const uint8_t *before,
+                    const uint8_t *after) {
+  if (m->n > 0) {
+    mem_rec *last = &m->recs[m->n - 1];
+    /* Unicorn repeats some callbacks (page-crossing reads): drop exact
+     * duplicates. */
+    if (last->kind == kind && last->addr == addr && last->size == size &&
+        memcmp(m->arena + last->off, before, size) == 0 &&
+        memcmp(m->arena + last->off + size, after, size) == 0)
+      return;
+    /* Wide accesses arrive split (movdqu = 2 x 8 bytes): merge adjacent
+     * pieces of the same kind back into one access. */
+    if (last->kind == kind && last->addr + last->size == addr &&
+        last->size + size <= 4096 && last->off + 2 * last->size == m->len) {
+      uint8_t *p = mem_reserve(r, m, 2 * (size_t)size);
+      if (!p)
+        return;
+      uint8_t *base = m->arena + last->off;
+      /* layout: before[old] after[old] -> before[old+new] after[old+new] */
+      memmove(base + last->size + size, base + last->size, last->size);
+      memcpy(base + last->size, before, size);
+      memcpy(base + 2 * last->size + size, after, size);
+      last->size += size;
+      m->len += 2 * (size_t)size;
+      return;
+    }
+  }
+  if (m->n == m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 16;
+    mem_rec *nr = realloc(m->recs, cap * sizeof *nr);
+    if (!nr) {
+      r->oom = true;
+      return;
+    }
+    m->recs = nr;
+    m->cap = cap;
+  }
+  uint8_t *p = mem_reserve(r, m, 2 * (size_t)size);
+  if (!p)
+    return;
+  memcpy(p, before, size);
+  memcpy(p + size, after, size);
+  m->recs[m->n++] = (mem_rec){addr, size, kind, m->len};
+  m->len += 2 * (size_t)size;
+}
+
+static const tc_mem_access *mem_build(tc_recorder *r, mem_list *m) {
+  if (m->n == 0)
+    return NULL;
+  if (m->outcap < m->n) {
+    tc_mem_access *no = realloc(m->out, m->n * sizeof *no);
+    if (!no) {
+      r->oom = true;
+      return NULL;
+    }
+    m->out = no;
+    m->outcap = m->n;
+  }
+  for (size_t i = 0; i < m->n; i++) {
+    const mem_rec *mr = &m->recs[i];
+    m->out[i] = (tc_mem_access){mr->addr, mr->size, mr->kind,
+                                m->arena + mr->off,
+                                m->arena + mr->off + mr->size};
+  }
+  return m->out;
+}
+
+static void mem_clear(mem_list *m) {
+  m->n = 0;
+  m->len = 0;
+}
+
+static void mem_free(mem_list *m) {
+  free(m->recs);
+  free(m->arena);
+  free(m->out);
+}
+
+/* --------------------------------------------------- self-modifying code */
+
+static void exec_ranges_rebuild(tc_recorder *r) {
+  r->nexec = 0;
+  for (size_t i = 0; i < r->emu->nregions && r->nexec < MAX_EXEC_RANGES;
+       i++) {
+    const tc_region *g = &r->emu->regions[i];
+    if (!(g->prot & TC_PROT_EXEC))
+      continue;
+    if (r->nexec > 0 && r->exec_hi[r->nexec - 1] == g->start) {
+      r->exec_hi[r->nexec - 1] = g->end;
+      continue;
+    }
+    r->exec_lo[r->nexec] = g->start;
+    r->exec_hi[r->nexec] = g->end;
+    r->nexec++;
+  }
+}
+
+static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
+  for (int i = 0; i < r->nexec; i++)
+    if (addr < r->exec_hi[i] && addr + size > r->exec_lo[i]) {
+      tc_decoder_invalidate(r->dec, addr, size);
+      return;
+    }
+}
+
+/* ----------------------------------------------------------- registers */
+
+static void read_regs(tc_recorder *r, const uint16_t *idx, int n,
+                      uint8_t *state) {
+  int ids[64];
+  void *ptrs[64];
+  for (int i = 0; i < n; i++) {
+    ids[i] = r->uc_ids[idx[i]];
+    ptrs[i] = r->scratch_ptrs[idx[i]];
+  }
+  uc_reg_read_batch(r->emu->uc, ids, ptrs, n);
+  for (int i = 0; i < n; i++) {
+    const tc_reg_info *ri = &r->arch->regs[idx[i]];
+    memcpy(state + ri->offset, r->scratch[idx[i]], ri->size);
+  }
+}
+
+static void read_all_regs(tc_recorder *r, uint8_t *state) {
+  uc_reg_read_batch(r->emu->uc, r->uc_ids, r->scratch_ptrs, r->arch->nregs);
+  for (int i = 0; i < r->arch->nregs; i++) {
+    const tc_reg_info *ri = &r->arch->regs[i];
+    memcpy(state + ri->offset, r->scratch[i], ri->size);
+  }
+}
+
+static bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
+                        const uint8_t *b) {
+  const tc_reg_info *ri = &r->arch->regs[i];
+  return memcmp(a + ri->offset, b + ri->offset, ri->size) != 0;
+}
+
+static void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
+  tc_state_set(r->arch, state, r->arch->pc_reg, pc);
+}
+
+/* ------------------------------------------------------------- emitting */
+
+static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
+  for (size_t i = 0; i < r->nkev; i++) {
+    kernel_ev *k = &r->kev[i];
+    tc_event ev = {.kind = k->kind};
+    ev.u.map = (tc_map_event){k->addr, k->size, k->prot, k->name,
+                              k->file_offset, NULL};
+    r->emit(r->emit_ctx, &ev);
+  }
+  r->nkev = 0;
+  if (r->have_sys) {
+    tc_event ev = {.kind = TC_EV_SYSCALL};
+    tc_syscall_event *s = &ev.u.sys;
+    s->insn_index = insn_index;
+    s->tid = r->emu->tid;
+    s->nr = r->sys.nr;
+    s->name = r->sys.name;
+    memcpy(s->args, r->sys.args, sizeof s->args);
+    s->ret = r->sys.ret;
+    s->unknown = r->sys.unknown;
+    s->nmem = (uint32_t)r->kmem.n;
+    s->mem = mem_build(r, &r->kmem);
+    r->emit(r->emit_ctx, &ev);
+    r->stats.syscalls++;
+    r->have_sys = false;
+  }
+  mem_clear(&r->kmem);
+}
+
+static void emit_keyframe(tc_recorder *r) {
+  tc_event ev = {.kind = TC_EV_KEYFRAME};
+  ev.u.key = (tc_keyframe_event){r->insn_index, r->emu->tid, r->state_cur};
+  r->emit(r->emit_ctx, &ev);
+}
+
+static void sort_u16(uint16_t *a, int n) {
+  for (int i = 1; i < n; i++) {
+    uint16_t v = a[i];
+    int j = i - 1;
+    while (j >= 0 && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = v;
+  }
+}
+
+/* Emits the pending instruction. completed = false for a faulting one
+ * (nothing it did takes effect). */
+static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
+  const tc_arch *a = r->arch;
+  int nchanged = 0;
+  memcpy(r->state_next, r->state_cur, a->state_size);
+  if (completed) {
+    bool all = r->exact || r->pend.full_read;
+    if (all)
+      read_all_regs(r, r->state_next);
+    else
+      read_regs(r, r->pend.write, r->pend.nwrite, r->state_next);
+    set_pc(r, r->state_next, next_pc);
+    if (all) {
+      for (int i = 0; i < a->nregs; i++)
+        if (reg_differs(r, i, r->state_cur, r->state_next))
+          r->changed[nchanged++] = (uint16_t)i;
+    } else {
+      for (int k = 0; k < r->pend.nwrite; k++)
+        if (reg_differs(r, r->pend.write[k], r->state_cur, r->state_next))
+          r->changed[nchanged++] = r->pend.write[k];
+      sort_u16(r->changed, nchanged);
+    }
+  } else {
+    mem_clear(&r->mem);
+  }
+  tc_event ev = {.kind = TC_EV_INSN};
+  tc_insn_event *e = &ev.u.insn;
+  e->index = r->insn_index;
+  e->pc = r->pend.pc;
+  e->tid = r->emu->tid;
+  e->size = r->pend.size;
+  memcpy(e->bytes, r->pend.bytes, sizeof e->bytes);
+  e->nregs = (uint16_t)nchanged;
+  e->regs = r->changed;
+  e->state_before = r->state_cur;
+  e->state_after = r->state_next;
+  e->nmem = (uint32_t)r->mem.n;
+  e->mem = mem_build(r, &r->mem);
+  r->emit(r->emit_ctx, &ev);
+  r->stats.mem_accesses += r->mem.n;
+  mem_clear(&r->mem);
+  emit_kernel_events(r, r->insn_index);
+
+  uint8_t *t = r->state_cur;
+  r->state_cur = r->state_next;
+  r->state_next = t;
+  r->insn_index++;
+  r->have_pending = false;
+
+  if (r->keyframe_interval && r->insn_index % r->keyframe_interval == 0) {
+    if (!r->exact) {
+      /* Whole-state check: a register the decoder did not predict. */
+      read_all_regs(r, r->state_tmp);
+      set_pc(r, r->state_tmp, next_pc);
+      if (memcmp(r->state_tmp, r->state_cur, a->state_size) != 0 &&
+          !r->warned_drift && completed) {
+        for (int i = 0; i < a->nregs; i++)
+          if (reg_differs(r, i, r->state_tmp, r->state_cur)) {
+            fprintf(stderr,
+                    "tracecorn: warning: register %s changed unrecorded "
+                    "before instruction %llu; --exact records it\n",
+                    a->regs[i].name, (unsigned long long)r->insn_index);
+            break;
+          }
+        r->warned_drift = true;
+        memcpy(r->state_cur, r->state_tmp, a->state_size);
+      }
+    }
+    emit_keyframe(r);
+  }
+}
+
+/* --------------------------------------------------------------- hooks */
+
+static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
+                      void *user) {
+  tc_recorder *r = user;
+  if (r->have_pending) {
+    if (r->pend.is_rep && addr == r->pend.pc && r->count_reg >= 0 &&
+        tc_emu_reg(r->emu, r->count_reg) == 0) {
+      /* Unicorn runs a rep instruction's hook once more with the count
+       * at zero; single-stepping sees the last iteration move on to the
+       * next instruction instead. */
+      finalize(r, addr + size, true);
+      r->rep_tail = true;
+      return;
+    }
+    finalize(r, addr, true);
+  } else if (r->rep_tail && addr == r->pend.pc) {
+    return;
+  }
+  r->rep_tail = false;
+  if (r->stop_requested || r->oom ||
+      (r->max_insns && r->executed >= r->max_insns)) {
+    if (r->max_insns && r->executed >= r->max_insns)
+      r->hit_max = true;
+    r->stopped = true;
+    uc_emu_stop(uc);
+    return;
+  }
+  r->executed++;
+  r->emu->cur_pc = addr;
+  const tc_decoded *d = tc_decoder_peek(r->dec, addr);
+  if (!d || d->size != size) {
+    uint8_t bytes[16] = {0};
+    uint32_t n = size > 16 ? 16 : size;
+    uc_mem_read(uc, addr, bytes, n);
+    d = tc_decoder_get(r->dec, addr, bytes, n);
+    if (!d) {
+      r->oom = true;
+      uc_emu_stop(uc);
+      return;
+    }
+  }
+  r->pend = *d;
+  r->have_pending = true;
+}
+
+static void value_bytes(const tc_recorder *r, int64_t value, int size,
+                        uint8_t *out) {
+  uint64_t v = (uint64_t)value;
+  for (int i = 0; i < size; i++)
+    out[r->arch->big_endian ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
+
+static void hook_mem_read_noop(uc_engine *uc, uc_mem_type type, uint64_t addr,
+                               int size, int64_t value, void *user) {
+  /* Needed: READ_AFTER alone never fires on TLB hits (Unicorn 2.0.1). */
+  (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)user;
+}
+
+static void hook_mem_read_after(uc_engine *uc, uc_mem_type type,
+                                uint64_t addr, int size, int64_t value,
+                                void *user) {
+  tc_recorder *r = user;
+  (void)uc, (void)type;
+  if (!r->have_pending || size <= 0 || size > 8)
+    return;
+  uint8_t b[8];
+  value_bytes(r, value, size, b);
+  mem_add(r, &r->mem, addr, (uint32_t)size, TC_MEM_READ, b, b);
+}
+
+static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
+                           int size, int64_t value, void *user) {
+  tc_recorder *r = user;
+  (void)type;
+  if (!r->have_pending || size <= 0 || size > 8)
+    return;
+  uint8_t old[8] = {0}, nw[8];
+  uc_mem_read(uc, addr, old, (size_t)size); /* fires before the store */
+  value_bytes(r, value, size, nw);
+  mem_add(r, &r->mem, addr, (uint32_t)size, TC_MEM_WRITE, old, nw);
+  check_code_write(r, addr, (uint64_t)size);
+}
+
+/* ------------------------------------------------------ kernel observer */
+
+static void push_kernel_ev(tc_recorder *r, tc_event_kind kind, uint64_t addr,
+                           uint64_t size, uint32_t prot, const char *name,
+                           uint64_t off) {
+  if (r->nkev == r->capkev) {
+    size_t cap = r->capkev ? r->capkev * 2 : 8;
+    kernel_ev *nk = realloc(r->kev, cap * sizeof *nk);
+    if (!nk) {
+      r->oom = true;
+      return;
+    }
+    r->kev = nk;
+    r->capkev = cap;
+  }
+  kernel_ev *k = &r->kev[r->nkev++];
+  k->kind = kind;
+  k->addr = addr;
+  k->size = size;
+  k->prot = prot;
+  k->file_offset = off;
+  snprintf(k->name, sizeof k->name, "%s", name ? name : "");
+}
+
+static void obs_map(void *ctx, const tc_region *g, const uint8_t *data) {
+  tc_recorder *r = ctx;
+  (void)data;
+  push_kernel_ev(r, TC_EV_MAP, g->start, g->end - g->start, g->prot, g->name,
+                 g->file_offset);
+  exec_ranges_rebuild(r);
+}
+
+static void obs_unmap(void *ctx, uint64_t addr, uint64_t size) {
+  tc_recorder *r = ctx;
+  push_kernel_ev(r, TC_EV_UNMAP, addr, size, 0, NULL, 0);
+  tc_decoder_invalidate(r->dec, addr, size);
+  exec_ranges_rebuild(r);
+}
+
+static void obs_protect(void *ctx, uint64_t addr, uint64_t size,
+                        uint32_t prot) {
+  tc_recorder *r = ctx;
+  push_kernel_ev(r, TC_EV_PROTECT, addr, size, prot, NULL, 0);
+  exec_ranges_rebuild(r);
+}
+
+static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
+                             const uint8_t *nw, size_t size) {
+  tc_recorder *r = ctx;
+  /* Large kernel writes (read(2) into a buffer) are kept whole: they
+   * are the guest's input and must be in the trace. */
+  for (size_t off = 0; off < size; off += 4096) {
+    size_t n = size - off < 4096 ? size - off : 4096;
+    mem_add(r, &r->kmem, addr + off, (uint32_t)n, TC_MEM_WRITE, old + off,
+            nw + off);
+  }
+  check_code_write(r, addr, size);
+}
+
+static void obs_syscall(void *ctx, const tc_syscall_record *rec) {
+  tc_recorder *r = ctx;
+  r->sys = *rec;
+  r->have_sys = true;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
+                             tc_error *err) {
+  tc_recorder *r = calloc(1, sizeof *r);
+  const tc_arch *a = emu->arch;
+  if (!r)
+    goto oom;
+  r->emu = emu;
+  r->arch = a;
+  r->emit = emit;
+  r->emit_ctx = ctx;
+  r->exact = emu->opt.exact != 0;
+  r->memory = emu->opt.record_memory != 0;
+  r->max_insns = emu->opt.max_insns;
+  r->keyframe_interval = emu->opt.keyframe_interval;
+  r->state_cur = calloc(1, a->state_size);
+  r->state_next = calloc(1, a->state_size);
+  r->state_tmp = calloc(1, a->state_size);
+  r->scratch = calloc(a->nregs, sizeof *r->scratch);
+  r->uc_ids = calloc(a->nregs, sizeof *r->uc_ids);
+  r->scratch_ptrs = calloc(a->nregs, sizeof *r->scratch_ptrs);
+  if (!r->state_cur || !r->state_next || !r->state_tmp || !r->scratch ||
+      !r->uc_ids || !r->scratch_ptrs)
+    goto oom;
+  for (int i = 0; i < a->nregs; i++) {
+    r->uc_ids[i] = a->regs[i].uc_id;
+    r->scratch_ptrs[i] = r->scratch[i];
+  }
+  r->count_reg = tc_arch_reg_index(a, a->ptr_size == 8 ? "rcx" : "ecx");
+  r->dec = tc_decoder_new(a, err);
+  if (!r->dec) {
+    tc_recorder_free(r);
+    return NULL;
+  }
+  return r;
+oom:
+  tc_recorder_free(r);
+  tc_error_set(err, "out of memory");
+  return NULL;
+}
+
+void tc_recorder_free(tc_recorder *r) {
+  if (!r)
+    return;
+  tc_decoder_free(r->dec);
+  free(r->state_cur);
+  free(r->state_next);
+  free(r->state_tmp);
+  free(r->scratch);
+  free(r->uc_ids);
+  free(r->scratch_ptrs);
+  mem_free(&r->mem);
+  mem_free(&r->kmem);
+  free(r->kev);
+  free(r);
+}
+
+void tc_recorder_stop(tc_recorder *r) { r->stop_requested = 1; }
+
+static bool all_zero(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i])
+      return false;
+  return true;
+}
+
+/* The memory image at the start: one MAP event per region, with its
+ * contents unless they are all zero. */
+static int emit_initial_maps(tc_recorder *r, tc_error *err) {
+  for (size_t i = 0; i < r->emu->nregions; i++) {
+    const tc_region *g = &r->emu->regions[i];
+    size_t n = (size_t)(g->end - g->start);
+    uint8_t *data = malloc(n);
+    if (!data) {
+      tc_error_set(err, "out of memory reading the initial image");
+      return -1;
+    }
+    if (uc_mem_read(r->emu->uc, g->start, data, n) != UC_ERR_OK)
+      memset(data, 0, n);
+    tc_event ev = {.kind = TC_EV_MAP};
+    ev.u.map = (tc_map_event){g->start, n, g->prot, g->name, g->file_offset,
+                              all_zero(data, n) ? NULL : data};
+    r->emit(r->emit_ctx, &ev);
+    free(data);
+  }
+  return 0;
+}
+
+static int install_hooks(tc_recorder *r, tc_error *err) {
+  uc_engine *uc = r->emu->uc;
+  uc_hook h;
+  uc_err e = uc_hook_add(uc, &h, UC_HOOK_CODE, (void *)hook_code, r, 1, 0);
+  if (!e && r->memory)
+    e = uc_hook_add(uc, &h, UC_HOOK_MEM_READ, (void *)hook_mem_read_noop, r,
+                    1, 0);
+  if (!e && r->memory)
+    e = uc_hook_add(uc, &h, UC_HOOK_MEM_READ_AFTER,
+                    (void *)hook_mem_read_after, r, 1, 0);
+  if (!e && r->memory)
+    e = uc_hook_add(uc, &h, UC_HOOK_MEM_WRITE, (void *)hook_mem_write, r, 1,
+                    0);
+  if (e) {
+    tc_error_set(err, "unicorn: cannot install recording hooks: %s",
+                 uc_strerror(e));
+    return -1;
+  }
+  return 0;
+}
+
+/* The faulting instruction when no code hook ran for it (undecodable
+ * instruction): rebuild its record from memory. */
+static void pend_from_memory(tc_recorder *r, uint64_t pc) {
+  uint8_t bytes[16] = {0};
+  size_t n = 0;
+  while (n < r->arch->max_insn_size && n < 16 &&
+         tc_emu_read(r->emu, pc + n, &bytes[n], 1) == 0)
+    n++;
+  char text[64];
+  int len = n ? tc_disasm(r->arch, pc, bytes, n, text, sizeof text) : 0;
+  memset(&r->pend, 0, sizeof r->pend);
+  r->pend.pc = pc;
+  r->pend.size = (uint8_t)(len > 0 ? len : (n ? 1 : 0));
+  memcpy(r->pend.bytes, bytes, r->pend.size);
+  r->have_pending = r->pend.size > 0;
+}
+
+int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
+  tc_emu *emu = r->emu;
+  const tc_arch *a = r->arch;
+  if (emit_initial_maps(r, err) < 0)
+    return -1;
+  read_all_regs(r, r->state_cur);
+  emit_keyframe(r);
+  exec_ranges_rebuild(r);
+  emu->obs = (tc_emu_observer){r,         obs_map,          obs_unmap,
+                               obs_protect, obs_kernel_write, obs_syscall};
+  if (install_hooks(r, err) < 0)
+    return -1;
+
+  uint64_t until = a->ptr_size == 8 ? UINT64_MAX : 0xffffffffull;
+  int rc = 0;
+  const char *message = NULL;
+  char msgbuf[256];
+  for (int spins = 0; !emu->exited && !r->stopped; spins++) {
+    uint64_t pc = tc_emu_reg(emu, a->pc_reg);
+    uint64_t before = r->executed;
+    uc_err e = uc_emu_start(emu->uc, pc, until, 0, 0);
+    if (emu->exited || r->stopped)
+      break;
+    if (e != UC_ERR_OK) {
+      /* An exception no hook turned into a signal. */
+      tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc, SIGSEGV);
+      snprintf(msgbuf, sizeof msgbuf, "emulation error: %s", uc_strerror(e));
+      message = msgbuf;
+      break;
+    }
+    if (r->executed == before && spins > 2) {
+      tc_error_set(err, "emulation makes no progress at 0x%llx",
+                   (unsigned long long)pc);
+      rc = -1;
+      break;
+    }
+  }
+
+  /* Flush the last record, or the faulting instruction's. */
+  if (emu->faulted) {
+    uint64_t fpc = emu->fault.pc;
+    if (r->have_pending && r->pend.pc != fpc)
+      finalize(r, fpc, true);
+    if (!r->have_pending && emu->fault.kind != TC_FAULT_UNMAPPED_FETCH &&
+        emu->fault.kind != TC_FAULT_PROT_FETCH)
+      pend_from_memory(r, fpc);
+    if (r->have_pending)
+      finalize(r, fpc, false);
+    tc_event ev = {.kind = TC_EV_FAULT};
+    ev.u.fault = emu->fault;
+    ev.u.fault.insn_index = r->insn_index ? r->insn_index - 1 : 0;
+    r->emit(r->emit_ctx, &ev);
+  } else if (r->have_pending) {
+    finalize(r, tc_emu_reg(emu, a->pc_reg), true);
+  }
+
+  tc_exit_event x = {0};
+  if (emu->exited && emu->exit_signal) {
+    x.reason = TC_EXIT_SIGNALED;
+    x.signal = emu->exit_signal;
+    x.status = 128 + emu->exit_signal;
+  } else if (emu->exited) {
+    x.reason = TC_EXIT_EXITED;
+    x.status = emu->exit_code;
+  } else if (r->hit_max) {
+    x.reason = TC_EXIT_MAX_INSNS;
+    x.status = 124;
+    message = "stopped at the --max-insns limit";
+  } else if (r->oom) {
+    x.reason = TC_EXIT_ERROR;
+    x.status = 125;
+    message = "out of memory while recording";
+  } else if (r->stop_requested) {
+    x.reason = TC_EXIT_INTERRUPTED;
+    x.status = 130;
+    message = "interrupted";
+  } else {
+    x.reason = TC_EXIT_ERROR;
+    x.status = 125;
+    message = err && err->msg[0] ? err->msg : "emulation stopped";
+  }
+  x.insn_count = r->insn_index;
+  x.message = message;
+  tc_event ev = {.kind = TC_EV_EXIT};
+  ev.u.exit = x;
+  r->emit(r->emit_ctx, &ev);
+  emu->obs = (tc_emu_observer){0};
+
+  r->stats.reason = x.reason;
+  r->stats.status = x.status;
+  r->stats.signal = x.signal;
+  r->stats.insns = r->insn_index;
+  if (res)
+    *res = r->stats;
+  return rc;
+}

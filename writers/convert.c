@@ -1,0 +1,64 @@
+/* Reading one trace and writing it in another format (dump = convert to
+ * text or json on stdout). Format-neutral: only the tc_format vtables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tracecorn/tracecorn.h"
+
+typedef struct convert_ctx {
+  const tc_format *out;
+  tc_writer *w;
+} convert_ctx;
+
+static int convert_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  convert_ctx *c = ctx;
+  return c->out->write_event(c->w, ev, err);
+}
+
+int tc_convert(const char *in_path, const tc_format *in_fmt,
+               const tc_format *out_fmt, const char *out_path,
+               tc_error *err) {
+  if (!in_fmt)
+    in_fmt = tc_format_detect(in_path, err);
+  if (!in_fmt)
+    return -1;
+  if (!in_fmt->open_reader) {
+    tc_error_set(err, "%s: the %s format has no reader", in_path,
+                 in_fmt->name);
+    return -1;
+  }
+  if (!out_fmt->open_writer) {
+    tc_error_set(err, "the %s format has no writer", out_fmt->name);
+    return -1;
+  }
+  tc_reader *r = in_fmt->open_reader(in_path, err);
+  if (!r)
+    return -1;
+  const tc_trace_info *info = in_fmt->reader_info(r);
+  if (out_fmt->supports && out_fmt->supports(info->arch, err) < 0) {
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  convert_ctx c = {out_fmt, out_fmt->open_writer(out_path, info, err)};
+  if (!c.w) {
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  tc_event ev;
+  int rc;
+  tc_error werr = {{0}};
+  while ((rc = in_fmt->next_event(r, &ev, err)) == 1)
+    if (convert_sink(&c, &ev, &werr) < 0) {
+      rc = -1;
+      snprintf(err ? err->msg : werr.msg, sizeof werr.msg, "%s", werr.msg);
+      break;
+    }
+  /* Close the output even after a read error: what was read is kept. */
+  tc_error cerr = {{0}};
+  if (out_fmt->close_writer(c.w, &cerr) < 0 && rc >= 0) {
+    tc_error_set(err, "%s", cerr.msg);
+    rc = -1;
+  }
+  in_fmt->close_reader(r);
+  return rc < 0 ? -1 : 0;
+}

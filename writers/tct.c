@@ -1,0 +1,924 @@
+/* tct: tracecorn's own lossless trace format.
+ *
+ * Layout: the 8-byte magic "TCTRACE1", then one zstd stream holding
+ * records. Every record is a kind byte followed by LEB128 varints and raw
+ * byte strings (see docs/formats/tct.md). Registers are stored as deltas
+ * against the previous state, so a reader rebuilds full states; KEYFRAME
+ * records carry whole states for random access. Every field a tc_event
+ * holds round-trips exactly. */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "tracecorn/tracecorn.h"
+
+static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
+
+enum {
+  REC_HEADER = 0x01,
+  REC_STATE = 0x02, /* full state replacing the reader's current state */
+  REC_INSN = 0x10,
+  REC_SYSCALL = 0x11,
+  REC_MAP = 0x12,
+  REC_UNMAP = 0x13,
+  REC_PROTECT = 0x14,
+  REC_KEYFRAME = 0x15,
+  REC_FAULT = 0x16,
+  REC_EXIT = 0x17
+};
+
+#define TCT_MAX_STR 65536
+#define TCT_MAX_BLOB (1ull << 32)
+
+/* ================================================================ writer */
+
+struct tc_writer {
+  FILE *f;
+  char *path;
+  const tc_arch *arch;
+  ZSTD_CCtx *zc;
+  uint8_t *buf; /* uncompressed records not yet handed to zstd */
+  size_t len, cap;
+  uint8_t *zout;
+  size_t zcap;
+  uint8_t *state; /* reader-visible state after the last record */
+  bool have_state;
+  bool failed;
+};
+
+static int w_reserve(tc_writer *w, size_t n) {
+  if (w->len + n <= w->cap)
+    return 0;
+  size_t cap = w->cap ? w->cap : 1 << 16;
+  while (cap < w->len + n)
+    cap *= 2;
+  uint8_t *nb = realloc(w->buf, cap);
+  if (!nb)
+    return -1;
+  w->buf = nb;
+  w->cap = cap;
+  return 0;
+}
+
+static void put_u8(tc_writer *w, uint8_t v) {
+  if (w_reserve(w, 1) == 0)
+    w->buf[w->len++] = v;
+  else
+    w->failed = true;
+}
+
+static void put_uv(tc_writer *w, uint64_t v) {
+  if (w_reserve(w, 10) < 0) {
+    w->failed = true;
+    return;
+  }
+  do {
+    uint8_t b = v & 0x7f;
+    v >>= 7;
+    w->buf[w->len++] = b | (v ? 0x80 : 0);
+  } while (v);
+}
+
+static void put_sv(tc_writer *w, int64_t v) {
+  put_uv(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void put_bytes(tc_writer *w, const void *p, size_t n) {
+  if (n == 0)
+    return;
+  if (w_reserve(w, n) < 0) {
+    w->failed = true;
+    return;
+  }
+  memcpy(w->buf + w->len, p, n);
+  w->len += n;
+}
+
+static void put_str(tc_writer *w, const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (n > TCT_MAX_STR)
+    n = TCT_MAX_STR;
+  put_uv(w, n);
+  put_bytes(w, s, n);
+}
+
+/* Compresses what is buffered; `end` finishes the frame. */
+static int w_flush(tc_writer *w, bool end, tc_error *err) {
+  ZSTD_inBuffer in = {w->buf, w->len, 0};
+  for (;;) {
+    ZSTD_outBuffer out = {w->zout, w->zcap, 0};
+    size_t rem = ZSTD_compressStream2(w->zc, &out, &in,
+                                      end ? ZSTD_e_end : ZSTD_e_continue);
+    if (ZSTD_isError(rem)) {
+      tc_error_set(err, "tct: zstd: %s", ZSTD_getErrorName(rem));
+      return -1;
+    }
+    if (out.pos && fwrite(w->zout, 1, out.pos, w->f) != out.pos) {
+      tc_error_set(err, "tct: %s: write failed: %s", w->path,
+                   strerror(errno));
+      return -1;
+    }
+    if (end ? rem == 0 : in.pos == in.size)
+      break;
+  }
+  w->len = 0;
+  return 0;
+}
+
+static const char *tct_extension(const tc_arch *arch) {
+  (void)arch;
+  return ".tct";
+}
+
+static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
+                                  tc_error *err) {
+  tc_writer *w = calloc(1, sizeof *w);
+  if (!w) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  w->arch = info->arch;
+  w->path = strdup(path);
+  w->f = fopen(path, "wb");
+  w->zc = ZSTD_createCCtx();
+  w->zcap = ZSTD_CStreamOutSize();
+  w->zout = malloc(w->zcap);
+  w->state = calloc(1, info->arch->state_size);
+  if (!w->f || !w->zc || !w->zout || !w->state || !w->path) {
+    tc_error_set(err, "tct: cannot create %s: %s", path,
+                 w->f ? "out of memory" : strerror(errno));
+    goto fail;
+  }
+  ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, 3);
+  if (fwrite(tct_magic, 1, 8, w->f) != 8) {
+    tc_error_set(err, "tct: %s: write failed: %s", path, strerror(errno));
+    goto fail;
+  }
+  put_u8(w, REC_HEADER);
+  put_uv(w, (uint64_t)info->arch->id);
+  put_uv(w, info->entry);
+  put_uv(w, info->load_base);
+  put_uv(w, info->pid);
+  put_uv(w, info->seed);
+  put_uv(w, info->keyframe_interval);
+  put_u8(w, info->has_memory);
+  put_str(w, info->exe_path);
+  put_uv(w, (uint64_t)(info->argc > 0 ? info->argc : 0));
+  for (int i = 0; i < info->argc; i++)
+    put_str(w, info->argv[i]);
+  put_uv(w, info->exe_data ? info->exe_size : 0);
+  if (info->exe_data)
+    put_bytes(w, info->exe_data, info->exe_size);
+  if (info->initial_state) {
+    put_u8(w, 1);
+    put_bytes(w, info->initial_state, info->arch->state_size);
+    memcpy(w->state, info->initial_state, info->arch->state_size);
+    w->have_state = true;
+  } else {
+    put_u8(w, 0);
+  }
+  if (w->failed || w_flush(w, false, err) < 0)
+    goto fail;
+  return w;
+fail:
+  if (w->f)
+    fclose(w->f);
+  ZSTD_freeCCtx(w->zc);
+  free(w->zout);
+  free(w->state);
+  free(w->buf);
+  free(w->path);
+  free(w);
+  return NULL;
+}
+
+static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
+  put_uv(w, n);
+  uint64_t prev = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    put_u8(w, m[i].kind);
+    put_sv(w, (int64_t)(m[i].addr - prev));
+    prev = m[i].addr;
+    put_uv(w, m[i].size);
+    put_bytes(w, m[i].before, m[i].size);
+    if (m[i].kind == TC_MEM_WRITE)
+      put_bytes(w, m[i].after, m[i].size);
+  }
+}
+
+static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
+  size_t n = w->arch->state_size;
+  if (w->have_state && memcmp(w->state, state, n) == 0)
+    return;
+  put_u8(w, REC_STATE);
+  put_bytes(w, state, n);
+  memcpy(w->state, state, n);
+  w->have_state = true;
+}
+
+static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  const tc_arch *a = w->arch;
+  switch (ev->kind) {
+  case TC_EV_INSN: {
+    const tc_insn_event *e = &ev->u.insn;
+    put_state_if_needed(w, e->state_before);
+    put_u8(w, REC_INSN);
+    put_uv(w, e->index);
+    put_uv(w, e->pc);
+    put_uv(w, e->tid);
+    put_u8(w, e->size);
+    put_bytes(w, e->bytes, e->size > 16 ? 16 : e->size);
+    put_uv(w, e->nregs);
+    int prev = -1;
+    for (int i = 0; i < e->nregs; i++) {
+      int r = e->regs[i];
+      put_uv(w, (uint64_t)(r - prev - 1));
+      prev = r;
+      put_bytes(w, e->state_after + a->regs[r].offset, a->regs[r].size);
+      memcpy(w->state + a->regs[r].offset, e->state_after + a->regs[r].offset,
+             a->regs[r].size);
+    }
+    /* Registers that changed without being listed still reach the reader
+     * through a STATE record before the next instruction. */
+    put_mem(w, e->nmem, e->mem);
+    break;
+  }
+  case TC_EV_SYSCALL: {
+    const tc_syscall_event *s = &ev->u.sys;
+    put_u8(w, REC_SYSCALL);
+    put_uv(w, s->insn_index);
+    put_uv(w, s->tid);
+    put_uv(w, s->nr);
+    for (int i = 0; i < 6; i++)
+      put_uv(w, s->args[i]);
+    put_sv(w, s->ret);
+    put_u8(w, s->unknown);
+    put_mem(w, s->nmem, s->mem);
+    break;
+  }
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT: {
+    const tc_map_event *m = &ev->u.map;
+    put_u8(w, ev->kind == TC_EV_MAP     ? REC_MAP
+              : ev->kind == TC_EV_UNMAP ? REC_UNMAP
+                                        : REC_PROTECT);
+    put_uv(w, m->addr);
+    put_uv(w, m->size);
+    put_uv(w, m->prot);
+    if (ev->kind == TC_EV_MAP) {
+      put_str(w, m->name);
+      put_uv(w, m->file_offset);
+      put_u8(w, m->data != NULL);
+      if (m->data)
+        put_bytes(w, m->data, m->size);
+    }
+    break;
+  }
+  case TC_EV_KEYFRAME:
+    put_u8(w, REC_KEYFRAME);
+    put_uv(w, ev->u.key.insn_index);
+    put_uv(w, ev->u.key.tid);
+    put_bytes(w, ev->u.key.state, a->state_size);
+    memcpy(w->state, ev->u.key.state, a->state_size);
+    w->have_state = true;
+    break;
+  case TC_EV_FAULT: {
+    const tc_fault_event *f = &ev->u.fault;
+    put_u8(w, REC_FAULT);
+    put_uv(w, f->insn_index);
+    put_uv(w, f->pc);
+    put_uv(w, f->addr);
+    put_uv(w, (uint64_t)f->kind);
+    put_uv(w, (uint64_t)f->signal);
+    break;
+  }
+  case TC_EV_EXIT: {
+    const tc_exit_event *x = &ev->u.exit;
+    put_u8(w, REC_EXIT);
+    put_uv(w, (uint64_t)x->reason);
+    put_sv(w, x->status);
+    put_uv(w, (uint64_t)x->signal);
+    put_uv(w, x->insn_count);
+    put_str(w, x->message);
+    break;
+  }
+  }
+  if (w->failed) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  if (w->len >= (1u << 20) && w_flush(w, false, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int tct_close_writer(tc_writer *w, tc_error *err) {
+  int rc = w_flush(w, true, err);
+  if (fclose(w->f) != 0 && rc == 0) {
+    tc_error_set(err, "tct: %s: %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  ZSTD_freeCCtx(w->zc);
+  free(w->zout);
+  free(w->state);
+  free(w->buf);
+  free(w->path);
+  free(w);
+  return rc;
+}
+
+/* ================================================================ reader */
+
+struct tc_reader {
+  FILE *f;
+  char *path;
+  ZSTD_DCtx *zd;
+  uint8_t *zin;
+  size_t zin_cap;
+  ZSTD_inBuffer in;
+  bool eof, frame_done;
+  /* Decompressed bytes: window [pos, len). */
+  uint8_t *buf;
+  size_t pos, len, cap;
+  uint64_t consumed; /* decompressed offset of buf[0] */
+
+  tc_trace_info info;
+  char *exe_path;
+  char **argv;
+  uint8_t *exe_data;
+  uint8_t *state_a, *state_b; /* current and scratch states */
+  uint8_t *initial;
+  uint16_t regs[512];
+  tc_mem_access *mem;
+  size_t memcap;
+  uint8_t *blob; /* memory bytes of the current event */
+  size_t blobcap;
+  char name[TCT_MAX_STR + 1];
+  char msg[TCT_MAX_STR + 1];
+  bool saw_exit;
+};
+
+/* Makes at least n decompressed bytes available; 0 ok, 1 clean EOF at a
+ * record boundary (n bytes requested, none available), -1 error. */
+static int r_fill(tc_reader *r, size_t n, tc_error *err) {
+  while (r->len - r->pos < n) {
+    if (r->pos > 0) {
+      memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+      r->consumed += r->pos;
+      r->len -= r->pos;
+      r->pos = 0;
+    }
+    if (r->cap < n || r->cap - r->len < ZSTD_DStreamOutSize()) {
+      size_t cap = r->cap ? r->cap * 2 : 1 << 17;
+      while (cap < n + ZSTD_DStreamOutSize())
+        cap *= 2;
+      uint8_t *nb = realloc(r->buf, cap);
+      if (!nb) {
+        tc_error_set(err, "tct: out of memory");
+        return -1;
+      }
+      r->buf = nb;
+      r->cap = cap;
+    }
+    if (r->in.pos == r->in.size) {
+      if (r->eof) {
+        if (r->len == 0)
+          return 1;
+        tc_error_set(err, "tct: %s: truncated (record cut at byte %llu)",
+                     r->path, (unsigned long long)(r->consumed + r->len));
+        return -1;
+      }
+      size_t got = fread(r->zin, 1, r->zin_cap, r->f);
+      if (got == 0) {
+        if (ferror(r->f)) {
+          tc_error_set(err, "tct: %s: read error: %s", r->path,
+                       strerror(errno));
+          return -1;
+        }
+        r->eof = true;
+        if (!r->frame_done && r->len == 0) {
+          tc_error_set(err, "tct: %s: truncated (compressed stream ends "
+                            "early)", r->path);
+          return -1;
+        }
+        continue;
+      }
+      r->in = (ZSTD_inBuffer){r->zin, got, 0};
+    }
+    ZSTD_outBuffer out = {r->buf + r->len, r->cap - r->len, 0};
+    size_t ret = ZSTD_decompressStream(r->zd, &out, &r->in);
+    if (ZSTD_isError(ret)) {
+      tc_error_set(err, "tct: %s: corrupt data: %s", r->path,
+                   ZSTD_getErrorName(ret));
+      return -1;
+    }
+    r->frame_done = ret == 0;
+    r->len += out.pos;
+  }
+  return 0;
+}
+
+static int get_u8(tc_reader *r, uint8_t *v, tc_error *err) {
+  if (r_fill(r, 1, err) != 0) {
+    if (!err->msg[0])
+      tc_error_set(err, "tct: %s: truncated", r->path);
+    return -1;
+  }
+  *v = r->buf[r->pos++];
+  return 0;
+}
+
+static int get_uv(tc_reader *r, uint64_t *v, tc_error *err) {
+  uint64_t x = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    uint8_t b;
+    if (get_u8(r, &b, err) < 0)
+      return -1;
+    x |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *v = x;
+      return 0;
+    }
+  }
+  tc_error_set(err, "tct: %s: corrupt varint", r->path);
+  return -1;
+}
+
+static int get_sv(tc_reader *r, int64_t *v, tc_error *err) {
+  uint64_t u;
+  if (get_uv(r, &u, err) < 0)
+    return -1;
+  *v = (int64_t)((u >> 1) ^ (~(u & 1) + 1));
+  return 0;
+}
+
+static int get_bytes(tc_reader *r, void *p, size_t n, tc_error *err) {
+  if (n == 0)
+    return 0;
+  if (r_fill(r, n, err) != 0) {
+    if (!err->msg[0])
+      tc_error_set(err, "tct: %s: truncated", r->path);
+    return -1;
+  }
+  memcpy(p, r->buf + r->pos, n);
+  r->pos += n;
+  return 0;
+}
+
+static int get_str(tc_reader *r, char *out, tc_error *err) {
+  uint64_t n;
+  if (get_uv(r, &n, err) < 0)
+    return -1;
+  if (n > TCT_MAX_STR) {
+    tc_error_set(err, "tct: %s: corrupt string length %llu", r->path,
+                 (unsigned long long)n);
+    return -1;
+  }
+  if (get_bytes(r, out, (size_t)n, err) < 0)
+    return -1;
+  out[n] = 0;
+  return 0;
+}
+
+static char *get_strdup(tc_reader *r, tc_error *err) {
+  if (get_str(r, r->name, err) < 0)
+    return NULL;
+  char *s = strdup(r->name);
+  if (!s)
+    tc_error_set(err, "tct: out of memory");
+  return s;
+}
+
+static int tct_probe(const uint8_t *head, size_t n, const char *path) {
+  (void)path;
+  return n >= 8 && memcmp(head, tct_magic, 8) == 0;
+}
+
+static void tct_close_reader(tc_reader *r) {
+  if (!r)
+    return;
+  if (r->f)
+    fclose(r->f);
+  ZSTD_freeDCtx(r->zd);
+  free(r->zin);
+  free(r->buf);
+  free(r->path);
+  free(r->exe_path);
+  if (r->argv)
+    for (int i = 0; i < r->info.argc; i++)
+      free(r->argv[i]);
+  free(r->argv);
+  free(r->exe_data);
+  free(r->state_a);
+  free(r->state_b);
+  free(r->initial);
+  free(r->mem);
+  free(r->blob);
+  free(r);
+}
+
+static int read_header(tc_reader *r, tc_error *err) {
+  uint8_t kind;
+  uint64_t v[7];
+  if (get_u8(r, &kind, err) < 0)
+    return -1;
+  if (kind != REC_HEADER) {
+    tc_error_set(err, "tct: %s: missing header record", r->path);
+    return -1;
+  }
+  for (int i = 0; i < 6; i++)
+    if (get_uv(r, &v[i], err) < 0)
+      return -1;
+  const tc_arch *a = tc_arch_by_id((tc_arch_id)v[0]);
+  if (!a) {
+    tc_error_set(err, "tct: %s: unknown arch id %llu", r->path,
+                 (unsigned long long)v[0]);
+    return -1;
+  }
+  r->info.arch = a;
+  r->info.entry = v[1];
+  r->info.load_base = v[2];
+  r->info.pid = (uint32_t)v[3];
+  r->info.seed = v[4];
+  r->info.keyframe_interval = (uint32_t)v[5];
+  uint8_t hm;
+  if (get_u8(r, &hm, err) < 0)
+    return -1;
+  r->info.has_memory = hm;
+  if (!(r->exe_path = get_strdup(r, err)))
+    return -1;
+  r->info.exe_path = r->exe_path;
+  uint64_t argc;
+  if (get_uv(r, &argc, err) < 0)
+    return -1;
+  if (argc > 65536) {
+    tc_error_set(err, "tct: %s: corrupt argc", r->path);
+    return -1;
+  }
+  r->argv = calloc(argc + 1, sizeof *r->argv);
+  if (!r->argv) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  for (uint64_t i = 0; i < argc; i++) {
+    if (!(r->argv[i] = get_strdup(r, err)))
+      return -1;
+    r->info.argc = (int)i + 1;
+  }
+  r->info.argv = (const char *const *)r->argv;
+  uint64_t exe_size;
+  if (get_uv(r, &exe_size, err) < 0)
+    return -1;
+  if (exe_size > (1ull << 30)) {
+    tc_error_set(err, "tct: %s: corrupt program size", r->path);
+    return -1;
+  }
+  if (exe_size) {
+    r->exe_data = malloc((size_t)exe_size);
+    if (!r->exe_data) {
+      tc_error_set(err, "tct: out of memory");
+      return -1;
+    }
+    if (get_bytes(r, r->exe_data, (size_t)exe_size, err) < 0)
+      return -1;
+    r->info.exe_data = r->exe_data;
+    r->info.exe_size = (size_t)exe_size;
+  }
+  r->state_a = calloc(1, a->state_size);
+  r->state_b = calloc(1, a->state_size);
+  r->initial = calloc(1, a->state_size);
+  if (!r->state_a || !r->state_b || !r->initial) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  uint8_t has_state;
+  if (get_u8(r, &has_state, err) < 0)
+    return -1;
+  if (has_state) {
+    if (get_bytes(r, r->initial, a->state_size, err) < 0)
+      return -1;
+    memcpy(r->state_a, r->initial, a->state_size);
+    r->info.initial_state = r->initial;
+  }
+  return 0;
+}
+
+static tc_reader *tct_open_reader(const char *path, tc_error *err) {
+  tc_error local;
+  if (!err)
+    err = &local;
+  tc_reader *r = calloc(1, sizeof *r);
+  if (!r) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  err->msg[0] = 0;
+  r->path = strdup(path);
+  r->f = fopen(path, "rb");
+  if (!r->f) {
+    tc_error_set(err, "tct: %s: %s", path, strerror(errno));
+    tct_close_reader(r);
+    return NULL;
+  }
+  char magic[8];
+  if (fread(magic, 1, 8, r->f) != 8 || memcmp(magic, tct_magic, 8) != 0) {
+    tc_error_set(err, "tct: %s: not a tracecorn trace (bad magic)", path);
+    tct_close_reader(r);
+    return NULL;
+  }
+  r->zd = ZSTD_createDCtx();
+  r->zin_cap = ZSTD_DStreamInSize();
+  r->zin = malloc(r->zin_cap);
+  if (!r->zd || !r->zin || !r->path || read_header(r, err) < 0) {
+    if (!err->msg[0])
+      tc_error_set(err, "out of memory");
+    tct_close_reader(r);
+    return NULL;
+  }
+  return r;
+}
+
+static const tc_trace_info *tct_reader_info(tc_reader *r) { return &r->info; }
+
+static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
+                   tc_error *err) {
+  uint64_t n;
+  if (get_uv(r, &n, err) < 0)
+    return -1;
+  if (n > (1u << 24)) {
+    tc_error_set(err, "tct: %s: corrupt access count", r->path);
+    return -1;
+  }
+  if (n > r->memcap) {
+    tc_mem_access *nm = realloc(r->mem, n * sizeof *nm);
+    if (!nm) {
+      tc_error_set(err, "tct: out of memory");
+      return -1;
+    }
+    r->mem = nm;
+    r->memcap = n;
+  }
+  /* First pass: read into a growable blob, remembering offsets. */
+  size_t used = 0;
+  uint64_t prev = 0;
+  size_t *offs = n ? malloc(n * sizeof *offs) : NULL;
+  if (n && !offs) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    uint8_t kind;
+    int64_t delta;
+    uint64_t size;
+    if (get_u8(r, &kind, err) < 0 || get_sv(r, &delta, err) < 0 ||
+        get_uv(r, &size, err) < 0)
+      goto fail;
+    if ((kind != TC_MEM_READ && kind != TC_MEM_WRITE) || size == 0 ||
+        size > (1u << 24)) {
+      tc_error_set(err, "tct: %s: corrupt memory access", r->path);
+      goto fail;
+    }
+    size_t need = used + 2 * (size_t)size;
+    if (need > r->blobcap) {
+      size_t cap = r->blobcap ? r->blobcap : 4096;
+      while (cap < need)
+        cap *= 2;
+      uint8_t *nb = realloc(r->blob, cap);
+      if (!nb) {
+        tc_error_set(err, "tct: out of memory");
+        goto fail;
+      }
+      r->blob = nb;
+      r->blobcap = cap;
+    }
+    if (get_bytes(r, r->blob + used, (size_t)size, err) < 0)
+      goto fail;
+    if (kind == TC_MEM_WRITE) {
+      if (get_bytes(r, r->blob + used + size, (size_t)size, err) < 0)
+        goto fail;
+    } else {
+      memcpy(r->blob + used + size, r->blob + used, (size_t)size);
+    }
+    prev += (uint64_t)delta;
+    r->mem[i] = (tc_mem_access){prev, (uint32_t)size, kind, NULL, NULL};
+    offs[i] = used;
+    used = need;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    r->mem[i].before = r->blob + offs[i];
+    r->mem[i].after = r->blob + offs[i] + r->mem[i].size;
+  }
+  free(offs);
+  *count = (uint32_t)n;
+  *out = n ? r->mem : NULL;
+  return 0;
+fail:
+  free(offs);
+  return -1;
+}
+
+static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
+  tc_error local;
+  if (!err)
+    err = &local;
+  const tc_arch *a = r->info.arch;
+  err->msg[0] = 0;
+  for (;;) {
+    int f = r_fill(r, 1, err);
+    if (f == 1) {
+      if (!r->saw_exit) {
+        tc_error_set(err, "tct: %s: truncated (no exit record; the "
+                          "recording was cut short)", r->path);
+        return -1;
+      }
+      return 0;
+    }
+    if (f < 0)
+      return -1;
+    uint8_t kind = r->buf[r->pos++];
+    memset(ev, 0, sizeof *ev);
+    switch (kind) {
+    case REC_STATE:
+      if (get_bytes(r, r->state_a, a->state_size, err) < 0)
+        return -1;
+      continue;
+    case REC_INSN: {
+      tc_insn_event *e = &ev->u.insn;
+      uint64_t idx, pc, tid, nregs;
+      uint8_t size;
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &pc, err) < 0 ||
+          get_uv(r, &tid, err) < 0 || get_u8(r, &size, err) < 0)
+        return -1;
+      if (size > 16) {
+        tc_error_set(err, "tct: %s: corrupt instruction size %u", r->path,
+                     size);
+        return -1;
+      }
+      if (get_bytes(r, e->bytes, size, err) < 0 ||
+          get_uv(r, &nregs, err) < 0)
+        return -1;
+      if (nregs > a->nregs) {
+        tc_error_set(err, "tct: %s: corrupt register count", r->path);
+        return -1;
+      }
+      memcpy(r->state_b, r->state_a, a->state_size);
+      int64_t prev = -1;
+      for (uint64_t i = 0; i < nregs; i++) {
+        uint64_t d;
+        if (get_uv(r, &d, err) < 0)
+          return -1;
+        int64_t reg = prev + 1 + (int64_t)d;
+        if (d >= a->nregs || reg >= a->nregs) {
+          tc_error_set(err, "tct: %s: corrupt register index", r->path);
+          return -1;
+        }
+        if (get_bytes(r, r->state_b + a->regs[reg].offset, a->regs[reg].size,
+                      err) < 0)
+          return -1;
+        r->regs[i] = (uint16_t)reg;
+        prev = reg;
+      }
+      ev->kind = TC_EV_INSN;
+      e->index = idx;
+      e->pc = pc;
+      e->tid = (uint32_t)tid;
+      e->size = size;
+      e->nregs = (uint16_t)nregs;
+      e->regs = r->regs;
+      e->state_before = r->state_a;
+      e->state_after = r->state_b;
+      if (get_mem(r, &e->nmem, &e->mem, err) < 0)
+        return -1;
+      /* The next instruction starts from this one's after-state. */
+      uint8_t *t = r->state_a;
+      r->state_a = r->state_b;
+      r->state_b = t;
+      e->state_before = r->state_b;
+      e->state_after = r->state_a;
+      return 1;
+    }
+    case REC_SYSCALL: {
+      tc_syscall_event *s = &ev->u.sys;
+      uint64_t v[3];
+      for (int i = 0; i < 3; i++)
+        if (get_uv(r, &v[i], err) < 0)
+          return -1;
+      for (int i = 0; i < 6; i++)
+        if (get_uv(r, &s->args[i], err) < 0)
+          return -1;
+      uint8_t unk;
+      if (get_sv(r, &s->ret, err) < 0 || get_u8(r, &unk, err) < 0 ||
+          get_mem(r, &s->nmem, &s->mem, err) < 0)
+        return -1;
+      ev->kind = TC_EV_SYSCALL;
+      s->insn_index = v[0];
+      s->tid = (uint32_t)v[1];
+      s->nr = (uint32_t)v[2];
+      s->name = tc_arch_syscall_name(a, s->nr);
+      s->unknown = unk;
+      return 1;
+    }
+    case REC_MAP:
+    case REC_UNMAP:
+    case REC_PROTECT: {
+      tc_map_event *m = &ev->u.map;
+      uint64_t prot;
+      if (get_uv(r, &m->addr, err) < 0 || get_uv(r, &m->size, err) < 0 ||
+          get_uv(r, &prot, err) < 0)
+        return -1;
+      m->prot = (uint32_t)prot;
+      m->name = "";
+      ev->kind = kind == REC_MAP     ? TC_EV_MAP
+                 : kind == REC_UNMAP ? TC_EV_UNMAP
+                                     : TC_EV_PROTECT;
+      if (kind == REC_MAP) {
+        uint8_t has;
+        if (get_str(r, r->name, err) < 0 ||
+            get_uv(r, &m->file_offset, err) < 0 || get_u8(r, &has, err) < 0)
+          return -1;
+        m->name = r->name;
+        if (has) {
+          if (m->size > TCT_MAX_BLOB) {
+            tc_error_set(err, "tct: %s: corrupt map size", r->path);
+            return -1;
+          }
+          if (m->size > r->blobcap) {
+            uint8_t *nb = realloc(r->blob, (size_t)m->size);
+            if (!nb) {
+              tc_error_set(err, "tct: out of memory");
+              return -1;
+            }
+            r->blob = nb;
+            r->blobcap = (size_t)m->size;
+          }
+          if (get_bytes(r, r->blob, (size_t)m->size, err) < 0)
+            return -1;
+          m->data = r->blob;
+        }
+      }
+      return 1;
+    }
+    case REC_KEYFRAME: {
+      uint64_t idx, tid;
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+          get_bytes(r, r->state_a, a->state_size, err) < 0)
+        return -1;
+      ev->kind = TC_EV_KEYFRAME;
+      ev->u.key = (tc_keyframe_event){idx, (uint32_t)tid, r->state_a};
+      return 1;
+    }
+    case REC_FAULT: {
+      uint64_t v[5];
+      for (int i = 0; i < 5; i++)
+        if (get_uv(r, &v[i], err) < 0)
+          return -1;
+      ev->kind = TC_EV_FAULT;
+      ev->u.fault = (tc_fault_event){v[0], v[1], v[2], (tc_fault_kind)v[3],
+                                     (int)v[4]};
+      return 1;
+    }
+    case REC_EXIT: {
+      uint64_t reason, sig, count;
+      int64_t status;
+      if (get_uv(r, &reason, err) < 0 || get_sv(r, &status, err) < 0 ||
+          get_uv(r, &sig, err) < 0 || get_uv(r, &count, err) < 0 ||
+          get_str(r, r->msg, err) < 0)
+        return -1;
+      ev->kind = TC_EV_EXIT;
+      ev->u.exit = (tc_exit_event){(tc_exit_reason)reason, (int)status,
+                                   (int)sig, count,
+                                   r->msg[0] ? r->msg : NULL};
+      r->saw_exit = true;
+      return 1;
+    }
+    default:
+      tc_error_set(err, "tct: %s: corrupt record type 0x%02x at byte %llu",
+                   r->path, kind,
+                   (unsigned long long)(r->consumed + r->pos - 1));
+      return -1;
+    }
+  }
+}
+
+const tc_format tc_format_tct = {
+    .name = "tct",
+    .description = "tracecorn's lossless native trace (zstd-compressed)",
+    .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
+            TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
+            TC_CAP_EXIT | TC_CAP_TID,
+    .holds_reg = NULL,
+    .extension = tct_extension,
+    .supports = NULL,
+    .open_writer = tct_open_writer,
+    .write_event = tct_write_event,
+    .close_writer = tct_close_writer,
+    .probe = tct_probe,
+    .open_reader = tct_open_reader,
+    .reader_info = tct_reader_info,
+    .next_event = tct_next_event,
+    .close_reader = tct_close_reader,
+};

@@ -1,0 +1,539 @@
+/* text and json: human- and script-readable renderings of the event
+ * stream (what `tracecorn dump` prints). Writers only: tct is the format
+ * to read back. Path "-" writes to stdout. */
+#include <errno.h>
+#include <stdbool.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tracecorn/tracecorn.h"
+
+struct tc_writer {
+  FILE *f;
+  bool own;
+  bool json;
+  const tc_arch *arch;
+  char path[4096];
+};
+
+/* Argument kinds for syscall lines: d = signed int, u = size, x = hex,
+ * o = octal mode. Unlisted syscalls print six hex arguments. */
+static const struct {
+  const char *name;
+  const char *args;
+} sys_args[] = {
+    {"read", "dxu"},        {"write", "dxu"},        {"open", "xdo"},
+    {"openat", "dxdo"},     {"close", "d"},          {"lseek", "ddd"},
+    {"_llseek", "dddxd"},   {"fstat", "dx"},         {"stat", "xx"},
+    {"lstat", "xx"},        {"fstat64", "dx"},       {"stat64", "xx"},
+    {"newfstatat", "dxxd"}, {"fstatat64", "dxxd"},   {"statx", "dxdxx"},
+    {"mmap", "xuddd" "x"},  {"mmap2", "xudddx"},     {"munmap", "xu"},
+    {"mprotect", "xud"},    {"mremap", "xuudx"},     {"madvise", "xud"},
+    {"brk", "x"},           {"readv", "dxd"},        {"writev", "dxd"},
+    {"pread64", "dxud"},    {"access", "xo"},        {"faccessat", "dxo"},
+    {"faccessat2", "dxod"}, {"readlink", "xxu"},     {"readlinkat", "dxxu"},
+    {"getcwd", "xu"},       {"dup", "d"},            {"dup2", "dd"},
+    {"dup3", "ddd"},        {"fcntl", "ddx"},        {"fcntl64", "ddx"},
+    {"ioctl", "dxx"},       {"arch_prctl", "dx"},    {"set_thread_area", "x"},
+    {"set_tid_address", "x"}, {"set_robust_list", "xu"}, {"rseq", "xudd"},
+    {"prlimit64", "ddxx"},  {"getrlimit", "dx"},     {"ugetrlimit", "dx"},
+    {"uname", "x"},         {"getpid", ""},          {"gettid", ""},
+    {"getppid", ""},        {"getuid", ""},          {"geteuid", ""},
+    {"getgid", ""},         {"getegid", ""},         {"getuid32", ""},
+    {"geteuid32", ""},      {"getgid32", ""},        {"getegid32", ""},
+    {"clock_gettime", "dx"}, {"clock_gettime64", "dx"}, {"gettimeofday", "xx"},
+    {"time", "x"},          {"nanosleep", "xx"},     {"clock_nanosleep", "ddxx"},
+    {"getrandom", "xud"},   {"rt_sigaction", "dxxu"}, {"rt_sigprocmask", "dxxu"},
+    {"sigaltstack", "xx"},  {"futex", "xdduxd"},     {"sched_getaffinity", "dux"},
+    {"sysinfo", "x"},       {"getdents64", "dxu"},   {"exit", "d"},
+    {"exit_group", "d"},    {"tgkill", "ddd"},       {"tkill", "dd"},
+    {"kill", "dd"},         {"sched_yield", ""},     {"umask", "o"},
+    {"pipe2", "xd"},        {"poll", "xud"},         {"prctl", "dxxxx"},
+};
+
+static const char *sig_name(int sig) {
+  static const char *names[] = {"0",       "SIGHUP",  "SIGINT",  "SIGQUIT",
+                                "SIGILL",  "SIGTRAP", "SIGABRT", "SIGBUS",
+                                "SIGFPE",  "SIGKILL", "SIGUSR1", "SIGSEGV",
+                                "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM"};
+  return sig > 0 && sig < 16 ? names[sig] : "signal";
+}
+
+static const char *fault_what(tc_fault_kind k) {
+  switch (k) {
+  case TC_FAULT_UNMAPPED_READ:
+    return "read of unmapped memory";
+  case TC_FAULT_UNMAPPED_WRITE:
+    return "write to unmapped memory";
+  case TC_FAULT_UNMAPPED_FETCH:
+    return "jump to unmapped memory";
+  case TC_FAULT_PROT_READ:
+    return "read of protected memory";
+  case TC_FAULT_PROT_WRITE:
+    return "write to read-only memory";
+  case TC_FAULT_PROT_FETCH:
+    return "jump to non-executable memory";
+  case TC_FAULT_INVALID_INSN:
+    return "invalid instruction";
+  case TC_FAULT_DIVIDE:
+    return "division error";
+  default:
+    return "fault";
+  }
+}
+
+static const char *exit_reason(tc_exit_reason r) {
+  switch (r) {
+  case TC_EXIT_EXITED:
+    return "exited";
+  case TC_EXIT_SIGNALED:
+    return "killed";
+  case TC_EXIT_MAX_INSNS:
+    return "max-insns";
+  case TC_EXIT_INTERRUPTED:
+    return "interrupted";
+  default:
+    return "error";
+  }
+}
+
+static void prot_str(uint32_t p, char out[4]) {
+  out[0] = p & TC_PROT_READ ? 'r' : '-';
+  out[1] = p & TC_PROT_WRITE ? 'w' : '-';
+  out[2] = p & TC_PROT_EXEC ? 'x' : '-';
+  out[3] = 0;
+}
+
+static void put_hexbytes(FILE *f, const uint8_t *p, size_t n) {
+  static const char hx[] = "0123456789abcdef";
+  for (size_t i = 0; i < n; i++) {
+    fputc(hx[p[i] >> 4], f);
+    fputc(hx[p[i] & 15], f);
+  }
+}
+
+/* A register value: integers in hex, wide registers as 0x + bytes from
+ * the most significant end (state images are little-endian). */
+static void put_reg_value(FILE *f, const tc_reg_info *ri, const uint8_t *p) {
+  if (ri->size <= 8) {
+    uint64_t v = 0;
+    memcpy(&v, p, ri->size);
+    fprintf(f, "0x%" PRIx64, v);
+    return;
+  }
+  fputs("0x", f);
+  for (int i = ri->size - 1; i >= 0; i--)
+    fprintf(f, "%02x", p[i]);
+}
+
+/* A memory value: up to 8 bytes as an integer in target order. */
+static void put_mem_value(FILE *f, const tc_arch *a, const uint8_t *p,
+                          uint32_t n) {
+  if (n > 8) {
+    put_hexbytes(f, p, n > 64 ? 64 : n);
+    if (n > 64)
+      fputs("...", f);
+    return;
+  }
+  uint64_t v = 0;
+  for (uint32_t i = 0; i < n; i++)
+    v |= (uint64_t)p[a->big_endian ? n - 1 - i : i] << (8 * i);
+  fprintf(f, "0x%" PRIx64, v);
+}
+
+static void json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+static void put_syscall_args(FILE *f, const tc_syscall_event *s) {
+  const char *kinds = "xxxxxx";
+  if (s->name)
+    for (size_t i = 0; i < sizeof sys_args / sizeof sys_args[0]; i++)
+      if (strcmp(sys_args[i].name, s->name) == 0) {
+        kinds = sys_args[i].args;
+        break;
+      }
+  for (int i = 0; kinds[i] && i < 6; i++) {
+    if (i)
+      fputs(", ", f);
+    switch (kinds[i]) {
+    case 'd':
+      fprintf(f, "%" PRId32, (int32_t)s->args[i]);
+      break;
+    case 'u':
+      fprintf(f, "%" PRIu64, s->args[i]);
+      break;
+    case 'o':
+      fprintf(f, "0%" PRIo64, s->args[i]);
+      break;
+    default:
+      fprintf(f, "0x%" PRIx64, s->args[i]);
+    }
+  }
+}
+
+/* ------------------------------------------------------------ text lines */
+
+static void text_insn(tc_writer *w, const tc_insn_event *e) {
+  FILE *f = w->f;
+  const tc_arch *a = w->arch;
+  char dis[128];
+  tc_disasm(a, e->pc, e->bytes, e->size, dis, sizeof dis);
+  fprintf(f, "%-8" PRIu64 " 0x%08" PRIx64 "  ", e->index, e->pc);
+  int col = 0;
+  for (int i = 0; i < e->size; i++)
+    col += fprintf(f, "%02x ", e->bytes[i]);
+  fprintf(f, "%*s %-32s", col < 24 ? 24 - col : 0, "", dis);
+  for (int i = 0; i < e->nregs; i++) {
+    const tc_reg_info *ri = &a->regs[e->regs[i]];
+    if (e->regs[i] == a->pc_reg)
+      continue; /* the next line shows it */
+    fprintf(f, " %s=", ri->name);
+    put_reg_value(f, ri, e->state_after + ri->offset);
+  }
+  for (uint32_t i = 0; i < e->nmem; i++) {
+    const tc_mem_access *m = &e->mem[i];
+    if (m->kind == TC_MEM_READ) {
+      fprintf(f, " R[0x%" PRIx64 ":%u]=", m->addr, m->size);
+      put_mem_value(f, a, m->before, m->size);
+    } else {
+      fprintf(f, " W[0x%" PRIx64 ":%u]=", m->addr, m->size);
+      put_mem_value(f, a, m->after, m->size);
+      fputs(" (was ", f);
+      put_mem_value(f, a, m->before, m->size);
+      fputc(')', f);
+    }
+  }
+  fputc('\n', f);
+}
+
+static void text_regs(tc_writer *w, const uint8_t *state, bool all) {
+  const tc_arch *a = w->arch;
+  for (int i = 0; i < a->nregs; i++) {
+    const tc_reg_info *ri = &a->regs[i];
+    bool zero = true;
+    for (int k = 0; k < ri->size; k++)
+      zero = zero && state[ri->offset + k] == 0;
+    if (!all && zero && !(ri->flags & (TC_REG_GPR | TC_REG_PC)))
+      continue;
+    fprintf(w->f, " %s=", ri->name);
+    put_reg_value(w->f, ri, state + ri->offset);
+  }
+}
+
+static int text_event(tc_writer *w, const tc_event *ev) {
+  FILE *f = w->f;
+  char p[4];
+  switch (ev->kind) {
+  case TC_EV_INSN:
+    text_insn(w, &ev->u.insn);
+    break;
+  case TC_EV_SYSCALL: {
+    const tc_syscall_event *s = &ev->u.sys;
+    fputs("         syscall ", f);
+    if (s->name)
+      fputs(s->name, f);
+    else
+      fprintf(f, "syscall_%u", s->nr);
+    fputc('(', f);
+    put_syscall_args(f, s);
+    fprintf(f, ") = %" PRId64, s->ret);
+    if (s->ret < 0 && s->ret > -4096)
+      fprintf(f, " (%s)", strerror((int)-s->ret));
+    if (s->unknown)
+      fputs(" [not implemented]", f);
+    for (uint32_t i = 0; i < s->nmem; i++)
+      fprintf(f, " W[0x%" PRIx64 ":%u]", s->mem[i].addr, s->mem[i].size);
+    fputc('\n', f);
+    break;
+  }
+  case TC_EV_MAP:
+    prot_str(ev->u.map.prot, p);
+    fprintf(f, "map     0x%08" PRIx64 "-0x%08" PRIx64 " %s %s%s\n",
+            ev->u.map.addr, ev->u.map.addr + ev->u.map.size, p,
+            ev->u.map.name ? ev->u.map.name : "",
+            ev->u.map.data ? "" : " (zero)");
+    break;
+  case TC_EV_UNMAP:
+    fprintf(f, "unmap   0x%08" PRIx64 "-0x%08" PRIx64 "\n", ev->u.map.addr,
+            ev->u.map.addr + ev->u.map.size);
+    break;
+  case TC_EV_PROTECT:
+    prot_str(ev->u.map.prot, p);
+    fprintf(f, "protect 0x%08" PRIx64 "-0x%08" PRIx64 " %s\n", ev->u.map.addr,
+            ev->u.map.addr + ev->u.map.size, p);
+    break;
+  case TC_EV_KEYFRAME:
+    fprintf(f, "keyframe #%" PRIu64 " tid %u:", ev->u.key.insn_index,
+            ev->u.key.tid);
+    text_regs(w, ev->u.key.state, false);
+    fputc('\n', f);
+    break;
+  case TC_EV_FAULT: {
+    const tc_fault_event *x = &ev->u.fault;
+    fprintf(f, "fault   %s: %s at 0x%" PRIx64 " (pc 0x%" PRIx64 ")\n",
+            sig_name(x->signal), fault_what(x->kind), x->addr, x->pc);
+    break;
+  }
+  case TC_EV_EXIT: {
+    const tc_exit_event *x = &ev->u.exit;
+    fprintf(f, "exit    %s", exit_reason(x->reason));
+    if (x->reason == TC_EXIT_SIGNALED)
+      fprintf(f, " by %s", sig_name(x->signal));
+    fprintf(f, ", status %d, %" PRIu64 " instructions", x->status,
+            x->insn_count);
+    if (x->message)
+      fprintf(f, " (%s)", x->message);
+    fputc('\n', f);
+    break;
+  }
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ json lines */
+
+static void json_regs(tc_writer *w, const uint8_t *state, const uint16_t *idx,
+                      int n) {
+  const tc_arch *a = w->arch;
+  fputc('{', w->f);
+  int count = idx ? n : a->nregs;
+  for (int k = 0; k < count; k++) {
+    int i = idx ? idx[k] : k;
+    const tc_reg_info *ri = &a->regs[i];
+    fprintf(w->f, "%s\"%s\":\"", k ? "," : "", ri->name);
+    put_reg_value(w->f, ri, state + ri->offset);
+    fputc('"', w->f);
+  }
+  fputc('}', w->f);
+}
+
+static void json_mem(FILE *f, const tc_mem_access *m, uint32_t n) {
+  fputc('[', f);
+  for (uint32_t i = 0; i < n; i++) {
+    fprintf(f, "%s{\"kind\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,",
+            i ? "," : "", m[i].kind == TC_MEM_READ ? "r" : "w", m[i].addr,
+            m[i].size);
+    if (m[i].kind == TC_MEM_READ) {
+      fputs("\"value\":\"", f);
+      put_hexbytes(f, m[i].before, m[i].size);
+    } else {
+      fputs("\"old\":\"", f);
+      put_hexbytes(f, m[i].before, m[i].size);
+      fputs("\",\"new\":\"", f);
+      put_hexbytes(f, m[i].after, m[i].size);
+    }
+    fputs("\"}", f);
+  }
+  fputc(']', f);
+}
+
+static int json_event(tc_writer *w, const tc_event *ev) {
+  FILE *f = w->f;
+  char p[4];
+  switch (ev->kind) {
+  case TC_EV_INSN: {
+    const tc_insn_event *e = &ev->u.insn;
+    char dis[128];
+    tc_disasm(w->arch, e->pc, e->bytes, e->size, dis, sizeof dis);
+    fprintf(f,
+            "{\"type\":\"insn\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
+            "\",\"tid\":%u,\"bytes\":\"",
+            e->index, e->pc, e->tid);
+    put_hexbytes(f, e->bytes, e->size);
+    fputs("\",\"asm\":", f);
+    json_str(f, dis);
+    fputs(",\"regs\":", f);
+    json_regs(w, e->state_after, e->regs, e->nregs);
+    fputs(",\"mem\":", f);
+    json_mem(f, e->mem, e->nmem);
+    fputs("}\n", f);
+    break;
+  }
+  case TC_EV_SYSCALL: {
+    const tc_syscall_event *s = &ev->u.sys;
+    fprintf(f, "{\"type\":\"syscall\",\"index\":%" PRIu64 ",\"nr\":%u,",
+            s->insn_index, s->nr);
+    fputs("\"name\":", f);
+    if (s->name)
+      json_str(f, s->name);
+    else
+      fputs("null", f);
+    fputs(",\"args\":[", f);
+    for (int i = 0; i < 6; i++)
+      fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", s->args[i]);
+    fprintf(f, "],\"ret\":%" PRId64 ",\"unknown\":%s,\"mem\":", s->ret,
+            s->unknown ? "true" : "false");
+    json_mem(f, s->mem, s->nmem);
+    fputs("}\n", f);
+    break;
+  }
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT:
+    prot_str(ev->u.map.prot, p);
+    fprintf(f,
+            "{\"type\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64
+            ",\"prot\":\"%s\"",
+            ev->kind == TC_EV_MAP     ? "map"
+            : ev->kind == TC_EV_UNMAP ? "unmap"
+                                      : "protect",
+            ev->u.map.addr, ev->u.map.size, p);
+    if (ev->kind == TC_EV_MAP) {
+      fputs(",\"name\":", f);
+      json_str(f, ev->u.map.name);
+      fprintf(f, ",\"has_data\":%s", ev->u.map.data ? "true" : "false");
+    }
+    fputs("}\n", f);
+    break;
+  case TC_EV_KEYFRAME:
+    fprintf(f, "{\"type\":\"keyframe\",\"index\":%" PRIu64 ",\"tid\":%u,",
+            ev->u.key.insn_index, ev->u.key.tid);
+    fputs("\"regs\":", f);
+    json_regs(w, ev->u.key.state, NULL, 0);
+    fputs("}\n", f);
+    break;
+  case TC_EV_FAULT:
+    fprintf(f,
+            "{\"type\":\"fault\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
+            "\",\"addr\":\"0x%" PRIx64 "\",\"signal\":%d,\"what\":\"%s\"}\n",
+            ev->u.fault.insn_index, ev->u.fault.pc, ev->u.fault.addr,
+            ev->u.fault.signal, fault_what(ev->u.fault.kind));
+    break;
+  case TC_EV_EXIT:
+    fprintf(f,
+            "{\"type\":\"exit\",\"reason\":\"%s\",\"status\":%d,\"signal\":%d,"
+            "\"insns\":%" PRIu64 ",\"message\":",
+            exit_reason(ev->u.exit.reason), ev->u.exit.status,
+            ev->u.exit.signal, ev->u.exit.insn_count);
+    if (ev->u.exit.message)
+      json_str(f, ev->u.exit.message);
+    else
+      fputs("null", f);
+    fputs("}\n", f);
+    break;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- vtable */
+
+static tc_writer *open_common(const char *path, const tc_trace_info *info,
+                              bool json, tc_error *err) {
+  tc_writer *w = calloc(1, sizeof *w);
+  if (!w) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  w->json = json;
+  w->arch = info->arch;
+  snprintf(w->path, sizeof w->path, "%s", path);
+  if (strcmp(path, "-") == 0) {
+    w->f = stdout;
+  } else {
+    w->f = fopen(path, "w");
+    w->own = true;
+    if (!w->f) {
+      tc_error_set(err, "%s: %s", path, strerror(errno));
+      free(w);
+      return NULL;
+    }
+    setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+  }
+  if (json) {
+    fprintf(w->f, "{\"type\":\"trace\",\"arch\":\"%s\",\"entry\":\"0x%" PRIx64
+                  "\",\"pid\":%u,\"exe\":",
+            info->arch->name, info->entry, info->pid);
+    json_str(w->f, info->exe_path);
+    fputs(",\"argv\":[", w->f);
+    for (int i = 0; i < info->argc; i++) {
+      if (i)
+        fputc(',', w->f);
+      json_str(w->f, info->argv[i]);
+    }
+    fputs("]}\n", w->f);
+  } else {
+    fprintf(w->f, "# tracecorn trace: %s (%s), entry 0x%" PRIx64 ", pid %u\n",
+            info->exe_path ? info->exe_path : "?", info->arch->name,
+            info->entry, info->pid);
+  }
+  return w;
+}
+
+static tc_writer *text_open(const char *path, const tc_trace_info *info,
+                            tc_error *err) {
+  return open_common(path, info, false, err);
+}
+
+static tc_writer *json_open(const char *path, const tc_trace_info *info,
+                            tc_error *err) {
+  return open_common(path, info, true, err);
+}
+
+static int write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (w->json)
+    json_event(w, ev);
+  else
+    text_event(w, ev);
+  if (ferror(w->f)) {
+    tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+static int close_writer(tc_writer *w, tc_error *err) {
+  int rc = 0;
+  if (fflush(w->f) != 0 || ferror(w->f)) {
+    tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  if (w->own && fclose(w->f) != 0 && rc == 0) {
+    tc_error_set(err, "%s: %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  free(w);
+  return rc;
+}
+
+static const char *text_ext(const tc_arch *a) {
+  (void)a;
+  return ".txt";
+}
+
+static const char *json_ext(const tc_arch *a) {
+  (void)a;
+  return ".jsonl";
+}
+
+const tc_format tc_format_text = {
+    .name = "text",
+    .description = "readable listing, one line per instruction (no reader)",
+    .caps = 0,
+    .extension = text_ext,
+    .open_writer = text_open,
+    .write_event = write_event,
+    .close_writer = close_writer,
+};
+
+const tc_format tc_format_json = {
+    .name = "json",
+    .description = "one JSON object per event (no reader)",
+    .caps = 0,
+    .extension = json_ext,
+    .open_writer = json_open,
+    .write_event = write_event,
+    .close_writer = close_writer,
+};
