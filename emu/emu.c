@@ -18,9 +18,15 @@
 static int hook_cpuid(uc_engine *uc, void *user) {
   tc_emu *emu = user;
   (void)emu;
+  /* In 32-bit mode Unicorn ignores the R*X ids: use E*X there. */
+  bool is64 = emu->arch->ptr_size == 8;
+  int ra = is64 ? UC_X86_REG_RAX : UC_X86_REG_EAX;
+  int rb = is64 ? UC_X86_REG_RBX : UC_X86_REG_EBX;
+  int rc = is64 ? UC_X86_REG_RCX : UC_X86_REG_ECX;
+  int rd = is64 ? UC_X86_REG_RDX : UC_X86_REG_EDX;
   uint64_t leaf = 0, sub = 0;
-  uc_reg_read(uc, UC_X86_REG_RAX, &leaf);
-  uc_reg_read(uc, UC_X86_REG_RCX, &sub);
+  uc_reg_read(uc, ra, &leaf);
+  uc_reg_read(uc, rc, &sub);
   uint32_t a = 0, b = 0, c = 0, d = 0;
   switch ((uint32_t)leaf) {
   case 0: /* max leaf 7, "GenuineIntel" */
@@ -53,10 +59,10 @@ static int hook_cpuid(uc_engine *uc, void *user) {
   }
   (void)sub;
   uint64_t va = a, vb = b, vc = c, vd = d;
-  uc_reg_write(uc, UC_X86_REG_RAX, &va);
-  uc_reg_write(uc, UC_X86_REG_RBX, &vb);
-  uc_reg_write(uc, UC_X86_REG_RCX, &vc);
-  uc_reg_write(uc, UC_X86_REG_RDX, &vd);
+  uc_reg_write(uc, ra, &va);
+  uc_reg_write(uc, rb, &vb);
+  uc_reg_write(uc, rc, &vc);
+  uc_reg_write(uc, rd, &vd);
   return 1; /* skip the instruction: our answer stands */
 }
 
