@@ -15,14 +15,6 @@
 #define TC_DEFAULT_STACK_SIZE (8ull << 20)
 #define TC_CLKTCK 100
 
-/* Stack helpers shared with raw.c. loader.h is frozen, so raw.c repeats
- * these two prototypes. */
-int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
-                          const char *const *argv, size_t argc,
-                          const char *const *envp, size_t envc,
-                          const uint64_t *auxv, size_t nauxv, uint64_t *sp_out,
-                          tc_error *err);
-int tc_loader_map_stack(tc_emu *emu, int stack_exec, tc_error *err);
 
 /* ------------------------------------------------------------ byte order */
 

@@ -57,6 +57,15 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
 int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
                 uint64_t entry, tc_load_result *res, tc_error *err);
 
+/* Shared by the ELF and raw loaders: map the stack below emu->stack_top,
+ * then lay out execfn/argv/envp/auxv on it as Linux does. */
+int tc_loader_map_stack(tc_emu *emu, int stack_exec, tc_error *err);
+int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
+                          const char *const *argv, size_t argc,
+                          const char *const *envp, size_t envc,
+                          const uint64_t *auxv, size_t nauxv, uint64_t *sp_out,
+                          tc_error *err);
+
 /* Default placements. */
 #define TC_STACK_TOP_64 0x7ffffffff000ull
 #define TC_STACK_TOP_32 0xc0000000ull

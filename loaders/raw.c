@@ -4,13 +4,6 @@
 
 #include "loaders/loader.h"
 
-/* Defined in elf.c (loader.h is frozen; see the report asking to add them). */
-int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
-                          const char *const *argv, size_t argc,
-                          const char *const *envp, size_t envc,
-                          const uint64_t *auxv, size_t nauxv, uint64_t *sp_out,
-                          tc_error *err);
-int tc_loader_map_stack(tc_emu *emu, int stack_exec, tc_error *err);
 
 int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
                 uint64_t entry, tc_load_result *res, tc_error *err) {

@@ -1,0 +1,238 @@
+#include "evlog.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void *dup_bytes(const void *p, size_t n) {
+  if (!p)
+    return NULL;
+  void *q = malloc(n ? n : 1);
+  if (q)
+    memcpy(q, p, n);
+  return q;
+}
+
+static tc_mem_access *dup_mem(const tc_mem_access *m, uint32_t n) {
+  if (!n)
+    return NULL;
+  tc_mem_access *c = malloc(n * sizeof *c);
+  for (uint32_t i = 0; i < n; i++) {
+    c[i] = m[i];
+    c[i].before = dup_bytes(m[i].before, m[i].size);
+    c[i].after = dup_bytes(m[i].after, m[i].size);
+  }
+  return c;
+}
+
+int evlog_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  evlog *l = ctx;
+  (void)err;
+  if (l->n == l->cap) {
+    l->cap = l->cap ? l->cap * 2 : 1024;
+    l->ev = realloc(l->ev, l->cap * sizeof *l->ev);
+  }
+  tc_event *c = &l->ev[l->n++];
+  *c = *ev;
+  size_t ss = l->arch ? l->arch->state_size : 0;
+  switch (ev->kind) {
+  case TC_EV_INSN:
+    c->u.insn.regs = dup_bytes(ev->u.insn.regs, ev->u.insn.nregs * 2u);
+    c->u.insn.state_before = dup_bytes(ev->u.insn.state_before, ss);
+    c->u.insn.state_after = dup_bytes(ev->u.insn.state_after, ss);
+    c->u.insn.mem = dup_mem(ev->u.insn.mem, ev->u.insn.nmem);
+    break;
+  case TC_EV_SYSCALL:
+    c->u.sys.mem = dup_mem(ev->u.sys.mem, ev->u.sys.nmem);
+    break;
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT:
+    c->u.map.name = ev->u.map.name ? strdup(ev->u.map.name) : NULL;
+    c->u.map.data = dup_bytes(ev->u.map.data, ev->u.map.size);
+    break;
+  case TC_EV_KEYFRAME:
+    c->u.key.state = dup_bytes(ev->u.key.state, ss);
+    break;
+  case TC_EV_EXIT:
+    c->u.exit.message = ev->u.exit.message ? strdup(ev->u.exit.message) : NULL;
+    break;
+  default:
+    break;
+  }
+  return 0;
+}
+
+static void free_mem(const tc_mem_access *m, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    free((void *)m[i].before);
+    free((void *)m[i].after);
+  }
+  free((void *)m);
+}
+
+void evlog_free(evlog *l) {
+  for (size_t i = 0; i < l->n; i++) {
+    tc_event *e = &l->ev[i];
+    switch (e->kind) {
+    case TC_EV_INSN:
+      free((void *)e->u.insn.regs);
+      free((void *)e->u.insn.state_before);
+      free((void *)e->u.insn.state_after);
+      free_mem(e->u.insn.mem, e->u.insn.nmem);
+      break;
+    case TC_EV_SYSCALL:
+      free_mem(e->u.sys.mem, e->u.sys.nmem);
+      break;
+    case TC_EV_MAP:
+    case TC_EV_UNMAP:
+    case TC_EV_PROTECT:
+      free((void *)e->u.map.name);
+      free((void *)e->u.map.data);
+      break;
+    case TC_EV_KEYFRAME:
+      free((void *)e->u.key.state);
+      break;
+    case TC_EV_EXIT:
+      free((void *)e->u.exit.message);
+      break;
+    default:
+      break;
+    }
+  }
+  free(l->ev);
+  memset(l, 0, sizeof *l);
+}
+
+size_t evlog_count(const evlog *l, tc_event_kind kind) {
+  size_t n = 0;
+  for (size_t i = 0; i < l->n; i++)
+    n += l->ev[i].kind == kind;
+  return n;
+}
+
+int evlog_read(evlog *l, const char *path, tc_error *err) {
+  const tc_format *f = tc_format_detect(path, err);
+  if (!f)
+    return -1;
+  tc_reader *r = f->open_reader(path, err);
+  if (!r)
+    return -1;
+  l->arch = f->reader_info(r)->arch;
+  tc_event ev;
+  int rc;
+  while ((rc = f->next_event(r, &ev, err)) == 1)
+    evlog_sink(l, &ev, err);
+  f->close_reader(r);
+  return rc;
+}
+
+int evlog_record(evlog *l, const tc_options *opt, const char *const *argv,
+                 tc_run_result *res, tc_error *err) {
+  tc_session *s = tc_session_new(opt, err);
+  if (!s)
+    return -1;
+  int rc = tc_session_load_elf(s, argv[0], argv, err);
+  if (rc == 0) {
+    l->arch = tc_session_info(s)->arch;
+    rc = tc_session_add_sink(s, evlog_sink, l, err);
+  }
+  if (rc == 0)
+    rc = tc_session_run(s, res, err);
+  tc_session_free(s);
+  return rc;
+}
+
+static int mem_equal(const tc_mem_access *a, const tc_mem_access *b,
+                     uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (a[i].addr != b[i].addr || a[i].size != b[i].size ||
+        a[i].kind != b[i].kind ||
+        memcmp(a[i].before, b[i].before, a[i].size) != 0 ||
+        memcmp(a[i].after, b[i].after, a[i].size) != 0)
+      return 0;
+  return 1;
+}
+
+#define DIFF(cond, what)                                                     \
+  do {                                                                       \
+    if (cond) {                                                              \
+      snprintf(why, max, "event %zu (kind %d): %s differs", i, x->kind,      \
+               what);                                                        \
+      return -1;                                                             \
+    }                                                                        \
+  } while (0)
+
+int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max) {
+  size_t ss = a->arch->state_size;
+  if (a->arch != b->arch) {
+    snprintf(why, max, "arch differs");
+    return -1;
+  }
+  size_t n = a->n < b->n ? a->n : b->n;
+  for (size_t i = 0; i < n; i++) {
+    const tc_event *x = &a->ev[i], *y = &b->ev[i];
+    DIFF(x->kind != y->kind, "kind");
+    switch (x->kind) {
+    case TC_EV_INSN: {
+      const tc_insn_event *p = &x->u.insn, *q = &y->u.insn;
+      DIFF(p->index != q->index || p->pc != q->pc || p->tid != q->tid,
+           "index/pc/tid");
+      DIFF(p->size != q->size || memcmp(p->bytes, q->bytes, p->size),
+           "bytes");
+      DIFF(p->nregs != q->nregs ||
+               memcmp(p->regs, q->regs, p->nregs * 2u) != 0,
+           "changed register list");
+      DIFF(memcmp(p->state_before, q->state_before, ss), "state_before");
+      DIFF(memcmp(p->state_after, q->state_after, ss), "state_after");
+      DIFF(p->nmem != q->nmem || !mem_equal(p->mem, q->mem, p->nmem),
+           "memory accesses");
+      break;
+    }
+    case TC_EV_SYSCALL: {
+      const tc_syscall_event *p = &x->u.sys, *q = &y->u.sys;
+      DIFF(p->nr != q->nr || p->ret != q->ret || p->unknown != q->unknown ||
+               memcmp(p->args, q->args, sizeof p->args) ||
+               p->insn_index != q->insn_index,
+           "syscall");
+      DIFF(p->nmem != q->nmem || !mem_equal(p->mem, q->mem, p->nmem),
+           "syscall memory");
+      break;
+    }
+    case TC_EV_MAP:
+    case TC_EV_UNMAP:
+    case TC_EV_PROTECT: {
+      const tc_map_event *p = &x->u.map, *q = &y->u.map;
+      DIFF(p->addr != q->addr || p->size != q->size || p->prot != q->prot,
+           "map range");
+      if (x->kind == TC_EV_MAP) {
+        DIFF(strcmp(p->name ? p->name : "", q->name ? q->name : ""),
+             "map name");
+        DIFF(!p->data != !q->data ||
+                 (p->data && memcmp(p->data, q->data, p->size)),
+             "map data");
+      }
+      break;
+    }
+    case TC_EV_KEYFRAME:
+      DIFF(x->u.key.insn_index != y->u.key.insn_index ||
+               memcmp(x->u.key.state, y->u.key.state, ss),
+           "keyframe");
+      break;
+    case TC_EV_FAULT:
+      DIFF(memcmp(&x->u.fault, &y->u.fault, sizeof x->u.fault), "fault");
+      break;
+    case TC_EV_EXIT:
+      DIFF(x->u.exit.reason != y->u.exit.reason ||
+               x->u.exit.status != y->u.exit.status ||
+               x->u.exit.insn_count != y->u.exit.insn_count,
+           "exit");
+      break;
+    }
+  }
+  if (a->n != b->n) {
+    snprintf(why, max, "event counts differ: %zu vs %zu", a->n, b->n);
+    return -1;
+  }
+  return 0;
+}
