@@ -19,7 +19,7 @@ static const tc_reg_info regs_x86_64[] = {
     {"rsi", 8, TC_REG_GPR, 32, UC_X86_REG_RSI},
     {"rdi", 8, TC_REG_GPR, 40, UC_X86_REG_RDI},
     {"rbp", 8, TC_REG_GPR, 48, UC_X86_REG_RBP},
-    {"rsp", 8, TC_REG_GPR|TC_REG_SP, 56, UC_X86_REG_RSP},
+    {"rsp", 8, TC_REG_GPR | TC_REG_SP, 56, UC_X86_REG_RSP},
     {"r8", 8, TC_REG_GPR, 64, UC_X86_REG_R8},
     {"r9", 8, TC_REG_GPR, 72, UC_X86_REG_R9},
     {"r10", 8, TC_REG_GPR, 80, UC_X86_REG_R10},
@@ -82,7 +82,7 @@ static const tc_reg_info regs_x86[] = {
     {"esi", 4, TC_REG_GPR, 16, UC_X86_REG_ESI},
     {"edi", 4, TC_REG_GPR, 20, UC_X86_REG_EDI},
     {"ebp", 4, TC_REG_GPR, 24, UC_X86_REG_EBP},
-    {"esp", 4, TC_REG_GPR|TC_REG_SP, 28, UC_X86_REG_ESP},
+    {"esp", 4, TC_REG_GPR | TC_REG_SP, 28, UC_X86_REG_ESP},
     {"eip", 4, TC_REG_PC, 32, UC_X86_REG_EIP},
     {"eflags", 4, TC_REG_FLAGS, 36, UC_X86_REG_EFLAGS},
     {"cs", 2, TC_REG_SEGMENT, 40, UC_X86_REG_CS},
@@ -121,11 +121,38 @@ static const tc_reg_info regs_x86[] = {
 };
 /* state image: 292 bytes, 43 registers */
 
-enum { X64_RAX = 0, X64_RBX, X64_RCX, X64_RDX, X64_RSI, X64_RDI, X64_RBP,
-       X64_RSP, X64_R8, X64_R9, X64_R10, X64_R11, X64_R12, X64_R13, X64_R14,
-       X64_R15, X64_RIP, X64_RFLAGS };
-enum { X86_EAX = 0, X86_EBX, X86_ECX, X86_EDX, X86_ESI, X86_EDI, X86_EBP,
-       X86_ESP, X86_EIP, X86_EFLAGS };
+enum {
+  X64_RAX = 0,
+  X64_RBX,
+  X64_RCX,
+  X64_RDX,
+  X64_RSI,
+  X64_RDI,
+  X64_RBP,
+  X64_RSP,
+  X64_R8,
+  X64_R9,
+  X64_R10,
+  X64_R11,
+  X64_R12,
+  X64_R13,
+  X64_R14,
+  X64_R15,
+  X64_RIP,
+  X64_RFLAGS
+};
+enum {
+  X86_EAX = 0,
+  X86_EBX,
+  X86_ECX,
+  X86_EDX,
+  X86_ESI,
+  X86_EDI,
+  X86_EBP,
+  X86_ESP,
+  X86_EIP,
+  X86_EFLAGS
+};
 
 #define NREGS(a) ((uint16_t)(sizeof(a) / sizeof(a[0])))
 
@@ -175,8 +202,7 @@ static const tc_arch arch_x86 = {
     .sp_reg = X86_ESP,
     .flags_reg = X86_EFLAGS,
     .state_size = 292,
-    .sys = {.traps = {{TC_TRAP_INTR, 0x80, 0},
-                      {TC_TRAP_INSN_SYSENTER, 0, 2}},
+    .sys = {.traps = {{TC_TRAP_INTR, 0x80, 0}, {TC_TRAP_INSN_SYSENTER, 0, 2}},
             .nr_reg = X86_EAX,
             .arg_regs = {X86_EBX, X86_ECX, X86_EDX, X86_ESI, X86_EDI, X86_EBP},
             .ret_reg = X86_EAX,

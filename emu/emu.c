@@ -48,7 +48,7 @@ static int hook_cpuid(uc_engine *uc, void *user) {
     a = 0x80000008;
     break;
   case 0x80000001:
-    c = 1u << 0;                  /* LAHF/SAHF in 64-bit mode */
+    c = 1u << 0;                              /* LAHF/SAHF in 64-bit mode */
     d = (1u << 11) | (1u << 29) | (1u << 20); /* SYSCALL, LM, NX */
     break;
   case 0x80000008:
@@ -105,8 +105,8 @@ static int x86_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
   case 3: /* int3 */
     *kind = TC_FAULT_OTHER;
     return SIGTRAP;
-  case 4: /* #OF (into) */
-  case 5: /* #BR */
+  case 4:  /* #OF (into) */
+  case 5:  /* #BR */
   case 13: /* #GP */
     *kind = TC_FAULT_OTHER;
     return SIGSEGV;
@@ -202,15 +202,13 @@ static int install_hooks(tc_emu *emu, tc_error *err) {
     if (e)
       goto fail;
   }
-  for (int i = 0; i < 3 && emu->arch->sys.traps[i].kind != TC_TRAP_NONE;
-       i++) {
+  for (int i = 0; i < 3 && emu->arch->sys.traps[i].kind != TC_TRAP_NONE; i++) {
     tc_trap_kind k = emu->arch->sys.traps[i].kind;
     if (k == TC_TRAP_INSN_SYSCALL || k == TC_TRAP_INSN_SYSENTER) {
       /* Unhooked syscall/sysenter run as NOPs in 2.0.1: always hook. */
-      e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN, (void *)hook_syscall_insn,
-                      emu, 1, 0,
-                      k == TC_TRAP_INSN_SYSCALL ? UC_X86_INS_SYSCALL
-                                                : UC_X86_INS_SYSENTER);
+      e = uc_hook_add(
+          emu->uc, &h, UC_HOOK_INSN, (void *)hook_syscall_insn, emu, 1, 0,
+          k == TC_TRAP_INSN_SYSCALL ? UC_X86_INS_SYSCALL : UC_X86_INS_SYSENTER);
       if (e)
         goto fail;
     }
@@ -262,8 +260,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   emu->rng_state = emu->opt.seed ^ 0x9e3779b97f4a7c15ull;
   emu->clock_ns = TC_EPOCH_NS;
   emu->mmap_top = arch->ptr_size == 8 ? 0x7ffff7fff000ull : 0xf7fff000ull;
-  int host_std[3] = {emu->opt.stdin_fd, emu->opt.stdout_fd,
-                     emu->opt.stderr_fd};
+  int host_std[3] = {emu->opt.stdin_fd, emu->opt.stdout_fd, emu->opt.stderr_fd};
   for (int i = 0; i < 3; i++) {
     emu->fds[i].kind = TC_FD_HOST;
     emu->fds[i].host_fd = host_std[i];
@@ -404,8 +401,8 @@ int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
   uc_err e = uc_mem_map(emu->uc, start, end - start, prot & 7);
   if (e)
     return -ENOMEM;
-  tc_region r = {.start = start, .end = end, .prot = prot & 7,
-                 .file_offset = file_offset};
+  tc_region r = {
+      .start = start, .end = end, .prot = prot & 7, .file_offset = file_offset};
   snprintf(r.name, sizeof r.name, "%s", name ? name : "");
   if (regions_insert(emu, &r) < 0) {
     uc_mem_unmap(emu->uc, start, end - start);

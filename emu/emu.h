@@ -49,16 +49,16 @@ typedef struct tc_emu_observer {
 
 typedef enum tc_fd_kind {
   TC_FD_CLOSED = 0,
-  TC_FD_HOST,   /* backed by a host fd */
-  TC_FD_DIR     /* a directory opened for getdents64 (host fd, O_DIRECTORY) */
+  TC_FD_HOST, /* backed by a host fd */
+  TC_FD_DIR   /* a directory opened for getdents64 (host fd, O_DIRECTORY) */
 } tc_fd_kind;
 
 typedef struct tc_fd {
   tc_fd_kind kind;
   int host_fd;
-  int flags;        /* O_* status flags as the guest set them */
+  int flags; /* O_* status flags as the guest set them */
   bool cloexec;
-  bool owned;       /* close host_fd when the guest closes it */
+  bool owned; /* close host_fd when the guest closes it */
 } tc_fd;
 
 typedef struct tc_emu {
@@ -69,22 +69,22 @@ typedef struct tc_emu {
   /* Memory map. */
   tc_region *regions;
   size_t nregions, cap_regions;
-  uint64_t mmap_top;   /* next non-fixed mmap goes below this */
-  uint64_t brk_start;  /* initial program break (page aligned end of bss) */
-  uint64_t brk_cur;    /* current break */
-  uint64_t stack_top;  /* highest stack address (exclusive) */
+  uint64_t mmap_top;  /* next non-fixed mmap goes below this */
+  uint64_t brk_start; /* initial program break (page aligned end of bss) */
+  uint64_t brk_cur;   /* current break */
+  uint64_t stack_top; /* highest stack address (exclusive) */
 
   /* Process. */
   uint32_t pid, tid;
   uint64_t clear_child_tid;
-  char exe_host_path[TC_PATH_MAX]; /* the file we loaded (host path) */
+  char exe_host_path[TC_PATH_MAX];  /* the file we loaded (host path) */
   char exe_guest_path[TC_PATH_MAX]; /* what /proc/self/exe reads */
   char cwd[TC_PATH_MAX];            /* guest cwd (absolute guest path) */
   tc_fd fds[TC_MAX_FDS];
 
   /* Determinism. */
-  uint64_t rng_state;  /* splitmix64 state seeded from opt.seed */
-  uint64_t clock_ns;   /* fixed virtual time; advanced by nanosleep */
+  uint64_t rng_state; /* splitmix64 state seeded from opt.seed */
+  uint64_t clock_ns;  /* fixed virtual time; advanced by nanosleep */
 
   /* i386 TLS: GDT in guest memory for set_thread_area. */
   uint64_t gdt_addr;

@@ -78,6 +78,11 @@ extern const tc_sys_entry tc_sys_misc_table[];
 tc_linux_state *tc_linux_state_of(tc_emu *emu);
 /* Drops an emu's kernel state; tc_emu_free should call it. */
 void tc_linux_forget(tc_emu *emu);
+/* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
+ * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done by the first set_thread_area
+ * at the latest; best called at process start, before the first
+ * instruction is recorded. 0 or -errno (-ENOSYS on other arches). */
+int tc_linux_x86_setup_gdt(tc_emu *emu);
 
 /* ---- argument helpers */
 static inline int tc_sys_int(const tc_sys_call *c, int i) {

@@ -449,9 +449,21 @@ static void gdt_descriptor(uint32_t base, uint32_t limit, uint32_t flags,
         (useable << 20) | (seg_32bit << 22) | (limit_in_pages << 23);
 }
 
-static int gdt_ensure(tc_emu *emu) {
+static void put_descriptor(tc_emu *emu, uint8_t *p, uint32_t lo, uint32_t hi) {
+  tc_abi_put(emu->arch, p, 4, lo);
+  tc_abi_put(emu->arch, p + 4, 4, hi);
+}
+
+static int load_selector(tc_emu *emu, int uc_reg, uint16_t sel) {
+  uint64_t v = sel;
+  return uc_reg_write(emu->uc, uc_reg, &v) == UC_ERR_OK ? 0 : -EINVAL;
+}
+
+int tc_linux_x86_setup_gdt(tc_emu *emu) {
   if (emu->gdt_addr)
     return 0;
+  if (emu->arch->id != TC_ARCH_X86)
+    return -ENOSYS;
   uint64_t addr = GDT_ADDR_32;
   if (overlaps_any(emu, addr, addr + page_size(emu)) &&
       (addr = tc_emu_find_free(emu, page_size(emu))) == 0)
@@ -460,32 +472,45 @@ static int gdt_ensure(tc_emu *emu) {
                      "[gdt]", 0);
   if (r < 0)
     return r;
-  /* Flat user code/data descriptors where a 64-bit kernel has them for
-   * 32-bit processes (__USER32_CS 0x23, __USER_DS 0x2b), so reloading
-   * those selectors works too. */
+  /* Unicorn 2.0.1 starts 32-bit mode with null selectors whose hidden
+   * descriptors lack the 32-bit (B) flag. The first segment load (glibc's
+   * `mov %gs`) recomputes the stack size from SS and the stack would turn
+   * 16-bit, so real flat descriptors are loaded here, at the entries where
+   * a 64-bit kernel keeps them for 32-bit processes: __USER32_CS 0x23
+   * (entry 4) and __USER_DS 0x2b (entry 5). Unicorn runs at CPL 0 and a
+   * stack segment must match the CPL, so SS is entry 5 with RPL 0 (0x28),
+   * loaded while entry 5 still has DPL 0; then entry 5 becomes DPL 3 for
+   * DS and ES. */
   uint8_t d[16];
   uint32_t lo, hi;
   gdt_descriptor(0, 0xfffff, 1 | (2u << 1) /* code, readable */ | (1u << 4),
                  &lo, &hi);
-  tc_abi_put(emu->arch, d, 4, lo);
-  tc_abi_put(emu->arch, d + 4, 4, hi);
+  put_descriptor(emu, d, lo, hi);
   gdt_descriptor(0, 0xfffff, 1 | (1u << 4), &lo, &hi);
-  tc_abi_put(emu->arch, d + 8, 4, lo);
-  tc_abi_put(emu->arch, d + 12, 4, hi);
+  put_descriptor(emu, d + 8, lo, hi & ~0x6000u /* DPL 0 */);
   if ((r = tc_emu_write(emu, addr + 4 * 8, d, sizeof d)) < 0)
     return r;
   uc_x86_mmr gdtr = {0, addr, GDT_ENTRIES * 8 - 1, 0};
   if (uc_reg_write(emu->uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK)
     return -EINVAL;
+  if ((r = load_selector(emu, UC_X86_REG_SS, 5 << 3)) < 0)
+    return r;
+  put_descriptor(emu, d + 8, lo, hi);
+  if ((r = tc_emu_write(emu, addr + 5 * 8, d + 8, 8)) < 0)
+    return r;
+  if ((r = load_selector(emu, UC_X86_REG_CS, (4 << 3) | 3)) < 0 ||
+      (r = load_selector(emu, UC_X86_REG_DS, (5 << 3) | 3)) < 0 ||
+      (r = load_selector(emu, UC_X86_REG_ES, (5 << 3) | 3)) < 0)
+    return r;
   emu->gdt_addr = addr;
   return 0;
 }
 
 static int64_t sys_set_thread_area(tc_sys_call *c) {
   tc_emu *emu = c->emu;
-  if (emu->arch->uc_arch != UC_ARCH_X86)
-    return -ENOSYS;
-  uint8_t ud[16]; /* struct user_desc */
+  if (emu->arch->id != TC_ARCH_X86)
+    return -ENOSYS; /* x86-64 programs use arch_prctl */
+  uint8_t ud[16];   /* struct user_desc */
   int r = tc_sys_read(emu, c->a[0], ud, sizeof ud);
   if (r < 0)
     return r;
@@ -493,7 +518,7 @@ static int64_t sys_set_thread_area(tc_sys_call *c) {
   uint32_t base = (uint32_t)tc_abi_get(emu->arch, ud + 4, 4);
   uint32_t limit = (uint32_t)tc_abi_get(emu->arch, ud + 8, 4);
   uint32_t flags = (uint32_t)tc_abi_get(emu->arch, ud + 12, 4);
-  if ((r = gdt_ensure(emu)) < 0)
+  if ((r = tc_linux_x86_setup_gdt(emu)) < 0)
     return r;
   if (entry == 0xffffffffu) {
     for (uint32_t e = TLS_MIN; e <= TLS_MAX && entry == 0xffffffffu; e++) {

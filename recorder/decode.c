@@ -24,11 +24,16 @@ struct tc_decoder {
 /* x86 sub-register families: any member written means the first member
  * that exists in the arch table changed. */
 static const char *const x86_families[][5] = {
-    {"rax", "eax", "ax", "al", "ah"},   {"rbx", "ebx", "bx", "bl", "bh"},
-    {"rcx", "ecx", "cx", "cl", "ch"},   {"rdx", "edx", "dx", "dl", "dh"},
-    {"rsi", "esi", "si", "sil", NULL},  {"rdi", "edi", "di", "dil", NULL},
-    {"rbp", "ebp", "bp", "bpl", NULL},  {"rsp", "esp", "sp", "spl", NULL},
-    {"rip", "eip", "ip", NULL, NULL},   {"rflags", "eflags", "flags", NULL, NULL},
+    {"rax", "eax", "ax", "al", "ah"},
+    {"rbx", "ebx", "bx", "bl", "bh"},
+    {"rcx", "ecx", "cx", "cl", "ch"},
+    {"rdx", "edx", "dx", "dl", "dh"},
+    {"rsi", "esi", "si", "sil", NULL},
+    {"rdi", "edi", "di", "dil", NULL},
+    {"rbp", "ebp", "bp", "bpl", NULL},
+    {"rsp", "esp", "sp", "spl", NULL},
+    {"rip", "eip", "ip", NULL, NULL},
+    {"rflags", "eflags", "flags", NULL, NULL},
 };
 
 static int map_x86_name(const tc_arch *arch, const char *name) {
@@ -134,8 +139,7 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
   e->nwrite = 0;
   add_write(e, d->arch->pc_reg);
   cs_insn *insn = NULL;
-  if (!d->cs_ok ||
-      cs_disasm(d->cs, e->bytes, e->size, e->pc, 1, &insn) != 1) {
+  if (!d->cs_ok || cs_disasm(d->cs, e->bytes, e->size, e->pc, 1, &insn) != 1) {
     e->full_read = true;
     return;
   }
@@ -173,6 +177,12 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
       if (det->groups[g] == X86_GRP_FPU || det->groups[g] == X86_GRP_INT ||
           det->groups[g] == CS_GRP_INT)
         e->full_read = true;
+    /* Flags writes: capstone's eflags bits say more than regs_access,
+     * which misses them for lock-prefixed cmpxchg/xadd. */
+    const uint64_t flag_writes =
+        0x7FFull | (0xFFFull << 21) | (0x7Full << 40) | (0xFFull << 51);
+    if ((det->x86.eflags & flag_writes) || det->x86.prefix[0] == 0xf0)
+      add_write(e, d->arch->flags_reg);
     const char *mn = insn->mnemonic;
     if (strncmp(mn, "rep", 3) == 0)
       e->is_rep = true;

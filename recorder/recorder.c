@@ -106,8 +106,7 @@ static uint8_t *mem_reserve(tc_recorder *r, mem_list *m, size_t bytes) {
 }
 
 static void mem_add(tc_recorder *r, mem_list *m, uint64_t addr, uint32_t size,
-                    uint8_t kind, const uint8_t *before,
-                    const uint8_t *after) {
+                    uint8_t kind, const uint8_t *before, const uint8_t *after) {
   if (m->n > 0) {
     mem_rec *last = &m->recs[m->n - 1];
     /* Unicorn repeats some callbacks (page-crossing reads): drop exact
@@ -166,9 +165,9 @@ static const tc_mem_access *mem_build(tc_recorder *r, mem_list *m) {
   }
   for (size_t i = 0; i < m->n; i++) {
     const mem_rec *mr = &m->recs[i];
-    m->out[i] = (tc_mem_access){mr->addr, mr->size, mr->kind,
-                                m->arena + mr->off,
-                                m->arena + mr->off + mr->size};
+    m->out[i] =
+        (tc_mem_access){mr->addr, mr->size, mr->kind, m->arena + mr->off,
+                        m->arena + mr->off + mr->size};
   }
   return m->out;
 }
@@ -188,8 +187,7 @@ static void mem_free(mem_list *m) {
 
 static void exec_ranges_rebuild(tc_recorder *r) {
   r->nexec = 0;
-  for (size_t i = 0; i < r->emu->nregions && r->nexec < MAX_EXEC_RANGES;
-       i++) {
+  for (size_t i = 0; i < r->emu->nregions && r->nexec < MAX_EXEC_RANGES; i++) {
     const tc_region *g = &r->emu->regions[i];
     if (!(g->prot & TC_PROT_EXEC))
       continue;
@@ -252,8 +250,8 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
   for (size_t i = 0; i < r->nkev; i++) {
     kernel_ev *k = &r->kev[i];
     tc_event ev = {.kind = k->kind};
-    ev.u.map = (tc_map_event){k->addr, k->size, k->prot, k->name,
-                              k->file_offset, NULL};
+    ev.u.map = (tc_map_event){k->addr, k->size,        k->prot,
+                              k->name, k->file_offset, NULL};
     r->emit(r->emit_ctx, &ev);
   }
   r->nkev = 0;
@@ -369,8 +367,7 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
 
 /* --------------------------------------------------------------- hooks */
 
-static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size,
-                      void *user) {
+static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   tc_recorder *r = user;
   if (r->have_pending) {
     if (r->pend.is_rep && addr == r->pend.pc && r->count_reg >= 0 &&
@@ -426,9 +423,8 @@ static void hook_mem_read_noop(uc_engine *uc, uc_mem_type type, uint64_t addr,
   (void)uc, (void)type, (void)addr, (void)size, (void)value, (void)user;
 }
 
-static void hook_mem_read_after(uc_engine *uc, uc_mem_type type,
-                                uint64_t addr, int size, int64_t value,
-                                void *user) {
+static void hook_mem_read_after(uc_engine *uc, uc_mem_type type, uint64_t addr,
+                                int size, int64_t value, void *user) {
   tc_recorder *r = user;
   (void)uc, (void)type;
   if (!r->have_pending || size <= 0 || size > 8)
@@ -597,8 +593,9 @@ static int emit_initial_maps(tc_recorder *r, tc_error *err) {
     if (uc_mem_read(r->emu->uc, g->start, data, n) != UC_ERR_OK)
       memset(data, 0, n);
     tc_event ev = {.kind = TC_EV_MAP};
-    ev.u.map = (tc_map_event){g->start, n, g->prot, g->name, g->file_offset,
-                              all_zero(data, n) ? NULL : data};
+    ev.u.map = (tc_map_event){g->start,       n,
+                              g->prot,        g->name,
+                              g->file_offset, all_zero(data, n) ? NULL : data};
     r->emit(r->emit_ctx, &ev);
     free(data);
   }
@@ -610,14 +607,13 @@ static int install_hooks(tc_recorder *r, tc_error *err) {
   uc_hook h;
   uc_err e = uc_hook_add(uc, &h, UC_HOOK_CODE, (void *)hook_code, r, 1, 0);
   if (!e && r->memory)
-    e = uc_hook_add(uc, &h, UC_HOOK_MEM_READ, (void *)hook_mem_read_noop, r,
-                    1, 0);
-  if (!e && r->memory)
-    e = uc_hook_add(uc, &h, UC_HOOK_MEM_READ_AFTER,
-                    (void *)hook_mem_read_after, r, 1, 0);
-  if (!e && r->memory)
-    e = uc_hook_add(uc, &h, UC_HOOK_MEM_WRITE, (void *)hook_mem_write, r, 1,
+    e = uc_hook_add(uc, &h, UC_HOOK_MEM_READ, (void *)hook_mem_read_noop, r, 1,
                     0);
+  if (!e && r->memory)
+    e = uc_hook_add(uc, &h, UC_HOOK_MEM_READ_AFTER, (void *)hook_mem_read_after,
+                    r, 1, 0);
+  if (!e && r->memory)
+    e = uc_hook_add(uc, &h, UC_HOOK_MEM_WRITE, (void *)hook_mem_write, r, 1, 0);
   if (e) {
     tc_error_set(err, "unicorn: cannot install recording hooks: %s",
                  uc_strerror(e));
@@ -651,7 +647,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   read_all_regs(r, r->state_cur);
   emit_keyframe(r);
   exec_ranges_rebuild(r);
-  emu->obs = (tc_emu_observer){r,         obs_map,          obs_unmap,
+  emu->obs = (tc_emu_observer){r,           obs_map,          obs_unmap,
                                obs_protect, obs_kernel_write, obs_syscall};
   if (install_hooks(r, err) < 0)
     return -1;

@@ -123,8 +123,7 @@ static int copy_argv(tc_session *s, const char *const *argv) {
   return 0;
 }
 
-static int finish_load(tc_session *s, const tc_load_result *lr,
-                       tc_error *err) {
+static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
   const tc_arch *a = s->emu->arch;
   s->initial_state = calloc(1, a->state_size);
   if (!s->initial_state) {
@@ -185,6 +184,11 @@ int tc_session_load_elf(tc_session *s, const char *path,
   if (tc_load_elf(s->emu, &img, s->exe_data, s->exe_size, path,
                   (const char *const *)s->argv, s->opt.env, &lr, err) < 0)
     return -1;
+  /* /proc/self/exe is always absolute (glibc asserts it); AT_EXECFN keeps
+   * the name as given, like execve. */
+  if (!s->opt.fs_root)
+    snprintf(s->emu->exe_guest_path, sizeof s->emu->exe_guest_path, "%s",
+             s->emu->exe_host_path);
   return finish_load(s, &lr, err);
 }
 
@@ -221,8 +225,8 @@ const tc_trace_info *tc_session_info(tc_session *s) {
   return s->emu ? &s->info : NULL;
 }
 
-int tc_session_add_writer(tc_session *s, const tc_format *fmt,
-                          const char *path, tc_error *err) {
+int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
+                          tc_error *err) {
   if (!s->emu) {
     tc_error_set(err, "load a program before adding outputs");
     return -1;

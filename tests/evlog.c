@@ -154,13 +154,12 @@ static int mem_equal(const tc_mem_access *a, const tc_mem_access *b,
   return 1;
 }
 
-#define DIFF(cond, what)                                                     \
-  do {                                                                       \
-    if (cond) {                                                              \
-      snprintf(why, max, "event %zu (kind %d): %s differs", i, x->kind,      \
-               what);                                                        \
-      return -1;                                                             \
-    }                                                                        \
+#define DIFF(cond, what)                                                       \
+  do {                                                                         \
+    if (cond) {                                                                \
+      snprintf(why, max, "event %zu (kind %d): %s differs", i, x->kind, what); \
+      return -1;                                                               \
+    }                                                                          \
   } while (0)
 
 int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max) {
@@ -178,10 +177,8 @@ int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max) {
       const tc_insn_event *p = &x->u.insn, *q = &y->u.insn;
       DIFF(p->index != q->index || p->pc != q->pc || p->tid != q->tid,
            "index/pc/tid");
-      DIFF(p->size != q->size || memcmp(p->bytes, q->bytes, p->size),
-           "bytes");
-      DIFF(p->nregs != q->nregs ||
-               memcmp(p->regs, q->regs, p->nregs * 2u) != 0,
+      DIFF(p->size != q->size || memcmp(p->bytes, q->bytes, p->size), "bytes");
+      DIFF(p->nregs != q->nregs || memcmp(p->regs, q->regs, p->nregs * 2u) != 0,
            "changed register list");
       DIFF(memcmp(p->state_before, q->state_before, ss), "state_before");
       DIFF(memcmp(p->state_after, q->state_after, ss), "state_after");

@@ -2,6 +2,7 @@
 
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +21,8 @@ int tu_run_suite(const char *suite, const tu_case *cases) {
       return 2;
   CU_basic_set_mode(CU_BRM_VERBOSE);
   CU_basic_run_tests();
-  unsigned failed = CU_get_number_of_failures() +
-                    CU_get_number_of_tests_failed();
+  unsigned failed =
+      CU_get_number_of_failures() + CU_get_number_of_tests_failed();
   CU_cleanup_registry();
   return failed ? 1 : 0;
 }
@@ -129,3 +130,29 @@ const char *tu_guest(const char *name) {
 }
 
 int tu_have(const char *path) { return access(path, R_OK) == 0; }
+
+int tu_run_merge(char **out, const char *prog, ...) {
+  char cmd[16384];
+  size_t n = 0;
+  va_list ap;
+  va_start(ap, prog);
+  for (const char *a = prog; a; a = va_arg(ap, const char *)) {
+    /* single-quote each argument */
+    if (n + 4 * strlen(a) + 4 >= sizeof cmd)
+      break;
+    cmd[n++] = '\'';
+    for (const char *c = a; *c; c++) {
+      if (*c == '\'') {
+        memcpy(cmd + n, "'\\''", 4);
+        n += 4;
+      } else {
+        cmd[n++] = *c;
+      }
+    }
+    cmd[n++] = '\'';
+    cmd[n++] = ' ';
+  }
+  va_end(ap);
+  cmd[n] = 0;
+  return tu_run(cmd, out, 1);
+}

@@ -22,6 +22,9 @@ int tu_write_file(const char *path, const void *data, size_t len);
  * NUL-terminated, may be NULL). Returns the exit status (128+sig on signal),
  * -1 if it could not run. */
 int tu_run(const char *cmd, char **out, int merge_stderr);
+/* Runs prog with the NULL-terminated arguments (shell-quoted), stdout and
+ * stderr merged into *out. Returns the exit status like tu_run. */
+int tu_run_merge(char **out, const char *prog, ...) __attribute__((sentinel));
 /* A per-process scratch directory under the build tree, created once. */
 const char *tu_tmpdir(void);
 /* tu_tmpdir()/name, in a static rotating buffer. */

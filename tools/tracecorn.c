@@ -177,8 +177,7 @@ static int cmd_record(int argc, char **argv) {
       break;
     case 'E':
       if (!strchr(optarg, '=') || nenv == MAX_ENV) {
-        fprintf(stderr, "tracecorn: --env takes K=V (at most %d)\n",
-                MAX_ENV);
+        fprintf(stderr, "tracecorn: --env takes K=V (at most %d)\n", MAX_ENV);
         return 2;
       }
       env[nenv++] = optarg;
@@ -288,8 +287,7 @@ static int cmd_record(int argc, char **argv) {
       tc_session_free(s);
       return 125;
     }
-    rc = tc_session_load_raw(s, code, n, base, have_entry ? entry : base,
-                             &err);
+    rc = tc_session_load_raw(s, code, n, base, have_entry ? entry : base, &err);
     free(code);
   } else {
     rc = tc_session_load_elf(s, prog_argv[0], (const char *const *)prog_argv,
@@ -318,8 +316,10 @@ static int cmd_record(int argc, char **argv) {
        name = strtok_r(NULL, ",", &save)) {
     const tc_format *fmt = tc_format_by_name(name);
     if (!fmt || !fmt->open_writer) {
-      fprintf(stderr, "tracecorn: unknown format '%s' (see `tracecorn "
-                      "formats`)\n", name);
+      fprintf(stderr,
+              "tracecorn: unknown format '%s' (see `tracecorn "
+              "formats`)\n",
+              name);
       tc_session_free(s);
       return 2;
     }
@@ -353,7 +353,7 @@ static int cmd_record(int argc, char **argv) {
   if (rc < 0)
     fprintf(stderr, "tracecorn: %s\n", err.msg);
   if (!opt.quiet) {
-    const char *what = res.reason == TC_EXIT_EXITED       ? "exited"
+    const char *what = res.reason == TC_EXIT_EXITED        ? "exited"
                        : res.reason == TC_EXIT_SIGNALED    ? "was killed"
                        : res.reason == TC_EXIT_MAX_INSNS   ? "was stopped"
                        : res.reason == TC_EXIT_INTERRUPTED ? "was interrupted"
@@ -379,10 +379,11 @@ static int cmd_record(int argc, char **argv) {
 }
 
 static int cmd_dump(int argc, char **argv) {
-  static const struct option longopts[] = {{"json", no_argument, 0, 'j'},
-                                           {"format", required_argument, 0, 'f'},
-                                           {"help", no_argument, 0, 'h'},
-                                           {0, 0, 0, 0}};
+  static const struct option longopts[] = {
+      {"json", no_argument, 0, 'j'},
+      {"format", required_argument, 0, 'f'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   bool json = false;
   const char *in_fmt_name = NULL;
   int c;
@@ -470,9 +471,8 @@ static int cmd_convert(int argc, char **argv) {
 static int cmd_formats(void) {
   printf("%-8s %-6s %-6s %s\n", "name", "write", "read", "description");
   for (const tc_format *const *f = tc_formats(); *f; f++)
-    printf("%-8s %-6s %-6s %s\n", (*f)->name,
-           (*f)->open_writer ? "yes" : "no", (*f)->open_reader ? "yes" : "no",
-           (*f)->description);
+    printf("%-8s %-6s %-6s %s\n", (*f)->name, (*f)->open_writer ? "yes" : "no",
+           (*f)->open_reader ? "yes" : "no", (*f)->description);
   return 0;
 }
 

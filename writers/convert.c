@@ -16,15 +16,13 @@ static int convert_sink(void *ctx, const tc_event *ev, tc_error *err) {
 }
 
 int tc_convert(const char *in_path, const tc_format *in_fmt,
-               const tc_format *out_fmt, const char *out_path,
-               tc_error *err) {
+               const tc_format *out_fmt, const char *out_path, tc_error *err) {
   if (!in_fmt)
     in_fmt = tc_format_detect(in_path, err);
   if (!in_fmt)
     return -1;
   if (!in_fmt->open_reader) {
-    tc_error_set(err, "%s: the %s format has no reader", in_path,
-                 in_fmt->name);
+    tc_error_set(err, "%s: the %s format has no reader", in_path, in_fmt->name);
     return -1;
   }
   if (!out_fmt->open_writer) {

@@ -5,8 +5,8 @@
 
 #include "tracecorn/tracecorn.h"
 
-int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes,
-              size_t n, char *out, size_t outmax) {
+int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
+              char *out, size_t outmax) {
   /* One cached handle per arch: dump disassembles millions of lines. */
   static csh handles[16];
   static int opened[16];

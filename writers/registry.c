@@ -10,9 +10,9 @@ extern const tc_format tc_format_tct;
 extern const tc_format tc_format_trac;
 extern const tc_format tc_format_tfile;
 
-static const tc_format *const registry[] = {
-    &tc_format_tct,  &tc_format_text, &tc_format_json,
-    &tc_format_trac, &tc_format_tfile, NULL};
+static const tc_format *const registry[] = {&tc_format_tct,   &tc_format_text,
+                                            &tc_format_json,  &tc_format_trac,
+                                            &tc_format_tfile, NULL};
 
 const tc_format *const *tc_formats(void) { return registry; }
 

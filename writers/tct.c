@@ -117,8 +117,7 @@ static int w_flush(tc_writer *w, bool end, tc_error *err) {
       return -1;
     }
     if (out.pos && fwrite(w->zout, 1, out.pos, w->f) != out.pos) {
-      tc_error_set(err, "tct: %s: write failed: %s", w->path,
-                   strerror(errno));
+      tc_error_set(err, "tct: %s: write failed: %s", w->path, strerror(errno));
       return -1;
     }
     if (end ? rem == 0 : in.pos == in.size)
@@ -401,8 +400,10 @@ static int r_fill(tc_reader *r, size_t n, tc_error *err) {
         }
         r->eof = true;
         if (!r->frame_done && r->len == 0) {
-          tc_error_set(err, "tct: %s: truncated (compressed stream ends "
-                            "early)", r->path);
+          tc_error_set(err,
+                       "tct: %s: truncated (compressed stream ends "
+                       "early)",
+                       r->path);
           return -1;
         }
         continue;
@@ -731,8 +732,10 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
     int f = r_fill(r, 1, err);
     if (f == 1) {
       if (!r->saw_exit) {
-        tc_error_set(err, "tct: %s: truncated (no exit record; the "
-                          "recording was cut short)", r->path);
+        tc_error_set(err,
+                     "tct: %s: truncated (no exit record; the "
+                     "recording was cut short)",
+                     r->path);
         return -1;
       }
       return 0;
@@ -758,8 +761,7 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
                      size);
         return -1;
       }
-      if (get_bytes(r, e->bytes, size, err) < 0 ||
-          get_uv(r, &nregs, err) < 0)
+      if (get_bytes(r, e->bytes, size, err) < 0 || get_uv(r, &nregs, err) < 0)
         return -1;
       if (nregs > a->nregs) {
         tc_error_set(err, "tct: %s: corrupt register count", r->path);
@@ -877,8 +879,8 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
         if (get_uv(r, &v[i], err) < 0)
           return -1;
       ev->kind = TC_EV_FAULT;
-      ev->u.fault = (tc_fault_event){v[0], v[1], v[2], (tc_fault_kind)v[3],
-                                     (int)v[4]};
+      ev->u.fault =
+          (tc_fault_event){v[0], v[1], v[2], (tc_fault_kind)v[3], (int)v[4]};
       return 1;
     }
     case REC_EXIT: {
@@ -890,8 +892,7 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
         return -1;
       ev->kind = TC_EV_EXIT;
       ev->u.exit = (tc_exit_event){(tc_exit_reason)reason, (int)status,
-                                   (int)sig, count,
-                                   r->msg[0] ? r->msg : NULL};
+                                   (int)sig, count, r->msg[0] ? r->msg : NULL};
       r->saw_exit = true;
       return 1;
     }

@@ -81,17 +81,17 @@ typedef enum tc_trap_kind {
 
 typedef struct tc_trap {
   tc_trap_kind kind;
-  uint32_t intno;       /* for TC_TRAP_INTR */
-  uint32_t pc_advance;  /* bytes to add to PC after the trap (0 if Unicorn
-                           already advanced it) */
+  uint32_t intno;      /* for TC_TRAP_INTR */
+  uint32_t pc_advance; /* bytes to add to PC after the trap (0 if Unicorn
+                          already advanced it) */
 } tc_trap;
 
 typedef struct tc_syscall_abi {
-  tc_trap traps[3];    /* kind == TC_TRAP_NONE terminates */
-  int nr_reg;          /* register index (into regs[]) of the number */
-  int arg_regs[6];     /* register indices of the arguments */
-  int ret_reg;         /* register index of the return value */
-  int err_reg;         /* -1, or a register flagging errors (mips a3) */
+  tc_trap traps[3]; /* kind == TC_TRAP_NONE terminates */
+  int nr_reg;       /* register index (into regs[]) of the number */
+  int arg_regs[6];  /* register indices of the arguments */
+  int ret_reg;      /* register index of the return value */
+  int err_reg;      /* -1, or a register flagging errors (mips a3) */
   const struct tc_syscall_name *names; /* number -> name, sorted by nr */
   size_t nnames;
 } tc_syscall_abi;
@@ -103,12 +103,12 @@ typedef struct tc_syscall_name {
 
 typedef struct tc_arch {
   tc_arch_id id;
-  const char *name;      /* "x86_64", "x86", "arm", ... */
-  int uc_arch, uc_mode;  /* Unicorn uc_arch / uc_mode values */
-  int cs_arch, cs_mode;  /* capstone cs_arch / cs_mode values */
-  uint8_t big_endian;    /* target byte order */
-  uint8_t ptr_size;      /* 4 or 8 */
-  uint32_t page_size;    /* guest page size */
+  const char *name;     /* "x86_64", "x86", "arm", ... */
+  int uc_arch, uc_mode; /* Unicorn uc_arch / uc_mode values */
+  int cs_arch, cs_mode; /* capstone cs_arch / cs_mode values */
+  uint8_t big_endian;   /* target byte order */
+  uint8_t ptr_size;     /* 4 or 8 */
+  uint32_t page_size;   /* guest page size */
   uint32_t max_insn_size;
   const tc_reg_info *regs;
   uint16_t nregs;
@@ -130,15 +130,15 @@ void tc_state_set(const tc_arch *arch, uint8_t *state, int reg, uint64_t v);
 /* ------------------------------------------------------------ event model */
 
 typedef enum tc_event_kind {
-  TC_EV_INSN = 1,   /* one executed instruction with all its effects */
-  TC_EV_SYSCALL,    /* a syscall made by the last INSN event; MAP/UNMAP/
-                       PROTECT events it caused come just before it */
-  TC_EV_MAP,        /* memory mapped (initial image or mmap/brk/...) */
-  TC_EV_UNMAP,      /* memory unmapped */
-  TC_EV_PROTECT,    /* protection changed */
-  TC_EV_KEYFRAME,   /* full register state (random-access point) */
-  TC_EV_FAULT,      /* the guest faulted (follows the faulting INSN) */
-  TC_EV_EXIT        /* the recording ends; always the last event */
+  TC_EV_INSN = 1, /* one executed instruction with all its effects */
+  TC_EV_SYSCALL,  /* a syscall made by the last INSN event; MAP/UNMAP/
+                     PROTECT events it caused come just before it */
+  TC_EV_MAP,      /* memory mapped (initial image or mmap/brk/...) */
+  TC_EV_UNMAP,    /* memory unmapped */
+  TC_EV_PROTECT,  /* protection changed */
+  TC_EV_KEYFRAME, /* full register state (random-access point) */
+  TC_EV_FAULT,    /* the guest faulted (follows the faulting INSN) */
+  TC_EV_EXIT      /* the recording ends; always the last event */
 } tc_event_kind;
 
 enum { TC_MEM_READ = 1, TC_MEM_WRITE = 2 };
@@ -181,11 +181,11 @@ typedef struct tc_syscall_event {
   uint64_t insn_index; /* the INSN event that trapped */
   uint32_t tid;
   uint32_t nr;
-  const char *name;    /* NULL if unknown to tracecorn */
+  const char *name; /* NULL if unknown to tracecorn */
   uint64_t args[6];
-  int64_t ret;         /* as the guest sees it: -errno on failure */
-  uint8_t unknown;     /* 1: not implemented, answered -ENOSYS */
-  uint32_t nmem;       /* memory the kernel wrote (kind WRITE) */
+  int64_t ret;     /* as the guest sees it: -errno on failure */
+  uint8_t unknown; /* 1: not implemented, answered -ENOSYS */
+  uint32_t nmem;   /* memory the kernel wrote (kind WRITE) */
   const tc_mem_access *mem;
 } tc_syscall_event;
 
@@ -218,9 +218,9 @@ typedef enum tc_fault_kind {
 typedef struct tc_fault_event {
   uint64_t insn_index; /* the faulting instruction (it did not complete) */
   uint64_t pc;
-  uint64_t addr;       /* faulting data address, or pc */
+  uint64_t addr; /* faulting data address, or pc */
   tc_fault_kind kind;
-  int signal;          /* SIGSEGV, SIGILL, SIGFPE, SIGBUS */
+  int signal; /* SIGSEGV, SIGILL, SIGFPE, SIGBUS */
 } tc_fault_event;
 
 typedef enum tc_exit_reason {
@@ -233,7 +233,7 @@ typedef enum tc_exit_reason {
 
 typedef struct tc_exit_event {
   tc_exit_reason reason;
-  int status;          /* the process exit status tracecorn exits with */
+  int status; /* the process exit status tracecorn exits with */
   int signal;
   uint64_t insn_count;
   const char *message; /* may be NULL */
@@ -255,8 +255,8 @@ typedef struct tc_event {
  * returned by readers. Fields a format cannot hold come back zero/NULL. */
 typedef struct tc_trace_info {
   const tc_arch *arch;
-  uint64_t entry;          /* first PC */
-  uint64_t load_base;      /* 0 for ET_EXEC */
+  uint64_t entry;     /* first PC */
+  uint64_t load_base; /* 0 for ET_EXEC */
   uint32_t pid;
   const char *exe_path;    /* guest-visible path of the program */
   const uint8_t *exe_data; /* the program file's bytes (hashes), or NULL */
@@ -264,8 +264,8 @@ typedef struct tc_trace_info {
   int argc;
   const char *const *argv;
   uint64_t seed;
-  uint32_t keyframe_interval; /* instructions between KEYFRAME events */
-  uint8_t has_memory;         /* memory accesses were recorded */
+  uint32_t keyframe_interval;   /* instructions between KEYFRAME events */
+  uint8_t has_memory;           /* memory accesses were recorded */
   const uint8_t *initial_state; /* state image before instruction 0 */
 } tc_trace_info;
 
@@ -291,9 +291,9 @@ enum {
 };
 
 typedef struct tc_format {
-  const char *name;        /* "text", "tct", "trac", "tfile", ... */
+  const char *name; /* "text", "tct", "trac", "tfile", ... */
   const char *description;
-  uint32_t caps;           /* TC_CAP_* */
+  uint32_t caps; /* TC_CAP_* */
   /* 1 if register `reg` of `arch` round-trips through this format; NULL
    * means every register does. */
   int (*holds_reg)(const tc_arch *arch, int reg);
@@ -329,19 +329,19 @@ const tc_format *tc_format_detect(const char *path, tc_error *err);
 
 typedef struct tc_options {
   /* Program. */
-  const char *arch;        /* raw mode: arch name; ELF: NULL = from file */
-  uint64_t seed;           /* AT_RANDOM / getrandom seed */
-  const char *const *env;  /* NULL-terminated "K=V" list, NULL = empty */
-  const char *fs_root;     /* guest filesystem root, NULL = host "/" */
-  const char *cwd;         /* guest cwd, NULL = host cwd */
-  uint64_t stack_size;     /* 0 = 8 MiB */
+  const char *arch;       /* raw mode: arch name; ELF: NULL = from file */
+  uint64_t seed;          /* AT_RANDOM / getrandom seed */
+  const char *const *env; /* NULL-terminated "K=V" list, NULL = empty */
+  const char *fs_root;    /* guest filesystem root, NULL = host "/" */
+  const char *cwd;        /* guest cwd, NULL = host cwd */
+  uint64_t stack_size;    /* 0 = 8 MiB */
   int stdin_fd, stdout_fd, stderr_fd; /* host fds behind guest 0/1/2 */
   /* Recording. */
-  uint64_t max_insns;      /* 0 = unlimited */
+  uint64_t max_insns;         /* 0 = unlimited */
   uint32_t keyframe_interval; /* 0 = 4096 */
-  int record_memory;       /* record memory accesses (default on) */
-  int exact;               /* read every register every instruction */
-  int quiet;               /* no notices on stderr */
+  int record_memory;          /* record memory accesses (default on) */
+  int exact;                  /* read every register every instruction */
+  int quiet;                  /* no notices on stderr */
 } tc_options;
 
 void tc_options_init(tc_options *o);
@@ -361,14 +361,14 @@ int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
                         uint64_t base, uint64_t entry, tc_error *err);
 const tc_trace_info *tc_session_info(tc_session *s);
 /* Adds an output: format by name, path = full file name. */
-int tc_session_add_writer(tc_session *s, const tc_format *fmt,
-                          const char *path, tc_error *err);
+int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
+                          tc_error *err);
 int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
                         tc_error *err);
 
 typedef struct tc_run_result {
   tc_exit_reason reason;
-  int status;        /* what a shell would see: code, or 128+signal */
+  int status; /* what a shell would see: code, or 128+signal */
   int signal;
   uint64_t insns;
   uint64_t syscalls;
@@ -386,8 +386,8 @@ void tc_session_stop(tc_session *s);
 
 /* Disassembles one instruction to text ("mov rax, qword ptr [rbp - 8]");
  * returns its length, or 0 with "(bad)" in out. Not thread-safe. */
-int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes,
-              size_t n, char *out, size_t outmax);
+int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
+              char *out, size_t outmax);
 
 /* Reads a whole trace through its format's reader, calling sink per event. */
 int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,

@@ -1,0 +1,516 @@
+/* The core: recorder, session API, tct round trip, CLI behaviour,
+ * determinism, --exact equivalence, faults, limits, native equivalence. */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "evlog.h"
+#include "testutil.h"
+
+static int record_lib(evlog *l, const char *guest, const char *arg,
+                      const tc_options *o, tc_run_result *res) {
+  tc_options def;
+  if (!o) {
+    tc_options_init(&def);
+    def.quiet = 1;
+    o = &def;
+  }
+  const char *argv[] = {tu_guest(guest), arg, NULL};
+  tc_error err = {{0}};
+  memset(l, 0, sizeof *l);
+  tc_options quiet = *o;
+  static int devnull = -1;
+  if (devnull < 0)
+    devnull = open("/dev/null", O_WRONLY);
+  quiet.stdout_fd = devnull;
+  o = &quiet;
+  int rc = evlog_record(l, o, argv, res, &err);
+  if (rc < 0)
+    fprintf(stderr, "record %s: %s\n", guest, err.msg);
+  return rc;
+}
+
+/* Runs a command, returns its exit status and stdout. */
+static int sh(char **out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int sh(char **out, const char *fmt, ...) {
+  char cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  return tu_run(cmd, out, 0);
+}
+
+/* ------------------------------------------------- native equivalence */
+
+static void check_native(const char *guest, const char *arg) {
+  char *nat = NULL, *emu = NULL;
+  const char *g = tu_guest(guest);
+  int ns = sh(&nat, "cd %s && %s %s", tu_tmpdir(), g, arg);
+  int es = sh(&emu, "cd %s && %s record -q -f tct -o %s -- %s %s", tu_tmpdir(),
+              TC_CLI, tu_tmp(guest), g, arg);
+  CU_ASSERT_EQUAL(ns, es);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(nat);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+  CU_ASSERT_STRING_EQUAL(nat, emu);
+  if (ns != es || strcmp(nat, emu) != 0)
+    fprintf(stderr, "\n%s: native %d [%s] vs tracecorn %d [%s]\n", guest, ns,
+            nat, es, emu);
+  free(nat);
+  free(emu);
+}
+
+static void test_native_x86_64(void) {
+  check_native("hello64", "one two");
+  check_native("hello64-pie", "x");
+  check_native("insns64", "");
+  check_native("loop64", "5000");
+  check_native("glibc64", "file64.txt");
+  check_native("glibc64-pie", "file64p.txt");
+  check_native("segv64", "");
+  check_native("ill64", "");
+  check_native("div64", "");
+}
+
+static void test_native_i386(void) {
+  check_native("hello32", "a b c");
+  check_native("insns32", "");
+  check_native("loop32", "3000");
+  check_native("segv32", "");
+}
+
+/* ----------------------------------------------------- event semantics */
+
+static void test_events_hello(void) {
+  evlog l;
+  tc_run_result res;
+  CU_ASSERT_EQUAL_FATAL(record_lib(&l, "hello64", "arg1", NULL, &res), 0);
+  CU_ASSERT_EQUAL(res.reason, TC_EXIT_EXITED);
+  CU_ASSERT_EQUAL(res.status, 1);
+  /* The stream: maps, a keyframe, instructions..., exit last. */
+  CU_ASSERT_EQUAL(l.ev[0].kind, TC_EV_MAP);
+  CU_ASSERT_EQUAL(l.ev[l.n - 1].kind, TC_EV_EXIT);
+  CU_ASSERT_EQUAL(l.ev[l.n - 1].u.exit.insn_count, evlog_count(&l, TC_EV_INSN));
+  CU_ASSERT_EQUAL(res.insns, evlog_count(&l, TC_EV_INSN));
+  /* Syscalls: write(1, "Hello from tracecorn!\n", 22) = 22 first. */
+  const tc_event *first_sys = NULL;
+  uint64_t prev_index = 0;
+  int insn_seen = 0;
+  const uint8_t *prev_after = NULL;
+  const tc_arch *a = l.arch;
+  for (size_t i = 0; i < l.n; i++) {
+    const tc_event *e = &l.ev[i];
+    if (e->kind == TC_EV_SYSCALL && !first_sys)
+      first_sys = e;
+    if (e->kind != TC_EV_INSN)
+      continue;
+    const tc_insn_event *in = &e->u.insn;
+    if (insn_seen)
+      CU_ASSERT_EQUAL(in->index, prev_index + 1);
+    /* Chaining: state before i == state after i-1, PC == pc. */
+    if (prev_after)
+      CU_ASSERT(memcmp(prev_after, in->state_before, a->state_size) == 0);
+    CU_ASSERT_EQUAL(tc_state_get(a, in->state_before, a->pc_reg), in->pc);
+    /* Listed registers are exactly the changed ones. */
+    int listed = 0;
+    for (int r = 0; r < a->nregs; r++) {
+      bool ch =
+          memcmp(in->state_before + a->regs[r].offset,
+                 in->state_after + a->regs[r].offset, a->regs[r].size) != 0;
+      bool in_list = false;
+      for (int k = 0; k < in->nregs; k++)
+        in_list = in_list || in->regs[k] == r;
+      CU_ASSERT_EQUAL(ch, in_list);
+      listed += in_list;
+    }
+    CU_ASSERT_EQUAL(listed, in->nregs);
+    prev_after = in->state_after;
+    prev_index = in->index;
+    insn_seen = 1;
+  }
+  CU_ASSERT_PTR_NOT_NULL_FATAL(first_sys);
+  CU_ASSERT_STRING_EQUAL(first_sys->u.sys.name, "write");
+  CU_ASSERT_EQUAL(first_sys->u.sys.args[0], 1);
+  CU_ASSERT_EQUAL(first_sys->u.sys.args[2], 22);
+  CU_ASSERT_EQUAL(first_sys->u.sys.ret, 22);
+  /* It follows the syscall instruction itself. */
+  const tc_event *before = first_sys - 1;
+  CU_ASSERT_EQUAL(before->kind, TC_EV_INSN);
+  CU_ASSERT(before->u.insn.bytes[0] == 0x0f && before->u.insn.bytes[1] == 0x05);
+  CU_ASSERT_EQUAL(first_sys->u.sys.insn_index, before->u.insn.index);
+  evlog_free(&l);
+}
+
+/* rep movsb with count 100: 100 instructions at one PC, as single-stepping
+ * sees them; only the last moves RIP on. movdqu reads are one 16-byte
+ * access, not two 8-byte pieces. */
+static void test_rep_and_wide_access(void) {
+  evlog l;
+  tc_run_result res;
+  CU_ASSERT_EQUAL_FATAL(record_lib(&l, "insns64", NULL, NULL, &res), 0);
+  const tc_arch *a = l.arch;
+  uint64_t rep_pc = 0;
+  int reps = 0, advanced = 0, wide = 0, rcx_seq_ok = 1;
+  uint64_t expect_rcx = 100;
+  for (size_t i = 0; i < l.n; i++) {
+    const tc_event *e = &l.ev[i];
+    if (e->kind != TC_EV_INSN)
+      continue;
+    const tc_insn_event *in = &e->u.insn;
+    if (in->size == 2 && in->bytes[0] == 0xf3 && in->bytes[1] == 0xa4) {
+      if (!rep_pc)
+        rep_pc = in->pc;
+      if (in->pc != rep_pc)
+        continue;
+      reps++;
+      uint64_t rcx =
+          tc_state_get(a, in->state_before, tc_arch_reg_index(a, "rcx"));
+      if (rcx != expect_rcx)
+        rcx_seq_ok = 0;
+      expect_rcx--;
+      CU_ASSERT_EQUAL(in->nmem, 2); /* one read, one write */
+      if (tc_state_get(a, in->state_after, a->pc_reg) != in->pc)
+        advanced++;
+    }
+    for (uint32_t k = 0; k < in->nmem; k++)
+      if (in->mem[k].size == 16 && in->mem[k].kind == TC_MEM_READ)
+        wide++;
+  }
+  CU_ASSERT_EQUAL(reps, 100);
+  CU_ASSERT_EQUAL(advanced, 1);
+  CU_ASSERT(rcx_seq_ok);
+  CU_ASSERT(wide >= 1);
+  evlog_free(&l);
+}
+
+/* ------------------------------------------ determinism and --exact */
+
+static void check_same_file(const char *a, const char *b) {
+  size_t na, nb;
+  uint8_t *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+  CU_ASSERT_EQUAL(na, nb);
+  CU_ASSERT(na == nb && memcmp(x, y, na) == 0);
+  free(x);
+  free(y);
+}
+
+static void record_cli(const char *guest, const char *prefix, const char *extra,
+                       const char *arg) {
+  char *out = NULL;
+  sh(&out, "cd %s && %s record -q -f tct,text %s -o %s -- %s %s >/dev/null",
+     tu_tmpdir(), TC_CLI, extra, prefix, tu_guest(guest), arg);
+  free(out);
+}
+
+static void test_determinism(void) {
+  const char *guests[] = {"hello64", "glibc64", "hello32", "insns64"};
+  for (size_t i = 0; i < 4; i++) {
+    char a[64], b[64], pa[4200], pb[4200];
+    snprintf(a, sizeof a, "det-%s-a", guests[i]);
+    snprintf(b, sizeof b, "det-%s-b", guests[i]);
+    /* No file argument: a file's mtime is real input that differs. */
+    record_cli(guests[i], a, "", "");
+    record_cli(guests[i], b, "", "");
+    snprintf(pa, sizeof pa, "%s.tct", tu_tmp(a));
+    snprintf(pb, sizeof pb, "%s.tct", tu_tmp(b));
+    check_same_file(pa, pb);
+    snprintf(pa, sizeof pa, "%s.txt", tu_tmp(a));
+    snprintf(pb, sizeof pb, "%s.txt", tu_tmp(b));
+    check_same_file(pa, pb);
+  }
+  /* A different seed changes AT_RANDOM, so the trace differs. */
+  record_cli("hello64", "seed-1", "--seed 1", "");
+  record_cli("hello64", "seed-2", "--seed 2", "");
+  char p1[4200], p2[4200];
+  snprintf(p1, sizeof p1, "%s.tct", tu_tmp("seed-1"));
+  snprintf(p2, sizeof p2, "%s.tct", tu_tmp("seed-2"));
+  size_t n1, n2;
+  uint8_t *x = tu_read_file(p1, &n1), *y = tu_read_file(p2, &n2);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+  CU_ASSERT(n1 != n2 || memcmp(x, y, n1) != 0);
+  free(x);
+  free(y);
+}
+
+static void test_exact_equivalence(void) {
+  const char *guests[] = {"hello64", "insns64", "glibc64",
+                          "hello32", "insns32", "glibc64-pie"};
+  for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++) {
+    evlog fast, exact;
+    tc_options o;
+    tc_options_init(&o);
+    o.quiet = 1;
+    o.keyframe_interval = 1000;
+    CU_ASSERT_EQUAL_FATAL(record_lib(&fast, guests[i], NULL, &o, NULL), 0);
+    o.exact = 1;
+    CU_ASSERT_EQUAL_FATAL(record_lib(&exact, guests[i], NULL, &o, NULL), 0);
+    char why[256] = "";
+    int eq = evlog_equal(&fast, &exact, why, sizeof why);
+    if (eq != 0)
+      fprintf(stderr, "\n%s: --exact differs: %s\n", guests[i], why);
+    CU_ASSERT_EQUAL(eq, 0);
+    evlog_free(&fast);
+    evlog_free(&exact);
+  }
+}
+
+/* ----------------------------------------------------------- tct format */
+
+static void test_tct_roundtrip(void) {
+  const char *guests[] = {"glibc64", "insns32", "segv64"};
+  for (size_t i = 0; i < 3; i++) {
+    evlog rec, back;
+    tc_options o;
+    tc_options_init(&o);
+    o.quiet = 1;
+    char path[4200];
+    snprintf(path, sizeof path, "%s.tct", tu_tmp(guests[i]));
+    tc_session *s = tc_session_new(&o, NULL);
+    const char *argv[] = {tu_guest(guests[i]), "rt.txt", NULL};
+    tc_error err = {{0}};
+    memset(&rec, 0, sizeof rec);
+    memset(&back, 0, sizeof back);
+    CU_ASSERT_EQUAL_FATAL(tc_session_load_elf(s, argv[0], argv, &err), 0);
+    rec.arch = tc_session_info(s)->arch;
+    CU_ASSERT_EQUAL(tc_session_add_sink(s, evlog_sink, &rec, &err), 0);
+    CU_ASSERT_EQUAL(
+        tc_session_add_writer(s, tc_format_by_name("tct"), path, &err), 0);
+    CU_ASSERT_EQUAL(tc_session_run(s, NULL, &err), 0);
+    tc_session_free(s);
+    CU_ASSERT_EQUAL(evlog_read(&back, path, &err), 0);
+    char why[256] = "";
+    int eq = evlog_equal(&rec, &back, why, sizeof why);
+    if (eq)
+      fprintf(stderr, "\n%s: tct round trip: %s\n", guests[i], why);
+    CU_ASSERT_EQUAL(eq, 0);
+    evlog_free(&rec);
+    evlog_free(&back);
+  }
+}
+
+static void test_tct_corrupt(void) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s.tct", tu_tmp("corrupt-src"));
+  record_cli("hello64", "corrupt-src", "", "");
+  size_t n;
+  uint8_t *data = tu_read_file(path, &n);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  /* Every truncation fails cleanly with a message (or reads fully at n). */
+  int failures = 0;
+  for (size_t cut = 0; cut < n; cut += (cut < 64 ? 1 : 7)) {
+    const char *p = tu_tmp("cut.tct");
+    tu_write_file(p, data, cut);
+    evlog l = {0};
+    tc_error err = {{0}};
+    int rc = evlog_read(&l, p, &err);
+    if (rc < 0) {
+      failures++;
+      CU_ASSERT(err.msg[0] != 0);
+    }
+    evlog_free(&l);
+  }
+  CU_ASSERT(failures > 0);
+  /* Flipped bytes in the compressed body: error or valid, never a crash. */
+  for (size_t pos = 8; pos < n; pos += n / 50 + 1) {
+    uint8_t *c = malloc(n);
+    memcpy(c, data, n);
+    c[pos] ^= 0x5a;
+    const char *p = tu_tmp("flip.tct");
+    tu_write_file(p, c, n);
+    evlog l = {0};
+    tc_error err = {{0}};
+    if (evlog_read(&l, p, &err) < 0)
+      CU_ASSERT(err.msg[0] != 0);
+    evlog_free(&l);
+    free(c);
+  }
+  /* The CLI reports it and exits non-zero. */
+  tu_write_file(tu_tmp("half.tct"), data, n / 2);
+  char *out = NULL;
+  int st = tu_run_merge(&out, TC_CLI, "dump", tu_tmp("half.tct"), NULL);
+  CU_ASSERT_NOT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "truncated"));
+  free(out);
+  free(data);
+}
+
+/* ------------------------------------------------- faults and limits */
+
+static void check_fault(const char *guest, int sig, tc_fault_kind kind) {
+  evlog l;
+  tc_run_result res;
+  CU_ASSERT_EQUAL_FATAL(record_lib(&l, guest, NULL, NULL, &res), 0);
+  CU_ASSERT_EQUAL(res.reason, TC_EXIT_SIGNALED);
+  CU_ASSERT_EQUAL(res.status, 128 + sig);
+  CU_ASSERT_FATAL(l.n >= 3);
+  const tc_event *x = &l.ev[l.n - 1], *f = &l.ev[l.n - 2], *in = &l.ev[l.n - 3];
+  CU_ASSERT_EQUAL(x->kind, TC_EV_EXIT);
+  CU_ASSERT_EQUAL(f->kind, TC_EV_FAULT);
+  CU_ASSERT_EQUAL_FATAL(in->kind, TC_EV_INSN);
+  CU_ASSERT_EQUAL(f->u.fault.signal, sig);
+  CU_ASSERT_EQUAL(f->u.fault.kind, kind);
+  /* The faulting instruction is the last one recorded, unfinished. */
+  CU_ASSERT_EQUAL(f->u.fault.pc, in->u.insn.pc);
+  CU_ASSERT_EQUAL(in->u.insn.nregs, 0);
+  CU_ASSERT(in->u.insn.size > 0);
+  evlog_free(&l);
+}
+
+static void test_faults(void) {
+  check_fault("segv64", SIGSEGV, TC_FAULT_UNMAPPED_WRITE);
+  check_fault("ill64", SIGILL, TC_FAULT_INVALID_INSN);
+  check_fault("div64", SIGFPE, TC_FAULT_DIVIDE);
+  check_fault("segv32", SIGSEGV, TC_FAULT_UNMAPPED_WRITE);
+}
+
+static void test_max_insns(void) {
+  evlog l;
+  tc_run_result res;
+  tc_options o;
+  tc_options_init(&o);
+  o.quiet = 1;
+  o.max_insns = 1000;
+  CU_ASSERT_EQUAL_FATAL(record_lib(&l, "loop64", "100000", &o, &res), 0);
+  CU_ASSERT_EQUAL(res.reason, TC_EXIT_MAX_INSNS);
+  CU_ASSERT_EQUAL(res.status, 124);
+  CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_INSN), 1000);
+  CU_ASSERT_EQUAL(l.ev[l.n - 1].kind, TC_EV_EXIT);
+  CU_ASSERT_EQUAL(l.ev[l.n - 1].u.exit.reason, TC_EXIT_MAX_INSNS);
+  evlog_free(&l);
+}
+
+/* Ctrl-C: the CLI stops, closes the trace validly, exits 130. */
+static void test_interrupt(void) {
+  char tct[4200];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("sigint"));
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    int fd = open("/dev/null", 1);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(TC_CLI, TC_CLI, "record", "-f", "tct", "-o", tu_tmp("sigint"), "--",
+          tu_guest("loop64"), "100000000", (char *)NULL);
+    _exit(127);
+  }
+  usleep(700 * 1000);
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CU_ASSERT(WIFEXITED(st));
+  CU_ASSERT_EQUAL(WEXITSTATUS(st), 130);
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL(evlog_read(&l, tct, &err), 0);
+  CU_ASSERT(l.n > 0 && l.ev[l.n - 1].kind == TC_EV_EXIT &&
+            l.ev[l.n - 1].u.exit.reason == TC_EXIT_INTERRUPTED);
+  CU_ASSERT(evlog_count(&l, TC_EV_INSN) > 1000);
+  evlog_free(&l);
+}
+
+/* ------------------------------------------------------------ the CLI */
+
+static void test_cli_errors(void) {
+  char *out = NULL;
+  /* A malformed ELF: clear message, non-zero exit, no crash. */
+  tu_write_file(tu_tmp("bad.elf"),
+                "\x7f"
+                "ELF\x02\x01\x01garbage",
+                15);
+  int st = tu_run_merge(&out, TC_CLI, "record", "--", tu_tmp("bad.elf"), NULL);
+  CU_ASSERT(st != 0 && st < 128);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "bad.elf"));
+  free(out);
+  st = tu_run_merge(&out, TC_CLI, "record", "--", "/nonexistent/prog", NULL);
+  CU_ASSERT(st != 0 && st < 128);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "No such file"));
+  free(out);
+  st = tu_run_merge(&out, TC_CLI, "record", "-f", "nosuch", "--",
+                    tu_guest("hello64"), NULL);
+  CU_ASSERT_EQUAL(st, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "unknown format"));
+  free(out);
+  st = tu_run_merge(&out, TC_CLI, "record", "--help", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  const char *opts[] = {
+      "--output",      "--format",    "--seed",  "--env",
+      "--inherit-env", "--raw",       "--arch",  "--base",
+      "--entry",       "--max-insns", "--exact", "--no-memory",
+      "--keyframe",    "--quiet",     "--root",  "--cwd"};
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", opts[i]));
+  free(out);
+}
+
+static void test_cli_env_and_output_name(void) {
+  char *out = NULL;
+  int st = sh(&out, "cd %s && %s record -q -E TRACECORN_TEST=hi -- %s",
+              tu_tmpdir(), TC_CLI, tu_guest("glibc64"));
+  CU_ASSERT_EQUAL(st, 7);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "TRACECORN_TEST=hi"));
+  free(out);
+  /* The default output is the program's base name in the cwd. */
+  char p[4200];
+  snprintf(p, sizeof p, "%s/glibc64.tct", tu_tmpdir());
+  CU_ASSERT(tu_have(p));
+  /* dump prints instruction lines with disassembly and syscalls. */
+  st = sh(&out, "%s dump %s", TC_CLI, p);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "syscall exit_group("));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "syscall"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "exit    exited, status 7"));
+  free(out);
+  st = sh(&out, "%s dump --json %s | grep -c '\"type\":\"insn\"'", TC_CLI, p);
+  CU_ASSERT(atol(out ? out : "0") > 100000);
+  free(out);
+}
+
+static void test_raw(void) {
+  /* mov eax, 60; mov edi, 42; syscall (exit 42) */
+  const uint8_t code[] = {0xb8, 0x3c, 0, 0, 0, 0xbf, 0x2a, 0, 0, 0, 0x0f, 0x05};
+  tu_write_file(tu_tmp("blob.bin"), code, sizeof code);
+  char *out = NULL;
+  int st = sh(&out,
+              "%s record -q --raw %s --arch x86_64 --base 0x10000 -f tct -o %s",
+              TC_CLI, tu_tmp("blob.bin"), tu_tmp("blob"));
+  CU_ASSERT_EQUAL(st, 42);
+  free(out);
+  char p[4200];
+  snprintf(p, sizeof p, "%s.tct", tu_tmp("blob"));
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, p, &err), 0);
+  CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_INSN), 3);
+  CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_SYSCALL), 1);
+  evlog_free(&l);
+}
+
+int main(void) {
+  static const tu_case cases[] = {
+      {"native x86-64 stdout and status", test_native_x86_64},
+      {"native i386 stdout and status", test_native_i386},
+      {"event stream of hello64", test_events_hello},
+      {"rep iterations and merged wide accesses", test_rep_and_wide_access},
+      {"byte-identical traces", test_determinism},
+      {"--exact gives the same trace", test_exact_equivalence},
+      {"tct round trip", test_tct_roundtrip},
+      {"tct corruption", test_tct_corrupt},
+      {"guest faults", test_faults},
+      {"--max-insns", test_max_insns},
+      {"Ctrl-C", test_interrupt},
+      {"CLI errors and help", test_cli_errors},
+      {"CLI env, output name, dump", test_cli_env_and_output_name},
+      {"raw code", test_raw},
+      {NULL, NULL}};
+  return tu_run_suite("record", cases);
+}
