@@ -31,7 +31,8 @@
  * masks, limits...). Owned by linux_syscalls.c, found by emu pointer. */
 typedef struct tc_linux_state {
   tc_emu *emu;
-  uc_engine *uc; /* detects a new emu reusing a freed emu's address */
+  uc_engine *uc;       /* with seen_count: detects a new emu that reuses */
+  uint64_t seen_count; /* a freed one's address (syscall_count restarts) */
   struct {
     uint64_t handler, flags, restorer, mask;
   } sigact[TC_NSIG + 1];

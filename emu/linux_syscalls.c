@@ -14,8 +14,10 @@
 
 /* ------------------------------------------------------ per-emu kernel state
  * tc_emu (emu.h, owned by the core) has no slot for kernel-private state,
- * so it is kept here keyed by the emu pointer. The engine pointer is kept
- * too: a new emu allocated at a freed emu's address gets fresh state. */
+ * so it is kept here keyed by the emu pointer; tc_emu_free should call
+ * tc_linux_forget. Should it not, a new emu allocated at a freed emu's
+ * address is still recognised (another engine pointer, or a syscall count
+ * that went backwards) and gets fresh state. */
 
 static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
 static tc_linux_state **states;
@@ -46,7 +48,7 @@ tc_linux_state *tc_linux_state_of(tc_emu *emu) {
   for (size_t i = 0; i < nstates; i++)
     if (states[i]->emu == emu) {
       st = states[i];
-      if (st->uc != emu->uc)
+      if (st->uc != emu->uc || emu->syscall_count < st->seen_count)
         state_init(st, emu);
       break;
     }
@@ -227,6 +229,7 @@ void tc_linux_syscall(tc_emu *emu) {
     report_unknown(&c, nr);
   }
   emu->syscall_count++;
+  c.st->seen_count = emu->syscall_count;
 
   if (!c.no_return) {
     if (abi->err_reg >= 0) {

@@ -495,6 +495,22 @@ static void test_raw(void) {
   evlog_free(&l);
 }
 
+/* The embedding example records its blob and prints the final state. */
+static void test_embed_example(void) {
+  char *out = NULL;
+  int st = sh(&out, "%s/examples/embed_raw %s", TC_BINARY_DIR,
+              tu_tmp("embed.tct"));
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "0x1005: rax=0x2a"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "exit status 42"));
+  free(out);
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL(evlog_read(&l, tu_tmp("embed.tct"), &err), 0);
+  CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_INSN), 5);
+  evlog_free(&l);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"native x86-64 stdout and status", test_native_x86_64},
@@ -511,6 +527,7 @@ int main(void) {
       {"CLI errors and help", test_cli_errors},
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"raw code", test_raw},
+      {"embedding example", test_embed_example},
       {NULL, NULL}};
   return tu_run_suite("record", cases);
 }

@@ -267,6 +267,11 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
                  in->index, in->pc, (unsigned)in->size);
     return -1;
   }
+  if (!in->state_before) {
+    tc_error_set(err, "trac: instruction %" PRIu64 " has no register state",
+                 in->index);
+    return -1;
+  }
   if (w->ninsns >= TRAC_MAX_INSNS) {
     tc_error_set(err,
                  "trac: %s: x64dbg trace files hold at most %llu "
