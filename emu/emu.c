@@ -282,6 +282,7 @@ void tc_emu_free(tc_emu *emu) {
   for (int i = 0; i < TC_MAX_FDS; i++)
     if (emu->fds[i].kind != TC_FD_CLOSED && emu->fds[i].owned)
       close(emu->fds[i].host_fd);
+  tc_linux_forget(emu);
   if (emu->uc)
     uc_close(emu->uc);
   free(emu->regions);

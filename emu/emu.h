@@ -106,6 +106,9 @@ typedef struct tc_emu {
   uint64_t syscall_count;
 
   tc_emu_observer obs;
+
+  /* Kernel-private state (emu/linux_syscalls.c), freed with the emu. */
+  struct tc_linux_state *linux_state;
 } tc_emu;
 
 /* Creates the engine for an arch, sets the Linux process-start CPU state
@@ -155,6 +158,11 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig);
  * trapped into. Reads number/args via arch->sys, writes the return
  * register, reports on_syscall. */
 void tc_linux_syscall(tc_emu *emu);
+/* Process-start kernel setup done by exec after loading (i386: the GDT
+ * with flat 32-bit segments). Returns 0 or -errno. */
+int tc_linux_process_init(tc_emu *emu);
+/* Frees the kernel-private state. */
+void tc_linux_forget(tc_emu *emu);
 
 /* Guest filesystem (emu/guestfs.c): the ONE function that turns a guest
  * path (relative to dirfd's directory or cwd) into a host path. All path

@@ -27,12 +27,11 @@
 #define TC_NSIG 64
 #define TC_RLIM_NLIMITS 16
 
-/* Per-emu kernel state that tc_emu has no field for (signal dispositions,
- * masks, limits...). Owned by linux_syscalls.c, found by emu pointer. */
+/* Per-emu kernel state (signal dispositions, masks, limits...), at
+ * emu->linux_state. Owned by linux_syscalls.c. */
 typedef struct tc_linux_state {
   tc_emu *emu;
-  uc_engine *uc;       /* with seen_count: detects a new emu that reuses */
-  uint64_t seen_count; /* a freed one's address (syscall_count restarts) */
+  uc_engine *uc;
   struct {
     uint64_t handler, flags, restorer, mask;
   } sigact[TC_NSIG + 1];
@@ -77,8 +76,6 @@ extern const tc_sys_entry tc_sys_misc_table[];
 
 /* State lookup (created on first use). */
 tc_linux_state *tc_linux_state_of(tc_emu *emu);
-/* Drops an emu's kernel state; tc_emu_free should call it. */
-void tc_linux_forget(tc_emu *emu);
 /* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
  * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done by the first set_thread_area
  * at the latest; best called at process start, before the first

@@ -5,23 +5,16 @@
  * bound to numbers BY NAME through arch->sys.names, once per arch, so an
  * arch only contributes its name table. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "emu/linux_sys.h"
 
 /* ------------------------------------------------------ per-emu kernel state
- * tc_emu (emu.h, owned by the core) has no slot for kernel-private state,
- * so it is kept here keyed by the emu pointer; tc_emu_free should call
- * tc_linux_forget. Should it not, a new emu allocated at a freed emu's
- * address is still recognised (another engine pointer, or a syscall count
- * that went backwards) and gets fresh state. */
-
-static pthread_mutex_t state_lock = PTHREAD_MUTEX_INITIALIZER;
-static tc_linux_state **states;
-static size_t nstates, cap_states;
+ * Kernel-private state (signal handlers, mask, rlimits, umask, comm) hangs
+ * off emu->linux_state, created on first use and freed by tc_emu_free. */
 
 static void state_init(tc_linux_state *st, tc_emu *emu) {
   memset(st, 0, sizeof *st);
@@ -43,43 +36,25 @@ static void state_init(tc_linux_state *st, tc_emu *emu) {
 }
 
 tc_linux_state *tc_linux_state_of(tc_emu *emu) {
-  pthread_mutex_lock(&state_lock);
-  tc_linux_state *st = NULL;
-  for (size_t i = 0; i < nstates; i++)
-    if (states[i]->emu == emu) {
-      st = states[i];
-      if (st->uc != emu->uc || emu->syscall_count < st->seen_count)
-        state_init(st, emu);
-      break;
-    }
-  if (!st) {
-    if (nstates == cap_states) {
-      size_t ncap = cap_states ? cap_states * 2 : 8;
-      tc_linux_state **ns = realloc(states, ncap * sizeof *ns);
-      if (!ns)
-        abort(); /* a few hundred bytes: out of memory is fatal */
-      states = ns;
-      cap_states = ncap;
-    }
-    st = malloc(sizeof *st);
+  if (!emu->linux_state) {
+    tc_linux_state *st = malloc(sizeof *st);
     if (!st)
-      abort();
+      abort(); /* a few hundred bytes: out of memory is fatal */
     state_init(st, emu);
-    states[nstates++] = st;
+    emu->linux_state = st;
   }
-  pthread_mutex_unlock(&state_lock);
-  return st;
+  return emu->linux_state;
 }
 
 void tc_linux_forget(tc_emu *emu) {
-  pthread_mutex_lock(&state_lock);
-  for (size_t i = 0; i < nstates; i++)
-    if (states[i]->emu == emu) {
-      free(states[i]);
-      states[i] = states[--nstates];
-      break;
-    }
-  pthread_mutex_unlock(&state_lock);
+  free(emu->linux_state);
+  emu->linux_state = NULL;
+}
+
+int tc_linux_process_init(tc_emu *emu) {
+  if (emu->arch->id == TC_ARCH_X86)
+    return tc_linux_x86_setup_gdt(emu);
+  return 0;
 }
 
 /* ------------------------------------------------------- guest integers */
@@ -229,7 +204,6 @@ void tc_linux_syscall(tc_emu *emu) {
     report_unknown(&c, nr);
   }
   emu->syscall_count++;
-  c.st->seen_count = emu->syscall_count;
 
   if (!c.no_return) {
     if (abi->err_reg >= 0) {

@@ -68,7 +68,7 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
 
 /* Default placements. */
 #define TC_STACK_TOP_64 0x7ffffffff000ull
-#define TC_STACK_TOP_32 0xc0000000ull
+#define TC_STACK_TOP_32 0xffffe000ull /* as a 64-bit kernel runs i386 */
 #define TC_PIE_BASE_64 0x555555554000ull
 #define TC_PIE_BASE_32 0x56555000ull
 #define TC_MMAP_TOP_64 0x7ffff7fff000ull

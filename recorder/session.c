@@ -125,6 +125,11 @@ static int copy_argv(tc_session *s, const char *const *argv) {
 
 static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
   const tc_arch *a = s->emu->arch;
+  int rc = tc_linux_process_init(s->emu);
+  if (rc < 0) {
+    tc_error_set(err, "cannot set up the process: %s", strerror(-rc));
+    return -1;
+  }
   s->initial_state = calloc(1, a->state_size);
   if (!s->initial_state) {
     tc_error_set(err, "out of memory");

@@ -84,6 +84,7 @@ static void test_native_i386(void) {
   check_native("insns32", "");
   check_native("loop32", "3000");
   check_native("segv32", "");
+  check_native("glibc32", "file32.txt");
 }
 
 /* ----------------------------------------------------- event semantics */
@@ -212,8 +213,9 @@ static void record_cli(const char *guest, const char *prefix, const char *extra,
 }
 
 static void test_determinism(void) {
-  const char *guests[] = {"hello64", "glibc64", "hello32", "insns64"};
-  for (size_t i = 0; i < 4; i++) {
+  const char *guests[] = {"hello64", "glibc64", "hello32", "insns64",
+                          "glibc32"};
+  for (size_t i = 0; i < 5; i++) {
     char a[64], b[64], pa[4200], pb[4200];
     snprintf(a, sizeof a, "det-%s-a", guests[i]);
     snprintf(b, sizeof b, "det-%s-b", guests[i]);

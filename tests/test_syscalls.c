@@ -926,6 +926,62 @@ static void test_guestfs(void) {
   rm(e);
 }
 
+static void test_paths_poll(void) {
+  tc_emu *e = mk(TC_ARCH_X86_64, 1);
+  char dir[4200], file[4200];
+  snprintf(dir, sizeof dir, "%s/newdir", tu_tmpdir());
+  snprintf(file, sizeof file, "%s/newdir/f", tu_tmpdir());
+  unlink(file);
+  rmdir(dir);
+  put_str(e, SCRATCH, dir);
+  CU_ASSERT_EQUAL(SC(e, "mkdir", SCRATCH, 0755), 0);
+  CU_ASSERT_EQUAL(SC(e, "mkdir", SCRATCH, 0755), -EEXIST);
+  put_str(e, SCRATCH + 0x1000, file);
+  int64_t fd = SC(e, "open", SCRATCH + 0x1000, O_CREAT | O_RDWR, 0600);
+  CU_ASSERT_EQUAL(fd, 3);
+  CU_ASSERT_EQUAL(SC(e, "ftruncate", fd, 777), 0);
+  CU_ASSERT_EQUAL(SC(e, "fstat", fd, SCRATCH + 0x2000), 0);
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x2000 + 48, 8), 777);
+  CU_ASSERT_EQUAL(SC(e, "fcntl", fd, F_SETFL, O_APPEND), 0);
+  CU_ASSERT_EQUAL(SC(e, "fcntl", fd, F_GETFL), O_RDWR | O_APPEND);
+  CU_ASSERT_EQUAL(SC(e, "write", fd, SCRATCH, 2), 2);
+  CU_ASSERT_EQUAL(SC(e, "lseek", fd, 0, SEEK_CUR), 779);
+  CU_ASSERT_EQUAL(SC(e, "rmdir", SCRATCH), -ENOTEMPTY);
+  CU_ASSERT_EQUAL(SC(e, "unlink", SCRATCH + 0x1000), 0);
+  CU_ASSERT_EQUAL(SC(e, "rmdir", SCRATCH), 0);
+  CU_ASSERT_EQUAL(access(dir, F_OK), -1);
+  /* poll: a pipe with data is readable, an empty one times out on the
+   * virtual clock, a closed fd is POLLNVAL. */
+  CU_ASSERT_EQUAL(SC(e, "pipe2", SCRATCH + 0x3000, 0), 0);
+  int rfd = (int)get(e, SCRATCH + 0x3000, 4);
+  int wfd = (int)get(e, SCRATCH + 0x3004, 4);
+  int32_t pfd[4] = {rfd, 1 /* POLLIN */, 99, 1};
+  put(e, SCRATCH + 0x3100, pfd, sizeof pfd);
+  uint64_t t0 = e->clock_ns;
+  CU_ASSERT_EQUAL(SC(e, "poll", SCRATCH + 0x3100, 1, 250), 0);
+  CU_ASSERT_EQUAL(e->clock_ns - t0, 250000000u);
+  CU_ASSERT_EQUAL(SC(e, "write", wfd, SCRATCH, 1), 1);
+  CU_ASSERT_EQUAL(SC(e, "poll", SCRATCH + 0x3100, 2, -1), 2);
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x3100 + 6, 2), 1);     /* POLLIN */
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x3100 + 14, 2), 0x20); /* POLLNVAL */
+  rm(e);
+}
+
+static void test_state_per_emu(void) {
+  /* Kernel state (umask, handlers) belongs to one emu, even if the next
+   * emu is allocated at the same address and nobody called forget. */
+  tc_emu *e = mk(TC_ARCH_X86_64, 1);
+  CU_ASSERT_EQUAL(SC(e, "umask", 077), 022);
+  tc_emu_free(e);
+  e = mk(TC_ARCH_X86_64, 1);
+  CU_ASSERT_EQUAL(SC(e, "umask", 077), 022);
+  tc_emu *e2 = mk(TC_ARCH_X86_64, 1);
+  CU_ASSERT_EQUAL(SC(e2, "umask", 0), 022);
+  CU_ASSERT_EQUAL(SC(e, "umask", 0), 077);
+  rm(e2);
+  rm(e);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"pipe write/read, readv/writev", test_pipe_write_read},
@@ -946,6 +1002,8 @@ int main(void) {
       {"arch_prctl, set_thread_area", test_arch_prctl_tls},
       {"limits, futex, prctl", test_limits_and_misc},
       {"guest filesystem", test_guestfs},
+      {"path changes, poll", test_paths_poll},
+      {"kernel state is per emu", test_state_per_emu},
       {NULL, NULL},
   };
   return tu_run_suite("syscalls", cases);

@@ -346,6 +346,9 @@ static int cmd_record(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  /* A guest writing to a closed pipe gets EPIPE/SIGPIPE from the emulated
+   * kernel; tracecorn itself must not die of the host's signal. */
+  signal(SIGPIPE, SIG_IGN);
 
   tc_run_result res = {0};
   rc = tc_session_run(s, &res, &err);
