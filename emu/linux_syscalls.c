@@ -5,8 +5,8 @@
  * bound to numbers BY NAME through arch->sys.names, once per arch, so an
  * arch only contributes its name table. */
 #include <errno.h>
-#include <stdio.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -24,7 +24,7 @@ static int on_event(void *ctx, const tc_event *ev, tc_error *err) {
 
 int main(int argc, char **argv) {
   /* mov eax, 7; add eax, 35; mov edi, eax; mov eax, 60; syscall (exit 42) */
-  static const uint8_t code[] = {0xb8, 7,    0, 0, 0, 0x83, 0xc0, 35, 0x89,
+  static const uint8_t code[] = {0xb8, 7,    0,  0, 0, 0x83, 0xc0, 35,  0x89,
                                  0xc7, 0xb8, 60, 0, 0, 0,    0x0f, 0x05};
   tc_options opt;
   tc_options_init(&opt);
@@ -34,8 +34,8 @@ int main(int argc, char **argv) {
   if (!s || tc_session_load_raw(s, code, sizeof code, 0x1000, 0x1000, &err) ||
       tc_session_add_sink(s, on_event, (void *)tc_session_info(s)->arch,
                           &err) ||
-      (argc > 1 && tc_session_add_writer(s, tc_format_by_name("tct"), argv[1],
-                                         &err)) ||
+      (argc > 1 &&
+       tc_session_add_writer(s, tc_format_by_name("tct"), argv[1], &err)) ||
       tc_session_run(s, NULL, &err)) {
     fprintf(stderr, "embed_raw: %s\n", err.msg);
     return 1;

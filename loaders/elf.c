@@ -15,7 +15,6 @@
 #define TC_DEFAULT_STACK_SIZE (8ull << 20)
 #define TC_CLKTCK 100
 
-
 /* ------------------------------------------------------------ byte order */
 
 static uint64_t rd(const uint8_t *p, unsigned n, int be) {

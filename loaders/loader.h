@@ -16,18 +16,18 @@ typedef struct tc_elf_segment {
 
 /* What the parser learned from a file; pure data, no emulator needed. */
 typedef struct tc_elf_image {
-  uint8_t is64;        /* ELFCLASS64 */
-  uint8_t big_endian;  /* ELFDATA2MSB */
-  uint16_t type;       /* ET_EXEC or ET_DYN */
-  uint16_t machine;    /* EM_* */
-  uint32_t flags;      /* e_flags */
-  uint64_t entry;      /* e_entry (unrelocated) */
-  uint64_t phoff;      /* e_phoff */
+  uint8_t is64;       /* ELFCLASS64 */
+  uint8_t big_endian; /* ELFDATA2MSB */
+  uint16_t type;      /* ET_EXEC or ET_DYN */
+  uint16_t machine;   /* EM_* */
+  uint32_t flags;     /* e_flags */
+  uint64_t entry;     /* e_entry (unrelocated) */
+  uint64_t phoff;     /* e_phoff */
   uint16_t phentsize, phnum;
   uint64_t phdr_vaddr; /* vaddr of the program headers (PT_PHDR or derived) */
   uint64_t min_vaddr, max_vaddr; /* extent of PT_LOADs (page aligned) */
-  int has_interp;      /* PT_INTERP present (dynamic: refused for now) */
-  int stack_exec;      /* PT_GNU_STACK has PF_X (or no PT_GNU_STACK) */
+  int has_interp; /* PT_INTERP present (dynamic: refused for now) */
+  int stack_exec; /* PT_GNU_STACK has PF_X (or no PT_GNU_STACK) */
   size_t nsegs;
   tc_elf_segment segs[TC_ELF_MAX_SEGMENTS];
   const tc_arch *arch; /* resolved from machine/class/endianness */

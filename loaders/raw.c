@@ -4,7 +4,6 @@
 
 #include "loaders/loader.h"
 
-
 int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
                 uint64_t entry, tc_load_result *res, tc_error *err) {
   if (!emu || !code) {

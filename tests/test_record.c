@@ -500,8 +500,8 @@ static void test_raw(void) {
 /* The embedding example records its blob and prints the final state. */
 static void test_embed_example(void) {
   char *out = NULL;
-  int st = sh(&out, "%s/examples/embed_raw %s", TC_BINARY_DIR,
-              tu_tmp("embed.tct"));
+  int st =
+      sh(&out, "%s/examples/embed_raw %s", TC_BINARY_DIR, tu_tmp("embed.tct"));
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "0x1005: rax=0x2a"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "exit status 42"));
