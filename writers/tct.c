@@ -30,6 +30,9 @@ enum {
   REC_EXIT = 0x17
 };
 
+/* INSN flags: which implied fields are stored explicitly. */
+enum { INSN_INDEX = 1, INSN_PC = 2, INSN_TID = 4 };
+
 #define TCT_MAX_STR 65536
 #define TCT_MAX_BLOB (1ull << 32)
 
@@ -47,6 +50,8 @@ struct tc_writer {
   uint8_t *state; /* reader-visible state after the last record */
   bool have_state;
   bool failed;
+  uint64_t next_index; /* implied index of the next INSN */
+  uint32_t tid;        /* implied thread id */
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -224,10 +229,22 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
     put_state_if_needed(w, e->state_before);
+    /* Index, PC and tid are implied (sequential, the state's PC, the
+     * previous tid) unless a flag says they follow. */
+    uint64_t state_pc = tc_state_get(a, w->state, a->pc_reg);
+    uint8_t flags = (e->index != w->next_index ? INSN_INDEX : 0) |
+                    (e->pc != state_pc ? INSN_PC : 0) |
+                    (e->tid != w->tid ? INSN_TID : 0);
     put_u8(w, REC_INSN);
-    put_uv(w, e->index);
-    put_uv(w, e->pc);
-    put_uv(w, e->tid);
+    put_u8(w, flags);
+    if (flags & INSN_INDEX)
+      put_uv(w, e->index);
+    if (flags & INSN_PC)
+      put_uv(w, e->pc);
+    if (flags & INSN_TID)
+      put_uv(w, e->tid);
+    w->next_index = e->index + 1;
+    w->tid = e->tid;
     put_u8(w, e->size);
     put_bytes(w, e->bytes, e->size > 16 ? 16 : e->size);
     put_uv(w, e->nregs);
@@ -359,6 +376,8 @@ struct tc_reader {
   char name[TCT_MAX_STR + 1];
   char msg[TCT_MAX_STR + 1];
   bool saw_exit;
+  uint64_t next_index;
+  uint32_t tid;
 };
 
 /* Makes at least n decompressed bytes available; 0 ok, 1 clean EOF at a
@@ -751,11 +770,23 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       continue;
     case REC_INSN: {
       tc_insn_event *e = &ev->u.insn;
-      uint64_t idx, pc, tid, nregs;
-      uint8_t size;
-      if (get_uv(r, &idx, err) < 0 || get_uv(r, &pc, err) < 0 ||
-          get_uv(r, &tid, err) < 0 || get_u8(r, &size, err) < 0)
+      uint64_t idx = r->next_index, pc = tc_state_get(a, r->state_a, a->pc_reg),
+               tid = r->tid, nregs;
+      uint8_t size, flags;
+      if (get_u8(r, &flags, err) < 0)
         return -1;
+      if (flags & ~(INSN_INDEX | INSN_PC | INSN_TID)) {
+        tc_error_set(err, "tct: %s: corrupt instruction flags 0x%x", r->path,
+                     flags);
+        return -1;
+      }
+      if (((flags & INSN_INDEX) && get_uv(r, &idx, err) < 0) ||
+          ((flags & INSN_PC) && get_uv(r, &pc, err) < 0) ||
+          ((flags & INSN_TID) && get_uv(r, &tid, err) < 0) ||
+          get_u8(r, &size, err) < 0)
+        return -1;
+      r->next_index = idx + 1;
+      r->tid = (uint32_t)tid;
       if (size > 16) {
         tc_error_set(err, "tct: %s: corrupt instruction size %u", r->path,
                      size);
