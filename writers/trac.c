@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "writers/memimage.h"
 #include "writers/murmurhash3.h"
 #include "writers/trac.h"
 
@@ -101,6 +102,7 @@ struct tc_writer {
   uint8_t *buf;     /* whole blocks only, so the file always ends on one */
   size_t len;
   int failed;
+  tc_memimage *mem; /* guest memory, for the bytes around each access */
 };
 
 static int writer_flush(tc_writer *w, tc_error *err) {
@@ -227,7 +229,8 @@ static tc_writer *trac_open_writer(const char *path, const tc_trace_info *info,
   w->fd = -1;
   w->path = strdup(path);
   w->buf = malloc(TRAC_OUT_BUF);
-  if (!w->path || !w->buf) {
+  w->mem = tc_memimage_new();
+  if (!w->path || !w->buf || !w->mem) {
     tc_error_set(err, "trac: out of memory");
     goto fail;
   }
@@ -248,6 +251,7 @@ static tc_writer *trac_open_writer(const char *path, const tc_trace_info *info,
 fail:
   if (w->fd >= 0)
     close(w->fd);
+  tc_memimage_free(w->mem);
   free(w->buf);
   free(w->path);
   free(w);
@@ -256,7 +260,8 @@ fail:
 }
 
 /* Encodes one instruction block into w->buf. */
-static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
+static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
+  const tc_insn_event *in = &ev->u.insn;
   const trac_layout *l = w->map.l;
   const unsigned P = l->ptr, N = l->nslots, cip_slot = l->cip / l->ptr;
 
@@ -301,30 +306,38 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
   }
 
   /* Memory: each access becomes pointer-sized words at addr, addr+P, ...
-   * Bytes past the access's own are unknown here and written as 0. */
+   * As in x64dbg, a word's bytes past the access itself are the real
+   * memory there, taken from the image the event stream rebuilds. */
   uint8_t mflags[TRAC_MAX_MEM];
   uint64_t maddr[TRAC_MAX_MEM], mold[TRAC_MAX_MEM], mnew[TRAC_MAX_MEM];
   unsigned M = 0;
   for (uint32_t a = 0; a < in->nmem; a++) {
     const tc_mem_access *ma = &in->mem[a];
-    const uint8_t *after = ma->after ? ma->after : ma->before;
     for (uint32_t off = 0; off < ma->size; off += P) {
       if (M == TRAC_MAX_MEM) {
         w->dropped++;
         continue;
       }
-      uint8_t ob[8] = {0}, nb[8] = {0};
+      uint8_t ob[8] = {0};
       uint32_t n = ma->size - off < P ? ma->size - off : P;
+      tc_memimage_read(w->mem, ma->addr + off, ob, P);
       if (ma->before)
         memcpy(ob, ma->before + off, n);
-      if (after)
-        memcpy(nb, after + off, n);
       maddr[M] = ma->addr + off;
       mold[M] = get_le(ob, P);
-      mnew[M] = get_le(nb, P);
-      mflags[M] = mold[M] == mnew[M]; /* bit 0: no new value follows */
       M++;
     }
+  }
+  if (tc_memimage_apply(w->mem, ev) < 0) {
+    tc_error_set(err, "trac: out of memory");
+    return -1;
+  }
+  for (unsigned i = 0; i < M; i++) {
+    /* new = the word after the instruction, as x64dbg reads it */
+    uint8_t nb[8] = {0};
+    tc_memimage_read(w->mem, maddr[i], nb, P);
+    mnew[i] = get_le(nb, P);
+    mflags[i] = mold[i] == mnew[i]; /* bit 0: no new value follows */
   }
 
   *p++ = 0;
@@ -367,9 +380,16 @@ static int trac_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   }
   /* TRAC holds only instructions: syscalls, maps, faults and the exit
    * have no block type (user blocks are not emitted by default). */
-  if (ev->kind != TC_EV_INSN)
+  if (ev->kind != TC_EV_INSN) {
+    /* ...but their memory effects feed the image behind the words. */
+    if (tc_memimage_apply(w->mem, ev) < 0) {
+      tc_error_set(err, "trac: out of memory");
+      w->failed = 1;
+      return -1;
+    }
     return 0;
-  if (write_insn(w, &ev->u.insn, err) < 0) {
+  }
+  if (write_insn(w, ev, err) < 0) {
     w->failed = 1;
     return -1;
   }
@@ -393,6 +413,7 @@ static int trac_close_writer(tc_writer *w, tc_error *err) {
             "trac: %" PRIu64 " memory accesses beyond x64dbg's 32 per "
             "instruction were dropped\n",
             w->dropped);
+  tc_memimage_free(w->mem);
   free(w->buf);
   free(w->path);
   free(w);
