@@ -259,6 +259,20 @@ fail:
   return NULL;
 }
 
+/* Slots are compared as integers: a memcmp call per slot dominated. */
+static inline int slot_differs(const uint8_t *a, const uint8_t *b, unsigned P) {
+  if (P == 8) {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x != y;
+  }
+  uint32_t x, y;
+  memcpy(&x, a, 4);
+  memcpy(&y, b, 4);
+  return x != y;
+}
+
 /* Encodes one instruction block into w->buf. */
 static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
   const tc_insn_event *in = &ev->u.insn;
@@ -298,7 +312,8 @@ static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
   unsigned R = 0;
   int last = -1;
   for (unsigned s = 0; s < N; s++) {
-    if (full || s == cip_slot || memcmp(w->cur + s * P, w->prev + s * P, P)) {
+    if (full || s == cip_slot ||
+        slot_differs(w->cur + s * P, w->prev + s * P, P)) {
       pos[R] = (uint8_t)(full ? 0 : (int)s - last - 1);
       slots[R++] = (uint16_t)s;
       last = (int)s;
