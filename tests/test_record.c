@@ -497,6 +497,47 @@ static void test_raw(void) {
   evlog_free(&l);
 }
 
+/* verify: every format round-trips against the tct recording of the same
+ * run; against another run's recording it must report a difference. */
+static void test_verify(void) {
+  char *out = NULL;
+  int st = sh(&out, "%s verify -q -o %s -- %s x 2>&1", TC_CLI, tu_tmp("vfy-a"),
+              tu_guest("insns64"));
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "trac   ok: "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "tfile  ok: "));
+  free(out);
+  st = sh(&out, "%s verify -q -o %s -- %s 2>&1", TC_CLI, tu_tmp("vfy-b"),
+          tu_guest("hello32"));
+  CU_ASSERT_EQUAL(st, 0);
+  free(out);
+  /* hello64 with other arguments diverges after the argument loop */
+  sh(&out, "%s verify -q -o %s -- %s one 2>&1", TC_CLI, tu_tmp("vfy-c"),
+     tu_guest("hello64"));
+  free(out);
+  sh(&out, "%s verify -q -o %s -- %s two three 2>&1", TC_CLI, tu_tmp("vfy-d"),
+     tu_guest("hello64"));
+  free(out);
+  const char *fmts[] = {"trac", "tfile"};
+  const char *exts[] = {".trace64", ".tf"};
+  for (int i = 0; i < 2; i++) {
+    char ref[4200], other[4200];
+    snprintf(ref, sizeof ref, "%s.tct", tu_tmp("vfy-c"));
+    snprintf(other, sizeof other, "%s%s", tu_tmp("vfy-d"), exts[i]);
+    tc_verify_report rep;
+    tc_error err = {{0}};
+    CU_ASSERT_EQUAL(
+        tc_verify(ref, other, tc_format_by_name(fmts[i]), &rep, &err), 0);
+    CU_ASSERT(rep.mismatches > 0);
+    CU_ASSERT(rep.first[0] != 0);
+    snprintf(other, sizeof other, "%s%s", tu_tmp("vfy-c"), exts[i]);
+    CU_ASSERT_EQUAL(
+        tc_verify(ref, other, tc_format_by_name(fmts[i]), &rep, &err), 0);
+    CU_ASSERT_EQUAL(rep.mismatches, 0);
+    CU_ASSERT(rep.insns > 100);
+  }
+}
+
 /* The embedding example records its blob and prints the final state. */
 static void test_embed_example(void) {
   char *out = NULL;
@@ -530,6 +571,7 @@ int main(void) {
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"raw code", test_raw},
       {"embedding example", test_embed_example},
+      {"verify round trips", test_verify},
       {NULL, NULL}};
   return tu_run_suite("record", cases);
 }

@@ -84,6 +84,8 @@ static void usage(FILE *f) {
           "as text\n"
           "       tracecorn convert [--from FMT] IN --to FMT OUT convert a "
           "trace\n"
+          "       tracecorn verify [-f LIST] -- PROGRAM [ARGS]   record and "
+          "check round trips\n"
           "       tracecorn formats                              list the "
           "formats\n"
           "       tracecorn COMMAND --help                       help for a "
@@ -471,6 +473,121 @@ static int cmd_convert(int argc, char **argv) {
   return 0;
 }
 
+/* verify: records once with tct (lossless) plus the formats asked for,
+ * then reads each back and compares it with the tct recording. Options
+ * other than -f/-o go to `record` unchanged. */
+static int cmd_verify(int argc, char **argv) {
+  const char *list = "trac,tfile", *prefix = NULL;
+  char **rec = calloc((size_t)argc + 6, sizeof *rec);
+  int n = 0;
+  if (!rec)
+    return 125;
+  rec[n++] = "record";
+  bool passthrough = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!passthrough && strcmp(a, "--") == 0)
+      passthrough = true;
+    if (!passthrough && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
+      printf("usage: tracecorn verify [-f LIST] [-o PREFIX] [record options] "
+             "-- PROGRAM [ARGS...]\n\n"
+             "Records the program once as tct (lossless) and in each format "
+             "of LIST\n(default trac,tfile), reads every file back and "
+             "compares each instruction\nwith the tct recording, within what "
+             "the format holds: pc, bytes, tid,\nregisters, and the memory "
+             "each instruction touched. Exits 0 when all match,\n1 when a "
+             "format differs. Files stay under PREFIX when -o is given.\n");
+      free(rec);
+      return 0;
+    }
+    if (!passthrough && i + 1 < argc &&
+        (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0)) {
+      list = argv[++i];
+      continue;
+    }
+    if (!passthrough && i + 1 < argc &&
+        (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
+      prefix = argv[++i];
+      continue;
+    }
+    rec[n++] = argv[i];
+  }
+  char tmpdir[] = "/tmp/tracecorn-verify-XXXXXX";
+  char pathbuf[PATH_MAX];
+  if (!prefix) {
+    if (!mkdtemp(tmpdir)) {
+      fprintf(stderr, "tracecorn: cannot create a scratch directory: %s\n",
+              strerror(errno));
+      free(rec);
+      return 125;
+    }
+    snprintf(pathbuf, sizeof pathbuf, "%s/trace", tmpdir);
+    prefix = pathbuf;
+  }
+  char fmts[1024];
+  snprintf(fmts, sizeof fmts, "tct,%s", list);
+  /* record's own options first, then the pass-through ones */
+  memmove(rec + 5, rec + 1, (size_t)(n - 1) * sizeof *rec);
+  rec[1] = "-f";
+  rec[2] = fmts;
+  rec[3] = "-o";
+  rec[4] = (char *)prefix;
+  n += 4;
+  int st = cmd_record(n, rec);
+  free(rec);
+  int result = 0;
+  char ref[PATH_MAX + 8];
+  snprintf(ref, sizeof ref, "%s.tct", prefix);
+  tc_error err = {{0}};
+  const tc_format *tct = tc_format_by_name("tct");
+  tc_reader *r = tct->open_reader(ref, &err);
+  if (!r) {
+    fprintf(stderr, "tracecorn: verify: no recording to compare (%s)\n",
+            err.msg);
+    return st ? st : 125;
+  }
+  const tc_arch *arch = tct->reader_info(r)->arch;
+  tct->close_reader(r);
+  char names[1024];
+  snprintf(names, sizeof names, "%s", list);
+  for (char *save = NULL, *name = strtok_r(names, ",", &save); name;
+       name = strtok_r(NULL, ",", &save)) {
+    const tc_format *f = tc_format_by_name(name);
+    if (!f || f == tct)
+      continue;
+    if (!f->open_reader) {
+      printf("%-6s no reader: not verified\n", f->name);
+      continue;
+    }
+    if (f->supports && f->supports(arch, &err) < 0)
+      continue; /* refused at record time, already reported */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s%s", prefix, f->extension(arch));
+    tc_verify_report rep;
+    if (tc_verify(ref, path, f, &rep, &err) < 0) {
+      printf("%-6s FAILED: %s\n", f->name, err.msg);
+      result = 1;
+    } else if (rep.mismatches) {
+      printf("%-6s FAILED: %" PRIu64 " of %" PRIu64
+             " instructions differ; first: %s\n",
+             f->name, rep.mismatches, rep.insns, rep.first);
+      result = 1;
+    } else {
+      printf("%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
+             "held%s)\n",
+             f->name, rep.insns, rep.regs_held, rep.regs_total,
+             (f->caps & TC_CAP_MEM) ? ", memory" : "");
+    }
+  }
+  if (prefix == pathbuf) {
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+      fprintf(stderr, "tracecorn: could not remove %s\n", tmpdir);
+  }
+  return result;
+}
+
 static int cmd_formats(void) {
   printf("%-8s %-6s %-6s %s\n", "name", "write", "read", "description");
   for (const tc_format *const *f = tc_formats(); *f; f++)
@@ -493,6 +610,8 @@ int main(int argc, char **argv) {
     return cmd_convert(argc - 1, argv + 1);
   if (strcmp(cmd, "formats") == 0)
     return cmd_formats();
+  if (strcmp(cmd, "verify") == 0)
+    return cmd_verify(argc - 1, argv + 1);
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
       strcmp(cmd, "help") == 0) {
     usage(stdout);

@@ -287,7 +287,9 @@ enum {
   TC_CAP_MAPS = 1u << 5,       /* map/unmap/protect events */
   TC_CAP_FAULTS = 1u << 6,     /* fault events */
   TC_CAP_EXIT = 1u << 7,       /* exit event with status */
-  TC_CAP_TID = 1u << 8         /* thread ids */
+  TC_CAP_TID = 1u << 8,        /* thread ids */
+  TC_CAP_MEM_OLD = 1u << 9     /* memory before the instruction (else only
+                                  the values after it) */
 };
 
 typedef struct tc_format {
@@ -392,6 +394,20 @@ int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
 /* Reads a whole trace through its format's reader, calling sink per event. */
 int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
                   void *ctx, tc_error *err);
+
+/* Compares a trace in any readable format with the lossless tct recording
+ * of the same run, within what the format holds (its caps and holds_reg):
+ * every instruction's pc, bytes, tid, registers before it, and the
+ * memory its accesses touched (values after, and before where held). */
+typedef struct tc_verify_report {
+  uint64_t insns;      /* instructions compared */
+  uint64_t mismatches; /* instructions that differ */
+  uint16_t regs_held, regs_total;
+  char first[512]; /* the first difference, readable */
+} tc_verify_report;
+
+int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
+              tc_verify_report *rep, tc_error *err);
 
 /* Reads in_path (in_fmt, or detected when NULL) and writes every event to
  * out_path in out_fmt ("-" = stdout for text/json). What was read before a
