@@ -280,10 +280,16 @@ static void fan_out(void *ctx, const tc_event *ev) {
                     : o->sink(o->ctx, ev, &o->err);
     if (rc < 0) {
       o->failed = true;
-      fprintf(stderr, "tracecorn: %s: %s (this output stops here)\n",
-              o->fmt ? o->path : "sink", o->err.msg);
+      fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
     }
   }
+}
+
+int tc_session_output_ok(tc_session *s, const char *path) {
+  for (int i = 0; i < s->nout; i++)
+    if (s->out[i].fmt && strcmp(s->out[i].path, path) == 0)
+      return !s->out[i].failed;
+  return 0;
 }
 
 void tc_session_stop(tc_session *s) {
@@ -311,7 +317,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     if (o->w) {
       tc_error cerr = {{0}};
       if (o->fmt->close_writer(o->w, &cerr) < 0) {
-        fprintf(stderr, "tracecorn: %s: %s\n", o->path, cerr.msg);
+        fprintf(stderr, "tracecorn: %s\n", cerr.msg);
         o->failed = true;
       }
       o->w = NULL;

@@ -497,6 +497,27 @@ static void test_raw(void) {
   evlog_free(&l);
 }
 
+/* A full disk (here: a file-size limit) fails only the output that hit
+ * it: clear message, non-zero exit, the other trace complete. */
+static void test_disk_full(void) {
+  char *out = NULL;
+  int st = sh(&out,
+              "bash -c 'ulimit -f 8; exec %s record -f tct,text -o %s -- %s' "
+              "2>&1 >/dev/null",
+              TC_CLI, tu_tmp("fsz"), tu_guest("hello64"));
+  CU_ASSERT_EQUAL(st, 125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "File too large"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "INCOMPLETE"));
+  free(out);
+  char p[4200];
+  snprintf(p, sizeof p, "%s.tct", tu_tmp("fsz"));
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL(evlog_read(&l, p, &err), 0);
+  CU_ASSERT(l.n > 0 && l.ev[l.n - 1].kind == TC_EV_EXIT);
+  evlog_free(&l);
+}
+
 /* verify: every format round-trips against the tct recording of the same
  * run; against another run's recording it must report a difference. */
 static void test_verify(void) {
@@ -572,6 +593,7 @@ int main(void) {
       {"raw code", test_raw},
       {"embedding example", test_embed_example},
       {"verify round trips", test_verify},
+      {"full disk", test_disk_full},
       {NULL, NULL}};
   return tu_run_suite("record", cases);
 }

@@ -351,6 +351,9 @@ static int cmd_record(int argc, char **argv) {
   /* A guest writing to a closed pipe gets EPIPE/SIGPIPE from the emulated
    * kernel; tracecorn itself must not die of the host's signal. */
   signal(SIGPIPE, SIG_IGN);
+  /* Over a file-size limit, writes fail with EFBIG and are reported like a
+   * full disk instead of killing tracecorn with every trace unclosed. */
+  signal(SIGXFSZ, SIG_IGN);
 
   tc_run_result res = {0};
   rc = tc_session_run(s, &res, &err);
@@ -373,7 +376,9 @@ static int cmd_record(int argc, char **argv) {
       char sz[32] = "?";
       if (stat(paths[i], &st) == 0)
         human_size((uint64_t)st.st_size, sz, sizeof sz);
-      fprintf(stderr, "tracecorn: wrote %s (%s)\n", paths[i], sz);
+      fprintf(stderr, "tracecorn: %s %s (%s)\n",
+              tc_session_output_ok(s, paths[i]) ? "wrote" : "INCOMPLETE",
+              paths[i], sz);
     }
   }
   tc_session_free(s);

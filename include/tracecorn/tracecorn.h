@@ -381,6 +381,9 @@ typedef struct tc_run_result {
  * Returns 0 if the recording was written (the guest may still have failed:
  * see res), -1 if tracecorn itself failed. */
 int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
+/* After run: 1 if the output written to path is complete, 0 if writing
+ * it failed (full disk...) or no such output exists. */
+int tc_session_output_ok(tc_session *s, const char *path);
 /* Async-signal-safe: asks a running session to stop (Ctrl-C). */
 void tc_session_stop(tc_session *s);
 
