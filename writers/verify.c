@@ -50,7 +50,8 @@ static int build_map(byte_map *m, const tc_mem_access *acc, uint32_t n) {
       m->b[m->n++] =
           (byte_rec){acc[i].addr + k, seq++, acc[i].before[k], after[k]};
     }
-  qsort(m->b, m->n, sizeof *m->b, cmp_byte);
+  if (m->n > 1)
+    qsort(m->b, m->n, sizeof *m->b, cmp_byte);
   size_t out = 0;
   for (size_t i = 0; i < m->n;) {
     size_t j = i;
