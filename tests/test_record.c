@@ -278,7 +278,7 @@ static void test_tct_roundtrip(void) {
     char path[4200];
     snprintf(path, sizeof path, "%s.tct", tu_tmp(guests[i]));
     tc_session *s = tc_session_new(&o, NULL);
-    const char *argv[] = {tu_guest(guests[i]), "rt.txt", NULL};
+    const char *argv[] = {tu_guest(guests[i]), tu_tmp("rt.txt"), NULL};
     tc_error err = {{0}};
     memset(&rec, 0, sizeof rec);
     memset(&back, 0, sizeof back);
