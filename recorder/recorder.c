@@ -84,6 +84,11 @@ struct tc_recorder {
   int nexec;
 
   uint16_t changed[512];
+  /* Registers in which state_next may differ from state_cur: the last
+   * instruction's changes (the buffers swap), or all after a resync. */
+  uint16_t stale[512];
+  int nstale;
+  bool stale_all;
   tc_run_result stats;
 };
 
@@ -241,7 +246,21 @@ static bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
 }
 
 static void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
-  tc_state_set(r->arch, state, r->arch->pc_reg, pc);
+  const tc_reg_info *ri = &r->arch->regs[r->arch->pc_reg];
+  memcpy(state + ri->offset, &pc, ri->size); /* little-endian host */
+}
+
+/* Makes state_next equal to state_cur, copying only what can differ. */
+static void sync_next(tc_recorder *r) {
+  if (r->stale_all) {
+    memcpy(r->state_next, r->state_cur, r->arch->state_size);
+    r->stale_all = false;
+    return;
+  }
+  for (int k = 0; k < r->nstale; k++) {
+    const tc_reg_info *ri = &r->arch->regs[r->stale[k]];
+    memcpy(r->state_next + ri->offset, r->state_cur + ri->offset, ri->size);
+  }
 }
 
 /* ------------------------------------------------------------- emitting */
@@ -297,7 +316,7 @@ static void sort_u16(uint16_t *a, int n) {
 static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   const tc_arch *a = r->arch;
   int nchanged = 0;
-  memcpy(r->state_next, r->state_cur, a->state_size);
+  sync_next(r);
   if (completed) {
     bool all = r->exact || r->pend.full_read;
     if (all)
@@ -339,6 +358,8 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   uint8_t *t = r->state_cur;
   r->state_cur = r->state_next;
   r->state_next = t;
+  memcpy(r->stale, r->changed, (size_t)nchanged * sizeof r->stale[0]);
+  r->nstale = nchanged;
   r->insn_index++;
   r->have_pending = false;
 
@@ -347,18 +368,17 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
       /* Whole-state check: a register the decoder did not predict. */
       read_all_regs(r, r->state_tmp);
       set_pc(r, r->state_tmp, next_pc);
-      if (memcmp(r->state_tmp, r->state_cur, a->state_size) != 0 &&
-          !r->warned_drift && completed) {
-        for (int i = 0; i < a->nregs; i++)
+      if (completed && memcmp(r->state_tmp, r->state_cur, a->state_size) != 0) {
+        for (int i = 0; i < a->nregs && !r->warned_drift; i++)
           if (reg_differs(r, i, r->state_tmp, r->state_cur)) {
             fprintf(stderr,
                     "tracecorn: warning: register %s changed unrecorded "
                     "before instruction %llu; --exact records it\n",
                     a->regs[i].name, (unsigned long long)r->insn_index);
-            break;
+            r->warned_drift = true;
           }
-        r->warned_drift = true;
         memcpy(r->state_cur, r->state_tmp, a->state_size);
+        r->stale_all = true;
       }
     }
     emit_keyframe(r);
@@ -645,6 +665,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   if (emit_initial_maps(r, err) < 0)
     return -1;
   read_all_regs(r, r->state_cur);
+  r->stale_all = true;
   emit_keyframe(r);
   exec_ranges_rebuild(r);
   emu->obs = (tc_emu_observer){r,           obs_map,          obs_unmap,
