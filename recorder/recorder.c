@@ -337,7 +337,8 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   } else {
     mem_clear(&r->mem);
   }
-  tc_event ev = {.kind = TC_EV_INSN};
+  tc_event ev; /* every field set below: no zero-fill per instruction */
+  ev.kind = TC_EV_INSN;
   tc_insn_event *e = &ev.u.insn;
   e->index = r->insn_index;
   e->pc = r->pend.pc;
