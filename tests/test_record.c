@@ -405,7 +405,10 @@ static void test_interrupt(void) {
           tu_guest("loop64"), "100000000", (char *)NULL);
     _exit(127);
   }
-  usleep(700 * 1000);
+  /* Wait until the recording runs (its trace file exists), then a bit. */
+  for (int i = 0; i < 200 && access(tct, F_OK) != 0; i++)
+    usleep(50 * 1000);
+  usleep(500 * 1000);
   kill(pid, SIGINT);
   int st = 0;
   waitpid(pid, &st, 0);
