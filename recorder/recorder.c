@@ -594,10 +594,9 @@ void tc_recorder_free(tc_recorder *r) {
 void tc_recorder_stop(tc_recorder *r) { r->stop_requested = 1; }
 
 static bool all_zero(const uint8_t *p, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (p[i])
-      return false;
-  return true;
+  /* p[0] == 0 and every byte equals the next: memcmp's vector speed on
+   * the 8 MiB stack instead of a byte loop. */
+  return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
 /* The memory image at the start: one MAP event per region, with its
