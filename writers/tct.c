@@ -7,6 +7,7 @@
  * records carry whole states for random access. Every field a tc_event
  * holds round-trips exactly. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,23 @@ struct tc_writer {
   size_t len, cap;
   uint8_t *zout;
   size_t zcap;
+
+  /* zstd runs on a worker thread (compression costs about as much as
+   * recording): the recorder fills buf while the worker compresses the
+   * previous chunk. Chunk boundaries depend only on the records, so the
+   * output is the same as compressing inline. */
+  pthread_t worker;
+  bool worker_started;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  uint8_t *job; /* chunk being compressed */
+  size_t job_len, job_cap;
+  bool job_end;  /* finish the zstd frame after this chunk */
+  bool job_busy; /* the worker owns job */
+  bool quit;
+  bool worker_failed;
+  tc_error worker_err;
+
   uint8_t *state; /* reader-visible state after the last record */
   bool have_state;
   bool failed;
@@ -66,6 +84,16 @@ static int w_reserve(tc_writer *w, size_t n) {
   w->buf = nb;
   w->cap = cap;
   return 0;
+}
+
+/* LEB128 into a buffer known to have room (10 bytes at most). */
+static inline uint8_t *enc_uv(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
 }
 
 static void put_u8(tc_writer *w, uint8_t v) {
@@ -110,9 +138,10 @@ static void put_str(tc_writer *w, const char *s) {
   put_bytes(w, s, n);
 }
 
-/* Compresses what is buffered; `end` finishes the frame. */
-static int w_flush(tc_writer *w, bool end, tc_error *err) {
-  ZSTD_inBuffer in = {w->buf, w->len, 0};
+/* Compresses one chunk into the file (worker thread). */
+static int compress_chunk(tc_writer *w, const uint8_t *data, size_t len,
+                          bool end, tc_error *err) {
+  ZSTD_inBuffer in = {data, len, 0};
   for (;;) {
     ZSTD_outBuffer out = {w->zout, w->zcap, 0};
     size_t rem = ZSTD_compressStream2(w->zc, &out, &in,
@@ -128,8 +157,76 @@ static int w_flush(tc_writer *w, bool end, tc_error *err) {
     if (end ? rem == 0 : in.pos == in.size)
       break;
   }
-  w->len = 0;
   return 0;
+}
+
+static void *worker_main(void *arg) {
+  tc_writer *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->job_busy && !w->quit)
+      pthread_cond_wait(&w->cv, &w->mu);
+    if (!w->job_busy)
+      break; /* quit with nothing left to do */
+    pthread_mutex_unlock(&w->mu);
+    tc_error e = {{0}};
+    int rc = w->worker_failed
+                 ? 0 /* after a failure, chunks are dropped */
+                 : compress_chunk(w, w->job, w->job_len, w->job_end, &e);
+    pthread_mutex_lock(&w->mu);
+    if (rc < 0) {
+      w->worker_failed = true;
+      w->worker_err = e;
+    }
+    w->job_busy = false;
+    pthread_cond_broadcast(&w->cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* Waits for the worker to be idle; -1 with its error if it failed. */
+static int worker_wait(tc_writer *w, tc_error *err) {
+  pthread_mutex_lock(&w->mu);
+  while (w->job_busy)
+    pthread_cond_wait(&w->cv, &w->mu);
+  bool failed = w->worker_failed;
+  if (failed)
+    tc_error_set(err, "%s", w->worker_err.msg);
+  pthread_mutex_unlock(&w->mu);
+  return failed ? -1 : 0;
+}
+
+/* Hands what is buffered to the worker; `end` finishes the frame and
+ * waits for it. */
+static int w_flush(tc_writer *w, bool end, tc_error *err) {
+  if (worker_wait(w, err) < 0)
+    return -1;
+  pthread_mutex_lock(&w->mu);
+  uint8_t *t = w->job; /* swap buffers: the worker takes the full one */
+  size_t tc = w->job_cap;
+  w->job = w->buf;
+  w->job_cap = w->cap;
+  w->job_len = w->len;
+  w->job_end = end;
+  w->job_busy = true;
+  w->buf = t;
+  w->cap = tc;
+  w->len = 0;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  return end ? worker_wait(w, err) : 0;
+}
+
+static void worker_stop(tc_writer *w) {
+  if (!w->worker_started)
+    return;
+  pthread_mutex_lock(&w->mu);
+  w->quit = true;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  pthread_join(w->worker, NULL);
+  w->worker_started = false;
 }
 
 static const char *tct_extension(const tc_arch *arch) {
@@ -157,6 +254,13 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     goto fail;
   }
   ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, 3);
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
+    tc_error_set(err, "tct: cannot start the compression thread");
+    goto fail;
+  }
+  w->worker_started = true;
   if (fwrite(tct_magic, 1, 8, w->f) != 8) {
     tc_error_set(err, "tct: %s: write failed: %s", path, strerror(errno));
     goto fail;
@@ -188,12 +292,14 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     goto fail;
   return w;
 fail:
+  worker_stop(w);
   if (w->f)
     fclose(w->f);
   ZSTD_freeCCtx(w->zc);
   free(w->zout);
   free(w->state);
   free(w->buf);
+  free(w->job);
   free(w->path);
   free(w);
   return NULL;
@@ -229,37 +335,65 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
     put_state_if_needed(w, e->state_before);
+    /* The hot path: one reservation, then unchecked writes. */
+    size_t bound = 48 + (size_t)e->nregs * (10 + 32) + 10;
+    for (uint32_t i = 0; i < e->nmem; i++)
+      bound += 21 + 2 * (size_t)e->mem[i].size;
+    if (w_reserve(w, bound) < 0) {
+      w->failed = true;
+      break;
+    }
+    uint8_t *p = w->buf + w->len;
     /* Index, PC and tid are implied (sequential, the state's PC, the
      * previous tid) unless a flag says they follow. */
     uint64_t state_pc = tc_state_get(a, w->state, a->pc_reg);
     uint8_t flags = (e->index != w->next_index ? INSN_INDEX : 0) |
                     (e->pc != state_pc ? INSN_PC : 0) |
                     (e->tid != w->tid ? INSN_TID : 0);
-    put_u8(w, REC_INSN);
-    put_u8(w, flags);
+    *p++ = REC_INSN;
+    *p++ = flags;
     if (flags & INSN_INDEX)
-      put_uv(w, e->index);
+      p = enc_uv(p, e->index);
     if (flags & INSN_PC)
-      put_uv(w, e->pc);
+      p = enc_uv(p, e->pc);
     if (flags & INSN_TID)
-      put_uv(w, e->tid);
+      p = enc_uv(p, e->tid);
     w->next_index = e->index + 1;
     w->tid = e->tid;
-    put_u8(w, e->size);
-    put_bytes(w, e->bytes, e->size > 16 ? 16 : e->size);
-    put_uv(w, e->nregs);
+    uint8_t size = e->size > 16 ? 16 : e->size;
+    *p++ = e->size;
+    memcpy(p, e->bytes, 16); /* bound has room; only size bytes count */
+    p += size;
+    p = enc_uv(p, e->nregs);
     int prev = -1;
     for (int i = 0; i < e->nregs; i++) {
       int r = e->regs[i];
-      put_uv(w, (uint64_t)(r - prev - 1));
+      const tc_reg_info *ri = &a->regs[r];
+      p = enc_uv(p, (uint64_t)(r - prev - 1));
       prev = r;
-      put_bytes(w, e->state_after + a->regs[r].offset, a->regs[r].size);
-      memcpy(w->state + a->regs[r].offset, e->state_after + a->regs[r].offset,
-             a->regs[r].size);
+      memcpy(p, e->state_after + ri->offset, ri->size);
+      memcpy(w->state + ri->offset, p, ri->size);
+      p += ri->size;
     }
     /* Registers that changed without being listed still reach the reader
      * through a STATE record before the next instruction. */
-    put_mem(w, e->nmem, e->mem);
+    p = enc_uv(p, e->nmem);
+    uint64_t prev_addr = 0;
+    for (uint32_t i = 0; i < e->nmem; i++) {
+      const tc_mem_access *m = &e->mem[i];
+      int64_t d = (int64_t)(m->addr - prev_addr);
+      prev_addr = m->addr;
+      *p++ = m->kind;
+      p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+      p = enc_uv(p, m->size);
+      memcpy(p, m->before, m->size);
+      p += m->size;
+      if (m->kind == TC_MEM_WRITE) {
+        memcpy(p, m->after, m->size);
+        p += m->size;
+      }
+    }
+    w->len = (size_t)(p - w->buf);
     break;
   }
   case TC_EV_SYSCALL: {
@@ -334,14 +468,18 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
 
 static int tct_close_writer(tc_writer *w, tc_error *err) {
   int rc = w_flush(w, true, err);
+  worker_stop(w);
   if (fclose(w->f) != 0 && rc == 0) {
     tc_error_set(err, "tct: %s: %s", w->path, strerror(errno));
     rc = -1;
   }
   ZSTD_freeCCtx(w->zc);
+  pthread_mutex_destroy(&w->mu);
+  pthread_cond_destroy(&w->cv);
   free(w->zout);
   free(w->state);
   free(w->buf);
+  free(w->job);
   free(w->path);
   free(w);
   return rc;
