@@ -108,11 +108,7 @@ static void put_uv(tc_writer *w, uint64_t v) {
     w->failed = true;
     return;
   }
-  do {
-    uint8_t b = v & 0x7f;
-    v >>= 7;
-    w->buf[w->len++] = b | (v ? 0x80 : 0);
-  } while (v);
+  w->len = (size_t)(enc_uv(w->buf + w->len, v) - w->buf);
 }
 
 static void put_sv(tc_writer *w, int64_t v) {
@@ -234,6 +230,19 @@ static const char *tct_extension(const tc_arch *arch) {
   return ".tct";
 }
 
+/* Frees everything but the file and the worker (stopped by then). */
+static void writer_free(tc_writer *w) {
+  ZSTD_freeCCtx(w->zc);
+  pthread_mutex_destroy(&w->mu);
+  pthread_cond_destroy(&w->cv);
+  free(w->zout);
+  free(w->state);
+  free(w->buf);
+  free(w->job);
+  free(w->path);
+  free(w);
+}
+
 static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
                                   tc_error *err) {
   tc_writer *w = calloc(1, sizeof *w);
@@ -241,6 +250,8 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     tc_error_set(err, "out of memory");
     return NULL;
   }
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
   w->arch = info->arch;
   w->path = strdup(path);
   w->f = fopen(path, "wb");
@@ -254,8 +265,6 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     goto fail;
   }
   ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, 3);
-  pthread_mutex_init(&w->mu, NULL);
-  pthread_cond_init(&w->cv, NULL);
   if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
     tc_error_set(err, "tct: cannot start the compression thread");
     goto fail;
@@ -295,28 +304,45 @@ fail:
   worker_stop(w);
   if (w->f)
     fclose(w->f);
-  ZSTD_freeCCtx(w->zc);
-  free(w->zout);
-  free(w->state);
-  free(w->buf);
-  free(w->job);
-  free(w->path);
-  free(w);
+  writer_free(w);
   return NULL;
 }
 
-static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
-  put_uv(w, n);
+/* Room a list of accesses can take, and its encoding into that room:
+ * count, then per access kind, signed address delta, size, before bytes,
+ * after bytes for writes. */
+static size_t mem_bound(uint32_t n, const tc_mem_access *m) {
+  size_t b = 10;
+  for (uint32_t i = 0; i < n; i++)
+    b += 21 + 2 * (size_t)m[i].size;
+  return b;
+}
+
+static uint8_t *enc_mem(uint8_t *p, uint32_t n, const tc_mem_access *m) {
+  p = enc_uv(p, n);
   uint64_t prev = 0;
   for (uint32_t i = 0; i < n; i++) {
-    put_u8(w, m[i].kind);
-    put_sv(w, (int64_t)(m[i].addr - prev));
+    int64_t d = (int64_t)(m[i].addr - prev);
     prev = m[i].addr;
-    put_uv(w, m[i].size);
-    put_bytes(w, m[i].before, m[i].size);
-    if (m[i].kind == TC_MEM_WRITE)
-      put_bytes(w, m[i].after, m[i].size);
+    *p++ = m[i].kind;
+    p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+    p = enc_uv(p, m[i].size);
+    memcpy(p, m[i].before, m[i].size);
+    p += m[i].size;
+    if (m[i].kind == TC_MEM_WRITE) {
+      memcpy(p, m[i].after, m[i].size);
+      p += m[i].size;
+    }
   }
+  return p;
+}
+
+static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
+  if (w_reserve(w, mem_bound(n, m)) < 0) {
+    w->failed = true;
+    return;
+  }
+  w->len = (size_t)(enc_mem(w->buf + w->len, n, m) - w->buf);
 }
 
 static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
@@ -336,9 +362,8 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     const tc_insn_event *e = &ev->u.insn;
     put_state_if_needed(w, e->state_before);
     /* The hot path: one reservation, then unchecked writes. */
-    size_t bound = 48 + (size_t)e->nregs * (10 + 32) + 10;
-    for (uint32_t i = 0; i < e->nmem; i++)
-      bound += 21 + 2 * (size_t)e->mem[i].size;
+    size_t bound =
+        48 + (size_t)e->nregs * (10 + 32) + mem_bound(e->nmem, e->mem);
     if (w_reserve(w, bound) < 0) {
       w->failed = true;
       break;
@@ -377,22 +402,7 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     }
     /* Registers that changed without being listed still reach the reader
      * through a STATE record before the next instruction. */
-    p = enc_uv(p, e->nmem);
-    uint64_t prev_addr = 0;
-    for (uint32_t i = 0; i < e->nmem; i++) {
-      const tc_mem_access *m = &e->mem[i];
-      int64_t d = (int64_t)(m->addr - prev_addr);
-      prev_addr = m->addr;
-      *p++ = m->kind;
-      p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-      p = enc_uv(p, m->size);
-      memcpy(p, m->before, m->size);
-      p += m->size;
-      if (m->kind == TC_MEM_WRITE) {
-        memcpy(p, m->after, m->size);
-        p += m->size;
-      }
-    }
+    p = enc_mem(p, e->nmem, e->mem);
     w->len = (size_t)(p - w->buf);
     break;
   }
@@ -473,15 +483,7 @@ static int tct_close_writer(tc_writer *w, tc_error *err) {
     tc_error_set(err, "tct: %s: %s", w->path, strerror(errno));
     rc = -1;
   }
-  ZSTD_freeCCtx(w->zc);
-  pthread_mutex_destroy(&w->mu);
-  pthread_cond_destroy(&w->cv);
-  free(w->zout);
-  free(w->state);
-  free(w->buf);
-  free(w->job);
-  free(w->path);
-  free(w);
+  writer_free(w);
   return rc;
 }
 

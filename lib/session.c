@@ -1,0 +1,362 @@
+/* The public session API: the one place that joins the layers. It loads a
+ * program (loaders/), records it (recorder/, which knows no format) and
+ * fans every event out to the writers and sinks (writers/, which know no
+ * emulator). A failing output is reported once and closed; the others go
+ * on. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "emu/emu.h"
+#include "loaders/loader.h"
+#include "recorder/recorder.h"
+#include "tracecorn/tracecorn.h"
+
+#define MAX_OUTPUTS 16
+#define MAX_PROGRAM_SIZE (1ull << 30)
+
+typedef struct output {
+  const tc_format *fmt; /* NULL for a sink */
+  tc_writer *w;
+  tc_event_sink sink;
+  void *ctx;
+  char path[PATH_MAX];
+  bool failed;
+  tc_error err;
+} output;
+
+struct tc_session {
+  tc_options opt;
+  tc_emu *emu;
+  tc_recorder *rec;
+  tc_trace_info info;
+  uint8_t *exe_data;
+  size_t exe_size;
+  char *exe_path;
+  char **argv;
+  int argc;
+  uint8_t *initial_state;
+  output out[MAX_OUTPUTS];
+  int nout;
+  volatile sig_atomic_t stop_requested;
+};
+
+tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
+  tc_session *s = calloc(1, sizeof *s);
+  if (!s) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  if (opt)
+    s->opt = *opt;
+  else
+    tc_options_init(&s->opt);
+  if (!s->opt.keyframe_interval)
+    s->opt.keyframe_interval = 4096;
+  if (!s->opt.stack_size)
+    s->opt.stack_size = 8u << 20;
+  return s;
+}
+
+void tc_session_free(tc_session *s) {
+  if (!s)
+    return;
+  for (int i = 0; i < s->nout; i++)
+    if (s->out[i].w)
+      s->out[i].fmt->close_writer(s->out[i].w, NULL);
+  tc_recorder_free(s->rec);
+  tc_emu_free(s->emu);
+  free(s->exe_data);
+  free(s->exe_path);
+  for (int i = 0; i < s->argc; i++)
+    free(s->argv[i]);
+  free(s->argv);
+  free(s->initial_state);
+  free(s);
+}
+
+static uint8_t *read_program(const char *path, size_t *size, tc_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    tc_error_set(err, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+    tc_error_set(err, "%s: not a regular file", path);
+    fclose(f);
+    return NULL;
+  }
+  if ((unsigned long long)st.st_size > MAX_PROGRAM_SIZE) {
+    tc_error_set(err, "%s: too large (%lld bytes)", path,
+                 (long long)st.st_size);
+    fclose(f);
+    return NULL;
+  }
+  size_t n = (size_t)st.st_size;
+  uint8_t *data = malloc(n ? n : 1);
+  if (!data || fread(data, 1, n, f) != n) {
+    tc_error_set(err, "%s: cannot read: %s", path,
+                 data ? strerror(errno) : "out of memory");
+    free(data);
+    fclose(f);
+    return NULL;
+  }
+  fclose(f);
+  *size = n;
+  return data;
+}
+
+static int copy_argv(tc_session *s, const char *const *argv) {
+  int n = 0;
+  while (argv && argv[n])
+    n++;
+  s->argv = calloc((size_t)n + 1, sizeof *s->argv);
+  if (!s->argv)
+    return -1;
+  for (int i = 0; i < n; i++)
+    if (!(s->argv[i] = strdup(argv[i])))
+      return -1;
+  s->argc = n;
+  return 0;
+}
+
+static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
+  const tc_arch *a = s->emu->arch;
+  int rc = tc_linux_process_init(s->emu);
+  if (rc < 0) {
+    tc_error_set(err, "cannot set up the process: %s", strerror(-rc));
+    return -1;
+  }
+  s->initial_state = calloc(1, a->state_size);
+  if (!s->initial_state) {
+    tc_error_set(err, "out of memory");
+    return -1;
+  }
+  tc_emu_read_state(s->emu, s->initial_state);
+  s->info.arch = a;
+  s->info.entry = lr->entry;
+  s->info.load_base = lr->load_base;
+  s->info.pid = s->emu->pid;
+  s->info.exe_path = s->exe_path;
+  s->info.exe_data = s->exe_data;
+  s->info.exe_size = s->exe_size;
+  s->info.argc = s->argc;
+  s->info.argv = (const char *const *)s->argv;
+  s->info.seed = s->opt.seed;
+  s->info.keyframe_interval = s->opt.keyframe_interval;
+  s->info.has_memory = s->opt.record_memory != 0;
+  s->info.initial_state = s->initial_state;
+  return 0;
+}
+
+int tc_session_load_elf(tc_session *s, const char *path,
+                        const char *const *argv, tc_error *err) {
+  if (s->emu) {
+    tc_error_set(err, "a program is already loaded");
+    return -1;
+  }
+  s->exe_data = read_program(path, &s->exe_size, err);
+  if (!s->exe_data)
+    return -1;
+  tc_elf_image img;
+  if (tc_elf_parse(s->exe_data, s->exe_size, &img, err) < 0) {
+    char m[sizeof err->msg];
+    snprintf(m, sizeof m, "%s", err ? err->msg : "");
+    tc_error_set(err, "%s: %s", path, m);
+    return -1;
+  }
+  const tc_arch *want = s->opt.arch ? tc_arch_by_name(s->opt.arch) : NULL;
+  if (want && want != img.arch) {
+    tc_error_set(err, "%s is a %s program, but --arch says %s", path,
+                 img.arch->name, want->name);
+    return -1;
+  }
+  const char *default_argv[] = {path, NULL};
+  if (copy_argv(s, argv && argv[0] ? argv : default_argv) < 0 ||
+      !(s->exe_path = strdup(path))) {
+    tc_error_set(err, "out of memory");
+    return -1;
+  }
+  s->emu = tc_emu_new(img.arch, &s->opt, err);
+  if (!s->emu)
+    return -1;
+  if (!realpath(path, s->emu->exe_host_path))
+    snprintf(s->emu->exe_host_path, sizeof s->emu->exe_host_path, "%s", path);
+  tc_load_result lr;
+  if (tc_load_elf(s->emu, &img, s->exe_data, s->exe_size, path,
+                  (const char *const *)s->argv, s->opt.env, &lr, err) < 0)
+    return -1;
+  /* /proc/self/exe is always absolute (glibc asserts it); AT_EXECFN keeps
+   * the name as given, like execve. */
+  if (!s->opt.fs_root)
+    snprintf(s->emu->exe_guest_path, sizeof s->emu->exe_guest_path, "%s",
+             s->emu->exe_host_path);
+  return finish_load(s, &lr, err);
+}
+
+int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
+                        uint64_t base, uint64_t entry, tc_error *err) {
+  if (s->emu) {
+    tc_error_set(err, "a program is already loaded");
+    return -1;
+  }
+  const tc_arch *a = tc_arch_by_name(s->opt.arch);
+  if (!a) {
+    tc_error_set(err, "raw code needs a known --arch (got %s)",
+                 s->opt.arch ? s->opt.arch : "none");
+    return -1;
+  }
+  s->exe_data = malloc(size ? size : 1);
+  if (!s->exe_data || copy_argv(s, NULL) < 0 ||
+      !(s->exe_path = strdup("[raw]"))) {
+    tc_error_set(err, "out of memory");
+    return -1;
+  }
+  memcpy(s->exe_data, code, size);
+  s->exe_size = size;
+  s->emu = tc_emu_new(a, &s->opt, err);
+  if (!s->emu)
+    return -1;
+  tc_load_result lr;
+  if (tc_load_raw(s->emu, code, size, base, entry, &lr, err) < 0)
+    return -1;
+  return finish_load(s, &lr, err);
+}
+
+const tc_trace_info *tc_session_info(tc_session *s) {
+  return s->emu ? &s->info : NULL;
+}
+
+int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
+                          tc_error *err) {
+  if (!s->emu) {
+    tc_error_set(err, "load a program before adding outputs");
+    return -1;
+  }
+  if (s->nout == MAX_OUTPUTS) {
+    tc_error_set(err, "too many outputs (at most %d)", MAX_OUTPUTS);
+    return -1;
+  }
+  if (!fmt->open_writer) {
+    tc_error_set(err, "%s: this format has no writer", fmt->name);
+    return -1;
+  }
+  if (fmt->supports && fmt->supports(s->info.arch, err) < 0)
+    return -1;
+  tc_writer *w = fmt->open_writer(path, &s->info, err);
+  if (!w)
+    return -1;
+  output *o = &s->out[s->nout++];
+  memset(o, 0, sizeof *o);
+  o->fmt = fmt;
+  o->w = w;
+  snprintf(o->path, sizeof o->path, "%s", path);
+  return 0;
+}
+
+int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
+                        tc_error *err) {
+  if (s->nout == MAX_OUTPUTS) {
+    tc_error_set(err, "too many outputs (at most %d)", MAX_OUTPUTS);
+    return -1;
+  }
+  output *o = &s->out[s->nout++];
+  memset(o, 0, sizeof *o);
+  o->sink = sink;
+  o->ctx = ctx;
+  return 0;
+}
+
+static void fan_out(void *ctx, const tc_event *ev) {
+  tc_session *s = ctx;
+  for (int i = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    if (o->failed)
+      continue;
+    int rc = o->fmt ? o->fmt->write_event(o->w, ev, &o->err)
+                    : o->sink(o->ctx, ev, &o->err);
+    if (rc < 0) {
+      o->failed = true;
+      fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
+    }
+  }
+}
+
+int tc_session_output_ok(tc_session *s, const char *path) {
+  for (int i = 0; i < s->nout; i++)
+    if (s->out[i].fmt && strcmp(s->out[i].path, path) == 0)
+      return !s->out[i].failed;
+  return 0;
+}
+
+void tc_session_stop(tc_session *s) {
+  s->stop_requested = 1;
+  if (s->rec)
+    tc_recorder_stop(s->rec);
+}
+
+int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
+  if (!s->emu) {
+    tc_error_set(err, "no program loaded");
+    return -1;
+  }
+  s->rec = tc_recorder_new(s->emu, fan_out, s, err);
+  if (!s->rec)
+    return -1;
+  if (s->stop_requested)
+    tc_recorder_stop(s->rec);
+  tc_run_result r = {0};
+  int rc = tc_recorder_run(s->rec, &r, err);
+  /* Close every writer, even after a failure: what was recorded stays. */
+  int failed = 0;
+  for (int i = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    if (o->w) {
+      tc_error cerr = {{0}};
+      if (o->fmt->close_writer(o->w, &cerr) < 0) {
+        fprintf(stderr, "tracecorn: %s\n", cerr.msg);
+        o->failed = true;
+      }
+      o->w = NULL;
+    }
+    if (o->failed)
+      failed++;
+  }
+  if (res)
+    *res = r;
+  if (rc == 0 && failed) {
+    tc_error_set(err, "%d output%s could not be written completely", failed,
+                 failed > 1 ? "s" : "");
+    return -1;
+  }
+  return rc;
+}
+
+int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
+                  void *ctx, tc_error *err) {
+  if (!fmt)
+    fmt = tc_format_detect(path, err);
+  if (!fmt)
+    return -1;
+  if (!fmt->open_reader) {
+    tc_error_set(err, "%s: the %s format has no reader", path, fmt->name);
+    return -1;
+  }
+  tc_reader *r = fmt->open_reader(path, err);
+  if (!r)
+    return -1;
+  tc_event ev;
+  int rc;
+  while ((rc = fmt->next_event(r, &ev, err)) == 1)
+    if (sink(ctx, &ev, err) < 0) {
+      rc = -1;
+      break;
+    }
+  fmt->close_reader(r);
+  return rc < 0 ? -1 : 0;
+}

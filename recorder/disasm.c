@@ -1,0 +1,39 @@
+/* tc_disasm: the public one-instruction disassembler (capstone, like the
+ * decode cache next to it). The recorder uses it to rebuild a faulting
+ * instruction; format modules reach it only through the public header. */
+#include <capstone/capstone.h>
+#include <stdio.h>
+
+#include "tracecorn/tracecorn.h"
+
+int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
+              char *out, size_t outmax) {
+  /* One cached handle per arch: dump disassembles millions of lines. */
+  static csh handles[16];
+  static int opened[16];
+  unsigned slot = (unsigned)arch->id & 15;
+  if (!opened[slot]) {
+    int mode = arch->cs_mode | (arch->big_endian ? CS_MODE_BIG_ENDIAN : 0);
+    opened[slot] = cs_open((cs_arch)arch->cs_arch, (cs_mode)mode,
+                           &handles[slot]) == CS_ERR_OK
+                       ? 1
+                       : -1;
+  }
+  if (opened[slot] < 0) {
+    snprintf(out, outmax, "(no disassembler)");
+    return 0;
+  }
+  cs_insn *insn = NULL;
+  int len = 0;
+  if (cs_disasm(handles[slot], bytes, n, pc, 1, &insn) == 1) {
+    if (insn->op_str[0])
+      snprintf(out, outmax, "%s %s", insn->mnemonic, insn->op_str);
+    else
+      snprintf(out, outmax, "%s", insn->mnemonic);
+    len = insn->size;
+    cs_free(insn, 1);
+  } else {
+    snprintf(out, outmax, "(bad)");
+  }
+  return len;
+}
