@@ -271,14 +271,11 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
 }
 
 void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size) {
-  /* Rare (self-modifying code): rebuild the table without the victims. */
-  bool hit = false;
+  /* Rare (self-modifying code, unmaps): a size of 0 forces a re-decode
+   * from memory at the next hook. */
   for (size_t i = 0; i < d->cap; i++) {
     tc_decoded *e = &d->slots[i];
-    if (e->valid && e->pc < addr + size && e->pc + e->size > addr) {
-      e->size = 0; /* forces a re-decode on the next lookup */
-      hit = true;
-    }
+    if (e->valid && e->pc < addr + size && e->pc + e->size > addr)
+      e->size = 0;
   }
-  (void)hit;
 }

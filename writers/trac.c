@@ -598,6 +598,14 @@ bad:
   return -1;
 }
 
+/* Skips decimal digits; returns how many. */
+static size_t jp_digits(jparser *p) {
+  size_t start = p->i;
+  while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
+    p->i++;
+  return p->i - start;
+}
+
 static int jp_number(jparser *p, double *out) {
   size_t start = p->i;
   if (p->i < p->n && p->s[p->i] == '-')
@@ -607,26 +615,19 @@ static int jp_number(jparser *p, double *out) {
   if (p->s[p->i] == '0')
     p->i++;
   else if (p->s[p->i] >= '1' && p->s[p->i] <= '9')
-    while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-      p->i++;
+    jp_digits(p);
   else
     return -1;
   if (p->i < p->n && p->s[p->i] == '.') {
     p->i++;
-    size_t d = p->i;
-    while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-      p->i++;
-    if (p->i == d)
+    if (jp_digits(p) == 0)
       return -1;
   }
   if (p->i < p->n && (p->s[p->i] == 'e' || p->s[p->i] == 'E')) {
     p->i++;
     if (p->i < p->n && (p->s[p->i] == '+' || p->s[p->i] == '-'))
       p->i++;
-    size_t d = p->i;
-    while (p->i < p->n && p->s[p->i] >= '0' && p->s[p->i] <= '9')
-      p->i++;
-    if (p->i == d)
+    if (jp_digits(p) == 0)
       return -1;
   }
   char tmp[64];
