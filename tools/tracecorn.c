@@ -547,8 +547,10 @@ static int cmd_verify(int argc, char **argv) {
   const tc_format *tct = tc_format_by_name("tct");
   tc_reader *r = tct->open_reader(ref, &err);
   if (!r) {
-    fprintf(stderr, "tracecorn: verify: no recording to compare (%s)\n",
-            err.msg);
+    fprintf(stderr,
+            "tracecorn: verify: no recording to compare (%s); files are "
+            "left under %s\n",
+            err.msg, prefix);
     return st ? st : 125;
   }
   const tc_arch *arch = tct->reader_info(r)->arch;
@@ -585,10 +587,15 @@ static int cmd_verify(int argc, char **argv) {
     }
   }
   if (prefix == pathbuf) {
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0)
-      fprintf(stderr, "tracecorn: could not remove %s\n", tmpdir);
+    /* The scratch directory holds only PREFIX.<ext> files we wrote. */
+    for (const tc_format *const *f = tc_formats(); *f; f++) {
+      char path[PATH_MAX + 32];
+      snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(arch));
+      unlink(path);
+    }
+    if (rmdir(tmpdir) != 0)
+      fprintf(stderr, "tracecorn: could not remove %s: %s\n", tmpdir,
+              strerror(errno));
   }
   return result;
 }
