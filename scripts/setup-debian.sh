@@ -1,10 +1,21 @@
 #!/bin/sh
 # Installs everything tracecorn needs to build and test, from Debian's
 # package repositories only (Debian 12; run as root).
+#
+# Guests of other arches are built with Debian's cross compilers, never with
+# gcc-multilib (the two conflict: installing one removes the other), and
+# their reference runs use qemu-user-static when the host cannot run them.
 set -eu
-PKGS="build-essential cmake pkg-config gcc-multilib
+PKGS="build-essential cmake pkg-config
       libunicorn-dev libcapstone-dev libzstd-dev libcunit1-dev
-      gdb zstd"
+      libsnappy-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+      gdb gdb-multiarch zstd qemu-user-static
+      gcc-i686-linux-gnu libc6-dev-i386-cross
+      gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+      gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+      gcc-mips-linux-gnu libc6-dev-mips-cross
+      gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
+      gcc-sparc64-linux-gnu libc6-dev-sparc64-cross"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
