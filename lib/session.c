@@ -151,6 +151,7 @@ static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
   s->info.keyframe_interval = s->opt.keyframe_interval;
   s->info.has_memory = s->opt.record_memory != 0;
   s->info.initial_state = s->initial_state;
+  s->info.writer_options = s->opt.writer_options;
   return 0;
 }
 

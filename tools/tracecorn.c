@@ -69,6 +69,13 @@ static void usage_record(FILE *f) {
           "      --exact           read every register after every "
           "instruction (slow;\n"
           "                        must give the same trace)\n"
+          "  -O, --writer-option FORMAT.KEY=VALUE\n"
+          "                        a format's writer option (repeatable); "
+          "unknown keys\n"
+          "                        are refused by that format's writer\n"
+          "      --ucir-layout L   same as -O ucir.layout=L (usercorn or "
+          "spec)\n"
+          "      --cache-every N   same as -O rvn.cache-every=N\n"
           "      --keyframe N      full-state keyframe every N instructions "
           "(default 4096)\n");
 }
@@ -155,6 +162,9 @@ static int cmd_record(int argc, char **argv) {
       {"no-memory", no_argument, 0, 10},
       {"exact", no_argument, 0, 11},
       {"keyframe", required_argument, 0, 12},
+      {"writer-option", required_argument, 0, 'O'},
+      {"ucir-layout", required_argument, 0, 13},
+      {"cache-every", required_argument, 0, 14},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   tc_options opt;
@@ -164,10 +174,36 @@ static int cmd_record(int argc, char **argv) {
   bool have_base = false, have_entry = false, inherit_env = false;
   const char *env[MAX_ENV + 1];
   int nenv = 0;
+  /* Writer options, "FORMAT.KEY=VALUE"; the aliases are kept in the
+   * strings below so the pointers stay valid through the run. */
+  enum { MAX_WOPTS = 32 };
+  const char *wopts[MAX_WOPTS + 1];
+  char walias[2][256];
+  int nwopts = 0;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+o:f:qE:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:f:qE:O:h", longopts, NULL)) != -1) {
+    if ((c == 'O' || c == 13 || c == 14) && nwopts == MAX_WOPTS) {
+      fprintf(stderr, "tracecorn: too many writer options (at most %d)\n",
+              MAX_WOPTS);
+      return 2;
+    }
     switch (c) {
+    case 'O':
+      if (!strchr(optarg, '.') || !strchr(optarg, '=')) {
+        fprintf(stderr,
+                "tracecorn: -O takes FORMAT.KEY=VALUE (e.g. ucir.layout=spec)"
+                "\n");
+        return 2;
+      }
+      wopts[nwopts++] = optarg;
+      break;
+    case 13:
+    case 14:
+      snprintf(walias[c - 13], sizeof walias[0], "%s=%.200s",
+               c == 13 ? "ucir.layout" : "rvn.cache-every", optarg);
+      wopts[nwopts++] = walias[c - 13];
+      break;
     case 'o':
       prefix = optarg;
       break;
@@ -273,6 +309,8 @@ static int cmd_record(int argc, char **argv) {
   }
   env[nenv] = NULL;
   opt.env = env;
+  wopts[nwopts] = NULL;
+  opt.writer_options = wopts;
 
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&opt, &err);

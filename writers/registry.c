@@ -38,3 +38,54 @@ const tc_format *tc_format_detect(const char *path, tc_error *err) {
   tc_error_set(err, "%s: not a trace file tracecorn can read", path);
   return NULL;
 }
+
+/* Splits "FORMAT.KEY=VALUE": returns 1 and the key/value spans if the option
+ * belongs to `format`. */
+static int option_of(const char *opt, const char *format, const char **key,
+                     size_t *keylen, const char **value) {
+  size_t fl = strlen(format);
+  if (strncmp(opt, format, fl) != 0 || opt[fl] != '.')
+    return 0;
+  *key = opt + fl + 1;
+  const char *eq = strchr(*key, '=');
+  *keylen = eq ? (size_t)(eq - *key) : strlen(*key);
+  *value = eq ? eq + 1 : NULL;
+  return 1;
+}
+
+const char *tc_writer_option(const tc_trace_info *info, const char *format,
+                             const char *key) {
+  const char *found = NULL;
+  if (!info || !info->writer_options)
+    return NULL;
+  for (const char *const *o = info->writer_options; *o; o++) {
+    const char *k, *v;
+    size_t kl;
+    if (option_of(*o, format, &k, &kl, &v) && v && kl == strlen(key) &&
+        strncmp(k, key, kl) == 0)
+      found = v;
+  }
+  return found;
+}
+
+int tc_writer_options_check(const tc_trace_info *info, const char *format,
+                            const char *const *known, tc_error *err) {
+  if (!info || !info->writer_options)
+    return 0;
+  for (const char *const *o = info->writer_options; *o; o++) {
+    const char *k, *v;
+    size_t kl;
+    if (!option_of(*o, format, &k, &kl, &v))
+      continue;
+    int ok = 0;
+    for (const char *const *n = known; v && *n; n++)
+      if (strlen(*n) == kl && strncmp(*n, k, kl) == 0)
+        ok = 1;
+    if (!ok) {
+      tc_error_set(err, "%s: unknown writer option '%s'%s", format, *o,
+                   v ? "" : " (expected FORMAT.KEY=VALUE)");
+      return -1;
+    }
+  }
+  return 0;
+}

@@ -267,6 +267,10 @@ typedef struct tc_trace_info {
   uint32_t keyframe_interval;   /* instructions between KEYFRAME events */
   uint8_t has_memory;           /* memory accesses were recorded */
   const uint8_t *initial_state; /* state image before instruction 0 */
+  /* Writer options, "FORMAT.KEY=VALUE", NULL-terminated (NULL = none).
+   * A writer reads its own with tc_writer_option() and refuses unknown keys
+   * of its format with tc_writer_options_check(); readers return NULL. */
+  const char *const *writer_options;
 } tc_trace_info;
 
 /* -------------------------------------------------- formats (writers/readers)
@@ -324,6 +328,14 @@ typedef struct tc_format {
 const tc_format *tc_format_by_name(const char *name);
 /* NULL-terminated list of every registered format. */
 const tc_format *const *tc_formats(void);
+/* The value of writer option FORMAT.KEY in info->writer_options (the last
+ * one given wins), or NULL. */
+const char *tc_writer_option(const tc_trace_info *info, const char *format,
+                             const char *key);
+/* 0 if every option of `format` has a key in the NULL-terminated `known`
+ * list (and every option is well formed), else -1 naming the bad one. */
+int tc_writer_options_check(const tc_trace_info *info, const char *format,
+                            const char *const *known, tc_error *err);
 /* Finds the format of an existing file by content (then extension). */
 const tc_format *tc_format_detect(const char *path, tc_error *err);
 
@@ -344,6 +356,9 @@ typedef struct tc_options {
   int record_memory;          /* record memory accesses (default on) */
   int exact;                  /* read every register every instruction */
   int quiet;                  /* no notices on stderr */
+  /* Format-specific writer options, "FORMAT.KEY=VALUE", NULL-terminated;
+   * handed to writers in tc_trace_info.writer_options. */
+  const char *const *writer_options;
 } tc_options;
 
 void tc_options_init(tc_options *o);
