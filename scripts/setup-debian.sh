@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential cmake pkg-config
       libunicorn-dev libcapstone-dev libzstd-dev libcunit1-dev
       libsnappy-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-      gdb gdb-multiarch zstd qemu-user-static
+      gdb gdb-multiarch zstd qemu-user-static clang
       gcc-i686-linux-gnu libc6-dev-i386-cross
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
@@ -21,10 +21,17 @@ for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
     missing="$missing $p"
 done
+export DEBIAN_FRONTEND=noninteractive
+# Older set-ups of this project installed gcc-multilib; it blocks the cross
+# compilers, so it goes first (explicitly, never as a side effect).
+if dpkg-query -W -f='${Status}' gcc-multilib 2>/dev/null | grep -q "ok installed"; then
+  echo "setup: removing gcc-multilib (conflicts with Debian's cross compilers)"
+  apt-get remove -y -qq gcc-multilib >/dev/null
+fi
 if [ -n "$missing" ]; then
   echo "setup: installing$missing"
-  export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
+  # --no-remove: fail loudly rather than remove anything to make room.
   # shellcheck disable=SC2086
-  apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  apt-get install -y -qq --no-remove --no-install-recommends $missing >/dev/null
 fi

@@ -27,6 +27,27 @@ run_suite() { # name build-dir cmake-args...
 
 run_suite normal build
 run_suite "ASan+UBSan" build-asan -DTC_SANITIZE=ON
+
+# Every build type, and clang when present, must build warning-free (a
+# newer optimiser's warning must not reach users as a broken build).
+matrix="Debug Release MinSizeRel"
+for bt in $matrix clang; do
+  dir=build-matrix/$bt
+  if [ "$bt" = clang ]; then
+    command -v clang >/dev/null || { echo "=== clang not installed: skipped"; continue; }
+    set -- -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang
+  else
+    set -- -DCMAKE_BUILD_TYPE="$bt"
+  fi
+  if cmake -S . -B "$dir" -DTC_WERROR=ON "$@" >/dev/null &&
+    cmake --build "$dir" -j"$jobs" >"$dir.log" 2>&1; then
+    echo "=== $bt build: ok"
+  else
+    cat "$dir.log" 2>/dev/null | grep -E "error|warning" | head -20
+    echo "=== $bt build: FAILED (full log: $dir.log)"
+    fail=1
+  fi
+done
 if [ "$fail" -ne 0 ]; then
   echo "test.sh: FAILED (see the reports above)"
   exit 1

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,43 +49,116 @@ static int sh(char **out, const char *fmt, ...) {
   return tu_run(cmd, out, 0);
 }
 
-/* ------------------------------------------------- native equivalence */
+/* ---------------------------------------------- reference equivalence */
 
-static void check_native(const char *guest, const char *arg) {
-  char *nat = NULL, *emu = NULL;
+/* Splits a space-separated argument string into argv (in buf). */
+static void split_args(const char *arg, char *buf, size_t max,
+                       const char **argv, size_t maxargs) {
+  snprintf(buf, max, "%s", arg);
+  size_t n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n + 1 < maxargs;
+       t = strtok_r(NULL, " ", &save))
+    argv[n++] = t;
+  argv[n] = NULL;
+}
+
+/* The guest's stdout and status under tracecorn equal its reference run
+ * (native, or qemu-user when the host cannot run it; `mode` forces one). */
+static void check_reference(tu_ref_mode mode, const char *guest,
+                            const char *arg) {
+  char *emu = NULL, abuf[256], why[512];
+  const char *args[16];
   const char *g = tu_guest(guest);
-  int ns = sh(&nat, "cd %s && %s %s", tu_tmpdir(), g, arg);
+  split_args(arg, abuf, sizeof abuf, args, 16);
+  tu_ref_run ref;
+  int started = tu_reference_run(mode, tu_tmpdir(), g, args, &ref, why,
+                                 sizeof why) == 0;
+  if (!started)
+    fprintf(stderr, "\n%s: no reference run: %s\n", guest, why);
+  CU_ASSERT_FATAL(started);
   int es = sh(&emu, "cd %s && %s record -q -f tct -o %s -- %s %s", tu_tmpdir(),
               TC_CLI, tu_tmp(guest), g, arg);
-  CU_ASSERT_EQUAL(ns, es);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(nat);
+  CU_ASSERT_EQUAL(ref.status, es);
   CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
-  CU_ASSERT_STRING_EQUAL(nat, emu);
-  if (ns != es || strcmp(nat, emu) != 0)
-    fprintf(stderr, "\n%s: native %d [%s] vs tracecorn %d [%s]\n", guest, ns,
-            nat, es, emu);
-  free(nat);
+  CU_ASSERT_STRING_EQUAL(ref.out, emu);
+  if (ref.status != es || strcmp(ref.out, emu) != 0)
+    fprintf(stderr, "\n%s: %s %d [%s] vs tracecorn %d [%s]\n", guest, ref.how,
+            ref.status, ref.out, es, emu);
+  free(ref.out);
   free(emu);
 }
 
 static void test_native_x86_64(void) {
-  check_native("hello64", "one two");
-  check_native("hello64-pie", "x");
-  check_native("insns64", "");
-  check_native("loop64", "5000");
-  check_native("glibc64", "file64.txt");
-  check_native("glibc64-pie", "file64p.txt");
-  check_native("segv64", "");
-  check_native("ill64", "");
-  check_native("div64", "");
+  check_reference(TU_REF_AUTO, "hello64", "one two");
+  check_reference(TU_REF_AUTO, "hello64-pie", "x");
+  check_reference(TU_REF_AUTO, "insns64", "");
+  check_reference(TU_REF_AUTO, "loop64", "5000");
+  check_reference(TU_REF_AUTO, "glibc64", "file64.txt");
+  check_reference(TU_REF_AUTO, "glibc64-pie", "file64p.txt");
+  check_reference(TU_REF_AUTO, "segv64", "");
+  check_reference(TU_REF_AUTO, "ill64", "");
+  check_reference(TU_REF_AUTO, "div64", "");
 }
 
-static void test_native_i386(void) {
-  check_native("hello32", "a b c");
-  check_native("insns32", "");
-  check_native("loop32", "3000");
-  check_native("segv32", "");
-  check_native("glibc32", "file32.txt");
+static void i386_guests(tu_ref_mode mode) {
+  check_reference(mode, "hello32", "a b c");
+  check_reference(mode, "insns32", "");
+  check_reference(mode, "loop32", "3000");
+  check_reference(mode, "segv32", "");
+  check_reference(mode, "glibc32", "file32.txt");
+}
+
+static void test_native_i386(void) { i386_guests(TU_REF_AUTO); }
+
+/* As on a host whose kernel cannot run i386 code: every reference comes
+ * from qemu-user, and still equals tracecorn. */
+static void test_reference_qemu_i386(void) { i386_guests(TU_REF_QEMU); }
+
+/* The helper itself: qemu is really used when forced, gives the native
+ * result where both can run, and a program nothing can start is reported,
+ * never compared. */
+static void test_reference_helper(void) {
+  char why[512] = "";
+  const char *args[] = {"p", "q", NULL};
+  tu_ref_run nat, emu;
+  CU_ASSERT_EQUAL(tu_reference_run(TU_REF_QEMU, tu_tmpdir(),
+                                   tu_guest("hello64"), args, &emu, why,
+                                   sizeof why),
+                  0);
+  CU_ASSERT_STRING_EQUAL(emu.how, "qemu-x86_64-static");
+  CU_ASSERT_PTR_NOT_NULL(strstr(emu.out ? emu.out : "", "arg: q"));
+  if (tu_reference_run(TU_REF_NATIVE, tu_tmpdir(), tu_guest("hello64"), args,
+                       &nat, why, sizeof why) == 0) {
+    CU_ASSERT_STRING_EQUAL(nat.how, "native");
+    CU_ASSERT_EQUAL(nat.status, emu.status);
+    CU_ASSERT_STRING_EQUAL(nat.out, emu.out);
+    free(nat.out);
+  }
+  free(emu.out);
+
+  CU_ASSERT_STRING_EQUAL(tu_qemu_for(tu_guest("hello32"), why, sizeof why),
+                         "qemu-i386-static");
+  CU_ASSERT_STRING_EQUAL(tu_qemu_for(tu_guest("glibc64"), why, sizeof why),
+                         "qemu-x86_64-static");
+
+  /* An executable that is no program: exec fails (ENOEXEC), no qemu fits. */
+  const char *junk = tu_tmp("not-a-program");
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(junk, "\x01\x02junk", 6), 0);
+  CU_ASSERT_EQUAL_FATAL(chmod(junk, 0755), 0);
+  tu_ref_run bad;
+  why[0] = 0;
+  CU_ASSERT_EQUAL(
+      tu_reference_run(TU_REF_AUTO, tu_tmpdir(), junk, NULL, &bad, why,
+                       sizeof why),
+      -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "not an ELF file"));
+  CU_ASSERT_PTR_NULL(bad.out);
+  /* A missing program is never a reference either. */
+  CU_ASSERT_EQUAL(tu_reference_run(TU_REF_NATIVE, tu_tmpdir(),
+                                   tu_tmp("no-such-program"), NULL, &bad, why,
+                                   sizeof why),
+                  -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(why, "did not start"));
 }
 
 /* ----------------------------------------------------- event semantics */
@@ -580,8 +654,10 @@ static void test_embed_example(void) {
 
 int main(void) {
   static const tu_case cases[] = {
-      {"native x86-64 stdout and status", test_native_x86_64},
-      {"native i386 stdout and status", test_native_i386},
+      {"x86-64 stdout and status = reference run", test_native_x86_64},
+      {"i386 stdout and status = reference run", test_native_i386},
+      {"qemu-user i386 reference (no native i386)", test_reference_qemu_i386},
+      {"reference-run helper", test_reference_helper},
       {"event stream of hello64", test_events_hello},
       {"rep iterations and merged wide accesses", test_rep_and_wide_access},
       {"byte-identical traces", test_determinism},

@@ -2,6 +2,7 @@
 
 #include <CUnit/Basic.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,7 +118,9 @@ const char *tu_tmp(const char *name) {
   static char bufs[8][4096];
   static int i;
   char *b = bufs[i++ & 7];
-  snprintf(b, 4096, "%s/%s", tu_tmpdir(), name);
+  int k = snprintf(b, 4096, "%s/%s", tu_tmpdir(), name);
+  if (k < 0 || k >= 4096)
+    abort(); /* a test path never gets this long */
   return b;
 }
 
@@ -155,4 +158,206 @@ int tu_run_merge(char **out, const char *prog, ...) {
   va_end(ap);
   cmd[n] = 0;
   return tu_run(cmd, out, 1);
+}
+
+/* ------------------------------------------------------ reference runs */
+
+tu_ref_mode tu_ref_default_mode(void) {
+  const char *e = getenv("TC_REFERENCE");
+  if (e && strcmp(e, "native") == 0)
+    return TU_REF_NATIVE;
+  if (e && strcmp(e, "qemu") == 0)
+    return TU_REF_QEMU;
+  return TU_REF_AUTO;
+}
+
+const char *tu_qemu_for(const char *prog, char *why, size_t whylen) {
+  uint8_t h[64];
+  FILE *f = fopen(prog, "rb");
+  size_t n = f ? fread(h, 1, sizeof h, f) : 0;
+  if (f)
+    fclose(f);
+  if (n < 52 || memcmp(h, "\177ELF", 4) != 0) {
+    snprintf(why, whylen, "%s: not an ELF file", prog);
+    return NULL;
+  }
+  int is64 = h[4] == 2, be = h[5] == 2;
+  unsigned mach = be ? (unsigned)(h[18] << 8 | h[19])
+                     : (unsigned)(h[19] << 8 | h[18]);
+  /* e_flags sits after e_entry/e_phoff/e_shoff: 36 (32-bit) or 48. */
+  const uint8_t *fl = h + (is64 ? 48 : 36);
+  uint32_t flags = be ? (uint32_t)fl[0] << 24 | (uint32_t)fl[1] << 16 |
+                            (uint32_t)fl[2] << 8 | fl[3]
+                      : (uint32_t)fl[3] << 24 | (uint32_t)fl[2] << 16 |
+                            (uint32_t)fl[1] << 8 | fl[0];
+  switch (mach) {
+  case 3: /* EM_386 */
+    return "qemu-i386-static";
+  case 62: /* EM_X86_64 */
+    return "qemu-x86_64-static";
+  case 40: /* EM_ARM */
+    return be ? "qemu-armeb-static" : "qemu-arm-static";
+  case 183: /* EM_AARCH64 */
+    return be ? "qemu-aarch64_be-static" : "qemu-aarch64-static";
+  case 8: /* EM_MIPS; EF_MIPS_ABI2 (0x20) marks n32 */
+    if (is64)
+      return be ? "qemu-mips64-static" : "qemu-mips64el-static";
+    if (flags & 0x20)
+      return be ? "qemu-mipsn32-static" : "qemu-mipsn32el-static";
+    return be ? "qemu-mips-static" : "qemu-mipsel-static";
+  case 2: /* EM_SPARC */
+    return "qemu-sparc-static";
+  case 18: /* EM_SPARC32PLUS */
+    return "qemu-sparc32plus-static";
+  case 43: /* EM_SPARCV9 */
+    return "qemu-sparc64-static";
+  default:
+    snprintf(why, whylen, "%s: no qemu-user for ELF machine %u", prog, mach);
+    return NULL;
+  }
+}
+
+/* fork + execve with an exec-error pipe, so "could not start" (errno from
+ * execve) is told apart from "ran and exited 126". Returns 0 and fills r,
+ * or the execve errno (> 0), or -1 for a local failure. */
+static int spawn_capture(const char *cwd, const char *const *argv,
+                         tu_ref_run *r) {
+  int outp[2], errp[2];
+  if (pipe(outp) < 0)
+    return -1;
+  if (pipe2(errp, O_CLOEXEC) < 0) {
+    close(outp[0]);
+    close(outp[1]);
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    int nul = open("/dev/null", O_RDONLY);
+    if (nul >= 0)
+      dup2(nul, 0);
+    dup2(outp[1], 1);
+    close(outp[0]);
+    close(errp[0]);
+    int e = 0;
+    if (cwd && chdir(cwd) < 0)
+      e = errno;
+    else {
+      extern char **environ;
+      execve(argv[0], (char *const *)argv, environ);
+      e = errno;
+    }
+    if (write(errp[1], &e, sizeof e) < 0)
+      _exit(127);
+    _exit(127);
+  }
+  close(outp[1]);
+  close(errp[1]);
+  size_t cap = 4096, n = 0;
+  char *buf = malloc(cap);
+  ssize_t got;
+  while (buf && (got = read(outp[0], buf + n, cap - n - 1)) != 0) {
+    if (got < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    n += (size_t)got;
+    if (cap - n < 2) {
+      char *nb = realloc(buf, cap *= 2);
+      if (!nb)
+        free(buf);
+      buf = nb;
+    }
+  }
+  close(outp[0]);
+  int exec_errno = 0;
+  ssize_t eg = read(errp[0], &exec_errno, sizeof exec_errno);
+  close(errp[0]);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+    ;
+  if (eg == (ssize_t)sizeof exec_errno && exec_errno) {
+    free(buf);
+    return exec_errno;
+  }
+  if (!buf)
+    return -1;
+  buf[n] = 0;
+  r->out = buf;
+  r->status = WIFEXITED(st) ? WEXITSTATUS(st)
+              : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
+                                : -1;
+  return 0;
+}
+
+/* Finds a program on PATH (qemu binaries live in /usr/bin). */
+static int find_on_path(const char *name, char *out, size_t max) {
+  const char *path = getenv("PATH");
+  char dirs[4096];
+  snprintf(dirs, sizeof dirs, "%s:/usr/bin:/usr/local/bin", path ? path : "");
+  for (char *save = NULL, *d = strtok_r(dirs, ":", &save); d;
+       d = strtok_r(NULL, ":", &save)) {
+    int k = snprintf(out, max, "%s/%s", d, name);
+    if (k > 0 && (size_t)k < max && access(out, X_OK) == 0)
+      return 0;
+  }
+  return -1;
+}
+
+int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
+                     const char *const *args, tu_ref_run *r, char *why,
+                     size_t whylen) {
+  memset(r, 0, sizeof *r);
+  if (mode == TU_REF_AUTO)
+    mode = tu_ref_default_mode();
+  const char *argv[64];
+  size_t na = 0;
+  argv[na++] = prog;
+  for (; args && *args && na < 62; args++)
+    argv[na++] = *args;
+  argv[na] = NULL;
+  char native_why[256] = "";
+  if (mode != TU_REF_QEMU) {
+    int rc = spawn_capture(cwd, argv, r);
+    if (rc == 0) {
+      snprintf(r->how, sizeof r->how, "native");
+      return 0;
+    }
+    snprintf(native_why, sizeof native_why, "native run of %s did not start: %s",
+             prog, rc > 0 ? strerror(rc) : "fork/pipe failed");
+    if (mode == TU_REF_NATIVE) {
+      snprintf(why, whylen, "%s", native_why);
+      return -1;
+    }
+  }
+  char qwhy[256] = "", qpath[1024];
+  const char *qemu = tu_qemu_for(prog, qwhy, sizeof qwhy);
+  if (!qemu) {
+    snprintf(why, whylen, "%s%s%s", native_why, native_why[0] ? "; " : "",
+             qwhy);
+    return -1;
+  }
+  if (find_on_path(qemu, qpath, sizeof qpath) < 0) {
+    snprintf(why, whylen,
+             "%s%s%s not found (install Debian's qemu-user-static: "
+             "scripts/setup-debian.sh)",
+             native_why, native_why[0] ? "; " : "", qemu);
+    return -1;
+  }
+  const char *qargv[66];
+  size_t nq = 0;
+  qargv[nq++] = qpath;
+  for (size_t i = 0; i <= na; i++)
+    qargv[nq++] = argv[i];
+  int rc = spawn_capture(cwd, qargv, r);
+  if (rc != 0) {
+    snprintf(why, whylen, "%s%s%s did not start: %s", native_why,
+             native_why[0] ? "; " : "", qpath,
+             rc > 0 ? strerror(rc) : "fork/pipe failed");
+    return -1;
+  }
+  snprintf(r->how, sizeof r->how, "%s", qemu);
+  return 0;
 }

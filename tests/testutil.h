@@ -31,7 +31,39 @@ const char *tu_tmpdir(void);
 const char *tu_tmp(const char *name);
 /* Path of a guest program built in examples/guests. */
 const char *tu_guest(const char *name);
-/* 1 if the guest exists (i386 guests need gcc-multilib). */
+/* 1 if the file exists and is readable. */
 int tu_have(const char *path);
+
+/* ------------------------------------------------------ reference runs
+ * The truth for a guest's behaviour: a native run when the host can execute
+ * its arch, else Debian's qemu-user-static for the arch named by its ELF
+ * header. A run that could not start is never a reference: the native
+ * attempt falls back to qemu when exec fails, and the helper reports failure
+ * when neither starts. */
+typedef enum tu_ref_mode {
+  TU_REF_AUTO = 0, /* native, then qemu-user if the host cannot exec it */
+  TU_REF_NATIVE,   /* native only */
+  TU_REF_QEMU      /* qemu-user only (as on a host that cannot run it) */
+} tu_ref_mode;
+
+typedef struct tu_ref_run {
+  int status;    /* exit code, or 128+signal */
+  char *out;     /* captured stdout, NUL-terminated (malloc'd) */
+  char how[160]; /* "native" or the qemu binary used */
+} tu_ref_run;
+
+/* The mode used when a call passes TU_REF_AUTO: TC_REFERENCE=native|qemu in
+ * the environment overrides auto, so a whole suite can be run as on a host
+ * without native support. */
+tu_ref_mode tu_ref_default_mode(void);
+/* qemu-user binary name for an ELF file ("qemu-i386-static"), or NULL with a
+ * reason in why. */
+const char *tu_qemu_for(const char *prog, char *why, size_t whylen);
+/* Runs prog (argv[0] = prog, then args; NULL-terminated) in cwd with stdin
+ * from /dev/null and stdout captured. Returns 0 when a reference run
+ * started and ran to its end, -1 with the reason in why otherwise. */
+int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
+                     const char *const *args, tu_ref_run *r, char *why,
+                     size_t whylen);
 
 #endif

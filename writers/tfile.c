@@ -814,7 +814,7 @@ static int parse_tdesc(tc_reader *r, const char *xml, char *gdb_arch,
     if (!end)
       break;
     char name[64], bits[16], num[16];
-    unsigned long bitsize, regnum = 0;
+    unsigned long bitsize = 0, regnum = 0;
     int has_num = xml_attr(p + 4, end, "regnum", num, sizeof num) == 0;
     if (xml_attr(p + 4, end, "name", name, sizeof name) != 0 ||
         xml_attr(p + 4, end, "bitsize", bits, sizeof bits) != 0 ||
