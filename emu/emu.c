@@ -67,6 +67,20 @@ static int hook_cpuid(uc_engine *uc, void *user) {
 }
 
 static void set_start_cpu_state(tc_emu *emu) {
+  if (emu->arch->uc_arch == UC_ARCH_ARM) {
+    /* Linux enables VFP/NEON for user processes (FPEXC.EN); Unicorn's
+     * reset leaves it off and hard-float code would fault. */
+    uint32_t fpexc = 0x40000000u;
+    uc_reg_write(emu->uc, UC_ARM_REG_FPEXC, &fpexc);
+    /* User mode (Unicorn resets into SVC mode), interrupts enabled: the
+     * CPSR a Linux process starts with. */
+    uint32_t cpsr = 0x10;
+    uc_reg_write(emu->uc, UC_ARM_REG_CPSR, &cpsr);
+  } else if (emu->arch->uc_arch == UC_ARCH_ARM64) {
+    /* CPACR_EL1.FPEN = 0b11: FP/SIMD accessible, as Linux sets it. */
+    uint64_t cpacr = 3ull << 20;
+    uc_reg_write(emu->uc, UC_ARM64_REG_CPACR_EL1, &cpacr);
+  }
   if (emu->arch->uc_arch == UC_ARCH_X86) {
     /* Linux starts processes with x87 exceptions masked, MXCSR default
      * and an empty x87 tag word; Unicorn starts with zeros. */
@@ -126,6 +140,28 @@ static int x86_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
   }
 }
 
+/* QEMU's ARM exception numbers (target/arm/cpu.h), as Unicorn reports
+ * them to UC_HOOK_INTR, for both arm and arm64. */
+static int arm_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
+  switch (intno) {
+  case 1: /* EXCP_UDEF */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 3: /* EXCP_PREFETCH_ABORT */
+    *kind = TC_FAULT_PROT_FETCH;
+    return SIGSEGV;
+  case 4: /* EXCP_DATA_ABORT (alignment faults included) */
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  case 7: /* EXCP_BKPT */
+    *kind = TC_FAULT_OTHER;
+    return SIGTRAP;
+  default:
+    *kind = TC_FAULT_OTHER;
+    return SIGILL;
+  }
+}
+
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   tc_emu *emu = user;
   const tc_trap *t = emu->arch->sys.traps;
@@ -144,6 +180,9 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   int sig = SIGSEGV;
   if (emu->arch->uc_arch == UC_ARCH_X86)
     sig = x86_signal_for_intno(intno, &kind);
+  else if (emu->arch->uc_arch == UC_ARCH_ARM ||
+           emu->arch->uc_arch == UC_ARCH_ARM64)
+    sig = arm_signal_for_intno(intno, &kind);
   tc_emu_fault(emu, kind, emu->cur_pc, sig);
 }
 
@@ -576,6 +615,16 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
 }
 
 /* ------------------------------------------------------------ registers */
+
+bool tc_emu_thumb(tc_emu *emu) {
+  return emu->arch->id == TC_ARCH_ARM &&
+         (tc_emu_reg(emu, emu->arch->flags_reg) & 0x20) != 0;
+}
+
+uint64_t tc_emu_resume_pc(tc_emu *emu) {
+  uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
+  return tc_emu_thumb(emu) ? pc | 1 : pc;
+}
 
 uint64_t tc_emu_reg(tc_emu *emu, int reg) {
   /* Unicorn may write more than the register's nominal size; read into

@@ -138,6 +138,11 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max);
 /* Registers by index into arch->regs (integers up to 8 bytes). */
 uint64_t tc_emu_reg(tc_emu *emu, int reg);
 void tc_emu_set_reg(tc_emu *emu, int reg, uint64_t value);
+/* arm: 1 when the CPU is in Thumb state (CPSR.T); 0 on other arches. */
+bool tc_emu_thumb(tc_emu *emu);
+/* The address to (re)start emulation at: the PC, with bit 0 set in Thumb
+ * state (Unicorn's uc_emu_start takes the ISA state from it). */
+uint64_t tc_emu_resume_pc(tc_emu *emu);
 /* Whole state image (arch->state_size bytes). */
 void tc_emu_read_state(tc_emu *emu, uint8_t *state);
 

@@ -25,9 +25,10 @@ static int64_t sys_getppid(tc_sys_call *c) { return GUEST_PPID; }
 static int64_t sys_getuid(tc_sys_call *c) { return GUEST_UID; }
 
 static int64_t sys_getresuid(tc_sys_call *c) {
-  /* uid_t is 16 bits in i386's legacy getresuid, 32 bits elsewhere. */
+  /* uid_t is 16 bits in the legacy getresuid of i386 and arm. */
   unsigned sz =
-      (c->emu->arch->id == TC_ARCH_X86 && !strstr(c->name ? c->name : "", "32"))
+      ((c->emu->arch->id == TC_ARCH_X86 || c->emu->arch->id == TC_ARCH_ARM) &&
+       !strstr(c->name ? c->name : "", "32"))
           ? 2
           : 4;
   for (int i = 0; i < 3; i++) {

@@ -550,7 +550,38 @@ static int64_t sys_set_thread_area(tc_sys_call *c) {
   return tc_emu_write(emu, emu->gdt_addr + entry * 8, d, 8);
 }
 
+/* ------------------------------------------------- arm private calls */
+
+/* set_tls (0xf0005): the thread pointer user code reads with
+ * `mrc p15, 0, rN, c13, c0, 3` (TPIDRURO). */
+static int64_t sys_arm_set_tls(tc_sys_call *c) {
+  if (c->emu->arch->id != TC_ARCH_ARM)
+    return -ENOSYS;
+  int r = tc_arch_reg_index(c->emu->arch, "tpidruro");
+  if (r < 0)
+    return -ENOSYS;
+  tc_emu_set_reg(c->emu, r, c->a[0] & 0xffffffffu);
+  return 0;
+}
+
+static int64_t sys_arm_get_tls(tc_sys_call *c) {
+  int r = tc_arch_reg_index(c->emu->arch, "tpidruro");
+  return r < 0 ? -ENOSYS : (int64_t)tc_emu_reg(c->emu, r);
+}
+
+/* cacheflush (0xf0002): Unicorn notices code writes itself (the recorder
+ * drops stale decodes on writes to executable pages), so only the range
+ * check remains. */
+static int64_t sys_arm_cacheflush(tc_sys_call *c) {
+  if (c->a[1] < c->a[0])
+    return -EINVAL;
+  return 0;
+}
+
 const tc_sys_entry tc_sys_mm_table[] = {
+    {"set_tls", sys_arm_set_tls},
+    {"get_tls", sys_arm_get_tls},
+    {"cacheflush", sys_arm_cacheflush},
     {"brk", sys_brk},
     {"mmap", sys_mmap},
     {"mmap2", sys_mmap2},

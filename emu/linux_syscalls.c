@@ -51,9 +51,51 @@ void tc_linux_forget(tc_emu *emu) {
   emu->linux_state = NULL;
 }
 
+/* The arm vectors page: Linux's kuser helpers at their fixed addresses
+ * (Documentation/arm/kernel_user_helpers.rst), which ARMv5-baseline code
+ * (Debian armel's glibc) calls for TLS and atomics. ARM-state code,
+ * assembled from the kernel's SMP versions (ldrex/strex). */
+static const struct {
+  uint32_t offset;
+  uint32_t words[13];
+  unsigned n;
+} kuser_helpers[] = {
+    {0xf60, /* __kuser_cmpxchg64 */
+     {0xe92d00f0, 0xe1c040d0, 0xe1c160d0, 0xe1b20f9f, 0xe0303004, 0x00313005,
+      0x01a23f96, 0x03330001, 0x0afffff9, 0xe2730000, 0xe8bd00f0, 0xe12fff1e},
+     12},
+    {0xfa0, {0xf57ff05b, 0xe12fff1e}, 2}, /* __kuser_memory_barrier */
+    {0xfc0,                               /* __kuser_cmpxchg */
+     {0xe1923f9f, 0xe0533000, 0x01823f91, 0x03330001, 0x0afffffa, 0xe2730000,
+      0xe12fff1e},
+     7},
+    {0xfe0, {0xee1d0f70, 0xe12fff1e}, 2}, /* __kuser_get_tls */
+    {0xffc, {5}, 1},                      /* __kuser_helper_version */
+};
+
+#define TC_ARM_VECTORS 0xffff0000ull
+
+static int arm_map_vectors(tc_emu *emu) {
+  int r = tc_emu_map(emu, TC_ARM_VECTORS, 4096, TC_PROT_READ | TC_PROT_EXEC,
+                     "[vectors]", 0);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < sizeof kuser_helpers / sizeof kuser_helpers[0]; i++)
+    for (unsigned k = 0; k < kuser_helpers[i].n; k++) {
+      uint8_t b[4];
+      tc_abi_put(emu->arch, b, 4, kuser_helpers[i].words[k]);
+      if (tc_emu_write(emu, TC_ARM_VECTORS + kuser_helpers[i].offset + 4 * k, b,
+                       4) < 0)
+        return -EFAULT;
+    }
+  return 0;
+}
+
 int tc_linux_process_init(tc_emu *emu) {
   if (emu->arch->id == TC_ARCH_X86)
     return tc_linux_x86_setup_gdt(emu);
+  if (emu->arch->id == TC_ARCH_ARM)
+    return arm_map_vectors(emu);
   return 0;
 }
 
@@ -118,9 +160,17 @@ int tc_sys_put_uint(tc_emu *emu, uint64_t addr, unsigned size, uint64_t v) {
 
 /* -------------------------------------------------------- dispatch table */
 
+/* Dense below TC_SYS_DENSE_MAX; the few arch-private calls far above it
+ * (ARM's 0xf0000+n) go in a short list. */
+#define TC_SYS_DENSE_MAX 0x10000u
 typedef struct sys_table {
   tc_sys_fn *fn; /* indexed by syscall number */
   uint32_t n;
+  struct {
+    uint32_t nr;
+    tc_sys_fn fn;
+  } high[16];
+  int nhigh;
 } sys_table;
 
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -137,16 +187,25 @@ static const sys_table *table_for(const tc_arch *arch) {
   if (!t->fn && arch->sys.nnames > 0) {
     uint32_t n = 0;
     for (size_t i = 0; i < arch->sys.nnames; i++)
-      if (arch->sys.names[i].nr + 1 > n)
+      if (arch->sys.names[i].nr < TC_SYS_DENSE_MAX &&
+          arch->sys.names[i].nr + 1 > n)
         n = arch->sys.names[i].nr + 1;
     tc_sys_fn *fn = calloc(n, sizeof *fn);
     if (fn) {
       for (size_t h = 0; h < sizeof handler_tables / sizeof *handler_tables;
            h++)
         for (const tc_sys_entry *e = handler_tables[h]; e->name; e++)
-          for (size_t i = 0; i < arch->sys.nnames; i++)
-            if (strcmp(arch->sys.names[i].name, e->name) == 0)
-              fn[arch->sys.names[i].nr] = e->fn;
+          for (size_t i = 0; i < arch->sys.nnames; i++) {
+            uint32_t nr = arch->sys.names[i].nr;
+            if (strcmp(arch->sys.names[i].name, e->name) != 0)
+              continue;
+            if (nr < n)
+              fn[nr] = e->fn;
+            else if (t->nhigh < (int)(sizeof t->high / sizeof t->high[0])) {
+              t->high[t->nhigh].nr = nr;
+              t->high[t->nhigh++].fn = e->fn;
+            }
+          }
       t->n = n;
       t->fn = fn;
     }
@@ -194,6 +253,9 @@ void tc_linux_syscall(tc_emu *emu) {
 
   const sys_table *t = table_for(arch);
   tc_sys_fn fn = (t && nr < t->n) ? t->fn[nr] : NULL;
+  for (int i = 0; t && !fn && i < t->nhigh; i++)
+    if (t->high[i].nr == nr)
+      fn = t->high[i].fn;
   int64_t ret;
   bool unknown = false;
   if (fn) {

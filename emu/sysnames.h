@@ -6,4 +6,8 @@
 extern const tc_syscall_name tc_sysnames_x86_64[TC_SYSNAMES_X86_64_COUNT];
 #define TC_SYSNAMES_I386_COUNT 440
 extern const tc_syscall_name tc_sysnames_i386[TC_SYSNAMES_I386_COUNT];
+#define TC_SYSNAMES_ARM_COUNT 409
+extern const tc_syscall_name tc_sysnames_arm[TC_SYSNAMES_ARM_COUNT];
+#define TC_SYSNAMES_ARM64_COUNT 307
+extern const tc_syscall_name tc_sysnames_arm64[TC_SYSNAMES_ARM64_COUNT];
 #endif

@@ -177,7 +177,9 @@ static int parse_load(tc_elf_image *img, unsigned idx, const raw_phdr *ph,
                  idx, ph->filesz, ph->memsz);
     return -1;
   }
-  if (ph->offset > size || ph->filesz > size - ph->offset) {
+  /* A bss-only segment (p_filesz 0) may point past the end: Linux reads
+   * nothing from it. */
+  if (ph->filesz && (ph->offset > size || ph->filesz > size - ph->offset)) {
     tc_error_set(err,
                  "truncated ELF: program header %u's data (p_offset 0x%" PRIx64
                  ", p_filesz 0x%" PRIx64 ") ends beyond the file (0x%zx bytes)",
@@ -545,11 +547,23 @@ static int fill_segments(tc_emu *emu, const tc_elf_image *img,
   return 0;
 }
 
+/* arm AT_HWCAP for the Cortex-A15 Unicorn models: SWP HALF THUMB FAST_MULT
+ * VFP EDSP NEON VFPv3 TLS VFPv4 IDIVA IDIVT VFPD32 (arch/arm hwcap.h). */
+#define TC_HWCAP_ARM                                                           \
+  (0x1ull | 0x2 | 0x4 | 0x10 | 0x40 | 0x80 | 0x1000 | 0x2000 | 0x8000 |        \
+   0x10000 | 0x20000 | 0x40000 | 0x80000)
+/* arm64: FP ASIMD only; glibc then picks the generic string functions. */
+#define TC_HWCAP_ARM64 (0x1ull | 0x2)
+
 static uint64_t hwcap(const tc_arch *arch) {
   switch (arch->id) {
   case TC_ARCH_X86:
   case TC_ARCH_X86_64:
     return TC_HWCAP_X86;
+  case TC_ARCH_ARM:
+    return TC_HWCAP_ARM;
+  case TC_ARCH_ARM64:
+    return TC_HWCAP_ARM64;
   default:
     return 0;
   }
@@ -571,7 +585,7 @@ static uint64_t stack_align(const tc_arch *arch) {
 static int stack_range(tc_emu *emu, uint64_t *bottom, uint64_t *top,
                        tc_error *err) {
   const tc_arch *arch = emu->arch;
-  uint64_t t = arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
+  uint64_t t = tc_loader_stack_top(arch);
   uint64_t size =
       emu->opt.stack_size ? emu->opt.stack_size : TC_DEFAULT_STACK_SIZE;
   if (size > t / 2) {
@@ -598,7 +612,7 @@ int tc_loader_map_stack(tc_emu *emu, int stack_exec, tc_error *err) {
                  bottom, top, strerror(-rc));
     return -1;
   }
-  uint64_t mmap_top = arch->ptr_size == 8 ? TC_MMAP_TOP_64 : TC_MMAP_TOP_32;
+  uint64_t mmap_top = tc_loader_mmap_top(arch);
   emu->stack_top = top;
   /* A big stack reaching into the mmap area pushes mmaps below it. */
   emu->mmap_top = mmap_top > bottom && mmap_top <= top ? bottom : mmap_top;
@@ -769,14 +783,14 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
   }
   for (size_t i = 0; i < img->nsegs; i++) {
     const tc_elf_segment *s = &img->segs[i];
-    if (s->offset > size || s->filesz > size - s->offset) {
+    if (s->filesz && (s->offset > size || s->filesz > size - s->offset)) {
       tc_error_set(err, "ELF image does not match the file data");
       return -1;
     }
   }
 
   uint64_t page = arch->page_size;
-  uint64_t top = arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
+  uint64_t top = tc_loader_stack_top(arch);
   uint64_t bias = 0;
   if (img->type == ET_DYN)
     bias = (arch->ptr_size == 8 ? TC_PIE_BASE_64 : TC_PIE_BASE_32) -

@@ -73,5 +73,20 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
 #define TC_PIE_BASE_32 0x56555000ull
 #define TC_MMAP_TOP_64 0x7ffff7fff000ull
 #define TC_MMAP_TOP_32 0xf7fff000ull
+/* arm: a 3G/1G kernel's TASK_SIZE is the stack top; the vectors page
+ * (kuser helpers) sits at 0xffff0000 above it. */
+#define TC_STACK_TOP_ARM 0xbf000000ull
+#define TC_MMAP_TOP_ARM 0xb7000000ull
+/* Stack and mmap tops for an arch. */
+static inline uint64_t tc_loader_stack_top(const tc_arch *arch) {
+  if (arch->id == TC_ARCH_ARM)
+    return TC_STACK_TOP_ARM;
+  return arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
+}
+static inline uint64_t tc_loader_mmap_top(const tc_arch *arch) {
+  if (arch->id == TC_ARCH_ARM)
+    return TC_MMAP_TOP_ARM;
+  return arch->ptr_size == 8 ? TC_MMAP_TOP_64 : TC_MMAP_TOP_32;
+}
 
 #endif

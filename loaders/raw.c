@@ -18,7 +18,7 @@ int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
   uint64_t page = arch->page_size;
   /* Everything must sit below the stack top, which is below the end of
    * the address space, so page rounding cannot overflow either. */
-  uint64_t top = arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
+  uint64_t top = tc_loader_stack_top(arch);
   if (base >= top || size > top - base) {
     tc_error_set(err,
                  "raw code at 0x%" PRIx64 " of 0x%zx bytes does not fit "

@@ -7,13 +7,16 @@
 #include <string.h>
 
 /* Capstone register id -> tracecorn register index, or one of: */
-enum { MAP_NONE = -1, MAP_FPU = -2, MAP_SEGMENT = -3 };
+enum { MAP_NONE = -1, MAP_FPU = -2, MAP_SEGMENT = -3, MAP_IGNORE = -4 };
 
 struct tc_decoder {
   const tc_arch *arch;
   csh cs;
   int cs_ok;
   int16_t regmap[512];
+  int16_t regmap2[512]; /* a second register the name covers (arm qN) */
+  int vstatus;          /* FP/vector status register: mxcsr, fpscr, fpsr */
+  int link_reg;         /* arm lr / arm64 x30, written by bl/blx/blr */
   int fpu_regs[24];
   int nfpu;
   int mxcsr;
@@ -75,6 +78,54 @@ static int map_x86_name(const tc_arch *arch, const char *name) {
   return tc_arch_reg_index(arch, name);
 }
 
+/* arm / arm64 register names as capstone spells them -> arch indices. */
+static int map_arm_name(const tc_arch *arch, const char *name,
+                        int16_t *second) {
+  static const char *const arm_alias[][2] = {
+      {"sb", "r9"},           {"sl", "r10"},    {"fp", "r11"},
+      {"ip", "r12"},          {"r13", "sp"},    {"r14", "lr"},
+      {"r15", "pc"},          {"apsr", "cpsr"}, {"apsr_nzcv", "cpsr"},
+      {"fpscr_nzcv", "fpscr"}};
+  char buf[16];
+  unsigned n;
+  *second = MAP_NONE;
+  if (arch->id == TC_ARCH_ARM) {
+    for (size_t i = 0; i < sizeof arm_alias / sizeof arm_alias[0]; i++)
+      if (strcmp(name, arm_alias[i][0]) == 0)
+        return tc_arch_reg_index(arch, arm_alias[i][1]);
+    if (sscanf(name, "s%u", &n) == 1 && n < 64) { /* s(2k), s(2k+1) in dk */
+      snprintf(buf, sizeof buf, "d%u", n / 2);
+      return tc_arch_reg_index(arch, buf);
+    }
+    if (sscanf(name, "q%u", &n) == 1 && n < 16) { /* qk = d(2k):d(2k+1) */
+      snprintf(buf, sizeof buf, "d%u", 2 * n + 1);
+      *second = (int16_t)tc_arch_reg_index(arch, buf);
+      snprintf(buf, sizeof buf, "d%u", 2 * n);
+      return tc_arch_reg_index(arch, buf);
+    }
+    return tc_arch_reg_index(arch, name);
+  }
+  /* arm64 */
+  if (strcmp(name, "xzr") == 0 || strcmp(name, "wzr") == 0)
+    return MAP_IGNORE;
+  if (strcmp(name, "wsp") == 0)
+    return tc_arch_reg_index(arch, "sp");
+  if (strcmp(name, "fp") == 0)
+    return tc_arch_reg_index(arch, "x29");
+  if (strcmp(name, "lr") == 0)
+    return tc_arch_reg_index(arch, "x30");
+  if (name[0] == 'w' && sscanf(name + 1, "%u", &n) == 1 && n < 31) {
+    snprintf(buf, sizeof buf, "x%u", n);
+    return tc_arch_reg_index(arch, buf);
+  }
+  if (strchr("vqdshb", name[0]) && name[1] >= '0' && name[1] <= '9' &&
+      sscanf(name + 1, "%u", &n) == 1 && n < 32) {
+    snprintf(buf, sizeof buf, "v%u", n);
+    return tc_arch_reg_index(arch, buf);
+  }
+  return tc_arch_reg_index(arch, name);
+}
+
 tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
   tc_decoder *d = calloc(1, sizeof *d);
   if (!d) {
@@ -94,18 +145,29 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     d->cs_ok = 1;
     cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
   }
+  bool is_arm = arch->id == TC_ARCH_ARM || arch->id == TC_ARCH_ARM64;
   for (int i = 0; i < 512; i++) {
-    d->regmap[i] = MAP_NONE;
+    d->regmap[i] = d->regmap2[i] = MAP_NONE;
     const char *nm = d->cs_ok ? cs_reg_name(d->cs, (unsigned)i) : NULL;
     if (nm && arch->uc_arch == 4 /* UC_ARCH_X86 */)
       d->regmap[i] = (int16_t)map_x86_name(arch, nm);
+    else if (nm && is_arm)
+      d->regmap[i] = (int16_t)map_arm_name(arch, nm, &d->regmap2[i]);
     else if (nm)
       d->regmap[i] = (int16_t)tc_arch_reg_index(arch, nm);
   }
+  d->link_reg = arch->id == TC_ARCH_ARM     ? tc_arch_reg_index(arch, "lr")
+                : arch->id == TC_ARCH_ARM64 ? tc_arch_reg_index(arch, "x30")
+                                            : -1;
   for (int i = 0; i < arch->nregs && d->nfpu < 24; i++)
     if (arch->regs[i].flags & TC_REG_FPU)
       d->fpu_regs[d->nfpu++] = i;
   d->mxcsr = tc_arch_reg_index(arch, "mxcsr");
+  d->vstatus = d->mxcsr;
+  if (arch->id == TC_ARCH_ARM)
+    d->vstatus = tc_arch_reg_index(arch, "fpscr");
+  else if (arch->id == TC_ARCH_ARM64)
+    d->vstatus = tc_arch_reg_index(arch, "fpsr");
   return d;
 }
 
@@ -133,11 +195,69 @@ static void add_write(tc_decoded *e, int reg) {
     e->full_read = true;
 }
 
+/* arm / arm64: what capstone 4's access lists leave out. */
+static void arm_extra_writes(tc_decoder *d, tc_decoded *e,
+                             const cs_insn *insn) {
+  const cs_detail *det = insn->detail;
+  const char *mn = insn->mnemonic;
+  /* Flags: cheap to read, and capstone does not always list them. */
+  add_write(e, d->arch->flags_reg);
+  if (strncmp(mn, "bl", 2) == 0 && d->link_reg >= 0)
+    add_write(e, d->link_reg);
+  /* Traps and system/coprocessor accesses write what no list says. */
+  if (strncmp(mn, "svc", 3) == 0 || strncmp(mn, "mrc", 3) == 0 ||
+      strncmp(mn, "mcr", 3) == 0 || strncmp(mn, "msr", 3) == 0 ||
+      strncmp(mn, "mrs", 3) == 0 || strncmp(mn, "vmrs", 4) == 0 ||
+      strncmp(mn, "vmsr", 4) == 0 || strncmp(mn, "sys", 3) == 0 ||
+      strncmp(mn, "bkpt", 4) == 0 || strncmp(mn, "udf", 3) == 0 ||
+      strncmp(mn, "hvc", 3) == 0 || strncmp(mn, "brk", 3) == 0 ||
+      strncmp(mn, "cps", 3) == 0 || strncmp(mn, "setend", 6) == 0)
+    e->full_read = true;
+  /* Writeback addressing updates the base register. */
+  if (d->arch->id == TC_ARCH_ARM) {
+    const cs_arm *a = &det->arm;
+    bool wb = a->writeback;
+    for (int i = 0; i < a->op_count; i++) {
+      int reg = -1;
+      if (a->operands[i].type == ARM_OP_MEM && wb)
+        reg = (int)a->operands[i].mem.base;
+      else if (a->operands[i].type == ARM_OP_REG && wb && i == 0 &&
+               (strncmp(mn, "ldm", 3) == 0 || strncmp(mn, "stm", 3) == 0))
+        reg = (int)a->operands[i].reg;
+      else if (a->operands[i].type == ARM_OP_REG &&
+               (a->operands[i].access & CS_AC_WRITE))
+        reg = (int)a->operands[i].reg;
+      if (reg > 0 && reg < 512 && d->regmap[reg] >= 0) {
+        add_write(e, d->regmap[reg]);
+        if (d->regmap2[reg] >= 0)
+          add_write(e, d->regmap2[reg]);
+      }
+    }
+    if (strcmp(mn, "push") == 0 || strcmp(mn, "pop") == 0 ||
+        strncmp(mn, "vpush", 5) == 0 || strncmp(mn, "vpop", 4) == 0)
+      add_write(e, d->arch->sp_reg);
+  } else {
+    const cs_arm64 *a = &det->arm64;
+    for (int i = 0; i < a->op_count; i++) {
+      int reg = -1;
+      if (a->operands[i].type == ARM64_OP_MEM && a->writeback)
+        reg = (int)a->operands[i].mem.base;
+      else if (a->operands[i].type == ARM64_OP_REG &&
+               (a->operands[i].access & CS_AC_WRITE))
+        reg = (int)a->operands[i].reg;
+      if (reg > 0 && reg < 512 && d->regmap[reg] >= 0)
+        add_write(e, d->regmap[reg]);
+    }
+  }
+}
+
 static void decode_into(tc_decoder *d, tc_decoded *e) {
   e->full_read = false;
   e->is_rep = false;
   e->nwrite = 0;
   add_write(e, d->arch->pc_reg);
+  if (d->cs_ok && d->arch->id == TC_ARCH_ARM)
+    cs_option(d->cs, CS_OPT_MODE, e->thumb ? CS_MODE_THUMB : CS_MODE_ARM);
   cs_insn *insn = NULL;
   if (!d->cs_ok || cs_disasm(d->cs, e->bytes, e->size, e->pc, 1, &insn) != 1) {
     e->full_read = true;
@@ -153,10 +273,14 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
   bool vector = false;
   for (int i = 0; i < nwr; i++) {
     int m = wr[i] < 512 ? d->regmap[wr[i]] : MAP_NONE;
+    if (m == MAP_IGNORE)
+      continue;
     if (m == MAP_FPU || m == MAP_SEGMENT || m == MAP_NONE)
       e->full_read = true; /* x87 stack rotation, hidden bases, unknown */
     else {
       add_write(e, m);
+      if (wr[i] < 512 && d->regmap2[wr[i]] >= 0)
+        add_write(e, d->regmap2[wr[i]]);
       if (d->arch->regs[m].flags & TC_REG_VECTOR)
         vector = true;
     }
@@ -168,9 +292,12 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
     else if (m >= 0 && (d->arch->regs[m].flags & TC_REG_VECTOR))
       vector = true;
   }
-  /* SSE arithmetic sets MXCSR's sticky exception flags. */
-  if (vector && d->mxcsr >= 0)
-    add_write(e, d->mxcsr);
+  /* Vector/FP arithmetic sets the sticky exception flags (MXCSR, FPSCR,
+   * FPSR). */
+  if (vector && d->vstatus >= 0)
+    add_write(e, d->vstatus);
+  if (d->arch->id == TC_ARCH_ARM || d->arch->id == TC_ARCH_ARM64)
+    arm_extra_writes(d, e, insn);
   if (d->arch->uc_arch == 4 /* x86 */) {
     const cs_detail *det = insn->detail;
     for (int g = 0; g < det->groups_count; g++)
@@ -238,15 +365,18 @@ const tc_decoded *tc_decoder_peek(tc_decoder *d, uint64_t pc) {
 }
 
 const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
-                                 const uint8_t *bytes, uint32_t size) {
+                                 const uint8_t *bytes, uint32_t size,
+                                 bool thumb) {
   if (size > 16)
     size = 16;
   size_t s = slot_of(d, pc);
   while (d->slots[s].valid) {
     tc_decoded *e = &d->slots[s];
     if (e->pc == pc) {
-      if (e->size != size || memcmp(e->bytes, bytes, size) != 0) {
+      if (e->size != size || e->thumb != thumb ||
+          memcmp(e->bytes, bytes, size) != 0) {
         e->size = (uint8_t)size;
+        e->thumb = thumb;
         memcpy(e->bytes, bytes, size);
         decode_into(d, e);
       }
@@ -257,13 +387,14 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
   if ((d->used + 1) * 2 > d->cap) {
     if (grow(d) < 0)
       return NULL;
-    return tc_decoder_get(d, pc, bytes, size);
+    return tc_decoder_get(d, pc, bytes, size, thumb);
   }
   tc_decoded *e = &d->slots[s];
   memset(e, 0, sizeof *e);
   e->valid = true;
   e->pc = pc;
   e->size = (uint8_t)size;
+  e->thumb = thumb;
   memcpy(e->bytes, bytes, size);
   decode_into(d, e);
   d->used++;

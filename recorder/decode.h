@@ -16,6 +16,7 @@ typedef struct tc_decoded {
   bool valid;     /* slot in use */
   bool full_read; /* read every register after it (traps, x87, unknown) */
   bool is_rep;    /* rep/repe/repne-prefixed string instruction */
+  bool thumb;     /* arm: decoded as Thumb (CPSR.T was set) */
   uint8_t nwrite; /* registers it may write (indices into arch->regs) */
   uint16_t write[40];
 } tc_decoded;
@@ -25,9 +26,10 @@ typedef struct tc_decoder tc_decoder;
 tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err);
 void tc_decoder_free(tc_decoder *d);
 /* Returns the cached decode for pc, decoding `bytes` (size bytes) on a miss
- * or when the cached bytes differ in length. */
+ * or when the cached bytes or ISA mode differ. thumb: arm's Thumb state. */
 const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
-                                 const uint8_t *bytes, uint32_t size);
+                                 const uint8_t *bytes, uint32_t size,
+                                 bool thumb);
 /* Looks up without decoding (NULL on miss). */
 const tc_decoded *tc_decoder_peek(tc_decoder *d, uint64_t pc);
 /* Drops cached decodes overlapping [addr, addr+size) (self-modifying code). */

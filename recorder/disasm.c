@@ -25,6 +25,11 @@ int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
   }
   cs_insn *insn = NULL;
   int len = 0;
+  if (arch->id == TC_ARCH_ARM) { /* odd pc: Thumb (the ARM convention) */
+    cs_option(handles[slot], CS_OPT_MODE,
+              (pc & 1) ? CS_MODE_THUMB : CS_MODE_ARM);
+    pc &= ~1ull;
+  }
   if (cs_disasm(handles[slot], bytes, n, pc, 1, &insn) == 1) {
     if (insn->op_str[0])
       snprintf(out, outmax, "%s %s", insn->mnemonic, insn->op_str);
@@ -36,4 +41,10 @@ int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
     snprintf(out, outmax, "(bad)");
   }
   return len;
+}
+
+int tc_insn_thumb(const tc_arch *arch, const tc_insn_event *e) {
+  if (arch->id != TC_ARCH_ARM || !e->state_before)
+    return 0;
+  return (tc_state_get(arch, e->state_before, arch->flags_reg) & 0x20) != 0;
 }

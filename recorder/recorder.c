@@ -420,7 +420,10 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
     uint8_t bytes[16] = {0};
     uint32_t n = size > 16 ? 16 : size;
     uc_mem_read(uc, addr, bytes, n);
-    d = tc_decoder_get(r->dec, addr, bytes, n);
+    /* arm: the ISA state matters only on a miss (CPSR.T, bit 5). */
+    bool thumb = r->arch->id == TC_ARCH_ARM &&
+                 (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & 0x20));
+    d = tc_decoder_get(r->dec, addr, bytes, n, thumb);
     if (!d) {
       r->oom = true;
       uc_emu_stop(uc);
@@ -651,7 +654,8 @@ static void pend_from_memory(tc_recorder *r, uint64_t pc) {
          tc_emu_read(r->emu, pc + n, &bytes[n], 1) == 0)
     n++;
   char text[64];
-  int len = n ? tc_disasm(r->arch, pc, bytes, n, text, sizeof text) : 0;
+  uint64_t dpc = pc | (tc_emu_thumb(r->emu) ? 1 : 0);
+  int len = n ? tc_disasm(r->arch, dpc, bytes, n, text, sizeof text) : 0;
   memset(&r->pend, 0, sizeof r->pend);
   r->pend.pc = pc;
   r->pend.size = (uint8_t)(len > 0 ? len : (n ? 1 : 0));
@@ -678,7 +682,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   const char *message = NULL;
   char msgbuf[256];
   for (int spins = 0; !emu->exited && !r->stopped; spins++) {
-    uint64_t pc = tc_emu_reg(emu, a->pc_reg);
+    uint64_t pc = tc_emu_resume_pc(emu);
     uint64_t before = r->executed;
     uc_err e = uc_emu_start(emu->uc, pc, until, 0, 0);
     if (emu->exited || r->stopped)

@@ -13,6 +13,7 @@ PKGS="build-essential cmake pkg-config
       gcc-i686-linux-gnu libc6-dev-i386-cross
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross
       gcc-arm-linux-gnueabihf libc6-dev-armhf-cross
+      gcc-arm-linux-gnueabi libc6-dev-armel-cross
       gcc-mips-linux-gnu libc6-dev-mips-cross
       gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
       gcc-sparc64-linux-gnu libc6-dev-sparc64-cross"

@@ -244,7 +244,7 @@ static void m_et_weird(uint8_t *d, size_t n) { put(d + 16, 2, 0, 0x1234); }
 static void m_machine_unknown(uint8_t *d, size_t n) {
   put(d + 18, 2, 0, 0x7777);
 }
-static void m_machine_arm(uint8_t *d, size_t n) { put(d + 18, 2, 0, EM_ARM); }
+static void m_machine_riscv(uint8_t *d, size_t n) { put(d + 18, 2, 0, EM_RISCV); }
 static void m_machine_ppc(uint8_t *d, size_t n) { put(d + 18, 2, 0, EM_PPC); }
 static void m_swap_order(uint8_t *d, size_t n) { d[EI_DATA] = ELFDATA2MSB; }
 static void m_align_npot(uint8_t *d, size_t n) {
@@ -297,7 +297,7 @@ static const mutation mutations[] = {
     {"ET_CORE", 0, m_et_core, "core dump"},
     {"unknown e_type", 0, m_et_weird, "unsupported ELF type 4660"},
     {"unknown machine", 0, m_machine_unknown, "unknown e_machine 30583"},
-    {"ARM machine", 0, m_machine_arm, "ARM"},
+    {"RISC-V machine", 0, m_machine_riscv, "RISC-V"},
     {"PowerPC machine", 0, m_machine_ppc, "PowerPC"},
     {"byte order flipped", 0, m_swap_order, "unsupported"},
     {"p_align not a power of two", 0, m_align_npot, "power of two"},

@@ -245,7 +245,8 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
   FILE *f = w->f;
   const tc_arch *a = w->arch;
   char dis[128];
-  tc_disasm(a, e->pc, e->bytes, e->size, dis, sizeof dis);
+  tc_disasm(a, e->pc | (uint64_t)tc_insn_thumb(a, e), e->bytes, e->size, dis,
+            sizeof dis);
   fprintf(f, "%-8" PRIu64 " 0x%08" PRIx64 "  ", e->index, e->pc);
   int col = 0;
   for (int i = 0; i < e->size; i++)
@@ -402,7 +403,8 @@ static int json_event(tc_writer *w, const tc_event *ev) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
     char dis[128];
-    tc_disasm(w->arch, e->pc, e->bytes, e->size, dis, sizeof dis);
+    tc_disasm(w->arch, e->pc | (uint64_t)tc_insn_thumb(w->arch, e), e->bytes,
+              e->size, dis, sizeof dis);
     fprintf(f,
             "{\"type\":\"insn\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
             "\",\"tid\":%u,\"bytes\":\"",

@@ -11,6 +11,8 @@ void cmain(long *sp) {
   g_puts("about to fault\n");
 #if defined(FAULT_SEGV)
   *(volatile int *)(long)zero = 42;
+#elif defined(FAULT_ILL) && (defined(__arm__) || defined(__aarch64__))
+  __asm__ volatile("udf #0");
 #elif defined(FAULT_ILL)
   __asm__ volatile("ud2");
 #elif defined(FAULT_DIV)

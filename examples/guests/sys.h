@@ -1,6 +1,6 @@
-/* Minimal freestanding Linux syscalls for the guest programs (x86-64 and
- * i386), so the small guests need no libc and record in a few hundred
- * instructions. */
+/* Minimal freestanding Linux syscalls for the guest programs (x86-64, i386,
+ * arm in ARM or Thumb state, arm64), so the small guests need no libc and
+ * record in a few hundred instructions. */
 #ifndef GUEST_SYS_H
 #define GUEST_SYS_H
 
@@ -36,6 +36,41 @@ static inline long sys3(long n, long a, long b, long c) {
 #define GUEST_START                                                          \
   __asm__(".globl _start\n_start:\n xor %ebp,%ebp\n mov %esp,%eax\n"         \
           " and $-16,%esp\n sub $12,%esp\n push %eax\n call cmain\n hlt\n");
+#elif defined(__aarch64__)
+#define NR_write 64
+#define NR_exit_group 94
+static inline long sys3(long n, long a, long b, long c) {
+  register long x8 __asm__("x8") = n;
+  register long x0 __asm__("x0") = a;
+  register long x1 __asm__("x1") = b;
+  register long x2 __asm__("x2") = c;
+  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+  return x0;
+}
+#define GUEST_START                                                          \
+  __asm__(".globl _start\n.type _start, %function\n_start:\n"              \
+          " mov x29, #0\n mov x0, sp\n bl cmain\n brk #0\n");
+#elif defined(__arm__)
+#define NR_write 4
+#define NR_exit_group 248
+static inline long sys3(long n, long a, long b, long c) {
+  register long r7 __asm__("r7") = n;
+  register long r0 __asm__("r0") = a;
+  register long r1 __asm__("r1") = b;
+  register long r2 __asm__("r2") = c;
+  __asm__ volatile("svc 0" : "+r"(r0) : "r"(r7), "r"(r1), "r"(r2) : "memory");
+  return r0;
+}
+/* A Thumb build starts in Thumb state: %function + .thumb_func make the
+ * ELF entry odd, as the kernel expects. */
+#if defined(__thumb__)
+#define GUEST_ISA ".thumb\n.thumb_func\n"
+#else
+#define GUEST_ISA ".arm\n"
+#endif
+#define GUEST_START                                                          \
+  __asm__(GUEST_ISA ".globl _start\n.type _start, %function\n_start:\n"    \
+          " mov r0, #0\n mov fp, r0\n mov r0, sp\n bl cmain\n udf #0\n");
 #else
 #error "unsupported guest arch"
 #endif

@@ -404,8 +404,12 @@ void tc_session_stop(tc_session *s);
 
 /* --------------------------------------------------------------- helpers */
 
+/* 1 if an instruction ran in arm's Thumb state (CPSR.T in state_before);
+ * 0 on every other arch. */
+int tc_insn_thumb(const tc_arch *arch, const tc_insn_event *e);
 /* Disassembles one instruction to text ("mov rax, qword ptr [rbp - 8]");
- * returns its length, or 0 with "(bad)" in out. Not thread-safe. */
+ * returns its length, or 0 with "(bad)" in out. On arm an odd pc means
+ * Thumb (pass pc | tc_insn_thumb()). Not thread-safe. */
 int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
               char *out, size_t outmax);
 
