@@ -1,0 +1,256 @@
+/* Registers read and written per instruction, from capstone (see
+ * insn_access.h). */
+#include "writers/insn_access.h"
+
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+  CACHE_SLOTS = 8192, /* direct-mapped, power of two */
+  CS_MAX_REG = 1024   /* capstone register ids looked at */
+};
+
+typedef struct slot {
+  uint64_t pc;
+  uint8_t size; /* 0 = empty */
+  uint8_t bytes[16];
+  tc_insn_access acc;
+} slot;
+
+struct tc_insn_access_cache {
+  const tc_arch *arch;
+  csh cs, thumb; /* thumb: arm's T32 decoder, opened on first use */
+  int cs_ok, thumb_ok;
+  int is_x86;
+  int16_t regmap[CS_MAX_REG];   /* capstone id -> tc index, -1 = none */
+  int16_t alsoread[CS_MAX_REG]; /* fs -> fs_base, gs -> gs_base */
+  uint8_t *mark_r, *mark_w;     /* nregs each, scratch */
+  slot *slots;
+};
+
+/* x86 sub-register families: a member stands for the first member the
+ * arch table has. */
+static const char *const x86_families[][5] = {
+    {"rax", "eax", "ax", "al", "ah"},
+    {"rbx", "ebx", "bx", "bl", "bh"},
+    {"rcx", "ecx", "cx", "cl", "ch"},
+    {"rdx", "edx", "dx", "dl", "dh"},
+    {"rsi", "esi", "si", "sil", NULL},
+    {"rdi", "edi", "di", "dil", NULL},
+    {"rbp", "ebp", "bp", "bpl", NULL},
+    {"rsp", "esp", "sp", "spl", NULL},
+    {"rip", "eip", "ip", NULL, NULL},
+    {"rflags", "eflags", "flags", NULL, NULL},
+};
+
+static int map_x86(const tc_arch *arch, const char *name) {
+  for (size_t f = 0; f < sizeof x86_families / sizeof x86_families[0]; f++) {
+    int member = 0;
+    for (int k = 0; k < 5 && x86_families[f][k]; k++)
+      member |= strcmp(x86_families[f][k], name) == 0;
+    if (!member)
+      continue;
+    for (int k = 0; k < 5 && x86_families[f][k]; k++) {
+      int idx = tc_arch_reg_index(arch, x86_families[f][k]);
+      if (idx >= 0)
+        return idx;
+    }
+    return -1;
+  }
+  char buf[16];
+  /* r8..r15 with d/w/b suffixes */
+  if (name[0] == 'r' && name[1] >= '0' && name[1] <= '9') {
+    size_t n = strspn(name + 1, "0123456789");
+    snprintf(buf, sizeof buf, "r%.*s", (int)n, name + 1);
+    return tc_arch_reg_index(arch, buf);
+  }
+  /* xmmN / ymmN / zmmN -> xmmN */
+  if ((name[0] == 'x' || name[0] == 'y' || name[0] == 'z') &&
+      strncmp(name + 1, "mm", 2) == 0) {
+    snprintf(buf, sizeof buf, "xmm%s", name + 3);
+    return tc_arch_reg_index(arch, buf);
+  }
+  /* st(N) -> stN (both in ST order) */
+  if (strncmp(name, "st(", 3) == 0 && name[3] >= '0' && name[3] <= '7' &&
+      name[4] == ')') {
+    snprintf(buf, sizeof buf, "st%c", name[3]);
+    return tc_arch_reg_index(arch, buf);
+  }
+  if (strncmp(name, "mm", 2) == 0)
+    return -1; /* MMX: physical x87 registers, not ST(i) */
+  return tc_arch_reg_index(arch, name);
+}
+
+/* AArch64 wN is the low half of xN. */
+static int map_generic(const tc_arch *arch, const char *name) {
+  int idx = tc_arch_reg_index(arch, name);
+  if (idx < 0 && arch->id == TC_ARCH_ARM64 && name[0] == 'w' &&
+      name[1] >= '0' && name[1] <= '9') {
+    char buf[8];
+    snprintf(buf, sizeof buf, "x%s", name + 1);
+    idx = tc_arch_reg_index(arch, buf);
+  }
+  return idx;
+}
+
+tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
+  tc_insn_access_cache *c = calloc(1, sizeof *c);
+  if (!c) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  c->arch = arch;
+  c->is_x86 = arch->cs_arch == CS_ARCH_X86;
+  c->slots = calloc(CACHE_SLOTS, sizeof *c->slots);
+  c->mark_r = calloc(arch->nregs ? arch->nregs : 1, 1);
+  c->mark_w = calloc(arch->nregs ? arch->nregs : 1, 1);
+  if (!c->slots || !c->mark_r || !c->mark_w) {
+    tc_insn_access_free(c);
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  int mode = arch->cs_mode | (arch->big_endian ? CS_MODE_BIG_ENDIAN : 0);
+  if (cs_open((cs_arch)arch->cs_arch, (cs_mode)mode, &c->cs) != CS_ERR_OK) {
+    tc_insn_access_free(c);
+    tc_error_set(err, "capstone cannot disassemble %s", arch->name);
+    return NULL;
+  }
+  c->cs_ok = 1;
+  cs_option(c->cs, CS_OPT_DETAIL, CS_OPT_ON);
+  int fs_base = tc_arch_reg_index(arch, "fs_base");
+  int gs_base = tc_arch_reg_index(arch, "gs_base");
+  for (int i = 0; i < CS_MAX_REG; i++) {
+    const char *nm = i ? cs_reg_name(c->cs, (unsigned)i) : NULL;
+    c->regmap[i] = -1;
+    c->alsoread[i] = -1;
+    if (!nm)
+      continue;
+    c->regmap[i] =
+        (int16_t)(c->is_x86 ? map_x86(arch, nm) : map_generic(arch, nm));
+    if (c->is_x86 && strcmp(nm, "fs") == 0)
+      c->alsoread[i] = (int16_t)fs_base;
+    if (c->is_x86 && strcmp(nm, "gs") == 0)
+      c->alsoread[i] = (int16_t)gs_base;
+  }
+  return c;
+}
+
+void tc_insn_access_free(tc_insn_access_cache *c) {
+  if (!c)
+    return;
+  if (c->cs_ok)
+    cs_close(&c->cs);
+  if (c->thumb_ok > 0)
+    cs_close(&c->thumb);
+  free(c->slots);
+  free(c->mark_r);
+  free(c->mark_w);
+  free(c);
+}
+
+static void mark(uint8_t *m, const tc_arch *arch, int reg) {
+  if (reg >= 0 && reg < arch->nregs)
+    m[reg] = 1;
+}
+
+/* Gathers the marked registers in ascending order and clears the marks. */
+static uint8_t gather(uint8_t *m, const tc_arch *arch, uint16_t *out) {
+  uint8_t n = 0;
+  for (int r = 0; r < arch->nregs; r++)
+    if (m[r]) {
+      m[r] = 0;
+      if (n < TC_INSN_ACCESS_MAX)
+        out[n++] = (uint16_t)r;
+    }
+  return n;
+}
+
+static void decode(tc_insn_access_cache *c, slot *s) {
+  const tc_arch *arch = c->arch;
+  tc_insn_access *a = &s->acc;
+  memset(a, 0, sizeof *a);
+  csh h = c->cs;
+  uint64_t pc = s->pc;
+  if (arch->id == TC_ARCH_ARM && (pc & 1)) {
+    if (!c->thumb_ok) {
+      c->thumb_ok =
+          cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &c->thumb) == CS_ERR_OK ? 1 : -1;
+      if (c->thumb_ok > 0)
+        cs_option(c->thumb, CS_OPT_DETAIL, CS_OPT_ON);
+    }
+    if (c->thumb_ok < 0)
+      return;
+    h = c->thumb;
+    pc &= ~1ull;
+  }
+  cs_insn *insn = NULL;
+  if (cs_disasm(h, s->bytes, s->size, pc, 1, &insn) != 1)
+    return;
+  cs_regs rd, wr;
+  uint8_t nrd = 0, nwr = 0;
+  if (cs_regs_access(h, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
+    cs_free(insn, 1);
+    return;
+  }
+  a->decoded = 1;
+  for (int i = 0; i < nrd; i++)
+    if (rd[i] < CS_MAX_REG) {
+      mark(c->mark_r, arch, c->regmap[rd[i]]);
+      mark(c->mark_r, arch, c->alsoread[rd[i]]);
+    }
+  for (int i = 0; i < nwr; i++)
+    if (wr[i] < CS_MAX_REG)
+      mark(c->mark_w, arch, c->regmap[wr[i]]);
+  const cs_detail *det = insn->detail;
+  int trap = 0, fpu = 0;
+  for (int g = 0; g < det->groups_count; g++) {
+    trap |= det->groups[g] == CS_GRP_INT;
+    fpu |= c->is_x86 && det->groups[g] == X86_GRP_FPU;
+  }
+  if (c->is_x86 && !fpu) {
+    /* For x87 instructions this field holds FPU flags instead. */
+    const uint64_t tested =
+        X86_EFLAGS_TEST_OF | X86_EFLAGS_TEST_SF | X86_EFLAGS_TEST_ZF |
+        X86_EFLAGS_TEST_PF | X86_EFLAGS_TEST_CF | X86_EFLAGS_TEST_NT |
+        X86_EFLAGS_TEST_DF | X86_EFLAGS_TEST_RF | X86_EFLAGS_TEST_IF |
+        X86_EFLAGS_TEST_TF | X86_EFLAGS_TEST_AF;
+    const uint64_t modified = 0x7FFull | (0xFFFull << 21) | (0x7Full << 40) |
+                              (1ull << 46) | (0xFFull << 51);
+    if (det->x86.eflags & tested)
+      mark(c->mark_r, arch, arch->flags_reg);
+    if (det->x86.eflags & modified)
+      mark(c->mark_w, arch, arch->flags_reg);
+  }
+  if (trap || (c->is_x86 && (strcmp(insn->mnemonic, "syscall") == 0 ||
+                             strcmp(insn->mnemonic, "sysenter") == 0))) {
+    /* The kernel reads the syscall number and arguments. */
+    a->trap = 1;
+    mark(c->mark_r, arch, arch->sys.nr_reg);
+    for (int i = 0; i < 6; i++)
+      mark(c->mark_r, arch, arch->sys.arg_regs[i]);
+  }
+  cs_free(insn, 1);
+  a->nread = gather(c->mark_r, arch, a->read);
+  a->nwrite = gather(c->mark_w, arch, a->write);
+}
+
+const tc_insn_access *tc_insn_access_get(tc_insn_access_cache *c, uint64_t pc,
+                                         const uint8_t *bytes, uint32_t size) {
+  if (size > 16)
+    size = 16;
+  slot *s = &c->slots[(size_t)((pc * 0x9e3779b97f4a7c15ull) >> 40) &
+                      (CACHE_SLOTS - 1)];
+  if (s->size == size && size && s->pc == pc &&
+      memcmp(s->bytes, bytes, size) == 0)
+    return &s->acc;
+  s->pc = pc;
+  s->size = (uint8_t)size;
+  memcpy(s->bytes, bytes, size);
+  if (size)
+    decode(c, s);
+  else
+    memset(&s->acc, 0, sizeof s->acc);
+  return &s->acc;
+}
