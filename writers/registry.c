@@ -9,12 +9,12 @@ extern const tc_format tc_format_json;
 extern const tc_format tc_format_tct;
 extern const tc_format tc_format_trac;
 extern const tc_format tc_format_tfile;
+extern const tc_format tc_format_ucir;
 extern const tc_format tc_format_bap;
 
-static const tc_format *const registry[] = {&tc_format_tct,   &tc_format_text,
-                                            &tc_format_json,  &tc_format_trac,
-                                            &tc_format_tfile, &tc_format_bap,
-                                            NULL};
+static const tc_format *const registry[] = {
+    &tc_format_tct,   &tc_format_text, &tc_format_json, &tc_format_trac,
+    &tc_format_tfile, &tc_format_ucir, &tc_format_bap,  NULL};
 
 const tc_format *const *tc_formats(void) { return registry; }
 
