@@ -247,8 +247,27 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
     tc_error_set(err, "%s: this format has no writer", fmt->name);
     return -1;
   }
-  if (fmt->supports && fmt->supports(s->info.arch, err) < 0)
+  if (fmt->supports && fmt->supports(s->info.arch, err) < 0) {
+    /* Say which formats can hold this arch instead. */
+    char alt[256] = "";
+    size_t n = 0;
+    for (const tc_format *const *f = tc_formats(); *f; f++) {
+      if (!(*f)->open_writer ||
+          ((*f)->supports && (*f)->supports(s->info.arch, NULL) < 0))
+        continue;
+      int k =
+          snprintf(alt + n, sizeof alt - n, "%s%s", n ? ", " : "", (*f)->name);
+      if (k < 0 || (size_t)k >= sizeof alt - n)
+        break;
+      n += (size_t)k;
+    }
+    if (err && n) {
+      size_t m = strlen(err->msg);
+      snprintf(err->msg + m, sizeof err->msg - m, " (formats for %s: %s)",
+               s->info.arch->name, alt);
+    }
     return -1;
+  }
   tc_writer *w = fmt->open_writer(path, &s->info, err);
   if (!w)
     return -1;

@@ -51,41 +51,9 @@ static int sh(char **out, const char *fmt, ...) {
 
 /* ---------------------------------------------- reference equivalence */
 
-/* Splits a space-separated argument string into argv (in buf). */
-static void split_args(const char *arg, char *buf, size_t max,
-                       const char **argv, size_t maxargs) {
-  snprintf(buf, max, "%s", arg);
-  size_t n = 0;
-  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n + 1 < maxargs;
-       t = strtok_r(NULL, " ", &save))
-    argv[n++] = t;
-  argv[n] = NULL;
-}
-
-/* The guest's stdout and status under tracecorn equal its reference run
- * (native, or qemu-user when the host cannot run it; `mode` forces one). */
 static void check_reference(tu_ref_mode mode, const char *guest,
                             const char *arg) {
-  char *emu = NULL, abuf[256], why[512];
-  const char *args[16];
-  const char *g = tu_guest(guest);
-  split_args(arg, abuf, sizeof abuf, args, 16);
-  tu_ref_run ref;
-  int started = tu_reference_run(mode, tu_tmpdir(), g, args, &ref, why,
-                                 sizeof why) == 0;
-  if (!started)
-    fprintf(stderr, "\n%s: no reference run: %s\n", guest, why);
-  CU_ASSERT_FATAL(started);
-  int es = sh(&emu, "cd %s && %s record -q -f tct -o %s -- %s %s", tu_tmpdir(),
-              TC_CLI, tu_tmp(guest), g, arg);
-  CU_ASSERT_EQUAL(ref.status, es);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
-  CU_ASSERT_STRING_EQUAL(ref.out, emu);
-  if (ref.status != es || strcmp(ref.out, emu) != 0)
-    fprintf(stderr, "\n%s: %s %d [%s] vs tracecorn %d [%s]\n", guest, ref.how,
-            ref.status, ref.out, es, emu);
-  free(ref.out);
-  free(emu);
+  tu_check_reference(mode, guest, arg);
 }
 
 static void test_native_x86_64(void) {
@@ -147,10 +115,9 @@ static void test_reference_helper(void) {
   CU_ASSERT_EQUAL_FATAL(chmod(junk, 0755), 0);
   tu_ref_run bad;
   why[0] = 0;
-  CU_ASSERT_EQUAL(
-      tu_reference_run(TU_REF_AUTO, tu_tmpdir(), junk, NULL, &bad, why,
-                       sizeof why),
-      -1);
+  CU_ASSERT_EQUAL(tu_reference_run(TU_REF_AUTO, tu_tmpdir(), junk, NULL, &bad,
+                                   why, sizeof why),
+                  -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(why, "not an ELF file"));
   CU_ASSERT_PTR_NULL(bad.out);
   /* A missing program is never a reference either. */

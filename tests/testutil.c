@@ -182,8 +182,8 @@ const char *tu_qemu_for(const char *prog, char *why, size_t whylen) {
     return NULL;
   }
   int is64 = h[4] == 2, be = h[5] == 2;
-  unsigned mach = be ? (unsigned)(h[18] << 8 | h[19])
-                     : (unsigned)(h[19] << 8 | h[18]);
+  unsigned mach =
+      be ? (unsigned)(h[18] << 8 | h[19]) : (unsigned)(h[19] << 8 | h[18]);
   /* e_flags sits after e_entry/e_phoff/e_shoff: 36 (32-bit) or 48. */
   const uint8_t *fl = h + (is64 ? 48 : 36);
   uint32_t flags = be ? (uint32_t)fl[0] << 24 | (uint32_t)fl[1] << 16 |
@@ -286,7 +286,7 @@ static int spawn_capture(const char *cwd, const char *const *argv,
     return -1;
   buf[n] = 0;
   r->out = buf;
-  r->status = WIFEXITED(st) ? WEXITSTATUS(st)
+  r->status = WIFEXITED(st)     ? WEXITSTATUS(st)
               : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
                                 : -1;
   return 0;
@@ -325,8 +325,9 @@ int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
       snprintf(r->how, sizeof r->how, "native");
       return 0;
     }
-    snprintf(native_why, sizeof native_why, "native run of %s did not start: %s",
-             prog, rc > 0 ? strerror(rc) : "fork/pipe failed");
+    snprintf(native_why, sizeof native_why,
+             "native run of %s did not start: %s", prog,
+             rc > 0 ? strerror(rc) : "fork/pipe failed");
     if (mode == TU_REF_NATIVE) {
       snprintf(why, whylen, "%s", native_why);
       return -1;
@@ -360,4 +361,41 @@ int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
   }
   snprintf(r->how, sizeof r->how, "%s", qemu);
   return 0;
+}
+
+/* Splits a space-separated argument string into argv (in buf). */
+static void split_args(const char *arg, char *buf, size_t max,
+                       const char **argv, size_t maxargs) {
+  snprintf(buf, max, "%s", arg);
+  size_t n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n + 1 < maxargs;
+       t = strtok_r(NULL, " ", &save))
+    argv[n++] = t;
+  argv[n] = NULL;
+}
+
+void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg) {
+  char *emu = NULL, abuf[256], why[512], cmd[8192];
+  const char *args[16];
+  const char *g = tu_guest(guest);
+  split_args(arg, abuf, sizeof abuf, args, 16);
+  tu_ref_run ref;
+  int started =
+      tu_reference_run(mode, tu_tmpdir(), g, args, &ref, why, sizeof why) == 0;
+  if (!started)
+    fprintf(stderr, "\n%s: no reference run: %s\n", guest, why);
+  CU_ASSERT_FATAL(started);
+  int k =
+      snprintf(cmd, sizeof cmd, "cd %s && %s record -q -f tct -o %s -- %s %s",
+               tu_tmpdir(), TC_CLI, tu_tmp(guest), g, arg);
+  CU_ASSERT_FATAL(k > 0 && (size_t)k < sizeof cmd);
+  int es = tu_run(cmd, &emu, 0);
+  CU_ASSERT_EQUAL(ref.status, es);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
+  CU_ASSERT_STRING_EQUAL(ref.out, emu);
+  if (ref.status != es || strcmp(ref.out, emu) != 0)
+    fprintf(stderr, "\n%s: %s %d [%s] vs tracecorn %d [%s]\n", guest, ref.how,
+            ref.status, ref.out, es, emu);
+  free(ref.out);
+  free(emu);
 }

@@ -66,4 +66,9 @@ int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
                      const char *const *args, tu_ref_run *r, char *why,
                      size_t whylen);
 
+/* Asserts that guest (a program in examples/guests) run under `tracecorn
+ * record` with the space-separated arguments gives the stdout and exit
+ * status of its reference run (mode: see above). Runs in tu_tmpdir(). */
+void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg);
+
 #endif

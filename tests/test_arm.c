@@ -1,0 +1,271 @@
+/* arm (A32 + Thumb, hard- and soft-float) and arm64 guests: behaviour equal
+ * to the reference run (qemu-user on hosts that are not arm), --exact
+ * equivalence, determinism, Thumb-aware decoding, the formats that hold
+ * these arches and the ones that refuse them. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evlog.h"
+#include "testutil.h"
+
+static int sh(char **out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int sh(char **out, const char *fmt, ...) {
+  char cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  return tu_run(cmd, out, 1);
+}
+
+static void test_reference_arm64(void) {
+  tu_check_reference(TU_REF_AUTO, "hello-arm64", "one two");
+  tu_check_reference(TU_REF_AUTO, "loop-arm64", "3000");
+  tu_check_reference(TU_REF_AUTO, "segv-arm64", "");
+  tu_check_reference(TU_REF_AUTO, "ill-arm64", "");
+  tu_check_reference(TU_REF_AUTO, "glibc-arm64", "file-arm64.txt");
+}
+
+static void test_reference_armhf(void) {
+  tu_check_reference(TU_REF_AUTO, "hello-armhf", "a b c");
+  tu_check_reference(TU_REF_AUTO, "loop-armhf", "3000");
+  tu_check_reference(TU_REF_AUTO, "segv-armhf", "");
+  tu_check_reference(TU_REF_AUTO, "ill-armhf", "");
+  tu_check_reference(TU_REF_AUTO, "interwork-armhf", "");
+  tu_check_reference(TU_REF_AUTO, "glibc-armhf", "file-armhf.txt");
+}
+
+/* armel: ARM state, soft-float, and glibc calling the kuser helpers. */
+static void test_reference_armel(void) {
+  tu_check_reference(TU_REF_AUTO, "hello-armel", "x");
+  tu_check_reference(TU_REF_AUTO, "glibc-armel", "file-armel.txt");
+}
+
+static int record(evlog *l, const char *guest, const char *arg, int exact) {
+  tc_options o;
+  tc_options_init(&o);
+  o.quiet = 1;
+  o.exact = exact;
+  o.keyframe_interval = 1000;
+  static FILE *devnull;
+  if (!devnull)
+    devnull = fopen("/dev/null", "w");
+  o.stdout_fd = fileno(devnull);
+  const char *argv[] = {tu_guest(guest), arg, NULL};
+  tc_error err = {{0}};
+  memset(l, 0, sizeof *l);
+  int rc = evlog_record(l, &o, argv, NULL, &err);
+  if (rc < 0)
+    fprintf(stderr, "\nrecord %s: %s\n", guest, err.msg);
+  return rc;
+}
+
+/* The registers the recorder reads after each instruction (from capstone's
+ * access lists plus the arm extras) must catch every change that reading
+ * every register finds. */
+static void test_exact_equivalence(void) {
+  const char *guests[] = {"hello-arm64",     "glibc-arm64", "hello-armhf",
+                          "interwork-armhf", "glibc-armhf", "glibc-armel"};
+  for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++) {
+    evlog fast, exact;
+    CU_ASSERT_EQUAL_FATAL(record(&fast, guests[i], NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(record(&exact, guests[i], NULL, 1), 0);
+    CU_ASSERT(evlog_count(&fast, TC_EV_INSN) > 50);
+    char why[256] = "";
+    int eq = evlog_equal(&fast, &exact, why, sizeof why);
+    if (eq != 0)
+      fprintf(stderr, "\n%s: --exact differs: %s\n", guests[i], why);
+    CU_ASSERT_EQUAL(eq, 0);
+    evlog_free(&fast);
+    evlog_free(&exact);
+  }
+}
+
+static void test_determinism_and_tct(void) {
+  const char *guests[] = {"glibc-arm64", "glibc-armhf", "interwork-armhf"};
+  for (size_t i = 0; i < 3; i++) {
+    char a[4200], b[4200], *out = NULL;
+    snprintf(a, sizeof a, "%s-a", tu_tmp(guests[i]));
+    snprintf(b, sizeof b, "%s-b", tu_tmp(guests[i]));
+    for (int k = 0; k < 2; k++) {
+      sh(&out, "cd %s && %s record -q -f tct -o %s -- %s >/dev/null",
+         tu_tmpdir(), TC_CLI, k ? b : a, tu_guest(guests[i]));
+      free(out);
+    }
+    strcat(a, ".tct");
+    strcat(b, ".tct");
+    size_t na, nb;
+    uint8_t *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(x);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(y);
+    CU_ASSERT(na == nb && memcmp(x, y, na) == 0);
+    free(x);
+    free(y);
+    /* and the tct file reads back as the stream the library recorded */
+    evlog rec, back;
+    memset(&back, 0, sizeof back);
+    tc_error err = {{0}};
+    CU_ASSERT_EQUAL_FATAL(record(&rec, guests[i], NULL, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(evlog_read(&back, a, &err), 0);
+    char why[256] = "";
+    /* keyframe intervals differ (1000 vs 4096): compare instructions */
+    size_t ni = 0, nj = 0;
+    int same = 1;
+    for (size_t p = 0, q = 0; p < rec.n && q < back.n;) {
+      if (rec.ev[p].kind != TC_EV_INSN) {
+        p++;
+        continue;
+      }
+      if (back.ev[q].kind != TC_EV_INSN) {
+        q++;
+        continue;
+      }
+      const tc_insn_event *u = &rec.ev[p].u.insn, *v = &back.ev[q].u.insn;
+      if (u->pc != v->pc || u->nregs != v->nregs || u->nmem != v->nmem ||
+          memcmp(u->state_after, v->state_after, rec.arch->state_size) != 0) {
+        snprintf(why, sizeof why, "instruction %zu differs", ni);
+        same = 0;
+        break;
+      }
+      p++, q++, ni++, nj++;
+    }
+    if (!same)
+      fprintf(stderr, "\n%s: tct read back: %s\n", guests[i], why);
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(ni, evlog_count(&back, TC_EV_INSN));
+    evlog_free(&rec);
+    evlog_free(&back);
+  }
+}
+
+/* A Thumb entry starts in Thumb state; ARM and Thumb code in one program
+ * are each disassembled in their own state. */
+static void test_thumb_decoding(void) {
+  char *out = NULL;
+  char p[4200];
+  snprintf(p, sizeof p, "%s", tu_tmp("thumb"));
+  int st = sh(&out,
+              "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
+              "head -c 200000 %s.txt",
+              TC_CLI, p, tu_guest("interwork-armhf"), p);
+  CU_ASSERT_EQUAL(st, 0);
+  const char *t = out ? out : "";
+  /* keyframe 0: CPSR user mode (0x10) with T (0x20) set */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "cpsr=0x30"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "mov.w r0, #0")); /* Thumb-2 _start */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " ite lt"));      /* Thumb IT block */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " ldm r"));       /* ARM-state LDM */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " addgt "));      /* ARM conditional */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " ldrex "));
+  CU_ASSERT_PTR_NULL(strstr(t, "(bad)"));
+  free(out);
+  /* armel starts in ARM state */
+  snprintf(p, sizeof p, "%s", tu_tmp("armstate"));
+  st = sh(&out,
+          "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
+          "grep -m1 '^0 ' %s.txt",
+          TC_CLI, p, tu_guest("hello-armel"), p);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "00 00 a0 e3"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "mov r0, #0"));
+  free(out);
+}
+
+/* Formats that cannot hold arm are refused up front, naming those that
+ * can; the others are still written and the guest's status is kept. */
+static void test_format_refusal(void) {
+  char *out = NULL;
+  char p[4200];
+  snprintf(p, sizeof p, "%s", tu_tmp("refuse"));
+  int st = sh(&out, "%s record -f tct,trac -o %s -- %s", TC_CLI, p,
+              tu_guest("hello-arm64"));
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "x86 and x86-64, not arm64"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "formats for arm64: tct"));
+  CU_ASSERT_EQUAL(st, 0);
+  char tct[4300];
+  snprintf(tct, sizeof tct, "%s.tct", p);
+  CU_ASSERT(tu_have(tct));
+  free(out);
+}
+
+static void test_verify(void) {
+  const char *guests[] = {"interwork-armhf", "glibc-arm64", "hello-armel"};
+  for (int i = 0; i < 3; i++) {
+    char *out = NULL;
+    int st = sh(&out, "%s verify -q -o %s -- %s", TC_CLI, tu_tmp(guests[i]),
+                tu_guest(guests[i]));
+    const char *t = out ? out : "";
+    if (st != 0 || !strstr(t, "tfile  ok"))
+      fprintf(stderr, "\n%s: verify: %s\n", guests[i], t);
+    CU_ASSERT_EQUAL(st, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, "tfile  ok"));
+    free(out);
+  }
+}
+
+/* gdb-multiarch opens the tfiles and shows, at frame k, the registers the
+ * recording has before instruction k. */
+static void test_gdb_tfile(void) {
+  const char *guests[] = {"hello-arm64", "interwork-armhf"};
+  const char *regs[][3] = {{"pc", "sp", "x30"}, {"pc", "sp", "lr"}};
+  for (int g = 0; g < 2; g++) {
+    char prefix[4200], tf[4300];
+    snprintf(prefix, sizeof prefix, "%s", tu_tmp(guests[g]));
+    snprintf(tf, sizeof tf, "%s-gdb.tf", prefix);
+    char *out = NULL;
+    sh(&out, "%s record -q -f tfile,tct -o %s-gdb -- %s >/dev/null", TC_CLI,
+       prefix, tu_guest(guests[g]));
+    free(out);
+    evlog l;
+    memset(&l, 0, sizeof l);
+    tc_error err = {{0}};
+    char tct[4300];
+    snprintf(tct, sizeof tct, "%s-gdb.tct", prefix);
+    CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+    const tc_insn_event *ins[64];
+    size_t n = 0;
+    for (size_t i = 0; i < l.n && n < 64; i++)
+      if (l.ev[i].kind == TC_EV_INSN)
+        ins[n++] = &l.ev[i].u.insn;
+    CU_ASSERT_FATAL(n == 64);
+    for (int k = 5; k < 64; k += 29) {
+      int st = sh(&out,
+                  "gdb-multiarch -batch -nx -ex 'target tfile %s' "
+                  "-ex 'tfind %d' -ex 'p/x $%s' -ex 'p/x $%s' -ex 'p/x $%s'",
+                  tf, k, regs[g][0], regs[g][1], regs[g][2]);
+      CU_ASSERT_EQUAL(st, 0);
+      for (int r = 0; r < 3; r++) {
+        int idx = tc_arch_reg_index(l.arch, regs[g][r]);
+        CU_ASSERT_FATAL(idx >= 0);
+        uint64_t v = tc_state_get(l.arch, ins[k]->state_before, idx);
+        char want[64];
+        snprintf(want, sizeof want, "$%d = 0x%llx\n", r + 1,
+                 (unsigned long long)v);
+        if (!strstr(out ? out : "", want))
+          fprintf(stderr, "\n%s frame %d: want %s in:\n%s\n", guests[g], k,
+                  want, out);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", want));
+      }
+      free(out);
+    }
+    evlog_free(&l);
+  }
+}
+
+int main(void) {
+  static const tu_case cases[] = {
+      {"arm64 stdout and status = reference run", test_reference_arm64},
+      {"armhf (Thumb-2, VFP) = reference run", test_reference_armhf},
+      {"armel (ARM, soft-float, kuser) = reference run", test_reference_armel},
+      {"--exact gives the same trace", test_exact_equivalence},
+      {"deterministic tct that reads back", test_determinism_and_tct},
+      {"ARM and Thumb decoding", test_thumb_decoding},
+      {"formats that cannot hold arm are refused", test_format_refusal},
+      {"verify", test_verify},
+      {"gdb-multiarch reads the tfiles", test_gdb_tfile},
+      {NULL, NULL}};
+  return tu_run_suite("arm", cases);
+}
