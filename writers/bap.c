@@ -1569,6 +1569,7 @@ static int frame_event(tc_reader *r, tc_event *ev, tc_error *err) {
                           a->regs[a->sys.ret_reg].size);
     if (sy->name && (strcmp(sy->name, "exit") == 0 ||
                      strcmp(sy->name, "exit_group") == 0)) {
+      sy->ret = 0; /* it never returns */
       r->exited = 1;
       r->exit_status = (int)(sy->args[0] & 0xFF);
     }
@@ -1703,6 +1704,10 @@ static int read_container(tc_reader *r, tc_error *err) {
   r->m = get_le64(b);
   if (r->m == 0)
     return rd_fail(r, err, "the TOC says 0 frames per entry");
+  /* Every frame takes at least 9 bytes. */
+  if (r->n > (r->T - BAP_META_OFF) / 9)
+    return rd_fail(r, err, "%" PRIu64 " frames cannot fit before the TOC",
+                   r->n);
   uint64_t tail = r->fsize - r->T - 8;
   uint64_t ceil_n = r->n / r->m + (r->n % r->m != 0);
   uint64_t cnt = tail / 8;
@@ -1714,10 +1719,6 @@ static int read_container(tc_reader *r, tc_error *err) {
                    " bytes after it for n=%" PRIu64 ", m=%" PRIu64
                    " (expected %" PRIu64 " entries of 8 bytes)",
                    tail, r->n, r->m, ceil_n);
-  /* Every frame takes at least 9 bytes. */
-  if (r->n > (r->T - BAP_META_OFF) / 9)
-    return rd_fail(r, err, "%" PRIu64 " frames cannot fit before the TOC",
-                   r->n);
   r->ntoc = cnt;
   r->toc = calloc(cnt ? cnt : 1, sizeof *r->toc);
   if (!r->toc)
