@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,7 @@
 #include "tracecorn/tracecorn.h"
 #include "writers/memimage.h"
 #include "writers/snappy_frame.h"
+#include "writers/ucir.h"
 
 enum {
   OP_NOP = 0,
@@ -1319,9 +1321,6 @@ struct tc_reader {
   char arch_name[33], os_name[33];
   uint8_t dorder;
   const tc_arch *arch;
-  tc_arch *own_arch;
-  tc_reg_info *own_regs;
-  char *own_names;
   int16_t *regmap;
   size_t nregmap;
   uint64_t pc_mask;
@@ -1350,6 +1349,7 @@ struct tc_reader {
   tc_exit_event exit;
   unsigned warned;
   int done;
+  tc_ucir_stats *stats; /* counts ops when set */
   /* pre-scan (arches without a register table) */
   int scanning;
   uint32_t *scan_size; /* per register number: 0 unseen, else bytes */
@@ -1936,69 +1936,106 @@ static int apply_map(tc_reader *r, uint8_t op, uint64_t addr, uint64_t size) {
 
 /* The first KEYFRAME has been read: MAP events with their contents, then
  * the KEYFRAME event (its PC comes with the first JMP). */
-static int close_first_keyframe(tc_reader *r, tc_error *err) {
+/* One MAP event for [addr, addr+size) of keyframe mapping m, carrying the
+ * replayed contents (NULL when all zero). size <= MAX_MAP_DATA if data. */
+static int kf_map_event(tc_reader *r, const kmap *m, uint64_t addr,
+                        uint64_t size, int with_data, tc_error *err) {
+  const char *name = (const char *)r->knames.p + m->name_off;
   uint8_t *buf = NULL;
+  const uint8_t *data = NULL;
+  if (with_data && size) {
+    buf = malloc((size_t)size);
+    if (!buf)
+      return oom(err);
+    tc_memimage_read(r->mem, addr, buf, (size_t)size);
+    for (size_t k = 0; k < size; k++)
+      if (buf[k]) {
+        data = buf;
+        break;
+      }
+  }
+  int rc = push_map_event(r, TC_EV_MAP, addr, size, m->prot, name, data,
+                          data ? (size_t)size : 0, err);
+  free(buf);
+  return rc;
+}
+
+static int cmp_range(const void *a, const void *b) {
+  const uint64_t *x = a, *y = b;
+  return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+/* The first KEYFRAME has been read: MAP events with their contents, then
+ * the KEYFRAME event (its PC comes with the first JMP). A mapping larger
+ * than MAX_MAP_DATA is given as several MAP events: zero gaps, and pieces
+ * of at most MAX_MAP_DATA around the bytes the keyframe wrote. */
+static int close_first_keyframe(tc_reader *r, tc_error *err) {
+  uint64_t *rg = NULL;
   for (size_t i = 0; i < r->nkmaps; i++) {
     const kmap *m = &r->kmaps[i];
-    const char *name = (const char *)r->knames.p + m->name_off;
-    uint64_t ext = 0; /* end of the contents written into this mapping */
+    uint64_t end = m->addr + m->size < m->addr ? UINT64_MAX : m->addr + m->size;
+    size_t n = 0;
+    for (size_t k = 0; k < r->nkw; k++)
+      if (r->kw[2 * k + 1] > m->addr && r->kw[2 * k] < end)
+        n++;
+    if (m->size <= MAX_MAP_DATA || n == 0) {
+      if (kf_map_event(r, m, m->addr, m->size, n > 0 && m->size <= MAX_MAP_DATA,
+                       err) < 0)
+        goto fail;
+      continue;
+    }
+    free(rg);
+    rg = malloc(n * 2 * sizeof *rg);
+    if (!rg) {
+      oom(err);
+      goto fail;
+    }
+    n = 0;
     for (size_t k = 0; k < r->nkw; k++) {
       uint64_t lo = r->kw[2 * k], hi = r->kw[2 * k + 1];
-      if (hi > m->addr && lo < m->addr + m->size) {
-        uint64_t e = hi - m->addr > m->size ? m->size : hi - m->addr;
-        if (e > ext)
-          ext = e;
+      if (hi > m->addr && lo < end) {
+        rg[2 * n] = lo < m->addr ? m->addr : lo;
+        rg[2 * n + 1] = hi > end ? end : hi;
+        n++;
       }
     }
-    uint64_t head = m->size; /* bytes of the first MAP event */
-    if (m->size > MAX_MAP_DATA) {
-      head = (ext + 4095) & ~(uint64_t)4095;
-      if (head > MAX_MAP_DATA) {
-        tc_error_set(err,
-                     "ucir: %s: keyframe mapping at 0x%" PRIx64
-                     " has contents over %" PRIu64
-                     " bytes; this reader carries at most %d MiB per "
-                     "mapping",
-                     r->path, m->addr, ext, MAX_MAP_DATA >> 20);
-        free(buf);
-        return -1;
+    qsort(rg, n, 2 * sizeof *rg, cmp_range);
+    uint64_t at = m->addr;
+    for (size_t k = 0; k < n;) {
+      if (rg[2 * k + 1] <= at) {
+        k++;
+        continue;
       }
-      if (!head)
-        head = m->size;
+      uint64_t lo = rg[2 * k] < at ? at : rg[2 * k] & ~(uint64_t)4095;
+      if (lo < at)
+        lo = at;
+      uint64_t hi = lo + MAX_MAP_DATA > end || lo + MAX_MAP_DATA < lo
+                        ? end
+                        : lo + MAX_MAP_DATA;
+      /* end the piece after the last write that starts within it */
+      uint64_t last = rg[2 * k + 1];
+      for (size_t q = k; q < n && rg[2 * q] < hi; q++)
+        if (rg[2 * q + 1] > last)
+          last = rg[2 * q + 1];
+      uint64_t pe = ((last - m->addr + 4095) & ~(uint64_t)4095) + m->addr;
+      if (pe > hi || pe < last)
+        pe = hi;
+      if (lo > at && kf_map_event(r, m, at, lo - at, 0, err) < 0)
+        goto fail;
+      if (kf_map_event(r, m, lo, pe - lo, 1, err) < 0)
+        goto fail;
+      at = pe;
     }
-    const uint8_t *data = NULL;
-    size_t dlen = 0;
-    if (ext) {
-      uint8_t *nb = realloc(buf, (size_t)head);
-      if (!nb) {
-        free(buf);
-        return oom(err);
-      }
-      buf = nb;
-      tc_memimage_read(r->mem, m->addr, buf, (size_t)head);
-      for (size_t k = 0; k < head; k++)
-        if (buf[k]) {
-          data = buf;
-          dlen = (size_t)head;
-          break;
-        }
-    }
-    if (push_map_event(r, TC_EV_MAP, m->addr, data ? head : m->size, m->prot,
-                       name, data, dlen, err) < 0) {
-      free(buf);
-      return -1;
-    }
-    if (data && head < m->size &&
-        push_map_event(r, TC_EV_MAP, m->addr + head, m->size - head, m->prot,
-                       name, NULL, 0, err) < 0) {
-      free(buf);
-      return -1;
-    }
+    if (at < end && kf_map_event(r, m, at, end - at, 0, err) < 0)
+      goto fail;
   }
-  free(buf);
+  free(rg);
   r->nkmaps = r->nkw = 0;
   r->knames.len = 0;
   return 0;
+fail:
+  free(rg);
+  return -1;
 }
 
 static int push_keyframe(tc_reader *r, tc_error *err) {
@@ -2293,6 +2330,10 @@ static int pump(tc_reader *r, tc_error *err) {
     tc_error_set(err, "ucir: %s: internal nesting error", r->path);
     return -1;
   }
+  if (r->stats && !r->scanning) {
+    r->stats->ops[o.op]++;
+    r->stats->toplevel += r->depth == 0;
+  }
   if (r->depth > 0)
     r->lv[r->depth - 1].left--;
   if (r->scanning) {
@@ -2406,10 +2447,36 @@ static const fb_arch fb_arches[] = {
     {"sparc", TC_ARCH_SPARC, fb_sparc, 4, CS_ARCH_SPARC, 0},
 };
 
-/* Builds r->own_arch: from a table (fb) or the registers the pre-scan saw
- * (fb == NULL). Every register takes max(its size, 1) bytes. */
+/* Arches the reader builds live as long as the process: events and the
+ * trace info point at them after the reader is closed (evlog, convert).
+ * Identical ones are shared, so reading many files does not grow this. */
+typedef struct built_arch {
+  struct built_arch *next;
+  tc_arch arch;
+  tc_reg_info *regs;
+  char *names;
+} built_arch;
+
+static built_arch *built_arches;
+static pthread_mutex_t built_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int same_arch(const tc_arch *a, const tc_arch *b) {
+  if (strcmp(a->name, b->name) != 0 || a->id != b->id ||
+      a->big_endian != b->big_endian || a->nregs != b->nregs)
+    return 0;
+  for (int i = 0; i < a->nregs; i++)
+    if (strcmp(a->regs[i].name, b->regs[i].name) != 0 ||
+        a->regs[i].size != b->regs[i].size ||
+        a->regs[i].uc_id != b->regs[i].uc_id)
+      return 0;
+  return 1;
+}
+
+/* Builds the reader's arch: from a table (fb) or the registers the
+ * pre-scan saw (fb == NULL). Every register takes its pointer size (8 for
+ * unknown arches, more for wider SPREG values). */
 static int build_arch(tc_reader *r, const fb_arch *fb, tc_error *err) {
-  size_t n = 1, names = 8;
+  size_t n = 1, names = 8 + strlen(r->arch_name) + 1;
   if (fb) {
     n = 0;
     for (const fb_reg *g = fb->regs; g->name; g++)
@@ -2421,23 +2488,21 @@ static int build_arch(tc_reader *r, const fb_arch *fb, tc_error *err) {
         names += 8;
       }
   }
-  if (n > 0xFFFF)
-    n = 0xFFFF;
-  tc_arch *a = calloc(1, sizeof *a);
+  built_arch *b = calloc(1, sizeof *b);
   tc_reg_info *regs = calloc(n, sizeof *regs);
-  char *nb = fb ? NULL : malloc(names);
-  if (!a || !regs || (!fb && !nb)) {
-    free(a);
+  char *nb = malloc(names);
+  if (!b || !regs || !nb) {
+    free(b);
     free(regs);
     free(nb);
     return oom(err);
   }
-  r->own_arch = a;
-  r->own_regs = regs;
-  r->own_names = nb;
+  tc_arch *a = &b->arch;
+  b->regs = regs;
+  b->names = nb;
   uint8_t ptr = fb ? fb->ptr : 8;
   uint32_t off = 0;
-  size_t k = 0;
+  size_t k = 0, o = 0;
   if (fb) {
     for (const fb_reg *g = fb->regs; g->name; g++, k++) {
       regs[k] = (tc_reg_info){g->name, ptr, g->flags, off, g->uc_id};
@@ -2448,26 +2513,22 @@ static int build_arch(tc_reader *r, const fb_arch *fb, tc_error *err) {
       off += ptr;
     }
   } else {
-    size_t o = 0;
     regs[k++] = (tc_reg_info){"pc", 8, TC_REG_PC, off, -1};
     off += 8;
-    memcpy(nb, "pc", 3);
-    o = 3;
-    for (size_t i = 0; i < 65536 && k < n; i++) {
+    for (size_t i = 0; i < 65536 && k < n && k < 0xFFFF; i++) {
       if (!r->scan_size[i])
         continue;
       uint32_t sz = r->scan_size[i] < 8 ? 8 : r->scan_size[i];
       int w = snprintf(nb + o, 8, "r%zu", i);
-      regs[k] = (tc_reg_info){nb + o, (uint16_t)sz, TC_REG_GPR, off, (int)i};
+      regs[k++] = (tc_reg_info){nb + o, (uint16_t)sz, TC_REG_GPR, off, (int)i};
       o += (size_t)w + 1;
       off += sz;
-      k++;
     }
-    /* names were written in place: fix pointers (nb never moved) */
   }
+  snprintf(nb + o, names - o, "%s", fb ? fb->name : r->arch_name);
+  a->name = nb + o;
   a->id = fb ? (r->dorder && fb->id == TC_ARCH_MIPSEL ? TC_ARCH_MIPS : fb->id)
              : TC_ARCH_NONE;
-  a->name = fb ? fb->name : r->arch_name;
   a->cs_arch = fb ? fb->cs_arch : CS_ARCH_MAX; /* MAX: no disassembler */
   a->cs_mode = fb ? fb->cs_mode : 0;
   a->big_endian = r->dorder;
@@ -2480,7 +2541,20 @@ static int build_arch(tc_reader *r, const fb_arch *fb, tc_error *err) {
   a->sys.ret_reg = a->sys.nr_reg = a->sys.err_reg = -1;
   for (int i = 0; i < 6; i++)
     a->sys.arg_regs[i] = -1;
-  r->arch = a;
+  pthread_mutex_lock(&built_lock);
+  for (built_arch *e = built_arches; e; e = e->next)
+    if (same_arch(&e->arch, a)) {
+      r->arch = &e->arch;
+      pthread_mutex_unlock(&built_lock);
+      free(b);
+      free(regs);
+      free(nb);
+      return 0;
+    }
+  b->next = built_arches;
+  built_arches = b;
+  r->arch = &b->arch;
+  pthread_mutex_unlock(&built_lock);
   return 0;
 }
 
@@ -2514,9 +2588,6 @@ static void ucir_close_reader(tc_reader *r) {
   free(r->knames.p);
   free(r->kw);
   free(r->scan_size);
-  free(r->own_arch);
-  free(r->own_regs);
-  free(r->own_names);
   free(r->path);
   free(r);
 }
@@ -2620,13 +2691,15 @@ static int resolve_arch(tc_reader *r, tc_error *err) {
   return build_arch(r, NULL, err);
 }
 
-static tc_reader *ucir_open_reader(const char *path, tc_error *err) {
+static tc_reader *open_reader(const char *path, tc_ucir_stats *stats,
+                              tc_error *err) {
   tc_reader *r = calloc(1, sizeof *r);
   if (!r || !(r->path = strdup(path))) {
     free(r);
     tc_error_set(err, "ucir: out of memory");
     return NULL;
   }
+  r->stats = stats;
   r->fp = fopen(path, "rb");
   if (!r->fp) {
     tc_error_set(err, "ucir: %s: cannot open: %s", path, strerror(errno));
@@ -2689,10 +2762,16 @@ static tc_reader *ucir_open_reader(const char *path, tc_error *err) {
       break;
   }
   r->info.pid = r->tid;
+  if (stats)
+    stats->spec_layout = r->layout == LAYOUT_SPEC;
   return r;
 fail:
   ucir_close_reader(r);
   return NULL;
+}
+
+static tc_reader *ucir_open_reader(const char *path, tc_error *err) {
+  return open_reader(path, NULL, err);
 }
 
 static const tc_trace_info *ucir_reader_info(tc_reader *r) { return &r->info; }
@@ -2719,6 +2798,23 @@ static int ucir_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
     if (rc == 0 && !(r->qlen && r->q[r->qhead]->final))
       return 0;
   }
+}
+
+const char *tc_ucir_op_name(unsigned op) {
+  return op < OP_COUNT ? op_names[op] : NULL;
+}
+
+int tc_ucir_stats_read(const char *path, tc_ucir_stats *st, tc_error *err) {
+  memset(st, 0, sizeof *st);
+  tc_reader *r = open_reader(path, st, err);
+  if (!r)
+    return -1;
+  tc_event ev;
+  int rc;
+  while ((rc = ucir_next_event(r, &ev, err)) == 1)
+    st->events++;
+  ucir_close_reader(r);
+  return rc;
 }
 
 const tc_format tc_format_ucir = {
