@@ -29,6 +29,8 @@ run "tct, registers + memory" tct ""
 run "tct, --exact" tct --exact
 run "trac" trac ""
 run "tfile" tfile ""
+run "ucir" ucir ""
+run "bap" bap ""
 echo "recorder alone (events discarded):"
 for mode in "" --memory; do
   printf '  %-12s ' "${mode:-registers}"

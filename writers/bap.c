@@ -420,10 +420,11 @@ static int reserve(tc_writer *w, size_t n, tc_error *err) {
 }
 
 /* Appends u64 size + the packed message; counts it as a frame unless it is
- * the meta frame. */
+ * the meta frame. bound: 0, or an upper bound of the packed size, which
+ * saves protobuf-c's sizing pass over the whole message. */
 static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
-                tc_error *err) {
-  size_t size = protobuf_c_message_get_packed_size(msg);
+                size_t bound, tc_error *err) {
+  size_t size = bound ? bound : protobuf_c_message_get_packed_size(msg);
   if (reserve(w, size + 8, err) < 0)
     return -1;
   uint64_t off = w->written + w->len;
@@ -441,8 +442,10 @@ static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
     }
     w->toc[w->ntoc++] = off;
   }
-  put_le64(w->buf + w->len, size);
   size_t packed = protobuf_c_message_pack(msg, w->buf + w->len + 8);
+  if (bound && packed <= bound)
+    size = packed;
+  put_le64(w->buf + w->len, size);
   if (packed != size) {
     tc_error_set(err, "bap: protobuf-c packed %zu bytes, expected %zu", packed,
                  size);
@@ -458,8 +461,12 @@ static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
 }
 
 static int emit_frame(tc_writer *w, Tcbap__Frame *f, tc_error *err) {
-  return emit(w, &f->base, 1, err);
+  return emit(w, &f->base, 1, 0, err);
 }
+
+/* Upper bounds of packed sizes: every key, length and varint at its
+ * largest (11 bytes), and the payloads. */
+enum { BOUND_FIXED = 128, BOUND_OPERAND = 128 };
 
 /* ------------------------------------------------------------ meta frame */
 
@@ -580,7 +587,7 @@ static int write_meta(tc_writer *w, const tc_trace_info *info, int host,
   meta.tracer = &tracer;
   meta.target = &target;
   meta.fstats = &fstats;
-  int rc = emit(w, &meta.base, 0, err);
+  int rc = emit(w, &meta.base, 0, 0, err);
   meta_free(&s);
   return rc;
 }
@@ -968,7 +975,10 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
   f.std_frame = &sf;
   w->last_pc = in->pc;
   w->last_tid = in->tid;
-  return emit_frame(w, &f, err);
+  size_t bound = BOUND_FIXED + size;
+  for (size_t i = 0; i < slot; i++)
+    bound += BOUND_OPERAND + sizeof w->names[0] + w->ops[i].value.len;
+  return emit(w, &f.base, 1, bound, err);
 }
 
 static int write_syscall(tc_writer *w, const tc_syscall_event *s,
