@@ -1,5 +1,6 @@
 /* tracecorn: the command-line tool. It parses options and calls
  * libtracecorn; all behaviour lives in the library. */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -142,6 +143,42 @@ static void human_size(uint64_t n, char *out, size_t max) {
     snprintf(out, max, "%.1f KiB", n / 1024.0);
   else
     snprintf(out, max, "%.1f MiB", n / 1048576.0);
+}
+
+/* Bytes of an output: a file, or the files of a directory output (rvn). */
+static uint64_t output_size(const char *path) {
+  struct stat st;
+  if (stat(path, &st) < 0)
+    return 0;
+  if (!S_ISDIR(st.st_mode))
+    return (uint64_t)st.st_size;
+  uint64_t total = 0;
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char sub[PATH_MAX + 512];
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    if (e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISREG(st.st_mode))
+      total += (uint64_t)st.st_size;
+  }
+  if (d)
+    closedir(d);
+  return total;
+}
+
+/* Removes an output file, or a directory output and its files. */
+static void remove_output(const char *path) {
+  if (unlink(path) == 0 || errno != EISDIR)
+    return;
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char sub[PATH_MAX + 512];
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      unlink(sub);
+  }
+  if (d)
+    closedir(d);
+  rmdir(path);
 }
 
 static int cmd_record(int argc, char **argv) {
@@ -410,10 +447,8 @@ static int cmd_record(int argc, char **argv) {
             base_name(info->exe_path), what, res.status, res.insns,
             res.syscalls, res.mem_accesses);
     for (int i = 0; i < npaths; i++) {
-      struct stat st;
-      char sz[32] = "?";
-      if (stat(paths[i], &st) == 0)
-        human_size((uint64_t)st.st_size, sz, sizeof sz);
+      char sz[32];
+      human_size(output_size(paths[i]), sz, sizeof sz);
       fprintf(stderr, "tracecorn: %s %s (%s)\n",
               tc_session_output_ok(s, paths[i]) ? "wrote" : "INCOMPLETE",
               paths[i], sz);
@@ -430,10 +465,12 @@ static int cmd_dump(int argc, char **argv) {
   static const struct option longopts[] = {
       {"json", no_argument, 0, 'j'},
       {"format", required_argument, 0, 'f'},
+      {"from", required_argument, 0, 'F'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   bool json = false;
   const char *in_fmt_name = NULL;
+  uint64_t from = 0;
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "jf:h", longopts, NULL)) != -1) {
@@ -444,8 +481,15 @@ static int cmd_dump(int argc, char **argv) {
     case 'f':
       in_fmt_name = optarg;
       break;
+    case 'F':
+      if (parse_u64(optarg, &from) < 0) {
+        fprintf(stderr, "tracecorn: --from: not a number: %s\n", optarg);
+        return 2;
+      }
+      break;
     case 'h':
-      printf("usage: tracecorn dump [--json] [--format FMT] FILE\n\n"
+      printf("usage: tracecorn dump [--json] [--format FMT] [--from N] "
+             "FILE\n\n"
              "Prints a trace as text: one line per instruction (index, "
              "address, bytes,\n"
              "disassembly, changed registers, memory reads R[addr:size]=value "
@@ -454,7 +498,9 @@ static int cmd_dump(int argc, char **argv) {
              "lines.\n"
              "--json prints one JSON object per event instead. The input "
              "format is\n"
-             "detected from the file unless --format names it.\n");
+             "detected from the file unless --format names it. --from N "
+             "starts at\ninstruction N (a keyframe with the state there "
+             "first), for formats that\ncan seek (rvn).\n");
       return 0;
     default:
       return 2;
@@ -470,8 +516,9 @@ static int cmd_dump(int argc, char **argv) {
     return 2;
   }
   tc_error err = {{0}};
-  if (tc_convert(argv[optind], in, tc_format_by_name(json ? "json" : "text"),
-                 "-", &err) < 0) {
+  if (tc_convert_from(argv[optind], in,
+                      tc_format_by_name(json ? "json" : "text"), "-", from,
+                      &err) < 0) {
     fflush(stdout);
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;
@@ -629,7 +676,7 @@ static int cmd_verify(int argc, char **argv) {
     for (const tc_format *const *f = tc_formats(); *f; f++) {
       char path[PATH_MAX + 32];
       snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(arch));
-      unlink(path);
+      remove_output(path);
     }
     if (rmdir(tmpdir) != 0)
       fprintf(stderr, "tracecorn: could not remove %s: %s\n", tmpdir,

@@ -17,6 +17,12 @@ static int convert_sink(void *ctx, const tc_event *ev, tc_error *err) {
 
 int tc_convert(const char *in_path, const tc_format *in_fmt,
                const tc_format *out_fmt, const char *out_path, tc_error *err) {
+  return tc_convert_from(in_path, in_fmt, out_fmt, out_path, 0, err);
+}
+
+int tc_convert_from(const char *in_path, const tc_format *in_fmt,
+                    const tc_format *out_fmt, const char *out_path,
+                    uint64_t from_insn, tc_error *err) {
   if (!in_fmt)
     in_fmt = tc_format_detect(in_path, err);
   if (!in_fmt)
@@ -29,9 +35,17 @@ int tc_convert(const char *in_path, const tc_format *in_fmt,
     tc_error_set(err, "the %s format has no writer", out_fmt->name);
     return -1;
   }
+  if (from_insn && !in_fmt->seek) {
+    tc_error_set(err, "%s: the %s format cannot seek", in_path, in_fmt->name);
+    return -1;
+  }
   tc_reader *r = in_fmt->open_reader(in_path, err);
   if (!r)
     return -1;
+  if (from_insn && in_fmt->seek(r, from_insn, err) < 0) {
+    in_fmt->close_reader(r);
+    return -1;
+  }
   const tc_trace_info *info = in_fmt->reader_info(r);
   if (out_fmt->supports && out_fmt->supports(info->arch, err) < 0) {
     in_fmt->close_reader(r);

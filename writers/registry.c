@@ -1,6 +1,7 @@
 /* The format registry: one tc_format per module, listed once here. */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
 
@@ -11,10 +12,12 @@ extern const tc_format tc_format_trac;
 extern const tc_format tc_format_tfile;
 extern const tc_format tc_format_ucir;
 extern const tc_format tc_format_bap;
+extern const tc_format tc_format_rvn;
 
 static const tc_format *const registry[] = {
-    &tc_format_tct,   &tc_format_text, &tc_format_json, &tc_format_trac,
-    &tc_format_tfile, &tc_format_ucir, &tc_format_bap,  NULL};
+    &tc_format_tct,  &tc_format_text,  &tc_format_json,
+    &tc_format_trac, &tc_format_tfile, &tc_format_ucir,
+    &tc_format_bap,  &tc_format_rvn,   NULL};
 
 const tc_format *const *tc_formats(void) { return registry; }
 
@@ -26,9 +29,18 @@ const tc_format *tc_format_by_name(const char *name) {
 }
 
 const tc_format *tc_format_detect(const char *path, tc_error *err) {
-  FILE *fp = fopen(path, "rb");
+  /* A trace that is a directory (REVEN's P.rvn/) is probed by the first
+   * bytes of its trace.bin. */
+  char sub[4096];
+  struct stat st;
+  const char *file = path;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    snprintf(sub, sizeof sub, "%s/trace.bin", path);
+    file = sub;
+  }
+  FILE *fp = fopen(file, "rb");
   if (!fp) {
-    tc_error_set(err, "%s: cannot open: %m", path);
+    tc_error_set(err, "%s: cannot open: %m", file);
     return NULL;
   }
   uint8_t head[64];

@@ -31,12 +31,16 @@ static int cmp_byte(const void *x, const void *y) {
 }
 
 /* Fills m with one record per touched byte (before of its first access,
- * after of its last). Returns -1 on out-of-memory. */
-static int build_map(byte_map *m, const tc_mem_access *acc, uint32_t n) {
+ * after of its last), only written bytes if writes_only. Returns -1 on
+ * out-of-memory. */
+static int build_map(byte_map *m, const tc_mem_access *acc, uint32_t n,
+                     bool writes_only) {
   m->n = 0;
   uint32_t seq = 0;
   for (uint32_t i = 0; i < n; i++)
     for (uint32_t k = 0; k < acc[i].size; k++) {
+      if (writes_only && acc[i].kind != TC_MEM_WRITE)
+        break;
       if (m->n == m->cap) {
         size_t cap = m->cap ? m->cap * 2 : 256;
         byte_rec *nb = realloc(m->b, cap * sizeof *nb);
@@ -127,8 +131,8 @@ static int compare_insn(const tc_format *f, const tc_arch *a,
   }
   if (!(caps & TC_CAP_MEM))
     return 0;
-  if (build_map(mx, x->mem, x->nmem) < 0 ||
-      build_map(my, y->mem, y->nmem) < 0) {
+  if (build_map(mx, x->mem, x->nmem, caps & TC_CAP_MEM_WRITES_ONLY) < 0 ||
+      build_map(my, y->mem, y->nmem, false) < 0) {
     snprintf(buf, max, "out of memory");
     return 1;
   }

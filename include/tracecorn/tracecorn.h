@@ -292,8 +292,10 @@ enum {
   TC_CAP_FAULTS = 1u << 6,     /* fault events */
   TC_CAP_EXIT = 1u << 7,       /* exit event with status */
   TC_CAP_TID = 1u << 8,        /* thread ids */
-  TC_CAP_MEM_OLD = 1u << 9     /* memory before the instruction (else only
+  TC_CAP_MEM_OLD = 1u << 9,    /* memory before the instruction (else only
                                   the values after it) */
+  TC_CAP_MEM_WRITES_ONLY = 1u << 10 /* with TC_CAP_MEM: only writes are
+                                       recorded, reads are not (REVEN) */
 };
 
 typedef struct tc_format {
@@ -323,6 +325,12 @@ typedef struct tc_format {
   /* 1: *ev filled (valid until the next call), 0: end, -1: error. */
   int (*next_event)(tc_reader *r, tc_event *ev, tc_error *err);
   void (*close_reader)(tc_reader *r);
+  /* Random access, NULL if the format has none: positions the reader so
+   * that next_event yields a KEYFRAME holding the full register state
+   * before instruction `insn`, then INSN `insn` (with memory values as
+   * they were then) and the rest of the trace. Returns 0, or -1 if the
+   * trace has no such instruction or is corrupt. */
+  int (*seek)(tc_reader *r, uint64_t insn, tc_error *err);
 } tc_format;
 
 const tc_format *tc_format_by_name(const char *name);
@@ -436,6 +444,12 @@ int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
  * read error is still written and closed validly; returns -1 then. */
 int tc_convert(const char *in_path, const tc_format *in_fmt,
                const tc_format *out_fmt, const char *out_path, tc_error *err);
+/* The same from instruction from_insn on (0 = the whole trace), through
+ * the input format's seek: a KEYFRAME with the state there, then the
+ * events from that instruction. */
+int tc_convert_from(const char *in_path, const tc_format *in_fmt,
+                    const tc_format *out_fmt, const char *out_path,
+                    uint64_t from_insn, tc_error *err);
 
 #ifdef __cplusplus
 }
