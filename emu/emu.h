@@ -59,6 +59,10 @@ typedef struct tc_fd {
   int flags; /* O_* status flags as the guest set them */
   bool cloexec;
   bool owned; /* close host_fd when the guest closes it */
+  /* TC_FD_DIR: entries read so far. The guest's d_off cookies are these
+   * ordinals, not the host's 64-bit hashes: deterministic, and they fit the
+   * 32-bit off_t of 32-bit guests (glibc's readdir fails on overflow). */
+  uint64_t dir_pos;
 } tc_fd;
 
 typedef struct tc_emu {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "emu/linux_sys.h"
+#include "emu/linux_xlat.h"
 
 #define GUEST_O_LARGEFILE 0100000 /* x86 (asm-generic) value */
 #define VIRT_EPOCH_SEC 1704067200 /* 2024-01-01: synthetic file times */
@@ -236,14 +237,17 @@ static int64_t sys_writev(tc_sys_call *c) { return vectored(c, true); }
 
 /* ------------------------------------------------------------ open/close */
 
-/* Guest O_* flags (asm-generic values, shared by x86 and x86-64) to host. */
-static int host_open_flags(int gflags) {
-  return (gflags & ~GUEST_O_LARGEFILE) | O_CLOEXEC;
+/* Host flags of an open the guest asked for (already in host values):
+ * O_LARGEFILE is implied on the host, and no host fd leaks to exec. */
+static int host_open_flags(int flags) {
+  return (flags & ~GUEST_O_LARGEFILE) | O_CLOEXEC;
 }
 
-static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
-                       uint32_t mode) {
+/* flags: the guest's O_* bits (translated here to host values). */
+static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
+                       int guest_flags, uint32_t mode) {
   tc_emu *emu = c->emu;
+  int flags = tc_xlat_open_to_host(emu->arch, guest_flags);
   char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
   int r = tc_sys_read_path(emu, path_addr, gpath, sizeof gpath);
   if (r < 0)
@@ -287,8 +291,10 @@ static int64_t sys_openat(tc_sys_call *c) {
 }
 
 static int64_t sys_creat(tc_sys_call *c) {
-  return do_open(c, TC_AT_FDCWD, c->a[0], O_CREAT | O_WRONLY | O_TRUNC,
-                 (uint32_t)c->a[1]);
+  return do_open(
+      c, TC_AT_FDCWD, c->a[0],
+      tc_xlat_open_to_guest(c->emu->arch, O_CREAT | O_WRONLY | O_TRUNC),
+      (uint32_t)c->a[1]);
 }
 
 static int64_t sys_close(tc_sys_call *c) {
@@ -301,6 +307,44 @@ static int64_t sys_close(tc_sys_call *c) {
 
 /* ------------------------------------------------------------------ seek */
 
+/* Directory offsets are entry ordinals (see tc_fd.dir_pos): seeking to k
+ * rewinds the host directory and skips k entries. */
+static int64_t dir_seek(tc_fd *f, int64_t off, int whence) {
+  if (whence == SEEK_CUR && off == 0)
+    return (int64_t)f->dir_pos;
+  if (whence != SEEK_SET || off < 0)
+    return -EINVAL;
+  if (lseek(f->host_fd, 0, SEEK_SET) < 0)
+    return -errno;
+  uint64_t want = (uint64_t)off, done = 0;
+  uint8_t buf[8192];
+  while (done < want) {
+    long n = syscall(SYS_getdents64, f->host_fd, buf, sizeof buf);
+    if (n < 0)
+      return -errno;
+    if (n == 0)
+      break; /* past the end: stay at the end */
+    size_t pos = 0;
+    int64_t stop = -1;
+    while (pos + 19 < (size_t)n && done < want) {
+      uint16_t reclen;
+      int64_t hoff;
+      memcpy(&hoff, buf + pos + 8, 8);
+      memcpy(&reclen, buf + pos + 16, 2);
+      if (reclen < 20 || pos + reclen > (size_t)n)
+        return -EIO;
+      pos += reclen;
+      done++;
+      stop = hoff;
+    }
+    if (done == want && pos < (size_t)n &&
+        lseek(f->host_fd, stop, SEEK_SET) < 0)
+      return -errno;
+  }
+  f->dir_pos = done;
+  return (int64_t)done;
+}
+
 static int64_t do_lseek(tc_emu *emu, int fd, int64_t off, int whence) {
   tc_fd *f = tc_sys_fd(emu, fd);
   if (!f)
@@ -309,6 +353,8 @@ static int64_t do_lseek(tc_emu *emu, int fd, int64_t off, int whence) {
     return -EINVAL;
   if (!f->owned)
     return -ESPIPE; /* stdio looks like a pipe */
+  if (f->kind == TC_FD_DIR)
+    return dir_seek(f, off, whence);
   off_t r = lseek(f->host_fd, (off_t)off, whence);
   return r < 0 ? -errno : (int64_t)r;
 }
@@ -600,6 +646,7 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     goto out;
   }
   size_t pos = 0, hpos = 0;
+  uint64_t nent = 0;
   int64_t last_off = (int64_t)start;
   ret = 0;
   while (hpos + 19 < (size_t)n) {
@@ -614,9 +661,11 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     uint8_t type = hb[hpos + 18];
     char *name = (char *)hb + hpos + 19;
     hb[hpos + reclen - 1] = 0; /* belt and braces: names are NUL-padded */
-    int k = is64 ? tc_abi_encode_dirent64(emu->arch, ino, off, type, name,
+    /* the guest's cookie: the ordinal after this entry */
+    int64_t goff = (int64_t)(f->dir_pos + nent + 1);
+    int k = is64 ? tc_abi_encode_dirent64(emu->arch, ino, goff, type, name,
                                           gb + pos, (size_t)count - pos)
-                 : tc_abi_encode_dirent(emu->arch, ino, off, type, name,
+                 : tc_abi_encode_dirent(emu->arch, ino, goff, type, name,
                                         gb + pos, (size_t)count - pos);
     if (k <= 0) {
       if (pos == 0)
@@ -627,10 +676,13 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     pos += (size_t)k;
     hpos += reclen;
     last_off = off;
+    nent++;
   }
   if (ret == 0 && pos > 0) {
     int w = tc_sys_write(emu, c->a[1], gb, pos);
     ret = w < 0 ? w : (int64_t)pos;
+    if (w >= 0)
+      f->dir_pos += nent;
   }
 out:
   free(hb);
@@ -753,7 +805,7 @@ static int64_t sys_dup2(tc_sys_call *c) {
 }
 
 static int64_t sys_dup3(tc_sys_call *c) {
-  int flags = tc_sys_int(c, 2);
+  int flags = tc_xlat_open_to_host(c->emu->arch, tc_sys_int(c, 2));
   if (flags & ~O_CLOEXEC)
     return -EINVAL;
   if (tc_sys_int(c, 0) == tc_sys_int(c, 1))
@@ -783,11 +835,11 @@ static int64_t sys_fcntl(tc_sys_call *c) {
     f->cloexec = (c->a[2] & FD_CLOEXEC) != 0;
     return 0;
   case F_GETFL:
-    return f->flags;
+    return tc_xlat_open_to_guest(emu->arch, f->flags);
   case F_SETFL: {
     const int changeable =
         O_APPEND | O_NONBLOCK | O_ASYNC | O_DIRECT | O_NOATIME;
-    int arg = tc_sys_int(c, 2);
+    int arg = tc_xlat_open_to_host(emu->arch, tc_sys_int(c, 2));
     f->flags = (f->flags & ~changeable) | (arg & changeable);
     /* Only our own host fds follow: tracecorn's stdio stays as it is. */
     if (f->owned) {
@@ -832,8 +884,9 @@ static int64_t sys_ioctl(tc_sys_call *c) {
 
 /* ------------------------------------------------------------------ pipes */
 
-static int64_t do_pipe(tc_sys_call *c, int flags) {
+static int64_t do_pipe(tc_sys_call *c, int guest_flags) {
   tc_emu *emu = c->emu;
+  int flags = tc_xlat_open_to_host(emu->arch, guest_flags);
   if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
     return -EINVAL;
   int g0 = tc_sys_fd_alloc(emu, 0);
@@ -859,10 +912,17 @@ static int64_t do_pipe(tc_sys_call *c, int flags) {
     return r;
   }
   int fl = flags & O_NONBLOCK;
-  emu->fds[g0] =
-      (tc_fd){TC_FD_HOST, hp[0], O_RDONLY | fl, (flags & O_CLOEXEC) != 0, true};
-  emu->fds[g1] =
-      (tc_fd){TC_FD_HOST, hp[1], O_WRONLY | fl, (flags & O_CLOEXEC) != 0, true};
+  bool cloexec = (flags & O_CLOEXEC) != 0;
+  emu->fds[g0] = (tc_fd){.kind = TC_FD_HOST,
+                         .host_fd = hp[0],
+                         .flags = O_RDONLY | fl,
+                         .cloexec = cloexec,
+                         .owned = true};
+  emu->fds[g1] = (tc_fd){.kind = TC_FD_HOST,
+                         .host_fd = hp[1],
+                         .flags = O_WRONLY | fl,
+                         .cloexec = cloexec,
+                         .owned = true};
   return 0;
 }
 

@@ -603,6 +603,8 @@ static void test_getdents64(void) {
       CU_ASSERT_EQUAL(SC(e, "read", fd, SCRATCH, 10), -EISDIR);
       int seen[3] = {0}, dots = 0, calls = 0;
       uint64_t count = small ? 48 : 4096; /* 48: one record per call */
+      char order[5][256] = {{0}};
+      int64_t nrec = 0;
       for (;;) {
         int64_t n = SC(e, "getdents64", fd, SCRATCH + 0x1000, count);
         CU_ASSERT_TRUE_FATAL(n >= 0);
@@ -622,9 +624,27 @@ static void test_getdents64(void) {
             }
           if (!strcmp(name, ".") || !strcmp(name, ".."))
             dots++;
+          /* d_off: the ordinal after the entry, whatever the host's
+           * cookies are (deterministic, fits a 32-bit off_t) */
+          CU_ASSERT_EQUAL(get(e, rec + 8, 8), (uint64_t)nrec + 1);
+          if (nrec < 5)
+            snprintf(order[nrec], sizeof order[0], "%s", name);
+          nrec++;
           p += reclen;
         }
       }
+      CU_ASSERT_EQUAL(nrec, 5);
+      /* seeking to a cookie continues at that entry; telldir's lseek */
+      CU_ASSERT_EQUAL(SC(e, "lseek", fd, 3, SEEK_SET), 3);
+      CU_ASSERT_EQUAL(SC(e, "lseek", fd, 0, SEEK_CUR), 3);
+      CU_ASSERT_TRUE(SC(e, "getdents64", fd, SCRATCH + 0x1000, 4096) > 0);
+      {
+        char name[256] = {0};
+        tc_emu_read(e, SCRATCH + 0x1000 + 19, name, 200);
+        CU_ASSERT_STRING_EQUAL(name, order[3]);
+        CU_ASSERT_EQUAL(get(e, SCRATCH + 0x1000 + 8, 8), 4);
+      }
+      CU_ASSERT_EQUAL(SC(e, "lseek", fd, 0, SEEK_END), -EINVAL);
       CU_ASSERT_EQUAL(seen[0], 1);
       CU_ASSERT_EQUAL(seen[1], 1);
       CU_ASSERT_EQUAL(seen[2], 1);
@@ -663,6 +683,34 @@ static void test_getdents64(void) {
       }
       rm(e);
     }
+  }
+}
+
+/* arm and arm64 number O_DIRECTORY/O_NOFOLLOW/O_DIRECT/O_LARGEFILE their
+ * own way: the guest's values mean what they mean on arm. */
+static void test_open_flags_arm(void) {
+  const tc_arch_id ids[] = {TC_ARCH_ARM64, TC_ARCH_ARM};
+  const char *file = tu_tmp("armflags.txt");
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(file, "x", 1), 0);
+  for (int k = 0; k < 2; k++) {
+    tc_emu *e = mk(ids[k], 1);
+    const int ARM_O_DIRECTORY = 040000, ARM_O_LARGEFILE = 0400000;
+    put_str(e, SCRATCH, tu_tmpdir());
+    put_str(e, SCRATCH + 0x1000, file);
+    int64_t fd = SC(e, "openat", TC_AT_FDCWD, SCRATCH,
+                    O_RDONLY | ARM_O_DIRECTORY | ARM_O_LARGEFILE, 0);
+    CU_ASSERT_TRUE(fd >= 3);
+    CU_ASSERT_EQUAL(SC(e, "fcntl", fd, F_GETFL) &
+                        (ARM_O_DIRECTORY | ARM_O_LARGEFILE),
+                    ARM_O_DIRECTORY | ARM_O_LARGEFILE);
+    /* arm's O_DIRECTORY on a regular file: ENOTDIR, as on arm */
+    CU_ASSERT_EQUAL(SC(e, "openat", TC_AT_FDCWD, SCRATCH + 0x1000,
+                       O_RDONLY | ARM_O_DIRECTORY, 0),
+                    -ENOTDIR);
+    /* the host's O_DIRECTORY value is arm's O_DIRECT: a plain open */
+    CU_ASSERT_TRUE(SC(e, "openat", TC_AT_FDCWD, SCRATCH + 0x1000,
+                      O_RDONLY | O_DIRECTORY, 0) >= 3);
+    rm(e);
   }
 }
 
@@ -997,6 +1045,7 @@ int main(void) {
       {"unknown syscalls, observer", test_unknown_and_observer},
       {"bad pointers", test_bad_pointers},
       {"getdents64", test_getdents64},
+      {"arm open flags", test_open_flags_arm},
       {"exit and signals", test_exit_and_kill},
       {"fd table", test_fds},
       {"arch_prctl, set_thread_area", test_arch_prctl_tls},

@@ -1,5 +1,6 @@
 /* glibc: a static glibc program (stdio, malloc, files, qsort, floating
  * point, environment). Its stdout must equal a native run's. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -59,6 +60,26 @@ int main(int argc, char **argv) {
     printf("read back: %s", line);
     printf("size: %ld\n", (long)st.st_size);
   }
+  /* directories (O_DIRECTORY) and F_GETFL: per-arch open flag values.
+   * /dev (devtmpfs) has small directory cookies, which qemu-user (a
+   * reference) passes to 32-bit guests unchanged. */
+  DIR *dir = opendir("/dev");
+  int entries = 0;
+  if (dir) {
+    while (readdir(dir))
+      entries++;
+    closedir(dir);
+  }
+  printf("opendir /dev: %s, %s\n", dir ? "ok" : strerror(errno),
+         entries > 2 ? "entries" : "empty");
+  int afd = open("/dev/null", O_WRONLY | O_APPEND | O_CLOEXEC);
+  int fl = afd >= 0 ? fcntl(afd, F_GETFL) : -1;
+  printf("F_GETFL: append %d, wronly %d, cloexec %d\n",
+         fl >= 0 && (fl & O_APPEND) != 0,
+         fl >= 0 && (fl & O_ACCMODE) == O_WRONLY,
+         afd >= 0 && fcntl(afd, F_GETFD) == FD_CLOEXEC);
+  if (afd >= 0)
+    close(afd);
   if (open("/nonexistent/file", O_RDONLY) < 0)
     printf("missing file: %s\n", strerror(errno));
 
