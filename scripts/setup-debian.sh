@@ -16,6 +16,7 @@ PKGS="build-essential cmake pkg-config
       gcc-arm-linux-gnueabi libc6-dev-armel-cross
       gcc-mips-linux-gnu libc6-dev-mips-cross
       gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
+      gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
       gcc-sparc64-linux-gnu libc6-dev-sparc64-cross"
 missing=""
 for p in $PKGS; do

@@ -41,8 +41,12 @@ typedef enum tc_arch_id {
   TC_ARCH_MIPS,   /* mips o32, big-endian */
   TC_ARCH_MIPSEL, /* mips o32, little-endian */
   TC_ARCH_SPARC,  /* sparc v8, big-endian */
-  TC_ARCH_SPARC64 /* sparc v9, big-endian */
+  TC_ARCH_SPARC64, /* sparc v9, big-endian */
+  TC_ARCH_MIPS64EL /* mips64 n64, little-endian */
 } tc_arch_id;
+
+/* A register index that names no register (mips has no flags register). */
+#define TC_NO_REG 0xffffu
 
 /* Register flags. */
 enum {
@@ -92,6 +96,10 @@ typedef struct tc_syscall_abi {
   int arg_regs[6];  /* register indices of the arguments */
   int ret_reg;      /* register index of the return value */
   int err_reg;      /* -1, or a register flagging errors (mips a3) */
+  /* Arguments from this index on are read from the stack, as 32-bit words
+   * at sp + stack_arg_offset (mips o32: 4 and 16); 0 = all in registers. */
+  int first_stack_arg;
+  uint32_t stack_arg_offset;
   const struct tc_syscall_name *names; /* number -> name, sorted by nr */
   size_t nnames;
 } tc_syscall_abi;
@@ -112,7 +120,8 @@ typedef struct tc_arch {
   uint32_t max_insn_size;
   const tc_reg_info *regs;
   uint16_t nregs;
-  uint16_t pc_reg, sp_reg, flags_reg; /* indices into regs[] */
+  uint16_t pc_reg, sp_reg; /* indices into regs[] */
+  uint16_t flags_reg;       /* index, or TC_NO_REG (mips) */
   uint32_t state_size;                /* bytes of a state image */
   tc_syscall_abi sys;
   const char *elf_platform; /* AT_PLATFORM string */
