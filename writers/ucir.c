@@ -901,7 +901,8 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
     q = put64(q, m->addr);
     q = put32(q, m->size);
     if (m->kind == TC_MEM_WRITE) {
-      memcpy(q, m->after, m->size);
+      if (m->size)
+        memcpy(q, m->after, m->size);
       q += m->size;
       if (dirty_mark(w, m->addr, m->after, m->size) < 0)
         return w_oom(w, err);
@@ -971,7 +972,8 @@ static int write_syscall(tc_writer *w, const tc_syscall_event *s,
   q = put16(q, (uint16_t)nops);
   for (unsigned i = 0; i < argc; i++)
     q = put64(q, s->args[i]);
-  memcpy(q, b->p, b->len);
+  if (b->len)
+    memcpy(q, b->p, b->len);
   q += b->len;
   w->st.len = (size_t)(q - w->st.p);
   w->sys_ops = (uint32_t)nops;
