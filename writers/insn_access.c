@@ -25,6 +25,7 @@ struct tc_insn_access_cache {
   int cs_ok, thumb_ok;
   int is_x86;
   int16_t regmap[CS_MAX_REG];   /* capstone id -> tc index, -1 = none */
+  int16_t second[CS_MAX_REG];   /* arm qN -> d2N+1 (read and write) */
   int16_t alsoread[CS_MAX_REG]; /* fs -> fs_base, gs -> gs_base */
   uint8_t *mark_r, *mark_w;     /* nregs each, scratch */
   slot *slots;
@@ -83,16 +84,49 @@ static int map_x86(const tc_arch *arch, const char *name) {
   return tc_arch_reg_index(arch, name);
 }
 
-/* AArch64 wN is the low half of xN. */
-static int map_generic(const tc_arch *arch, const char *name) {
-  int idx = tc_arch_reg_index(arch, name);
-  if (idx < 0 && arch->id == TC_ARCH_ARM64 && name[0] == 'w' &&
-      name[1] >= '0' && name[1] <= '9') {
-    char buf[8];
-    snprintf(buf, sizeof buf, "x%s", name + 1);
-    idx = tc_arch_reg_index(arch, buf);
+/* arm / arm64 names as capstone spells them; *second gets the other
+ * half of a register pair (arm qN = d2N:d2N+1). */
+static int map_arm(const tc_arch *arch, const char *name, int *second) {
+  static const char *const arm_alias[][2] = {
+      {"sb", "r9"},           {"sl", "r10"},    {"fp", "r11"},
+      {"ip", "r12"},          {"r13", "sp"},    {"r14", "lr"},
+      {"r15", "pc"},          {"apsr", "cpsr"}, {"apsr_nzcv", "cpsr"},
+      {"fpscr_nzcv", "fpscr"}};
+  char buf[16];
+  unsigned n;
+  if (arch->id == TC_ARCH_ARM) {
+    for (size_t i = 0; i < sizeof arm_alias / sizeof arm_alias[0]; i++)
+      if (strcmp(name, arm_alias[i][0]) == 0)
+        return tc_arch_reg_index(arch, arm_alias[i][1]);
+    if (sscanf(name, "s%u", &n) == 1 && n < 64) { /* s2k, s2k+1 in dk */
+      snprintf(buf, sizeof buf, "d%u", n / 2);
+      return tc_arch_reg_index(arch, buf);
+    }
+    if (sscanf(name, "q%u", &n) == 1 && n < 16) {
+      snprintf(buf, sizeof buf, "d%u", 2 * n + 1);
+      *second = tc_arch_reg_index(arch, buf);
+      snprintf(buf, sizeof buf, "d%u", 2 * n);
+      return tc_arch_reg_index(arch, buf);
+    }
+    return tc_arch_reg_index(arch, name);
   }
-  return idx;
+  /* arm64: wN is the low half of xN; b/h/s/d/qN are parts of vN */
+  if (strcmp(name, "wsp") == 0)
+    return tc_arch_reg_index(arch, "sp");
+  if (strcmp(name, "fp") == 0)
+    return tc_arch_reg_index(arch, "x29");
+  if (strcmp(name, "lr") == 0)
+    return tc_arch_reg_index(arch, "x30");
+  if (name[0] == 'w' && sscanf(name + 1, "%u", &n) == 1 && n < 31) {
+    snprintf(buf, sizeof buf, "x%u", n);
+    return tc_arch_reg_index(arch, buf);
+  }
+  if (strchr("vqdshb", name[0]) && name[1] >= '0' && name[1] <= '9' &&
+      sscanf(name + 1, "%u", &n) == 1 && n < 32) {
+    snprintf(buf, sizeof buf, "v%u", n);
+    return tc_arch_reg_index(arch, buf);
+  }
+  return tc_arch_reg_index(arch, name); /* xzr/wzr: none */
 }
 
 tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
@@ -123,12 +157,17 @@ tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
   int gs_base = tc_arch_reg_index(arch, "gs_base");
   for (int i = 0; i < CS_MAX_REG; i++) {
     const char *nm = i ? cs_reg_name(c->cs, (unsigned)i) : NULL;
-    c->regmap[i] = -1;
-    c->alsoread[i] = -1;
+    c->regmap[i] = c->second[i] = c->alsoread[i] = -1;
     if (!nm)
       continue;
-    c->regmap[i] =
-        (int16_t)(c->is_x86 ? map_x86(arch, nm) : map_generic(arch, nm));
+    int second = -1;
+    if (c->is_x86)
+      c->regmap[i] = (int16_t)map_x86(arch, nm);
+    else if (arch->id == TC_ARCH_ARM || arch->id == TC_ARCH_ARM64)
+      c->regmap[i] = (int16_t)map_arm(arch, nm, &second);
+    else
+      c->regmap[i] = (int16_t)tc_arch_reg_index(arch, nm);
+    c->second[i] = (int16_t)second;
     if (c->is_x86 && strcmp(nm, "fs") == 0)
       c->alsoread[i] = (int16_t)fs_base;
     if (c->is_x86 && strcmp(nm, "gs") == 0)
@@ -198,11 +237,14 @@ static void decode(tc_insn_access_cache *c, slot *s) {
   for (int i = 0; i < nrd; i++)
     if (rd[i] < CS_MAX_REG) {
       mark(c->mark_r, arch, c->regmap[rd[i]]);
+      mark(c->mark_r, arch, c->second[rd[i]]);
       mark(c->mark_r, arch, c->alsoread[rd[i]]);
     }
   for (int i = 0; i < nwr; i++)
-    if (wr[i] < CS_MAX_REG)
+    if (wr[i] < CS_MAX_REG) {
       mark(c->mark_w, arch, c->regmap[wr[i]]);
+      mark(c->mark_w, arch, c->second[wr[i]]);
+    }
   const cs_detail *det = insn->detail;
   int trap = 0, fpu = 0;
   for (int g = 0; g < det->groups_count; g++) {

@@ -38,7 +38,8 @@ void tc_insn_access_free(tc_insn_access_cache *c);
  * flags tested (capstone's eflags bits) are a read of the flags register,
  * flags modified a write; MMX registers (which alias the x87 stack by
  * physical number, not ST order) and registers tracecorn does not record
- * are left out. */
+ * are left out. arm: capstone's sb/sl/fp/ip are r9-r12, apsr is cpsr,
+ * sN/qN are parts of dN registers; arm64: wN is xN, b/h/s/d/qN are vN. */
 const tc_insn_access *tc_insn_access_get(tc_insn_access_cache *c, uint64_t pc,
                                          const uint8_t *bytes, uint32_t size);
 
