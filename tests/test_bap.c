@@ -376,6 +376,10 @@ static void test_identity(void) {
   fake.name = "mipsel";
   CU_ASSERT_EQUAL(F->supports(&fake, &err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "little-endian mips"));
+  fake.id = TC_ARCH_MIPS64EL;
+  fake.name = "mips64el";
+  CU_ASSERT_EQUAL(F->supports(&fake, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "little-endian mips"));
   uint64_t a = 0, m = 0;
   CU_ASSERT_EQUAL(bap_arch_numbers(x64, &a, &m, &err), 0);
   CU_ASSERT(a == 9 && m == 64);

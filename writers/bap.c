@@ -65,7 +65,7 @@ static const bap_arch_num bap_arches[] = {
 
 int bap_arch_numbers(const tc_arch *arch, uint64_t *bfd_arch,
                      uint64_t *bfd_mach, tc_error *err) {
-  if (arch && arch->id == TC_ARCH_MIPSEL) {
+  if (arch && (arch->id == TC_ARCH_MIPSEL || arch->id == TC_ARCH_MIPS64EL)) {
     tc_error_set(err, "bap: BAP's mips is big-endian and decodes values in "
                       "that order; little-endian mips cannot be expressed");
     return -1;
