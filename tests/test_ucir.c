@@ -541,7 +541,10 @@ static void test_samples_op_counts(void) {
     /* events: one INSN per STEP, one SYSCALL per SYSCALL op */
     evlog l = {0};
     CU_ASSERT_FATAL(evlog_read(&l, sample_path(s->file), &err) == 0);
-    CU_ASSERT_STRING_EQUAL(l.arch->name, s->arch);
+    /* "mips": read with tracecorn's mipsel table once it has one */
+    CU_ASSERT(
+        strcmp(l.arch->name, s->arch) == 0 ||
+        (strcmp(s->arch, "mips") == 0 && strcmp(l.arch->name, "mipsel") == 0));
     CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_INSN), s->ops[4]);
     CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_SYSCALL), s->ops[12]);
     CU_ASSERT_EQUAL(evlog_count(&l, TC_EV_EXIT), 1);
@@ -593,9 +596,11 @@ static void test_mipsel_sample_dump(void) {
                         sample_path("mipsel.etrace-strace.ucir"), NULL);
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(out);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "(mips), entry 0x401560"));
+  CU_ASSERT(strstr(out, "(mips), entry 0x401560") ||
+            strstr(out, "(mipsel), entry 0x401560"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "lui $gp, 0x42"));
-  CU_ASSERT_PTR_NOT_NULL(strstr(out, "syscall_4004(0x1")); /* write */
+  CU_ASSERT(strstr(out, "syscall_4004(0x1") || /* write, o32 */
+            strstr(out, "write(1, "));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "exited, status 0, 243132"));
   CU_ASSERT_PTR_NULL(strstr(out, "warning"));
   free(out);
