@@ -249,6 +249,88 @@ static const tc_reg_info regs_arm64[] = {
 };
 /* state image: 796 bytes, 69 registers */
 
+static const tc_reg_info regs_mips[] = {
+    {"zero", 4, TC_REG_GPR, 0, UC_MIPS_REG_0},
+    {"at", 4, TC_REG_GPR, 4, UC_MIPS_REG_1},
+    {"v0", 4, TC_REG_GPR, 8, UC_MIPS_REG_2},
+    {"v1", 4, TC_REG_GPR, 12, UC_MIPS_REG_3},
+    {"a0", 4, TC_REG_GPR, 16, UC_MIPS_REG_4},
+    {"a1", 4, TC_REG_GPR, 20, UC_MIPS_REG_5},
+    {"a2", 4, TC_REG_GPR, 24, UC_MIPS_REG_6},
+    {"a3", 4, TC_REG_GPR, 28, UC_MIPS_REG_7},
+    {"t0", 4, TC_REG_GPR, 32, UC_MIPS_REG_8},
+    {"t1", 4, TC_REG_GPR, 36, UC_MIPS_REG_9},
+    {"t2", 4, TC_REG_GPR, 40, UC_MIPS_REG_10},
+    {"t3", 4, TC_REG_GPR, 44, UC_MIPS_REG_11},
+    {"t4", 4, TC_REG_GPR, 48, UC_MIPS_REG_12},
+    {"t5", 4, TC_REG_GPR, 52, UC_MIPS_REG_13},
+    {"t6", 4, TC_REG_GPR, 56, UC_MIPS_REG_14},
+    {"t7", 4, TC_REG_GPR, 60, UC_MIPS_REG_15},
+    {"s0", 4, TC_REG_GPR, 64, UC_MIPS_REG_16},
+    {"s1", 4, TC_REG_GPR, 68, UC_MIPS_REG_17},
+    {"s2", 4, TC_REG_GPR, 72, UC_MIPS_REG_18},
+    {"s3", 4, TC_REG_GPR, 76, UC_MIPS_REG_19},
+    {"s4", 4, TC_REG_GPR, 80, UC_MIPS_REG_20},
+    {"s5", 4, TC_REG_GPR, 84, UC_MIPS_REG_21},
+    {"s6", 4, TC_REG_GPR, 88, UC_MIPS_REG_22},
+    {"s7", 4, TC_REG_GPR, 92, UC_MIPS_REG_23},
+    {"t8", 4, TC_REG_GPR, 96, UC_MIPS_REG_24},
+    {"t9", 4, TC_REG_GPR, 100, UC_MIPS_REG_25},
+    {"k0", 4, TC_REG_GPR, 104, UC_MIPS_REG_26},
+    {"k1", 4, TC_REG_GPR, 108, UC_MIPS_REG_27},
+    {"gp", 4, TC_REG_GPR, 112, UC_MIPS_REG_28},
+    {"sp", 4, TC_REG_GPR | TC_REG_SP, 116, UC_MIPS_REG_29},
+    {"fp", 4, TC_REG_GPR, 120, UC_MIPS_REG_30},
+    {"ra", 4, TC_REG_GPR, 124, UC_MIPS_REG_31},
+    {"pc", 4, TC_REG_PC, 128, UC_MIPS_REG_PC},
+    {"hi", 4, TC_REG_GPR, 132, UC_MIPS_REG_HI},
+    {"lo", 4, TC_REG_GPR, 136, UC_MIPS_REG_LO},
+    {"userlocal", 4, TC_REG_SYSTEM, 140, UC_MIPS_REG_CP0_USERLOCAL},
+};
+/* state image: 144 bytes, 36 registers */
+
+static const tc_reg_info regs_mips64[] = {
+    {"zero", 8, TC_REG_GPR, 0, UC_MIPS_REG_0},
+    {"at", 8, TC_REG_GPR, 8, UC_MIPS_REG_1},
+    {"v0", 8, TC_REG_GPR, 16, UC_MIPS_REG_2},
+    {"v1", 8, TC_REG_GPR, 24, UC_MIPS_REG_3},
+    {"a0", 8, TC_REG_GPR, 32, UC_MIPS_REG_4},
+    {"a1", 8, TC_REG_GPR, 40, UC_MIPS_REG_5},
+    {"a2", 8, TC_REG_GPR, 48, UC_MIPS_REG_6},
+    {"a3", 8, TC_REG_GPR, 56, UC_MIPS_REG_7},
+    {"t0", 8, TC_REG_GPR, 64, UC_MIPS_REG_8},
+    {"t1", 8, TC_REG_GPR, 72, UC_MIPS_REG_9},
+    {"t2", 8, TC_REG_GPR, 80, UC_MIPS_REG_10},
+    {"t3", 8, TC_REG_GPR, 88, UC_MIPS_REG_11},
+    {"t4", 8, TC_REG_GPR, 96, UC_MIPS_REG_12},
+    {"t5", 8, TC_REG_GPR, 104, UC_MIPS_REG_13},
+    {"t6", 8, TC_REG_GPR, 112, UC_MIPS_REG_14},
+    {"t7", 8, TC_REG_GPR, 120, UC_MIPS_REG_15},
+    {"s0", 8, TC_REG_GPR, 128, UC_MIPS_REG_16},
+    {"s1", 8, TC_REG_GPR, 136, UC_MIPS_REG_17},
+    {"s2", 8, TC_REG_GPR, 144, UC_MIPS_REG_18},
+    {"s3", 8, TC_REG_GPR, 152, UC_MIPS_REG_19},
+    {"s4", 8, TC_REG_GPR, 160, UC_MIPS_REG_20},
+    {"s5", 8, TC_REG_GPR, 168, UC_MIPS_REG_21},
+    {"s6", 8, TC_REG_GPR, 176, UC_MIPS_REG_22},
+    {"s7", 8, TC_REG_GPR, 184, UC_MIPS_REG_23},
+    {"t8", 8, TC_REG_GPR, 192, UC_MIPS_REG_24},
+    {"t9", 8, TC_REG_GPR, 200, UC_MIPS_REG_25},
+    {"k0", 8, TC_REG_GPR, 208, UC_MIPS_REG_26},
+    {"k1", 8, TC_REG_GPR, 216, UC_MIPS_REG_27},
+    {"gp", 8, TC_REG_GPR, 224, UC_MIPS_REG_28},
+    {"sp", 8, TC_REG_GPR | TC_REG_SP, 232, UC_MIPS_REG_29},
+    {"fp", 8, TC_REG_GPR, 240, UC_MIPS_REG_30},
+    {"ra", 8, TC_REG_GPR, 248, UC_MIPS_REG_31},
+    {"pc", 8, TC_REG_PC, 256, UC_MIPS_REG_PC},
+    {"hi", 8, TC_REG_GPR, 264, UC_MIPS_REG_HI},
+    {"lo", 8, TC_REG_GPR, 272, UC_MIPS_REG_LO},
+    {"userlocal", 8, TC_REG_SYSTEM, 280, UC_MIPS_REG_CP0_USERLOCAL},
+};
+/* state image: 288 bytes, 36 registers */
+
+enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
+
 enum { ARM_R0 = 0, ARM_R7 = 7, ARM_SP = 13, ARM_PC = 15, ARM_CPSR = 16 };
 enum { A64_X0 = 0, A64_X8 = 8, A64_SP = 31, A64_PC = 32, A64_NZCV = 33 };
 
@@ -406,8 +488,96 @@ static const tc_arch arch_arm64 = {
     .elf_machine = 183, /* EM_AARCH64 */
 };
 
-static const tc_arch *const arches[] = {&arch_x86_64, &arch_x86, &arch_arm,
-                                        &arch_arm64};
+/* mips: o32 (big- and little-endian) and n64 (little-endian). `syscall`
+ * arrives as interrupt 17 with the PC already past it; errors come back as
+ * a positive errno with a3 = 1. Unicorn 2.0.1 cannot read the FPU
+ * registers, so the state holds the integer ones and UserLocal (TLS). */
+#define MIPS_O32_SYS(names_, count_)                                           \
+  {                                                                            \
+    .traps = {{TC_TRAP_INTR, 17, 0}}, .nr_reg = MIPS_V0,                       \
+    .arg_regs = {MIPS_A0,     MIPS_A0 + 1, MIPS_A0 + 2,                        \
+                 MIPS_A0 + 3, MIPS_A0,     MIPS_A0},                           \
+    .ret_reg = MIPS_V0, .err_reg = MIPS_A3, .names = names_, .nnames = count_, \
+    .first_stack_arg = 4, .stack_arg_offset = 16                               \
+  }
+
+static const tc_arch arch_mips = {
+    .id = TC_ARCH_MIPS,
+    .name = "mips",
+    .uc_arch = UC_ARCH_MIPS,
+    .uc_mode = UC_MODE_MIPS32,
+    .cs_arch = CS_ARCH_MIPS,
+    .cs_mode = CS_MODE_MIPS32,
+    .big_endian = 1,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips,
+    .nregs = NREGS(regs_mips),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 144,
+    .sys = MIPS_O32_SYS(tc_sysnames_mips, TC_SYSNAMES_MIPS_COUNT),
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+};
+
+static const tc_arch arch_mipsel = {
+    .id = TC_ARCH_MIPSEL,
+    .name = "mipsel",
+    .uc_arch = UC_ARCH_MIPS,
+    .uc_mode = UC_MODE_MIPS32,
+    .cs_arch = CS_ARCH_MIPS,
+    .cs_mode = CS_MODE_MIPS32,
+    .big_endian = 0,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips,
+    .nregs = NREGS(regs_mips),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 144,
+    .sys = MIPS_O32_SYS(tc_sysnames_mips, TC_SYSNAMES_MIPS_COUNT),
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+};
+
+/* n64: eight argument registers ($4-$11; six used by syscalls). */
+static const tc_arch arch_mips64el = {
+    .id = TC_ARCH_MIPS64EL,
+    .name = "mips64el",
+    .uc_arch = UC_ARCH_MIPS,
+    .uc_mode = UC_MODE_MIPS64,
+    .cs_arch = CS_ARCH_MIPS,
+    .cs_mode = CS_MODE_MIPS64,
+    .big_endian = 0,
+    .ptr_size = 8,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips64,
+    .nregs = NREGS(regs_mips64),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 288,
+    .sys = {.traps = {{TC_TRAP_INTR, 17, 0}},
+            .nr_reg = MIPS_V0,
+            .arg_regs = {MIPS_A0, MIPS_A0 + 1, MIPS_A0 + 2, MIPS_A0 + 3,
+                         MIPS_A0 + 4, MIPS_A0 + 5},
+            .ret_reg = MIPS_V0,
+            .err_reg = MIPS_A3,
+            .names = tc_sysnames_mips64,
+            .nnames = TC_SYSNAMES_MIPS64_COUNT},
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+};
+
+static const tc_arch *const arches[] = {&arch_x86_64,  &arch_x86,  &arch_arm,
+                                        &arch_arm64,   &arch_mips, &arch_mipsel,
+                                        &arch_mips64el};
 
 const tc_arch *tc_arch_by_id(tc_arch_id id) {
   for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
@@ -427,6 +597,8 @@ static const struct {
     {"arm", TC_ARCH_ARM},       {"armhf", TC_ARCH_ARM},
     {"armel", TC_ARCH_ARM},     {"armv7", TC_ARCH_ARM},
     {"arm64", TC_ARCH_ARM64},   {"aarch64", TC_ARCH_ARM64},
+    {"mips", TC_ARCH_MIPS},     {"mipsbe", TC_ARCH_MIPS},
+    {"mipsel", TC_ARCH_MIPSEL}, {"mips64el", TC_ARCH_MIPS64EL},
 };
 
 const tc_arch *tc_arch_by_name(const char *name) {

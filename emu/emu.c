@@ -67,6 +67,16 @@ static int hook_cpuid(uc_engine *uc, void *user) {
 }
 
 static void set_start_cpu_state(tc_emu *emu) {
+  if (emu->arch->id == TC_ARCH_MIPS64EL) {
+    /* CU1 (FPU usable), FR (64-bit FP registers, as n64 wants) and
+     * UX/SX/KX (64-bit addressing): what Linux gives a 64-bit process.
+     * ERL off, or Unicorn folds user addresses to 32 bits. */
+    uint64_t status = 0;
+    uc_reg_read(emu->uc, UC_MIPS_REG_CP0_STATUS, &status);
+    status |= (1u << 29) | (1u << 26) | 0xe0;
+    status &= ~(uint64_t)(1u << 2);
+    uc_reg_write(emu->uc, UC_MIPS_REG_CP0_STATUS, &status);
+  }
   if (emu->arch->uc_arch == UC_ARCH_ARM) {
     /* Linux enables VFP/NEON for user processes (FPEXC.EN); Unicorn's
      * reset leaves it off and hard-float code would fault. */
@@ -162,6 +172,50 @@ static int arm_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
   }
 }
 
+/* QEMU's MIPS exception numbers (target/mips/cpu.h), as Unicorn reports
+ * them. `break` and trap instructions carry a code: 6 and 7 are the
+ * compiler's overflow and divide-by-zero checks, which Linux turns into
+ * SIGFPE. */
+static int mips_signal_for_intno(tc_emu *emu, uint32_t intno,
+                                 tc_fault_kind *kind) {
+  *kind = TC_FAULT_OTHER;
+  switch (intno) {
+  case 12: /* EXCP_AdEL: unaligned or kernel-space load */
+  case 13: /* EXCP_AdES */
+  case 15: /* EXCP_IBE */
+  case 28: /* EXCP_DBE */
+    return SIGBUS;
+  case 19: /* EXCP_CpU */
+  case 20: /* EXCP_RI */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 21: /* EXCP_OVERFLOW */
+  case 23: /* EXCP_FPE */
+    *kind = TC_FAULT_DIVIDE;
+    return SIGFPE;
+  case 18:   /* EXCP_BREAK */
+  case 22: { /* EXCP_TRAP */
+    uint8_t b[4];
+    uint32_t code = 0;
+    if (tc_emu_read(emu, emu->cur_pc, b, 4) == 0) {
+      uint32_t w = emu->arch->big_endian
+                       ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+                             (uint32_t)b[2] << 8 | b[3]
+                       : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 |
+                             (uint32_t)b[1] << 8 | b[0];
+      code = intno == 18 ? (w >> 16) & 0x3ff : (w >> 6) & 0x3ff;
+    }
+    if (code == 6 || code == 7) {
+      *kind = TC_FAULT_DIVIDE;
+      return SIGFPE;
+    }
+    return SIGTRAP;
+  }
+  default:
+    return SIGSEGV;
+  }
+}
+
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   tc_emu *emu = user;
   const tc_trap *t = emu->arch->sys.traps;
@@ -183,6 +237,8 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   else if (emu->arch->uc_arch == UC_ARCH_ARM ||
            emu->arch->uc_arch == UC_ARCH_ARM64)
     sig = arm_signal_for_intno(intno, &kind);
+  else if (emu->arch->uc_arch == UC_ARCH_MIPS)
+    sig = mips_signal_for_intno(emu, intno, &kind);
   tc_emu_fault(emu, kind, emu->cur_pc, sig);
 }
 
@@ -271,6 +327,31 @@ fail:
 
 /* ------------------------------------------------------------ lifecycle */
 
+static const char *unicorn_version_string(void) {
+  static char buf[32];
+  unsigned major = 0, minor = 0;
+  unsigned v = uc_version(&major, &minor);
+  snprintf(buf, sizeof buf, "%u.%u.%u", major, minor, (v >> 8) & 0xff);
+  return buf;
+}
+
+/* Unicorn 2.0.1 builds MIPS64 engines that fault on the first instruction
+ * (its uc_emu_start writes a 32-bit PC; unicorn PR #2111): find out by
+ * running one instruction in a scratch page, then clean up. */
+static bool mips64_runs(uc_engine *uc) {
+  const uint64_t base = 0x10000;
+  const uint32_t code[2] = {0x24020005 /* li v0, 5 (little-endian) */, 0};
+  if (uc_mem_map(uc, base, 0x1000, UC_PROT_ALL) != UC_ERR_OK)
+    return false;
+  uint64_t v0 = 0, zero = 0;
+  bool ok = uc_mem_write(uc, base, code, sizeof code) == UC_ERR_OK &&
+            uc_emu_start(uc, base, base + 4, 0, 0) == UC_ERR_OK &&
+            uc_reg_read(uc, UC_MIPS_REG_V0, &v0) == UC_ERR_OK && v0 == 5;
+  uc_reg_write(uc, UC_MIPS_REG_V0, &zero);
+  uc_mem_unmap(uc, base, 0x1000);
+  return ok;
+}
+
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   tc_emu *emu = calloc(1, sizeof *emu);
   if (!emu) {
@@ -290,7 +371,21 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     free(emu);
     return NULL;
   }
+  /* Debian's mips64el baseline is MIPS64r2; Unicorn's default model (an
+   * R4000) lacks rdhwr and more. */
+  if (arch->id == TC_ARCH_MIPS64EL)
+    uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
   set_start_cpu_state(emu);
+  if (arch->id == TC_ARCH_MIPS64EL && !mips64_runs(emu->uc)) {
+    tc_error_set(err,
+                 "this Unicorn (%s) cannot execute MIPS64 code: every "
+                 "instruction raises an exception (fixed in Unicorn "
+                 "2.1.x); mips64el traces can still be read and converted",
+                 unicorn_version_string());
+    uc_close(emu->uc);
+    free(emu);
+    return NULL;
+  }
   if (install_hooks(emu, err) < 0) {
     tc_emu_free(emu);
     return NULL;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emu/linux_sys.h"
+#include "emu/linux_xlat.h"
 
 #define CLOCK_STEP_NS 1000u            /* per clock read: 1 us */
 #define BOOT_UPTIME_NS 100000000000ull /* CLOCK_MONOTONIC at start: 100 s */
@@ -130,8 +131,16 @@ static int64_t send_self(tc_sys_call *c, int sig) {
   return 0;
 }
 
+/* The guest's signal number in host numbering; -1 if it has none. */
+static int host_sig(tc_sys_call *c, int gsig) {
+  if (gsig == 0)
+    return 0;
+  int h = tc_xlat_signal_to_host(c->emu->arch, gsig);
+  return h > 0 ? h : -1;
+}
+
 static int64_t sys_kill(tc_sys_call *c) {
-  int pid = tc_sys_int(c, 0), sig = tc_sys_int(c, 1);
+  int pid = tc_sys_int(c, 0), sig = host_sig(c, tc_sys_int(c, 1));
   if (sig < 0 || sig > TC_NSIG)
     return -EINVAL;
   if (pid == 0 || pid == -1 || (uint32_t)pid == c->emu->pid ||
@@ -141,14 +150,15 @@ static int64_t sys_kill(tc_sys_call *c) {
 }
 
 static int64_t sys_tkill(tc_sys_call *c) {
-  int tid = tc_sys_int(c, 0), sig = tc_sys_int(c, 1);
+  int tid = tc_sys_int(c, 0), sig = host_sig(c, tc_sys_int(c, 1));
   if (tid <= 0 || sig < 0 || sig > TC_NSIG)
     return -EINVAL;
   return (uint32_t)tid == c->emu->tid ? send_self(c, sig) : -ESRCH;
 }
 
 static int64_t sys_tgkill(tc_sys_call *c) {
-  int tgid = tc_sys_int(c, 0), tid = tc_sys_int(c, 1), sig = tc_sys_int(c, 2);
+  int tgid = tc_sys_int(c, 0), tid = tc_sys_int(c, 1),
+      sig = host_sig(c, tc_sys_int(c, 2));
   if (tgid <= 0 || tid <= 0 || sig < 0 || sig > TC_NSIG)
     return -EINVAL;
   if ((uint32_t)tgid != c->emu->pid || (uint32_t)tid != c->emu->tid)
@@ -174,59 +184,82 @@ static void encode_sigset(const tc_arch *arch, uint64_t set, uint8_t *p) {
 
 #define UNBLOCKABLE ((1ull << 8) | (1ull << 18)) /* SIGKILL, SIGSTOP */
 
+/* struct sigaction as the kernel reads it: {handler, flags, restorer,
+ * mask} with long fields on most arches; mips has {unsigned flags,
+ * handler, mask} and no restorer. Offsets of each, and the size. */
+typedef struct sigaction_layout {
+  unsigned handler, flags, flags_size, restorer, mask, size;
+} sigaction_layout;
+
+static sigaction_layout sigaction_layout_of(const tc_arch *arch) {
+  unsigned l = arch->ptr_size, ss = tc_xlat_sigset_size(arch);
+  if (ss == 16) /* mips: restorer == 0 means "none" */
+    return (sigaction_layout){l, 0, 4, 0, 2 * l, 2 * l + ss};
+  return (sigaction_layout){0, l, l, 2 * l, 3 * l, 3 * l + ss};
+}
+
 static int64_t sys_rt_sigaction(tc_sys_call *c) {
   tc_emu *emu = c->emu;
   const tc_arch *arch = emu->arch;
-  int sig = tc_sys_int(c, 0);
-  if (c->a[3] != 8) /* sigsetsize: 64 signals on x86 */
+  int gsig = tc_sys_int(c, 0);
+  if (c->a[3] != tc_xlat_sigset_size(arch))
     return -EINVAL;
-  if (sig < 1 || sig > TC_NSIG)
+  int sig = tc_xlat_signal_to_host(arch, gsig);
+  if (gsig < 1 || sig < 1 || sig > TC_NSIG)
     return -EINVAL;
   if (c->a[1] && (sig == 9 || sig == 19))
     return -EINVAL;
-  /* struct sigaction (kernel): {handler, flags, restorer, mask}, each a
-   * long except the 8-byte mask. */
-  unsigned l = arch->ptr_size, size = 3 * l + 8;
-  uint8_t in[32], out[32];
+  sigaction_layout lay = sigaction_layout_of(arch);
+  unsigned l = arch->ptr_size;
+  bool has_restorer = lay.restorer != 0;
+  uint8_t in[48], out[48];
   int r;
-  if (c->a[1] && (r = tc_sys_read(emu, c->a[1], in, size)) < 0)
+  if (c->a[1] && (r = tc_sys_read(emu, c->a[1], in, lay.size)) < 0)
     return r;
   if (c->a[2]) {
     memset(out, 0, sizeof out);
-    tc_abi_put(arch, out, l, c->st->sigact[sig].handler);
-    tc_abi_put(arch, out + l, l, c->st->sigact[sig].flags);
-    tc_abi_put(arch, out + 2 * l, l, c->st->sigact[sig].restorer);
-    encode_sigset(arch, c->st->sigact[sig].mask, out + 3 * l);
-    if ((r = tc_sys_write(emu, c->a[2], out, size)) < 0)
+    tc_abi_put(arch, out + lay.handler, l, c->st->sigact[sig].handler);
+    tc_abi_put(arch, out + lay.flags, lay.flags_size, c->st->sigact[sig].flags);
+    if (has_restorer)
+      tc_abi_put(arch, out + lay.restorer, l, c->st->sigact[sig].restorer);
+    encode_sigset(arch, tc_xlat_sigset_to_guest(arch, c->st->sigact[sig].mask),
+                  out + lay.mask);
+    if ((r = tc_sys_write(emu, c->a[2], out, lay.size)) < 0)
       return r;
   }
   if (c->a[1]) {
-    c->st->sigact[sig].handler = tc_abi_get(arch, in, l);
-    c->st->sigact[sig].flags = tc_abi_get(arch, in + l, l);
-    c->st->sigact[sig].restorer = tc_abi_get(arch, in + 2 * l, l);
-    c->st->sigact[sig].mask = decode_sigset(arch, in + 3 * l) & ~UNBLOCKABLE;
+    c->st->sigact[sig].handler = tc_abi_get(arch, in + lay.handler, l);
+    c->st->sigact[sig].flags = tc_abi_get(arch, in + lay.flags, lay.flags_size);
+    c->st->sigact[sig].restorer =
+        has_restorer ? tc_abi_get(arch, in + lay.restorer, l) : 0;
+    c->st->sigact[sig].mask =
+        tc_xlat_sigset_to_host(arch, decode_sigset(arch, in + lay.mask)) &
+        ~UNBLOCKABLE;
   }
   return 0;
 }
 
 static int64_t sys_rt_sigprocmask(tc_sys_call *c) {
   tc_emu *emu = c->emu;
+  const tc_arch *arch = emu->arch;
   int how = tc_sys_int(c, 0);
-  if (c->a[3] != 8)
+  unsigned ss = tc_xlat_sigset_size(arch);
+  if (c->a[3] != ss)
     return -EINVAL;
-  uint8_t buf[8];
+  uint8_t buf[16];
   uint64_t set = 0;
   int r;
   if (c->a[1]) {
     if (how < 0 || how > 2) /* SIG_BLOCK, SIG_UNBLOCK, SIG_SETMASK */
       return -EINVAL;
-    if ((r = tc_sys_read(emu, c->a[1], buf, 8)) < 0)
+    if ((r = tc_sys_read(emu, c->a[1], buf, ss)) < 0)
       return r;
-    set = decode_sigset(emu->arch, buf);
+    set = tc_xlat_sigset_to_host(arch, decode_sigset(arch, buf));
   }
   if (c->a[2]) {
-    encode_sigset(emu->arch, c->st->sigmask, buf);
-    if ((r = tc_sys_write(emu, c->a[2], buf, 8)) < 0)
+    memset(buf, 0, sizeof buf);
+    encode_sigset(arch, tc_xlat_sigset_to_guest(arch, c->st->sigmask), buf);
+    if ((r = tc_sys_write(emu, c->a[2], buf, ss)) < 0)
       return r;
   }
   if (c->a[1]) {
@@ -538,6 +571,8 @@ static const char *uname_machine(const tc_arch *arch) {
   case TC_ARCH_MIPS:
   case TC_ARCH_MIPSEL:
     return "mips";
+  case TC_ARCH_MIPS64EL:
+    return "mips64";
   case TC_ARCH_SPARC:
     return "sparc";
   case TC_ARCH_SPARC64:

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "emu/linux_sys.h"
+#include "emu/linux_xlat.h"
 
 #define G_MAP_SHARED 0x01
 #define G_MAP_PRIVATE 0x02
@@ -34,8 +35,19 @@ static uint64_t page_len(tc_emu *emu, uint64_t len) {
   return (len + ps - 1) & ~(ps - 1);
 }
 
+/* TASK_SIZE: the end of user space. */
 static uint64_t addr_limit(tc_emu *emu) {
-  return emu->arch->ptr_size == 4 ? 0x100000000ull : 0x800000000000ull;
+  switch (emu->arch->id) {
+  case TC_ARCH_ARM:
+    return 0xbf000000ull;
+  case TC_ARCH_MIPS:
+  case TC_ARCH_MIPSEL:
+    return 0x7fff8000ull;
+  case TC_ARCH_MIPS64EL:
+    return 0x10000000000ull;
+  default:
+    return emu->arch->ptr_size == 4 ? 0x100000000ull : 0x800000000000ull;
+  }
 }
 
 static bool overlaps_any(tc_emu *emu, uint64_t start, uint64_t end) {
@@ -97,8 +109,10 @@ static int64_t sys_brk(tc_sys_call *c) {
 /* ------------------------------------------------------------------ mmap */
 
 static int64_t do_mmap(tc_sys_call *c, uint64_t addr, uint64_t len,
-                       uint32_t prot, uint32_t flags, int fd, uint64_t off) {
+                       uint32_t prot, uint32_t guest_flags, int fd,
+                       uint64_t off) {
   tc_emu *emu = c->emu;
+  uint32_t flags = (uint32_t)tc_xlat_mmap_to_host(emu->arch, (int)guest_flags);
   uint64_t ps = page_size(emu);
   if (prot & ~(G_PROT_VALID | G_PROT_IGNORED))
     return -EINVAL;
@@ -508,6 +522,12 @@ int tc_linux_x86_setup_gdt(tc_emu *emu) {
 
 static int64_t sys_set_thread_area(tc_sys_call *c) {
   tc_emu *emu = c->emu;
+  int ulr = tc_arch_reg_index(emu->arch, "userlocal");
+  if (ulr >= 0) {
+    /* mips: the pointer itself, read back with `rdhwr $29` (UserLocal). */
+    tc_emu_set_reg(emu, ulr, c->a[0]);
+    return 0;
+  }
   if (emu->arch->id != TC_ARCH_X86)
     return -ENOSYS; /* x86-64 programs use arch_prctl */
   uint8_t ud[16];   /* struct user_desc */

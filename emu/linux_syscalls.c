@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "emu/linux_sys.h"
+#include "emu/linux_xlat.h"
 
 /* ------------------------------------------------------ per-emu kernel state
  * Kernel-private state (signal handlers, mask, rlimits, umask, comm) hangs
@@ -248,6 +249,20 @@ void tc_linux_syscall(tc_emu *emu) {
   uint64_t nr = tc_emu_reg(emu, abi->nr_reg) & mask;
   for (int i = 0; i < 6; i++)
     c.a[i] = tc_emu_reg(emu, abi->arg_regs[i]) & mask;
+  if (abi->first_stack_arg > 0) {
+    /* mips o32: arguments 5 and 6 are words on the caller's stack (a bad
+     * stack reads as 0; the handler then fails as the kernel would). */
+    uint64_t sp = tc_emu_reg(emu, arch->sp_reg) & mask;
+    for (int i = abi->first_stack_arg; i < 6; i++) {
+      uint64_t v = 0;
+      if (tc_sys_get_uint(emu,
+                          sp + abi->stack_arg_offset +
+                              4u * (unsigned)(i - abi->first_stack_arg),
+                          4, &v) < 0)
+        v = 0;
+      c.a[i] = v;
+    }
+  }
   c.nr = (uint32_t)nr;
   c.name = nr <= UINT32_MAX ? tc_arch_syscall_name(arch, c.nr) : NULL;
 
@@ -266,6 +281,9 @@ void tc_linux_syscall(tc_emu *emu) {
     report_unknown(&c, nr);
   }
   emu->syscall_count++;
+  /* Handlers speak host errno; the guest may number them otherwise. */
+  if (ret < 0 && ret > -4096)
+    ret = -(int64_t)tc_xlat_errno_to_guest(arch, (int)-ret);
 
   if (!c.no_return) {
     if (abi->err_reg >= 0) {

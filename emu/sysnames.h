@@ -10,4 +10,8 @@ extern const tc_syscall_name tc_sysnames_i386[TC_SYSNAMES_I386_COUNT];
 extern const tc_syscall_name tc_sysnames_arm[TC_SYSNAMES_ARM_COUNT];
 #define TC_SYSNAMES_ARM64_COUNT 307
 extern const tc_syscall_name tc_sysnames_arm64[TC_SYSNAMES_ARM64_COUNT];
+#define TC_SYSNAMES_MIPS_COUNT 424
+extern const tc_syscall_name tc_sysnames_mips[TC_SYSNAMES_MIPS_COUNT];
+#define TC_SYSNAMES_MIPS64_COUNT 354
+extern const tc_syscall_name tc_sysnames_mips64[TC_SYSNAMES_MIPS64_COUNT];
 #endif

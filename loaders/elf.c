@@ -78,7 +78,9 @@ static tc_arch_id elf_arch_id(uint16_t machine, int is64, int be) {
   case EM_AARCH64:
     return is64 && !be ? TC_ARCH_ARM64 : TC_ARCH_NONE;
   case EM_MIPS:
-    return is64 ? TC_ARCH_NONE : be ? TC_ARCH_MIPS : TC_ARCH_MIPSEL;
+    if (is64)
+      return be ? TC_ARCH_NONE : TC_ARCH_MIPS64EL;
+    return be ? TC_ARCH_MIPS : TC_ARCH_MIPSEL;
   case EM_SPARC:
   case EM_SPARC32PLUS:
     return !is64 && be ? TC_ARCH_SPARC : TC_ARCH_NONE;
@@ -91,6 +93,13 @@ static tc_arch_id elf_arch_id(uint16_t machine, int is64, int be) {
 
 static int resolve_arch(tc_elf_image *img, tc_error *err) {
   const char *mname = machine_name(img->machine);
+  /* mips n32 is a 32-bit ELF with EF_MIPS_ABI2: another syscall table and
+   * other struct layouts, none emulated. */
+  if (img->machine == EM_MIPS && !img->is64 && (img->flags & 0x20)) {
+    tc_error_set(err, "unsupported architecture: mips n32 ABI (EF_MIPS_ABI2); "
+                      "o32 (mips, mipsel) and n64 (mips64el) are supported");
+    return -1;
+  }
   const char *bits = img->is64 ? "64-bit" : "32-bit";
   const char *order = img->big_endian ? "big-endian" : "little-endian";
   tc_arch_id id = elf_arch_id(img->machine, img->is64, img->big_endian);

@@ -78,12 +78,27 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
 #define TC_STACK_TOP_ARM 0xbf000000ull
 #define TC_MMAP_TOP_ARM 0xb7000000ull
 /* Stack and mmap tops for an arch. */
+/* mips32: user space ends at 0x80000000 (kseg0 above, which Unicorn maps
+ * to physical memory itself). */
+#define TC_STACK_TOP_MIPS 0x7fff0000ull
+#define TC_MMAP_TOP_MIPS 0x77ff0000ull
+/* mips64: TASK_SIZE64 is 1 TiB with 4 KiB pages. */
+#define TC_STACK_TOP_MIPS64 0xfffffff0000ull
+#define TC_MMAP_TOP_MIPS64 0xfff7fff0000ull
 static inline uint64_t tc_loader_stack_top(const tc_arch *arch) {
+  if (arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL)
+    return TC_STACK_TOP_MIPS;
+  if (arch->id == TC_ARCH_MIPS64EL)
+    return TC_STACK_TOP_MIPS64;
   if (arch->id == TC_ARCH_ARM)
     return TC_STACK_TOP_ARM;
   return arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
 }
 static inline uint64_t tc_loader_mmap_top(const tc_arch *arch) {
+  if (arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL)
+    return TC_MMAP_TOP_MIPS;
+  if (arch->id == TC_ARCH_MIPS64EL)
+    return TC_MMAP_TOP_MIPS64;
   if (arch->id == TC_ARCH_ARM)
     return TC_MMAP_TOP_ARM;
   return arch->ptr_size == 8 ? TC_MMAP_TOP_64 : TC_MMAP_TOP_32;

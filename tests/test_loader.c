@@ -244,8 +244,11 @@ static void m_et_weird(uint8_t *d, size_t n) { put(d + 16, 2, 0, 0x1234); }
 static void m_machine_unknown(uint8_t *d, size_t n) {
   put(d + 18, 2, 0, 0x7777);
 }
-static void m_machine_riscv(uint8_t *d, size_t n) { put(d + 18, 2, 0, EM_RISCV); }
+static void m_machine_riscv(uint8_t *d, size_t n) {
+  put(d + 18, 2, 0, EM_RISCV);
+}
 static void m_machine_ppc(uint8_t *d, size_t n) { put(d + 18, 2, 0, EM_PPC); }
+
 static void m_swap_order(uint8_t *d, size_t n) { d[EI_DATA] = ELFDATA2MSB; }
 static void m_align_npot(uint8_t *d, size_t n) {
   uint8_t *ph = phdr_at(d, (unsigned)nth_load(d, 1));
@@ -539,9 +542,25 @@ static void test_synthetic_headers(void) {
   CU_ASSERT_EQUAL(
       syn_parse(1, 1, EM_X86_64, ET_EXEC, 0x400000, &text, 1, &img, &err), -1);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "big-endian"));
+  /* mips64 is little-endian n64 only */
   CU_ASSERT_EQUAL(
-      syn_parse(1, 0, EM_MIPS, ET_EXEC, 0x400000, &text, 1, &img, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "64-bit MIPS"));
+      syn_parse(1, 1, EM_MIPS, ET_EXEC, 0x400000, &text, 1, &img, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "big-endian 64-bit MIPS"));
+  CU_ASSERT_EQUAL(
+      syn_parse(1, 0, EM_MIPS, ET_EXEC, 0x400000, &text, 1, &img, &err), 0);
+  CU_ASSERT_EQUAL(img.arch->id, TC_ARCH_MIPS64EL);
+  /* mips n32 (a 32-bit ELF with EF_MIPS_ABI2) is refused by name */
+  {
+    syn_phdr t32 = {PT_LOAD, PF_R | PF_X, 0, 0x400000, 0x800, 0x800, 0x1000};
+    uint8_t *d = build_elf(0, 1, EM_MIPS, ET_EXEC, 0x400000, &t32, 1, SYN_SIZE);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+    CU_ASSERT_EQUAL(tc_elf_parse(d, SYN_SIZE, &img, &err), 0);
+    CU_ASSERT_EQUAL(img.arch->id, TC_ARCH_MIPS);
+    put(d + 36, 4, 1, 0x20); /* e_flags: EF_MIPS_ABI2 */
+    CU_ASSERT_EQUAL(tc_elf_parse(d, SYN_SIZE, &img, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "mips n32 ABI"));
+    free(d);
+  }
 
   /* 32-bit: a segment running past 4 GiB. */
   syn_phdr hi32 = {PT_LOAD, PF_R | PF_X, 0, 0xfffff000, 0x100, 0x2000, 0x1000};

@@ -13,6 +13,8 @@ void cmain(long *sp) {
   *(volatile int *)(long)zero = 42;
 #elif defined(FAULT_ILL) && (defined(__arm__) || defined(__aarch64__))
   __asm__ volatile("udf #0");
+#elif defined(FAULT_ILL) && defined(__mips__)
+  __asm__ volatile(".word 0x00000028"); /* SPECIAL, reserved function */
 #elif defined(FAULT_ILL)
   __asm__ volatile("ud2");
 #elif defined(FAULT_DIV)

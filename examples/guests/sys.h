@@ -1,6 +1,6 @@
 /* Minimal freestanding Linux syscalls for the guest programs (x86-64, i386,
- * arm in ARM or Thumb state, arm64), so the small guests need no libc and
- * record in a few hundred instructions. */
+ * arm in ARM or Thumb state, arm64, mips o32 and n64), so the small guests need
+ * no libc and record in a few hundred instructions. */
 #ifndef GUEST_SYS_H
 #define GUEST_SYS_H
 
@@ -19,8 +19,8 @@ static inline long sys3(long n, long a, long b, long c) {
   return r;
 }
 /* _start: pass the initial stack pointer to cmain. */
-#define GUEST_START                                                          \
-  __asm__(".globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n"         \
+#define GUEST_START                                                            \
+  __asm__(".globl _start\n_start:\n xor %rbp,%rbp\n mov %rsp,%rdi\n"           \
           " and $-16,%rsp\n call cmain\n hlt\n");
 #elif defined(__i386__)
 #define NR_write 4
@@ -33,8 +33,8 @@ static inline long sys3(long n, long a, long b, long c) {
                    : "memory");
   return r;
 }
-#define GUEST_START                                                          \
-  __asm__(".globl _start\n_start:\n xor %ebp,%ebp\n mov %esp,%eax\n"         \
+#define GUEST_START                                                            \
+  __asm__(".globl _start\n_start:\n xor %ebp,%ebp\n mov %esp,%eax\n"           \
           " and $-16,%esp\n sub $12,%esp\n push %eax\n call cmain\n hlt\n");
 #elif defined(__aarch64__)
 #define NR_write 64
@@ -47,8 +47,8 @@ static inline long sys3(long n, long a, long b, long c) {
   __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
   return x0;
 }
-#define GUEST_START                                                          \
-  __asm__(".globl _start\n.type _start, %function\n_start:\n"              \
+#define GUEST_START                                                            \
+  __asm__(".globl _start\n.type _start, %function\n_start:\n"                  \
           " mov x29, #0\n mov x0, sp\n bl cmain\n brk #0\n");
 #elif defined(__arm__)
 #define NR_write 4
@@ -68,9 +68,39 @@ static inline long sys3(long n, long a, long b, long c) {
 #else
 #define GUEST_ISA ".arm\n"
 #endif
-#define GUEST_START                                                          \
-  __asm__(GUEST_ISA ".globl _start\n.type _start, %function\n_start:\n"    \
+#define GUEST_START                                                            \
+  __asm__(GUEST_ISA                                                            \
+          ".globl _start\n.type _start, %function\n_start:\n"                  \
           " mov r0, #0\n mov fp, r0\n mov r0, sp\n bl cmain\n udf #0\n");
+#elif defined(__mips__)
+#if _MIPS_SIM == _ABI64
+#define NR_write 5001
+#define NR_exit_group 5205
+#define G_ADDIU "daddiu"
+#else
+#define NR_write 4004
+#define NR_exit_group 4246
+#define G_ADDIU "addiu"
+#endif
+/* v0 = number, a0..a2 = arguments; a3 != 0 flags an error (v0 = errno). */
+static inline long sys3(long n, long a, long b, long c) {
+  register long v0 __asm__("$2") = n;
+  register long a0 __asm__("$4") = a;
+  register long a1 __asm__("$5") = b;
+  register long a2 __asm__("$6") = c;
+  register long a3 __asm__("$7");
+  __asm__ volatile("syscall"
+                   : "+r"(v0), "=r"(a3)
+                   : "r"(a0), "r"(a1), "r"(a2)
+                   : "$1", "$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14",
+                     "$15", "$24", "$25", "hi", "lo", "memory");
+  return a3 ? -v0 : v0;
+}
+/* The assembler fills jal's delay slot; 32 bytes of argument save area. */
+#define GUEST_START                                                            \
+  __asm__(".globl _start\n.globl __start\n_start:\n__start:\n"                 \
+          " move $4, $sp\n and $sp, $sp, -16\n " G_ADDIU " $sp, $sp, -32\n"    \
+          " jal cmain\n break\n");
 #else
 #error "unsupported guest arch"
 #endif
@@ -81,7 +111,9 @@ static inline size_t g_strlen(const char *s) {
     n++;
   return n;
 }
-static inline void g_puts(const char *s) { sys3(NR_write, 1, (long)s, (long)g_strlen(s)); }
+static inline void g_puts(const char *s) {
+  sys3(NR_write, 1, (long)s, (long)g_strlen(s));
+}
 static inline void g_exit(int code) {
   sys3(NR_exit_group, code, 0, 0);
   for (;;) {
