@@ -1269,6 +1269,7 @@ static int write_initial_memory(tc_writer *w, const layout *l, int fd,
     return -1;
   uint8_t *chunk = malloc(SPOOL_BUF);
   int rc = chunk ? 0 : -1;
+  rvn_ivset written = {0};
   uint8_t hdr[17];
   while (rc == 0 && fread(hdr, 1, 17, fp) == 17) {
     uint64_t addr = get_le(hdr, 8), size = get_le(hdr + 8, 8);
@@ -1281,15 +1282,32 @@ static int write_initial_memory(tc_writer *w, const layout *l, int fd,
       } else {
         memset(chunk, 0, n);
       }
-      const region *rg = region_of(l, addr);
-      if (rc == 0 && rg &&
-          pwrite_all(fd, chunk, n, off + rg->off + (addr - rg->start)) < 0)
-        rc = -1;
+      /* Page pieces; an all-zero one is skipped (a hole reads as zeros)
+       * unless an earlier record wrote there. */
+      for (size_t i = 0; i < n && rc == 0;) {
+        uint64_t a = addr + i;
+        size_t k = RVN_PAGE - a % RVN_PAGE;
+        if (k > n - i)
+          k = n - i;
+        int zero = 1;
+        for (size_t j = 0; j < k && zero; j++)
+          zero = chunk[i + j] == 0;
+        const region *rg = region_of(l, a);
+        if (rg && (!zero || rvn_ivset_covers(&written, page_down(a), 1))) {
+          if (pwrite_all(fd, chunk + i, k, off + rg->off + (a - rg->start)) <
+                  0 ||
+              rvn_ivset_add(&written, page_down(a), page_down(a) + RVN_PAGE) <
+                  0)
+            rc = -1;
+        }
+        i += k;
+      }
       addr += n;
       size -= n;
     }
   }
   free(chunk);
+  rvn_ivset_free(&written);
   fclose(fp);
   return rc;
 }
@@ -1417,9 +1435,26 @@ static int rvn_close_writer(tc_writer *w, tc_error *err) {
   return rc;
 }
 
+/* Called per register per instruction by verify: computed once per arch
+ * (x86, x86_64; a race computes the same bits twice). */
 static int rvn_holds(const tc_arch *arch, int reg) {
-  rvn_map m;
-  return rvn_map_init(&m, arch) == 0 && rvn_map_holds(&m, reg);
+  static uint64_t held[2];
+  static int ready[2];
+  if (!arch || (arch->id != TC_ARCH_X86 && arch->id != TC_ARCH_X86_64) ||
+      reg < 0 || reg >= 64)
+    return 0;
+  int k = arch->id == TC_ARCH_X86_64;
+  if (!ready[k]) {
+    rvn_map m;
+    uint64_t bits = 0;
+    if (rvn_map_init(&m, arch) == 0)
+      for (int t = 0; t < arch->nregs; t++)
+        if (rvn_map_holds(&m, t))
+          bits |= 1ull << t;
+    held[k] = bits;
+    ready[k] = 1;
+  }
+  return (held[k] >> reg) & 1;
 }
 
 /* rvn_read.c */
