@@ -19,8 +19,8 @@ run() { # label, format, extra args
   start=$(date +%s.%N)
   $T record -q -f "$2" -o "$out/t" $3 -- "$G" "$N" >/dev/null
   end=$(date +%s.%N)
-  size=$(cat "$out"/t.* | wc -c)
-  rm -f "$out"/t.*
+  size=$(find "$out"/t.* -type f -exec cat {} + | wc -c) # files or dirs
+  rm -rf "$out"/t.*
   awk -v l="$1" -v s="$start" -v e="$end" -v n="$insns" -v b="$size" \
     'BEGIN { t = e - s; printf "%-28s %10.2f %12.2f %10.2f\n", l, t, n / t / 1e6, b / n }'
 }
@@ -31,6 +31,7 @@ run "trac" trac ""
 run "tfile" tfile ""
 run "ucir" ucir ""
 run "bap" bap ""
+run "rvn" rvn ""
 echo "recorder alone (events discarded):"
 for mode in "" --memory; do
   printf '  %-12s ' "${mode:-registers}"

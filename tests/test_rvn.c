@@ -182,8 +182,8 @@ static void test_refuse_arm_record(void) {
   int st = tu_run_merge(&o, TC_CLI, "record", "-f", "rvn", "-o", tu_tmp("arm"),
                         "--", g, NULL);
   CU_ASSERT_NOT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "REVEN traces hold only"));
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "tct")); /* names other formats */
+  CU_ASSERT(o && strstr(o, "REVEN traces hold only"));
+  CU_ASSERT(o && strstr(o, "tct")); /* names other formats */
   free(o);
 }
 
@@ -798,7 +798,7 @@ static void verify_guest(const char *guest) {
   int st = tu_run_merge(&o, TC_CLI, "verify", "-f", "rvn", "-O",
                         "rvn.cache-every=5000", "--", g, NULL);
   CU_ASSERT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "rvn    ok: "));
+  CU_ASSERT(o && strstr(o, "rvn    ok: "));
   if (st != 0 || !o || !strstr(o, "rvn    ok: "))
     fprintf(stderr, "verify %s:\n%s\n", guest, o ? o : "");
   free(o);
@@ -975,9 +975,9 @@ static void test_dump_from(void) {
   char *o = NULL;
   int st = tu_run_merge(&o, TC_CLI, "dump", "--from", "2500", path, NULL);
   CU_ASSERT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "keyframe #2500"));
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "\n2500 "));
-  CU_ASSERT_PTR_NULL(o && strstr(o, "\n2499 "));
+  CU_ASSERT(o && strstr(o, "keyframe #2500"));
+  CU_ASSERT(o && strstr(o, "\n2500 "));
+  CU_ASSERT(o && !strstr(o, "\n2499 "));
   free(o);
   /* the same line as in a whole dump */
   char *all = NULL;
@@ -986,7 +986,12 @@ static void test_dump_from(void) {
   tu_run_merge(&o, TC_CLI, "dump", "--from", "3000", path, NULL);
   char *l1 = all ? strstr(all, "\n3000 ") : NULL;
   char *l2 = o ? strstr(o, "\n3000 ") : NULL;
-  CU_ASSERT_FATAL(l1 && l2);
+  if (!l1 || !l2) {
+    CU_FAIL("instruction 3000 missing from a dump");
+    free(all);
+    free(o);
+    return;
+  }
   size_t n1 = strcspn(l1 + 1, "\n"), n2 = strcspn(l2 + 1, "\n");
   CU_ASSERT_EQUAL(n1, n2);
   CU_ASSERT_EQUAL(strncmp(l1, l2, n1), 0);
@@ -995,7 +1000,7 @@ static void test_dump_from(void) {
   o = NULL;
   st = tu_run_merge(&o, TC_CLI, "dump", "--from", "99999999", path, NULL);
   CU_ASSERT_EQUAL(st, 1);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "no instruction 99999999"));
+  CU_ASSERT(o && strstr(o, "no instruction 99999999"));
   free(o);
   /* a format without seek says so */
   o = NULL;
@@ -1003,7 +1008,7 @@ static void test_dump_from(void) {
   snprintf(tct, sizeof tct, "%s", tu_tmp("from.tct"));
   st = tu_run_merge(&o, TC_CLI, "dump", "--from", "5", tct, NULL);
   CU_ASSERT_EQUAL(st, 1);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "cannot seek"));
+  CU_ASSERT(o && strstr(o, "cannot seek"));
   free(o);
 }
 
@@ -1031,13 +1036,13 @@ static void test_options(void) {
                         "rvn.cache-every=abc", "-o", tu_tmp("opt"), "--",
                         tu_guest("hello64"), NULL);
   CU_ASSERT_NOT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "cache-every"));
+  CU_ASSERT(o && strstr(o, "cache-every"));
   free(o);
   o = NULL;
   st = tu_run_merge(&o, TC_CLI, "record", "-f", "rvn", "-O", "rvn.colour=red",
                     "-o", tu_tmp("opt"), "--", tu_guest("hello64"), NULL);
   CU_ASSERT_NOT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "unknown writer option"));
+  CU_ASSERT(o && strstr(o, "unknown writer option"));
   free(o);
   /* --cache-every 0: no cache points, a valid empty cache */
   o = NULL;
@@ -1230,7 +1235,7 @@ static void test_corrupted(void) {
   const char *dir = tu_tmp("bad.rvn");
   int st = tu_run_merge(&o, TC_CLI, "dump", dir, NULL);
   CU_ASSERT_EQUAL(st, 1);
-  CU_ASSERT_PTR_NOT_NULL(o && strstr(o, "tracecorn: rvn: "));
+  CU_ASSERT(o && strstr(o, "tracecorn: rvn: "));
   free(o);
 }
 

@@ -152,11 +152,27 @@ static int spool_u64(spool *s, uint64_t v, unsigned n) {
   return spool_put(s, b, n);
 }
 
-/* Copies the spool's bytes to out_fd at offset off. */
+/* Copies the spool's bytes to out_fd at offset off: in the kernel when
+ * it can, else through the buffer. */
 static int spool_copy(spool *s, int out_fd, uint64_t off) {
-  if (spool_flush(s) < 0 || lseek(s->fd, 0, SEEK_SET) < 0)
+  if (spool_flush(s) < 0)
     return -1;
   uint64_t left = s->size;
+  loff_t in_off = 0, out_off = (loff_t)off;
+  while (left) {
+    size_t n = left < (1u << 30) ? (size_t)left : (1u << 30);
+    ssize_t k = copy_file_range(s->fd, &in_off, out_fd, &out_off, n, 0);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      break; /* not supported here (or nothing copied): fall back */
+    left -= (uint64_t)k;
+  }
+  if (!left)
+    return 0;
+  off = (uint64_t)out_off;
+  if (lseek(s->fd, in_off, SEEK_SET) < 0)
+    return -1;
   while (left) {
     size_t n = left < SPOOL_BUF ? (size_t)left : SPOOL_BUF;
     ssize_t k = read(s->fd, s->buf, n);
