@@ -780,6 +780,12 @@ static int on_syscall(tc_writer *w, const tc_syscall_event *s) {
     /* Undo the kernel's effects, emit the instruction alone, redo them. */
     moved[0] = w->mask[0];
     moved[1] = w->mask[1];
+    /* rip too, even unchanged: a syscall that does not return to the
+     * next instruction (a restart) moves it back in the kernel's event */
+    if (!bit_get(moved, RV_RIP)) {
+      memcpy(w->old[RV_RIP], w->cur[RV_RIP], RVN_SLOT);
+      bit_set(moved, RV_RIP);
+    }
     for (int r = 0; r < RVN_NREGS; r++)
       if (bit_get(moved, r)) {
         memcpy(w->after[r], w->cur[r], RVN_SLOT);

@@ -5,8 +5,8 @@
  * rvn_machine.c: the amd64 ("x641") machine tracecorn declares (REVEN's
  * register names, sizes and ids, the 41 register operations, the static
  * cpuid registers) and the mapping between it and a tracecorn state image.
- * rvn_mem.c: a page store (4 KiB pages in a hash table) and interval sets.
- * rvn_bin.c: the rvnbinresource container header, shared by both sides.
+ * rvn_mem.c: a page store (4 KiB pages in a hash table), interval sets,
+ * and the rvnbinresource container header both sides share.
  * rvn.c: the writer; rvn_read.c: the reader (with seek). */
 #ifndef TC_RVN_H
 #define TC_RVN_H
