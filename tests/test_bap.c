@@ -898,7 +898,7 @@ static void test_truncation_and_flips(void) {
   char *out = NULL;
   int st = tu_run_merge(&out, TC_CLI, "dump", cut, NULL);
   CU_ASSERT_NOT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "trace version 7"));
+  CU_ASSERT(out && strstr(out, "trace version 7"));
   free(out);
   walked_free(&w);
   free(f);
@@ -1594,8 +1594,8 @@ static void test_determinism_and_convert(void) {
   CU_ASSERT(T1 - m1 == T4 - m4 && memcmp(a + m1, d + m4, T1 - m1) == 0);
   /* dump reads it and shows syscalls and the exit */
   CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", p1, NULL), 0);
-  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "syscall write(1,"));
-  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "exit    exited, status"));
+  CU_ASSERT(out && strstr(out, "syscall write(1,"));
+  CU_ASSERT(out && strstr(out, "exit    exited, status"));
   free(out);
   free(a);
   free(b);
@@ -1647,9 +1647,9 @@ static void test_writer_options_and_failures(void) {
   char hn[256] = "", want[300];
   gethostname(hn, sizeof hn);
   snprintf(want, sizeof want, "host: \"%s\"", hn);
-  CU_ASSERT_PTR_NOT_NULL(meta && strstr(meta, want));
-  CU_ASSERT_PTR_NOT_NULL(meta && strstr(meta, "test_bap"));
-  CU_ASSERT_PTR_NULL(meta && strstr(meta, "time: 1704067200\n"));
+  CU_ASSERT(meta && strstr(meta, want));
+  CU_ASSERT(meta && strstr(meta, "test_bap"));
+  CU_ASSERT(!(meta && strstr(meta, "time: 1704067200\n")));
   free(meta);
   free(f);
   /* An empty recording is still a well-formed file (n = 0). */

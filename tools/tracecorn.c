@@ -156,7 +156,9 @@ static uint64_t output_size(const char *path) {
   DIR *d = opendir(path);
   for (struct dirent *e; d && (e = readdir(d));) {
     char sub[PATH_MAX + 512];
-    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    int k = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    if (k < 0 || (size_t)k >= sizeof sub)
+      continue;
     if (e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISREG(st.st_mode))
       total += (uint64_t)st.st_size;
   }

@@ -1045,7 +1045,7 @@ static int open_cache(tc_reader *r, tc_error *err) {
   char why[300];
   if (rvn_header_parse(p, n, RVN_TYPE_CACHE, &meta, why, sizeof why) < 0)
     return bad_cache(r, err, "%s", why);
-  uint64_t pos = meta.size, hb, hs, pb, ps, ib, is;
+  uint64_t pos = meta.size, hb = 0, hs = 0, pb = 0, ps = 0, ib = 0, is = 0;
   if (section(r, p, n, &pos, &hb, &hs, "cache header", 1, err) < 0 ||
       section(r, p, n, &pos, &pb, &ps, "cache points", 1, err) < 0 ||
       section(r, p, n, &pos, &ib, &is, "cache index", 1, err) < 0)
@@ -1429,7 +1429,8 @@ tc_reader *rvn_open_reader(const char *path, tc_error *err) {
   const uint8_t *p = r->bin;
   size_t fsize = r->bin_size;
   char why[300];
-  uint64_t pos, hb, hs, mb, ms, ib, is, rb, rs, eb, es;
+  uint64_t pos = 0, hb = 0, hs = 0, mb = 0, ms = 0, ib = 0, is = 0, rb = 0,
+           rs = 0, eb = 0, es = 0;
   if (rvn_header_parse(p, fsize, RVN_TYPE_TRACE, &r->meta, why, sizeof why) <
       0) {
     bad(r, err, "%s", why);
