@@ -263,6 +263,10 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
     e->full_read = true;
     return;
   }
+  /* Unicorn reports a size of 16 for instructions that raise at
+   * translation (x86 ud2): the instruction is what capstone decoded. */
+  if (insn->size < e->size)
+    e->size = (uint8_t)insn->size;
   cs_regs rd, wr;
   uint8_t nrd = 0, nwr = 0;
   if (cs_regs_access(d->cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {

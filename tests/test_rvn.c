@@ -806,10 +806,9 @@ static void verify_guest(const char *guest) {
 
 static void test_verify_guests(void) {
   static const char *const guests[] = {
-      "hello64", "insns64", "glibc64", "segv64",      "div64",       "hello32",
-      "insns32", "glibc32", "segv32",  "hello64-pie", "glibc64-pie", NULL};
-  /* ill64 is left out: the recorder gives its ud2 16 bytes (tct says so
-   * too), REVEN's reader decodes the 2 it has. */
+      "hello64",     "insns64",     "glibc64", "segv64",  "div64",
+      "ill64",       "hello32",     "insns32", "glibc32", "segv32",
+      "hello64-pie", "glibc64-pie", NULL};
   for (const char *const *g = guests; *g; g++)
     verify_guest(*g);
 }
