@@ -8,6 +8,7 @@
  * trace state variable $icount (instruction index + 1). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +29,12 @@ enum {
   TF_WHILE_STEPPING = 65535  /* display only: GDB needs some count > 0 */
 };
 
+/* The trace notes (`tstatus` shows them): whether memory was recorded and,
+ * where the <architecture> leaves it open (mips), the target byte order. */
 #define TF_NOTES_MEM "tracecorn memory"
 #define TF_NOTES_NOMEM "tracecorn no-memory"
+#define TF_NOTES_BE " big-endian"
+#define TF_NOTES_LE " little-endian"
 
 /* ------------------------------------------------------------ byte order */
 
@@ -201,29 +206,62 @@ static int tfile_supports(const tc_arch *arch, tc_error *err) {
   if (!row || tc_arch_by_id(arch->id) != arch) {
     tc_error_set(err,
                  "tfile: no GDB register layout verified for arch %s "
-                 "(tfile supports x86_64 and x86)",
+                 "(tfile supports x86_64, x86, arm, arm64, mips and mipsel)",
                  arch->name ? arch->name : "?");
     return -1;
   }
   return 0;
 }
 
-static int tfile_holds_reg(const tc_arch *arch, int reg) {
+/* Which registers of an arch a tfile holds: those the row maps from a
+ * tracecorn register at full width inside the written block. A narrower
+ * GDB register loses the high bytes (x86-64 fioff/fooff hold 32 of
+ * fip/fdp's 64 bits), except x86-64 rflags whose high half is
+ * reserved-zero. */
+static void compute_held(const tc_arch *arch, uint8_t *held) {
+  memset(held, 0, arch->nregs);
   const tf_layout *row = tf_layout_for_arch(arch->id);
-  if (!row || reg < 0 || reg >= arch->nregs)
-    return 0;
-  const tc_reg_info *ri = &arch->regs[reg];
-  for (size_t i = 0; i < row->nregs; i++) {
-    const tf_reg *r = &row->regs[i];
-    if (r->fill != TF_FROM_REG || !r->src || strcmp(r->src, ri->name) != 0)
+  tf_map m;
+  if (!row || map_from_row(&m, arch, row, row->rsize, NULL) != 0)
+    return;
+  for (size_t i = 0; i < m.nslots; i++) {
+    const tf_slot *s = &m.slots[i];
+    if (s->tc_reg < 0)
       continue;
-    /* A narrower GDB register loses the high bytes (x86-64 fioff/fooff
-     * hold 32 of fip/fdp's 64 bits), except rflags whose high half is
-     * reserved-zero. */
-    return r->bitsize / 8u >= ri->size ||
-           (arch->id == TC_ARCH_X86_64 && reg == arch->flags_reg);
+    held[s->tc_reg] =
+        s->size >= arch->regs[s->tc_reg].size ||
+        (arch->id == TC_ARCH_X86_64 && s->tc_reg == arch->flags_reg);
   }
-  return 0;
+  free(m.slots);
+}
+
+enum { TF_HELD_ARCHES = 16, TF_HELD_REGS = 512 };
+
+static int tfile_holds_reg(const tc_arch *arch, int reg) {
+  if (!arch || reg < 0 || reg >= arch->nregs)
+    return 0;
+  /* verify asks for every register of every instruction: the answer for
+   * the built-in arches is computed once. */
+  static uint8_t held[TF_HELD_ARCHES][TF_HELD_REGS];
+  static atomic_int ready[TF_HELD_ARCHES];
+  unsigned id = (unsigned)arch->id;
+  if (id < TF_HELD_ARCHES && arch->nregs <= TF_HELD_REGS &&
+      tc_arch_by_id(arch->id) == arch) {
+    if (!atomic_load_explicit(&ready[id], memory_order_acquire)) {
+      uint8_t tmp[TF_HELD_REGS];
+      compute_held(arch, tmp);
+      memcpy(held[id], tmp, arch->nregs); /* same bytes in every thread */
+      atomic_store_explicit(&ready[id], 1, memory_order_release);
+    }
+    return held[id][reg];
+  }
+  uint8_t *tmp = malloc(arch->nregs);
+  if (!tmp)
+    return 0;
+  compute_held(arch, tmp);
+  int h = tmp[reg];
+  free(tmp);
+  return h;
 }
 
 static const char *tfile_extension(const tc_arch *arch) {
@@ -393,8 +431,13 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     writer_free(w);
     return NULL;
   }
-  char notes[64];
-  hex_of(info->has_memory ? TF_NOTES_MEM : TF_NOTES_NOMEM, notes, sizeof notes);
+  char text[64], notes[128];
+  snprintf(text, sizeof text, "%s%s",
+           info->has_memory ? TF_NOTES_MEM : TF_NOTES_NOMEM,
+           !tf_layout_byte_order_ambiguous(row) ? ""
+           : arch->big_endian                   ? TF_NOTES_BE
+                                                : TF_NOTES_LE);
+  hex_of(text, notes, sizeof notes);
   char step[64];
   snprintf(step, sizeof step, "while-stepping %d", TF_WHILE_STEPPING);
   char at[32];
@@ -662,6 +705,7 @@ struct tc_reader {
   tc_trace_info info;
   uint8_t *initial_state;
   long icount_tsv; /* tsv number named "icount", or -1 */
+  int notes_be;    /* byte order named by tracecorn's notes, or -1 */
   tf_tracepoint *tps;
   size_t ntps, tps_cap;
   tf_frame frames[2];
@@ -949,6 +993,40 @@ short_frame:
   return -1;
 }
 
+/* Whether a frame header `h` (n bytes, up to 7) read in byte order `be` is
+ * plausible where it stands: a known tracepoint (or the end marker), a
+ * size that fits in the file and a known first block. */
+static int header_plausible(const tc_reader *r, const uint8_t *h, size_t n,
+                            int be, uint32_t rsize) {
+  if (n < 2)
+    return 0;
+  int16_t tp = (int16_t)get_uint(h, 2, be);
+  if (tp == 0)
+    return 1;
+  if (tp < 0 || n < 7)
+    return 0;
+  int known = r->ntps == 0;
+  for (size_t i = 0; i < r->ntps && !known; i++)
+    known = r->tps[i].num == tp;
+  uint64_t size = get_uint(h + 2, 4, be);
+  uint64_t left = r->file_size - r->pos - 6;
+  return known && size >= 1 && size <= left &&
+         (h[6] == 'M' || h[6] == 'V' || (h[6] == 'R' && size > rsize));
+}
+
+/* The byte order of the frames that follow (1 big, 0 little), or -1 if
+ * the first frame header does not tell. The file position is kept. */
+static int frames_byte_order(tc_reader *r, uint32_t rsize) {
+  long here = ftell(r->fp);
+  uint8_t h[7];
+  size_t n = here < 0 ? 0 : fread(h, 1, sizeof h, r->fp);
+  if (here < 0 || fseek(r->fp, here, SEEK_SET) != 0)
+    return -1;
+  int le = header_plausible(r, h, n, 0, rsize);
+  int be = header_plausible(r, h, n, 1, rsize);
+  return le == be ? -1 : be;
+}
+
 static int parse_description(tc_reader *r, char **xml, size_t *xml_len,
                              uint32_t *rsize, tc_error *err) {
   char line[TF_LINE_MAX];
@@ -983,8 +1061,15 @@ static int parse_description(tc_reader *r, char **xml, size_t *xml_len,
     } else if (strncmp(line, "status ", 7) == 0) {
       const char *notes = strstr(line, ";notes:");
       char text[TF_LINE_MAX];
-      if (notes && unhex(notes + 7, text, sizeof text) == 0)
-        r->info.has_memory = strcmp(text, TF_NOTES_NOMEM) != 0;
+      if (notes && unhex(notes + 7, text, sizeof text) == 0 &&
+          strncmp(text, "tracecorn ", 10) == 0) {
+        r->info.has_memory =
+            strncmp(text, TF_NOTES_NOMEM, strlen(TF_NOTES_NOMEM)) != 0;
+        if (strstr(text, TF_NOTES_BE))
+          r->notes_be = 1;
+        else if (strstr(text, TF_NOTES_LE))
+          r->notes_be = 0;
+      }
     } else if (strncmp(line, "tsv ", 4) == 0) {
       /* N:INIT:BUILTIN:HEXNAME */
       char *p = line + 4, *end;
@@ -1022,6 +1107,7 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
     return NULL;
   }
   r->icount_tsv = -1;
+  r->notes_be = -1;
   r->info.has_memory = 1;
   r->fp = fopen(path, "rb");
   struct stat st;
@@ -1051,7 +1137,7 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
     goto fail;
   const tf_layout *row;
   if (gdb_arch[0]) {
-    row = tf_layout_for_gdb_arch(gdb_arch);
+    row = tf_layout_for_gdb_arch(gdb_arch, -1);
     if (!row) {
       tc_error_set(err, "tfile: %s: GDB architecture '%s' is not supported",
                    path, gdb_arch);
@@ -1067,6 +1153,14 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
                    path, rsize);
       goto fail;
     }
+  }
+  if (tf_layout_byte_order_ambiguous(row)) {
+    /* mips or mipsel: the file does not say (reading a mipsel file as
+     * big-endian misreads the first frame's size). tracecorn's notes
+     * tell; other files are judged by their first frame header. */
+    int be = r->notes_be >= 0 ? r->notes_be : frames_byte_order(r, rsize);
+    if (be >= 0)
+      row = tf_layout_for_gdb_arch(row->gdb_arch, be);
   }
   r->arch = tc_arch_by_id(row->arch);
   if (!r->arch) {

@@ -107,15 +107,15 @@ static const tf_reg regs_i386[] = {
     {"orig_eax", 32, "int", LINUX86, NULL, TF_ONES, -1},
 };
 
-/* The rows below are gdbserver's layouts for arches tracecorn does not
- * emulate yet; `src` names are GDB's and must be checked against the arch
- * table when the arch is added (supports() refuses arches without one). */
+/* aarch64: gdbserver's aarch64-core + aarch64-fpu + aarch64-tls (GDB 12+;
+ * GDB's vector union types simplified to uint128). GDB's cpsr is
+ * tracecorn's nzcv: Unicorn reports the flags at their PSTATE bit
+ * positions (31..28). */
 #define A64CORE "org.gnu.gdb.aarch64.core"
 #define A64FPU "org.gnu.gdb.aarch64.fpu"
+#define A64TLS "org.gnu.gdb.aarch64.tls"
 #define X(i) R("x" #i, 64, "int64", A64CORE)
 #define V(i) R("v" #i, 128, "uint128", A64FPU)
-#define V8(i)                                                                  \
-  V(i##0), V(i##1), V(i##2), V(i##3), V(i##4), V(i##5), V(i##6), V(i##7)
 
 static const tf_reg regs_aarch64[] = {
     X(0),
@@ -151,7 +151,7 @@ static const tf_reg regs_aarch64[] = {
     X(30),
     R("sp", 64, "data_ptr", A64CORE),
     R("pc", 64, "code_ptr", A64CORE),
-    R("cpsr", 32, "int32", A64CORE),
+    RS("cpsr", 32, "int32", A64CORE, "nzcv"),
     V(0),
     V(1),
     V(2),
@@ -186,10 +186,19 @@ static const tf_reg regs_aarch64[] = {
     V(31),
     R("fpsr", 32, "int32", A64FPU),
     R("fpcr", 32, "int32", A64FPU),
+    RS("tpidr", 64, "data_ptr", A64TLS, "tpidr_el0"),
 };
 
+/* arm: GDB's arm-core + arm-vfpv3 + arm-tls (GDB 13; gdbserver's
+ * arm-with-vfpv3 g packet plus tpidruro). cpsr is regnum 25 (the FPA
+ * registers of old g packets were numbered in between); the others follow
+ * it, and packing by regnum leaves no gap: cpsr at 64, d0 at 68, fpscr at
+ * 324, tpidruro at 328. */
 #define ARMCORE "org.gnu.gdb.arm.core"
+#define ARMVFP "org.gnu.gdb.arm.vfp"
+#define ARMTLS "org.gnu.gdb.arm.tls"
 #define AR(i) R("r" #i, 32, "uint32", ARMCORE)
+#define AD(i) R("d" #i, 64, "ieee_double", ARMVFP)
 static const tf_reg regs_arm[] = {
     AR(0),
     AR(1),
@@ -207,57 +216,99 @@ static const tf_reg regs_arm[] = {
     R("sp", 32, "data_ptr", ARMCORE),
     R("lr", 32, "uint32", ARMCORE),
     R("pc", 32, "code_ptr", ARMCORE),
-    /* regnum 25 as in GDB's arm-core.xml; packing leaves no gap. */
     {"cpsr", 32, "uint32", ARMCORE, "cpsr", TF_FROM_REG, 25},
+    AD(0),
+    AD(1),
+    AD(2),
+    AD(3),
+    AD(4),
+    AD(5),
+    AD(6),
+    AD(7),
+    AD(8),
+    AD(9),
+    AD(10),
+    AD(11),
+    AD(12),
+    AD(13),
+    AD(14),
+    AD(15),
+    AD(16),
+    AD(17),
+    AD(18),
+    AD(19),
+    AD(20),
+    AD(21),
+    AD(22),
+    AD(23),
+    AD(24),
+    AD(25),
+    AD(26),
+    AD(27),
+    AD(28),
+    AD(29),
+    AD(30),
+    AD(31),
+    R("fpscr", 32, "int", ARMVFP),
+    R("tpidruro", 32, "data_ptr", ARMTLS),
 };
 
+/* mips o32: GDB's mips-cpu/cp0/fpu/linux, numbered as GDB's mips
+ * registers (zero..ra, sr, lo, hi, bad, cause, pc, f0..). The tdesc names
+ * r0..r31 are tracecorn's zero..ra. tracecorn's mips state has no status,
+ * badvaddr, cause (written as zero: they precede pc in the block) and no
+ * FPU (Unicorn 2.0.1 cannot read it): the block ends after pc, so GDB shows
+ * f0..f31, fcsr, fir and restart as <unavailable>. The fpu feature stays
+ * in the tdesc because GDB rejects a mips tdesc without it. */
 #define MCPU "org.gnu.gdb.mips.cpu"
 #define MCP0 "org.gnu.gdb.mips.cp0"
 #define MFPU "org.gnu.gdb.mips.fpu"
 #define MLINUX "org.gnu.gdb.mips.linux"
-#define MR(i) R("r" #i, 32, "int32", MCPU)
+#define MR(i, abi) RS("r" #i, 32, "int32", MCPU, abi)
 #define MRN(n, ty, feat, num)                                                  \
   { n, 32, ty, feat, n, TF_FROM_REG, num }
-#define MF(i) MRN("f" #i, "ieee_single", MFPU, 38 + i)
+#define MZ(n, ty, feat, num)                                                   \
+  { n, 32, ty, feat, NULL, TF_ZERO, num }
+#define MF(i) MZ("f" #i, "ieee_single", MFPU, 38 + i)
 static const tf_reg regs_mips[] = {
-    MR(0),
-    MR(1),
-    MR(2),
-    MR(3),
-    MR(4),
-    MR(5),
-    MR(6),
-    MR(7),
-    MR(8),
-    MR(9),
-    MR(10),
-    MR(11),
-    MR(12),
-    MR(13),
-    MR(14),
-    MR(15),
-    MR(16),
-    MR(17),
-    MR(18),
-    MR(19),
-    MR(20),
-    MR(21),
-    MR(22),
-    MR(23),
-    MR(24),
-    MR(25),
-    MR(26),
-    MR(27),
-    MR(28),
-    MR(29),
-    MR(30),
-    MR(31),
+    MR(0, "zero"),
+    MR(1, "at"),
+    MR(2, "v0"),
+    MR(3, "v1"),
+    MR(4, "a0"),
+    MR(5, "a1"),
+    MR(6, "a2"),
+    MR(7, "a3"),
+    MR(8, "t0"),
+    MR(9, "t1"),
+    MR(10, "t2"),
+    MR(11, "t3"),
+    MR(12, "t4"),
+    MR(13, "t5"),
+    MR(14, "t6"),
+    MR(15, "t7"),
+    MR(16, "s0"),
+    MR(17, "s1"),
+    MR(18, "s2"),
+    MR(19, "s3"),
+    MR(20, "s4"),
+    MR(21, "s5"),
+    MR(22, "s6"),
+    MR(23, "s7"),
+    MR(24, "t8"),
+    MR(25, "t9"),
+    MR(26, "k0"),
+    MR(27, "k1"),
+    MR(28, "gp"),
+    MR(29, "sp"),
+    MR(30, "fp"),
+    MR(31, "ra"),
     MRN("lo", "int32", MCPU, 33),
     MRN("hi", "int32", MCPU, 34),
     MRN("pc", "code_ptr", MCPU, 37),
-    MRN("status", "int32", MCP0, 32),
-    MRN("badvaddr", "int32", MCP0, 35),
-    MRN("cause", "int32", MCP0, 36),
+    MZ("status", "int32", MCP0, 32),
+    MZ("badvaddr", "int32", MCP0, 35),
+    MZ("cause", "int32", MCP0, 36),
     MF(0),
     MF(1),
     MF(2),
@@ -290,9 +341,9 @@ static const tf_reg regs_mips[] = {
     MF(29),
     MF(30),
     MF(31),
-    MRN("fcsr", "int32", MFPU, 70),
-    MRN("fir", "int32", MFPU, 71),
-    {"restart", 32, "int32", MLINUX, NULL, TF_ZERO, 72},
+    MZ("fcsr", "int32", MFPU, 70),
+    MZ("fir", "int32", MFPU, 71),
+    MZ("restart", "int32", MLINUX, 72),
 };
 
 #define ROW(id, gdb, size, regs)                                               \
@@ -300,11 +351,13 @@ static const tf_reg regs_mips[] = {
 static const tf_layout layouts[] = {
     ROW(TC_ARCH_X86_64, "i386:x86-64", 560, regs_amd64),
     ROW(TC_ARCH_X86, "i386", 312, regs_i386),
-    ROW(TC_ARCH_ARM64, "aarch64", 788, regs_aarch64),
-    ROW(TC_ARCH_ARM, "arm", 68, regs_arm),
-    /* Same layout, byte order differs (a tfile does not record it). */
-    ROW(TC_ARCH_MIPS, "mips", 292, regs_mips),
-    ROW(TC_ARCH_MIPSEL, "mips", 292, regs_mips),
+    ROW(TC_ARCH_ARM64, "aarch64", 796, regs_aarch64),
+    ROW(TC_ARCH_ARM, "arm", 332, regs_arm),
+    /* The block ends after pc (152 of the tdesc's 292 bytes). Same layout
+     * for both byte orders, which a tfile does not record: the big-endian
+     * row comes first (GDB's and tracecorn's "mips"). */
+    ROW(TC_ARCH_MIPS, "mips", 152, regs_mips),
+    ROW(TC_ARCH_MIPSEL, "mips", 152, regs_mips),
 };
 
 const tf_layout *tf_layout_for_arch(tc_arch_id id) {
@@ -314,11 +367,25 @@ const tf_layout *tf_layout_for_arch(tc_arch_id id) {
   return NULL;
 }
 
-const tf_layout *tf_layout_for_gdb_arch(const char *gdb_arch) {
-  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
-    if (strcmp(layouts[i].gdb_arch, gdb_arch) == 0)
+const tf_layout *tf_layout_for_gdb_arch(const char *gdb_arch, int big_endian) {
+  const tf_layout *first = NULL;
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++) {
+    if (strcmp(layouts[i].gdb_arch, gdb_arch) != 0)
+      continue;
+    const tc_arch *a = tc_arch_by_id(layouts[i].arch);
+    if (big_endian < 0 || (a && a->big_endian == big_endian))
       return &layouts[i];
-  return NULL;
+    if (!first)
+      first = &layouts[i];
+  }
+  return first;
+}
+
+int tf_layout_byte_order_ambiguous(const tf_layout *l) {
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+    if (&layouts[i] != l && strcmp(layouts[i].gdb_arch, l->gdb_arch) == 0)
+      return 1;
+  return 0;
 }
 
 const tf_layout *tf_layout_for_rsize(uint32_t rsize) {

@@ -29,15 +29,21 @@ typedef struct tf_reg {
 typedef struct tf_layout {
   tc_arch_id arch;      /* tracecorn arch this row describes */
   const char *gdb_arch; /* tdesc <architecture> */
-  uint32_t rsize;       /* register block bytes (sum of bitsize/8) */
+  uint32_t rsize;       /* register block bytes written: the regs packed by
+                           regnum, cut after the last one tracecorn has */
   const tf_reg *regs;   /* in regnum order, so packed offsets = layout */
   size_t nregs;
 } tf_layout;
 
 /* The row for a tracecorn arch id, or NULL. */
 const tf_layout *tf_layout_for_arch(tc_arch_id id);
-/* The first row whose <architecture> is `gdb_arch`, or NULL. */
-const tf_layout *tf_layout_for_gdb_arch(const char *gdb_arch);
+/* The row whose <architecture> is `gdb_arch` for a target of that byte
+ * order (big_endian 1/0; -1: any), else the first row of that
+ * <architecture>, or NULL. */
+const tf_layout *tf_layout_for_gdb_arch(const char *gdb_arch, int big_endian);
+/* 1 if another row has the same <architecture> (mips/mipsel: the file's
+ * byte order decides, and a tfile does not record it). */
+int tf_layout_byte_order_ambiguous(const tf_layout *l);
 /* The first row whose register block is `rsize` bytes (files without a
  * tdesc), or NULL. */
 const tf_layout *tf_layout_for_rsize(uint32_t rsize);
