@@ -572,10 +572,9 @@ static int same_held(const tc_arch *a, const uint8_t *x, const uint8_t *y) {
   return 1;
 }
 
-static void roundtrip(synth *s, const char *name) {
-  const char *tf = tu_tmp(name);
+/* Reads tf (written from s) back and compares. */
+static void roundtrip_file(synth *s, const char *tf) {
   tc_error err = {{0}};
-  CU_ASSERT_FATAL(write_synth(s, tf, &err) == 0);
   collected *c = malloc(sizeof *c);
   tc_trace_info info;
   int rc = read_all(tf, c, &info, &err);
@@ -624,13 +623,20 @@ static void roundtrip(synth *s, const char *name) {
     CU_ASSERT(fmt->holds_reg(a, reg(a, "fip")) == 0);
     CU_ASSERT(fmt->holds_reg(a, reg(a, "rflags")) == 1);
     CU_ASSERT(fmt->holds_reg(a, reg(a, "fs_base")) == 1);
-  } else {
+  } else if (a->id == TC_ARCH_X86) {
     CU_ASSERT(fmt->holds_reg(a, reg(a, "fs_base")) == 0);
     CU_ASSERT(fmt->holds_reg(a, reg(a, "fip")) == 1);
     CU_ASSERT(c->nmem[1] == 0);
   }
   free_collected(c);
   free(c);
+}
+
+static void roundtrip(synth *s, const char *name) {
+  const char *tf = tu_tmp(name);
+  tc_error err = {{0}};
+  CU_ASSERT_FATAL(write_synth(s, tf, &err) == 0);
+  roundtrip_file(s, tf);
 }
 
 static void test_roundtrip_x64(void) {
@@ -879,12 +885,15 @@ static void free_recording(recording *r) {
   free(r->insns);
 }
 
-/* Records `guest` through the library into `tf` and into `r`. */
-static int record_guest(const char *guest, const char *tf, recording *r) {
+/* Records `guest` through the library into `tf` and into `r`, up to
+ * max_insns instructions (0: to its exit). */
+static int record_guest_n(const char *guest, const char *tf, recording *r,
+                          uint64_t max_insns) {
   memset(r, 0, sizeof *r);
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
+  o.max_insns = max_insns;
   FILE *devnull = fopen("/dev/null", "w");
   CU_ASSERT_FATAL(devnull != NULL);
   o.stdout_fd = fileno(devnull);
@@ -904,13 +913,17 @@ static int record_guest(const char *guest, const char *tf, recording *r) {
   if (ok) {
     ok = tc_session_run(s, &res, &err) == 0;
     CU_ASSERT(ok);
-    CU_ASSERT(res.reason == TC_EXIT_EXITED);
+    CU_ASSERT(res.reason == (max_insns ? TC_EXIT_MAX_INSNS : TC_EXIT_EXITED));
   }
   if (!ok)
     fprintf(stderr, "%s: %s\n", guest, err.msg);
   tc_session_free(s);
   fclose(devnull);
   return ok ? 0 : -1;
+}
+
+static int record_guest(const char *guest, const char *tf, recording *r) {
+  return record_guest_n(guest, tf, r, 0);
 }
 
 /* Checks frames `which` (ascending) of `tf` in one GDB run: every integer
@@ -1068,6 +1081,711 @@ static void test_cli(void) {
   free_recording(&r);
 }
 
+/* ------------------------------------------- arm, arm64, mips, mipsel */
+
+/* GDB's name of a tracecorn register (the tdesc's names; mips: GDB's
+ * user names, where s8 is r30 and $fp is GDB's frame-pointer alias). */
+static const char *gdb_name(const tc_arch *a, const char *tc) {
+  if (a->id == TC_ARCH_ARM64 && strcmp(tc, "nzcv") == 0)
+    return "cpsr";
+  if (a->id == TC_ARCH_ARM64 && strcmp(tc, "tpidr_el0") == 0)
+    return "tpidr";
+  if ((a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL) &&
+      strcmp(tc, "fp") == 0)
+    return "s8";
+  return tc;
+}
+
+/* `output/x $reg` of register r in a state image: the value as an
+ * unsigned number of the register's width (raw bits for doubles). */
+static void want_hex(const tc_arch *a, const uint8_t *st, int r, char *out) {
+  const tc_reg_info *ri = &a->regs[r];
+  int i = ri->size - 1;
+  while (i > 0 && st[ri->offset + i] == 0)
+    i--;
+  out += sprintf(out, "0x%x", st[ri->offset + i]);
+  for (i--; i >= 0; i--)
+    out += sprintf(out, "%02x", st[ri->offset + i]);
+}
+
+static int is_mips(const tc_arch *a) {
+  return a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL;
+}
+
+static const char *gdb_endian(const tc_arch *a) {
+  return a->big_endian ? "set endian big\n" : "";
+}
+
+/* Writes GDB commands printing every held register as "@name=VALUE". */
+static void script_regs(FILE *f, const tc_arch *a) {
+  for (int r = 0; r < a->nregs; r++)
+    if (fmt->holds_reg(a, r)) {
+      const char *g = gdb_name(a, a->regs[r].name);
+      fprintf(f, "echo @%s=\noutput/x $%s\necho \\n\n", g, g);
+    }
+}
+
+/* Asserts that section `sect` shows every held register of state `st`;
+ * returns how many were checked. */
+static size_t check_regs(const char *sect, const tc_arch *a, const uint8_t *st,
+                         const char *where) {
+  size_t n = 0;
+  for (int r = 0; r < a->nregs; r++) {
+    if (!fmt->holds_reg(a, r))
+      continue;
+    char key[64], want[80];
+    snprintf(key, sizeof key, "@%s", gdb_name(a, a->regs[r].name));
+    want_hex(a, st, r, want);
+    const char *got = keyval(sect, key);
+    CU_ASSERT_STRING_EQUAL(got, want);
+    if (strcmp(got, want) != 0)
+      fprintf(stderr, "%s: GDB $%s = '%s', recorded %s\n", where, key + 1, got,
+              want);
+    n++;
+  }
+  return n;
+}
+
+/* Runs `gdb-multiarch -batch -nx -x script`; returns its output. */
+static char *gdb_multiarch_script(const char *script) {
+  char *cmd = NULL, *out = NULL;
+  CU_ASSERT_FATAL(
+      asprintf(&cmd, "gdb-multiarch -batch -nx -x %s 2>&1", script) > 0);
+  int st = tu_run(cmd, &out, 1);
+  free(cmd);
+  CU_ASSERT(st == 0);
+  CU_ASSERT_FATAL(out != NULL);
+  /* the tdesc is accepted, the frames parse */
+  CU_ASSERT(strstr(out, "rejected") == NULL);
+  CU_ASSERT(strstr(out, "Premature end") == NULL);
+  CU_ASSERT(strstr(out, "Ignoring") == NULL);
+  return out;
+}
+
+static void fill(synth *s, const char *name, uint8_t seed) {
+  const tc_reg_info *ri = &s->arch->regs[reg(s->arch, name)];
+  uint8_t b[32];
+  for (unsigned i = 0; i < ri->size; i++)
+    b[i] = (uint8_t)(seed + 0x11 * i);
+  set_bytes(s, 0, name, b, ri->size);
+}
+
+static void synth_arm(synth *s) {
+  memset(s, 0, sizeof *s);
+  s->arch = tc_arch_by_id(TC_ARCH_ARM);
+  CU_ASSERT_FATAL(s->arch != NULL);
+  for (int i = 0; i <= 12; i++) {
+    char n[8];
+    snprintf(n, sizeof n, "r%d", i);
+    set(s, 0, n, 0x01010101u * (unsigned)(i + 1));
+  }
+  set(s, 0, "sp", 0xbefff000);
+  set(s, 0, "lr", 0x10081);
+  set(s, 0, "pc", 0x10074);
+  set(s, 0, "cpsr", 0x60000030); /* Z C, Thumb, user mode */
+  set(s, 0, "fpscr", 0x03000010);
+  set(s, 0, "tpidruro", 0x6d500);
+  for (int i = 0; i < 32; i++) {
+    char n[8];
+    snprintf(n, sizeof n, "d%d", i);
+    fill(s, n, (uint8_t)(0x80 + i));
+  }
+  set(s, 0, "d0", 0x3ff8000000000000ull); /* 1.5 */
+  set(s, 0, "d1", 0x3ff0000000000000ull); /* 1.0 */
+  /* 0: str r1, [sp, #4] (Thumb) */
+  copy_state(s, 0);
+  set(s, 1, "pc", 0x10076);
+  add_insn(s, 0x10074, "0191");
+  add_mem(s, TC_MEM_WRITE, 0xbefff004, "00000000", "02020202");
+  /* 1: vadd.f64 d0, d0, d1 */
+  copy_state(s, 1);
+  set(s, 2, "pc", 0x1007a);
+  set(s, 2, "d0", 0x4004000000000000ull); /* 2.5 */
+  add_insn(s, 0x10076, "30ee010b");
+  /* 2: ldr r2, [r3] (Thumb) */
+  copy_state(s, 2);
+  set(s, 3, "pc", 0x1007c);
+  set(s, 3, "r2", 0x44332211);
+  add_insn(s, 0x1007a, "1a68");
+  add_mem(s, TC_MEM_READ, 0x04040404, "11223344", "11223344");
+}
+
+static void synth_arm64(synth *s) {
+  memset(s, 0, sizeof *s);
+  s->arch = tc_arch_by_id(TC_ARCH_ARM64);
+  CU_ASSERT_FATAL(s->arch != NULL);
+  for (int i = 0; i <= 30; i++) {
+    char n[8];
+    snprintf(n, sizeof n, "x%d", i);
+    set(s, 0, n, 0x0101010101010101ull * (uint64_t)(i + 1));
+  }
+  set(s, 0, "x5", 0xfffffffffffffff0ull);
+  set(s, 0, "sp", 0x7fffffffee20ull);
+  set(s, 0, "pc", 0x400100);
+  set(s, 0, "nzcv", 0x60000000);
+  set(s, 0, "fpsr", 0x10);
+  set(s, 0, "fpcr", 0x00c00000);
+  set(s, 0, "tpidr_el0", 0x498740);
+  for (int i = 0; i < 32; i++) {
+    char n[8];
+    snprintf(n, sizeof n, "v%d", i);
+    fill(s, n, (uint8_t)(0x40 + 3 * i));
+  }
+  /* 0: str x1, [sp, #8] */
+  copy_state(s, 0);
+  set(s, 1, "pc", 0x400104);
+  add_insn(s, 0x400100, "e10700f9");
+  add_mem(s, TC_MEM_WRITE, 0x7fffffffee28ull, "0000000000000000",
+          "0202020202020202");
+  /* 1: movi v0.16b, #0xff */
+  copy_state(s, 1);
+  set(s, 2, "pc", 0x400108);
+  uint8_t ones[16];
+  memset(ones, 0xff, sizeof ones);
+  set_bytes(s, 2, "v0", ones, 16);
+  add_insn(s, 0x400104, "e0e7074f");
+  /* 2: cmp x0, x0 */
+  copy_state(s, 2);
+  set(s, 3, "pc", 0x40010c);
+  set(s, 3, "nzcv", 0x60000000);
+  add_insn(s, 0x400108, "1f0000eb");
+}
+
+/* Instruction bytes as hex in the target's byte order. */
+static const char *mips_word(const tc_arch *a, uint32_t w) {
+  static char buf[4][9];
+  static int k;
+  char *b = buf[k++ & 3];
+  if (a->big_endian)
+    snprintf(b, 9, "%08x", w);
+  else
+    snprintf(b, 9, "%02x%02x%02x%02x", w & 0xff, (w >> 8) & 0xff,
+             (w >> 16) & 0xff, w >> 24);
+  return b;
+}
+
+static void synth_mips(synth *s, tc_arch_id id) {
+  memset(s, 0, sizeof *s);
+  s->arch = tc_arch_by_id(id);
+  CU_ASSERT_FATAL(s->arch != NULL);
+  const tc_arch *a = s->arch;
+  for (int r = 1; r < 32; r++)
+    tc_state_set(a, s->states[0], r, 0x01010101u * (unsigned)r);
+  set(s, 0, "at", 0xfffffff0);
+  set(s, 0, "sp", 0x7ffefec0);
+  set(s, 0, "fp", 0x7ffefed0);
+  set(s, 0, "ra", 0x400104);
+  set(s, 0, "pc", 0x400100);
+  set(s, 0, "hi", 0x12345678);
+  set(s, 0, "lo", 0x9abcdef0);
+  set(s, 0, "userlocal", 0x4a7000);
+  /* 0: sw a0, 4(sp) */
+  copy_state(s, 0);
+  set(s, 1, "pc", 0x400104);
+  add_insn(s, 0x400100, mips_word(a, 0xafa40004));
+  add_mem(s, TC_MEM_WRITE, 0x7ffefec4, "00000000", "deadbeef");
+  /* 1: multu a0, a1 */
+  copy_state(s, 1);
+  set(s, 2, "pc", 0x400108);
+  set(s, 2, "hi", 0x00102030);
+  set(s, 2, "lo", 0x40506070);
+  add_insn(s, 0x400104, mips_word(a, 0x00850019));
+  /* 2: lw v0, 0(gp) */
+  copy_state(s, 2);
+  set(s, 3, "pc", 0x40010c);
+  set(s, 3, "v0", 0x01020304);
+  add_insn(s, 0x400108, mips_word(a, 0x8f820000));
+  add_mem(s, TC_MEM_READ, 0x1c1c1c1c, a->big_endian ? "01020304" : "04030201",
+          a->big_endian ? "01020304" : "04030201");
+}
+
+static void make_synth(synth *s, tc_arch_id id) {
+  if (id == TC_ARCH_ARM)
+    synth_arm(s);
+  else if (id == TC_ARCH_ARM64)
+    synth_arm64(s);
+  else
+    synth_mips(s, id);
+}
+
+/* Every register GDB shows in every frame, the instruction and memory
+ * bytes, and for each arch its vector/FP or hi/lo registers by value. */
+static void gdb_synth(tc_arch_id id, const char *name) {
+  synth *s = malloc(sizeof *s);
+  make_synth(s, id);
+  const tc_arch *a = s->arch;
+  const char *tf = tu_tmp(name);
+  tc_error err = {{0}};
+  CU_ASSERT_FATAL(write_synth(s, tf, &err) == 0);
+  const char *script = tu_tmp("synth.gdb");
+  FILE *f = fopen(script, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fprintf(f, "%starget tfile %s\n", gdb_endian(a), tf);
+  for (size_t i = 0; i < s->n; i++) {
+    fprintf(f, "echo @@F%zu\\n\ntfind %zu\n", i, i);
+    script_regs(f, a);
+    fprintf(f, "x/i $pc\nx/%uxb 0x%" PRIx64 "\n", s->ev[i].size, s->ev[i].pc);
+    for (uint32_t k = 0; k < s->ev[i].nmem; k++)
+      fprintf(f, "x/%uxb 0x%" PRIx64 "\n", s->mem[i][k].size + 1,
+              s->mem[i][k].addr);
+  }
+  fprintf(f, "echo @@X\\n\ntfind 1\n");
+  if (id == TC_ARCH_ARM)
+    fprintf(f, "echo @d0=\noutput $d0\necho \\n\n"
+               "echo @d5=\noutput/x $d5\necho \\n\n"
+               "echo @thumb=\noutput ($cpsr >> 5) & 1\necho \\n\n");
+  if (id == TC_ARCH_ARM64)
+    fprintf(f, "echo @v1=\noutput/x $v1\necho \\n\n");
+  if (id == TC_ARCH_MIPS || id == TC_ARCH_MIPSEL)
+    fprintf(f, "echo @f0=\noutput $f0\necho \\n\n"
+               "echo @fcsr=\noutput $fcsr\necho \\n\n"
+               "echo @status=\noutput/x $status\necho \\n\n");
+  fprintf(f,
+          "echo @@END\\n\ntfind %zu\necho @@STATUS\\n\ntstatus\n"
+          "show architecture\necho @@\\n\n",
+          s->n);
+  fclose(f);
+  char *out = gdb_multiarch_script(script);
+  size_t checked = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    char sec[32], where[128];
+    snprintf(sec, sizeof sec, "F%zu", i);
+    snprintf(where, sizeof where, "%s frame %zu", name, i);
+    const char *t = section(out, sec);
+    char found[64];
+    snprintf(found, sizeof found, "Found trace frame %zu, tracepoint 1", i);
+    CU_ASSERT(strstr(t, found) != NULL);
+    checked += check_regs(t, a, s->states[i], where);
+    CU_ASSERT(strstr(t, "=> 0x") != NULL);
+    assert_mem(t, s->ev[i].pc, s->ev[i].bytes, s->ev[i].size);
+    for (uint32_t k = 0; k < s->ev[i].nmem; k++) {
+      const tc_mem_access *m = &s->mem[i][k];
+      assert_mem(t, m->addr, m->after, m->size);
+      int v[32];
+      x_bytes(t, m->addr, v, m->size + 1);
+      CU_ASSERT(v[m->size] == -1); /* only what the instruction touched */
+    }
+  }
+  char *x = strdup(section(out, "X")); /* section() reuses its buffer */
+  if (id == TC_ARCH_ARM) {
+    CU_ASSERT(strstr(section(out, "F0"), "str\tr1, [sp, #4]") != NULL);
+    CU_ASSERT(strstr(section(out, "F1"), "vadd.f64\td0, d0, d1") != NULL);
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@d0"), "1.5");
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@d5"), "0xfcebdac9b8a79685");
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@thumb"), "1");
+    CU_ASSERT_STRING_EQUAL(keyval(section(out, "F2"), "@d0"),
+                           "0x4004000000000000");
+  } else if (id == TC_ARCH_ARM64) {
+    CU_ASSERT(strstr(section(out, "F0"), "str\tx1, [sp, #8]") != NULL);
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@v1"),
+                           "0x4231200ffeeddccbbaa9988776655443");
+    CU_ASSERT_STRING_EQUAL(keyval(section(out, "F2"), "@v0"),
+                           "0xffffffffffffffffffffffffffffffff");
+  } else {
+    CU_ASSERT(strstr(section(out, "F0"), "sw\ta0,4(sp)") != NULL);
+    CU_ASSERT_STRING_EQUAL(keyval(section(out, "F1"), "@hi"), "0x12345678");
+    CU_ASSERT_STRING_EQUAL(keyval(section(out, "F1"), "@lo"), "0x9abcdef0");
+    CU_ASSERT_STRING_EQUAL(keyval(section(out, "F2"), "@hi"), "0x102030");
+    CU_ASSERT_STRING_EQUAL(keyval(section(out, "F2"), "@lo"), "0x40506070");
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@f0"), "<unavailable>");
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@fcsr"), "<unavailable>");
+    CU_ASSERT_STRING_EQUAL(keyval(x, "@status"), "0x0");
+  }
+  free(x);
+  CU_ASSERT(strstr(section(out, "END"), "No trace frame found") != NULL);
+  const char *st = section(out, "STATUS");
+  char frames[64];
+  snprintf(frames, sizeof frames, "Collected %zu trace frames", s->n);
+  CU_ASSERT(strstr(st, frames) != NULL);
+  const char *want_arch = id == TC_ARCH_ARM     ? "\"arm\""
+                          : id == TC_ARCH_ARM64 ? "\"aarch64\""
+                                                : "\"mips\"";
+  CU_ASSERT(strstr(st, want_arch) != NULL);
+  CU_ASSERT(checked == s->n * (size_t)(a->nregs - (a->id == TC_ARCH_MIPS ||
+                                                   a->id == TC_ARCH_MIPSEL)));
+  if (checked == 0 || strstr(st, frames) == NULL)
+    fprintf(stderr, "%s\n", out);
+  free(out);
+  roundtrip(s, name);
+  free(s);
+}
+
+static void test_gdb_arm(void) { gdb_synth(TC_ARCH_ARM, "arm.tf"); }
+static void test_gdb_arm64(void) { gdb_synth(TC_ARCH_ARM64, "arm64.tf"); }
+static void test_gdb_mips(void) { gdb_synth(TC_ARCH_MIPS, "mips.tf"); }
+static void test_gdb_mipsel(void) { gdb_synth(TC_ARCH_MIPSEL, "mipsel.tf"); }
+
+/* What each arch's block holds: every register of tracecorn's state that
+ * GDB's description has, at full width. */
+static void test_holds(void) {
+  static const struct {
+    tc_arch_id id;
+    int held, nregs;
+    uint32_t rsize;
+    const char *not_held;
+  } want[] = {
+      {TC_ARCH_ARM, 51, 51, 332, NULL},
+      {TC_ARCH_ARM64, 69, 69, 796, NULL},
+      {TC_ARCH_MIPS, 35, 36, 152, "userlocal"},
+      {TC_ARCH_MIPSEL, 35, 36, 152, "userlocal"},
+  };
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++) {
+    const tc_arch *a = tc_arch_by_id(want[k].id);
+    CU_ASSERT_FATAL(a != NULL);
+    CU_ASSERT(fmt->supports(a, NULL) == 0);
+    CU_ASSERT(a->nregs == want[k].nregs);
+    int held = 0;
+    for (int r = 0; r < a->nregs; r++)
+      held += fmt->holds_reg(a, r);
+    CU_ASSERT(held == want[k].held);
+    if (want[k].not_held)
+      CU_ASSERT(fmt->holds_reg(a, reg(a, want[k].not_held)) == 0);
+    CU_ASSERT(fmt->holds_reg(a, a->pc_reg) == 1);
+    CU_ASSERT(fmt->holds_reg(a, -1) == 0 && fmt->holds_reg(a, a->nregs) == 0);
+    /* the R line */
+    synth *s = malloc(sizeof *s);
+    make_synth(s, want[k].id);
+    const char *tf = tu_tmp("holds.tf");
+    CU_ASSERT_FATAL(write_synth(s, tf, NULL) == 0);
+    size_t len;
+    uint8_t *buf = tu_read_file(tf, &len);
+    CU_ASSERT_FATAL(buf != NULL);
+    char rline[32];
+    snprintf(rline, sizeof rline, "\nR %x\n", want[k].rsize);
+    CU_ASSERT(strstr((char *)buf, rline) != NULL);
+    free(buf);
+    free(s);
+  }
+  /* mips64el has no verified layout */
+  const tc_arch *m64 = tc_arch_by_id(TC_ARCH_MIPS64EL);
+  if (m64) {
+    tc_error err = {{0}};
+    CU_ASSERT(fmt->supports(m64, &err) == -1);
+    CU_ASSERT(strstr(err.msg, "mips64el") != NULL);
+  }
+}
+
+/* Replaces the first occurrence of `from` (up to the next `until` byte)
+ * in a file by `to`. */
+static void edit_file(const char *path, const char *from, char until,
+                      const char *to) {
+  size_t len;
+  uint8_t *buf = tu_read_file(path, &len);
+  CU_ASSERT_FATAL(buf != NULL);
+  uint8_t *p = memmem(buf, len, from, strlen(from));
+  CU_ASSERT_FATAL(p != NULL);
+  uint8_t *e = memchr(p, until, len - (size_t)(p - buf));
+  CU_ASSERT_FATAL(e != NULL);
+  uint8_t *v = malloc(len + strlen(to));
+  size_t a = (size_t)(p - buf), tl = strlen(to);
+  memcpy(v, buf, a);
+  memcpy(v + a, to, tl);
+  memcpy(v + a + tl, e, len - (size_t)(e - buf));
+  CU_ASSERT(tu_write_file(path, v, a + tl + len - (size_t)(e - buf)) == 0);
+  free(v);
+  free(buf);
+}
+
+static const tc_arch *reader_arch(const char *path, tc_error *err) {
+  tc_reader *r = fmt->open_reader(path, err);
+  if (!r)
+    return NULL;
+  const tc_arch *a = fmt->reader_info(r)->arch;
+  fmt->close_reader(r);
+  return a;
+}
+
+/* A tfile does not record the byte order: mips and mipsel files share the
+ * tdesc. tracecorn's notes tell; without them the first frame header does
+ * (the old reader took every "mips" file as big-endian and failed on
+ * mipsel with "Premature end of file"). */
+static void test_mips_byte_order(void) {
+  static const tc_arch_id ids[] = {TC_ARCH_MIPS, TC_ARCH_MIPSEL};
+  for (size_t k = 0; k < 2; k++) {
+    synth *s = malloc(sizeof *s);
+    synth_mips(s, ids[k]);
+    const char *tf = tu_tmp("order.tf");
+    tc_error err = {{0}};
+    CU_ASSERT_FATAL(write_synth(s, tf, &err) == 0);
+    size_t len;
+    uint8_t *buf = tu_read_file(tf, &len);
+    CU_ASSERT_FATAL(buf != NULL);
+    char notes[128] = "notes:";
+    const char *text = k == 0 ? "tracecorn memory big-endian"
+                              : "tracecorn memory little-endian";
+    for (size_t i = 0; text[i]; i++)
+      sprintf(notes + 6 + 2 * i, "%02x", (unsigned char)text[i]);
+    CU_ASSERT(memmem(buf, len, notes, strlen(notes)) != NULL);
+    free(buf);
+    CU_ASSERT(reader_arch(tf, &err) == s->arch);
+    /* without the notes: judged by the first frame */
+    edit_file(tf, ";notes:", '\n', "");
+    CU_ASSERT(reader_arch(tf, &err) == s->arch);
+    roundtrip_file(s, tf);
+    /* notes of another program: still judged by the frames */
+    edit_file(tf, "tframes:", ';', "tframes:3;notes:6869");
+    CU_ASSERT(reader_arch(tf, &err) == s->arch);
+    free(s);
+  }
+  /* no frames at all: the notes decide */
+  tc_trace_info info = {0};
+  info.arch = tc_arch_by_id(TC_ARCH_MIPSEL);
+  info.has_memory = 1;
+  const char *tf = tu_tmp("empty-mipsel.tf");
+  tc_error err = {{0}};
+  tc_writer *w = fmt->open_writer(tf, &info, &err);
+  CU_ASSERT_FATAL(w != NULL);
+  CU_ASSERT(fmt->close_writer(w, &err) == 0);
+  CU_ASSERT(reader_arch(tf, &err) == info.arch);
+}
+
+/* Broken arm64 / mips copies are refused, never crash. */
+static void test_corrupt_arches(void) {
+  static const tc_arch_id ids[] = {TC_ARCH_ARM, TC_ARCH_ARM64, TC_ARCH_MIPS,
+                                   TC_ARCH_MIPSEL};
+  for (size_t k = 0; k < sizeof ids / sizeof ids[0]; k++) {
+    synth *s = malloc(sizeof *s);
+    make_synth(s, ids[k]);
+    const char *tf = tu_tmp("arch-good.tf");
+    CU_ASSERT_FATAL(write_synth(s, tf, NULL) == 0);
+    size_t len;
+    uint8_t *good = tu_read_file(tf, &len);
+    CU_ASSERT_FATAL(good != NULL);
+    CU_ASSERT_STRING_EQUAL(read_variant(good, len), "");
+    size_t errors = 0;
+    for (size_t t = 0; t + 4 < len; t++)
+      errors += read_variant(good, t)[0] != 0;
+    CU_ASSERT(errors == len - 4);
+    CU_ASSERT(strstr(read_variant(good, len - 10), "Premature end") != NULL);
+    uint8_t *v = malloc(len);
+    size_t flip_errors = 0;
+    for (size_t i = 0; i < len; i += 7) {
+      memcpy(v, good, len);
+      v[i] ^= 0xa5;
+      flip_errors += read_variant(v, len)[0] != 0;
+    }
+    CU_ASSERT(flip_errors > 0);
+    free(v);
+    free(good);
+    free(s);
+  }
+  /* GDB refuses a truncated mipsel copy the same way */
+  synth *s = malloc(sizeof *s);
+  synth_mips(s, TC_ARCH_MIPSEL);
+  const char *tf = tu_tmp("trunc-mipsel.tf");
+  CU_ASSERT_FATAL(write_synth(s, tf, NULL) == 0);
+  size_t len;
+  uint8_t *buf = tu_read_file(tf, &len);
+  CU_ASSERT_FATAL(buf != NULL);
+  CU_ASSERT(tu_write_file(tf, buf, len - 20) == 0);
+  free(buf);
+  const char *script = tu_tmp("trunc.gdb");
+  FILE *f = fopen(script, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fprintf(f, "target tfile %s\ntfind 0\ntfind 2\ntfind 3\n", tf);
+  fclose(f);
+  char *cmd = NULL, *out = NULL;
+  CU_ASSERT_FATAL(
+      asprintf(&cmd, "gdb-multiarch -batch -nx -x %s 2>&1", script) > 0);
+  tu_run(cmd, &out, 1);
+  free(cmd);
+  CU_ASSERT(out && strstr(out, "Found trace frame 0") != NULL);
+  CU_ASSERT(out && strstr(out, "Premature end of file") != NULL);
+  free(out);
+  free(s);
+}
+
+/* A recording checked by gdb-multiarch at chosen frames: every held
+ * register and every collected memory byte. Returns the frames' count of
+ * checked registers. */
+static size_t gdb_check_any(const char *tf, const recording *r,
+                            const size_t *which, size_t nwhich) {
+  const tc_arch *a = r->arch;
+  const char *script = tu_tmp("check-any.gdb");
+  FILE *f = fopen(script, "w");
+  CU_ASSERT_FATAL(f != NULL);
+  fprintf(f, "%starget tfile %s\n", gdb_endian(a), tf);
+  for (size_t w = 0; w < nwhich; w++) {
+    const rec_insn *ri = &r->insns[which[w]];
+    fprintf(f, "echo @@%zu\\n\ntfind %zu\n", which[w], which[w]);
+    script_regs(f, a);
+    /* mips: x/i also shows a branch's delay slot, whose bytes are in the
+     * next frame (and an error would end the script) */
+    fprintf(f, "%s\n", is_mips(a) ? "x/4xb $pc" : "x/i $pc");
+    for (size_t k = 0; k < ri->nexp; k++)
+      fprintf(f, "x/1xb 0x%" PRIx64 "\n", ri->exp_addr[k]);
+  }
+  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n);
+  fclose(f);
+  char *out = gdb_multiarch_script(script);
+  size_t checked_regs = 0, checked_mem = 0;
+  for (size_t w = 0; w < nwhich; w++) {
+    const rec_insn *ri = &r->insns[which[w]];
+    char name[32], where[4200];
+    snprintf(name, sizeof name, "%zu", which[w]);
+    snprintf(where, sizeof where, "%s frame %zu", tf, which[w]);
+    const char *sect = section(out, name);
+    char found[64];
+    snprintf(found, sizeof found, "Found trace frame %zu,", which[w]);
+    CU_ASSERT(strstr(sect, found) != NULL);
+    checked_regs += check_regs(sect, a, ri->state, where);
+    if (is_mips(a)) {
+      int v[4];
+      x_bytes(sect, ri->pc, v, 4);
+      CU_ASSERT(v[0] >= 0 && v[3] >= 0); /* code bytes present */
+    } else {
+      CU_ASSERT(strstr(sect, "=> 0x") != NULL);
+    }
+    for (size_t k = 0; k < ri->nexp; k++) {
+      int v = -2;
+      x_bytes(sect, ri->exp_addr[k], &v, 1);
+      CU_ASSERT(v == ri->exp_val[k]);
+      checked_mem++;
+    }
+  }
+  CU_ASSERT(strstr(section(out, "end"), "No trace frame found") != NULL);
+  fprintf(stderr,
+          "[%s: %zu frames, %zu register and %zu memory values "
+          "checked by gdb-multiarch]\n",
+          tf, nwhich, checked_regs, checked_mem);
+  free(out);
+  return checked_regs;
+}
+
+/* The first frame (from `from`) where register `name` is not zero. */
+static size_t first_nonzero(const recording *r, const char *name, size_t from) {
+  const tc_arch *a = r->arch;
+  const tc_reg_info *ri = &a->regs[reg(a, name)];
+  static const uint8_t zero[32];
+  for (size_t i = from; i < r->n; i++)
+    if (memcmp(r->insns[i].state + ri->offset, zero, ri->size) != 0)
+      return i;
+  return SIZE_MAX;
+}
+
+static int cmp_size(const void *x, const void *y) {
+  size_t a = *(const size_t *)x, b = *(const size_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* Records a guest (max_insns: 0 = to its end) and has gdb-multiarch show
+ * frames 0, 1, the middle, the last and the first where each of `nonzero`
+ * (NULL-terminated) holds a value; the reader gives the trace back. */
+static void check_guest_any(const char *name, uint64_t max_insns,
+                            const char *const *nonzero) {
+  const char *guest = tu_guest(name);
+  CU_ASSERT_FATAL(tu_have(guest));
+  char tfname[64];
+  snprintf(tfname, sizeof tfname, "%s.tf", name);
+  const char *tf = tu_tmp(tfname);
+  recording r;
+  if (record_guest_n(guest, tf, &r, max_insns) != 0) {
+    free_recording(&r);
+    return;
+  }
+  CU_ASSERT_FATAL(r.n > 2);
+  size_t which[16], nw = 0;
+  which[nw++] = 0;
+  which[nw++] = 1;
+  which[nw++] = r.n / 2;
+  which[nw++] = r.n - 1;
+  for (size_t i = r.n / 2; i < r.n; i++)
+    if (r.insns[i].nexp > 0) { /* and one that touched memory */
+      which[nw++] = i;
+      break;
+    }
+  for (size_t k = 0; nonzero && nonzero[k] && nw < 16; k++) {
+    size_t i = first_nonzero(&r, nonzero[k], 1);
+    CU_ASSERT(i != SIZE_MAX);
+    if (i == SIZE_MAX)
+      fprintf(stderr, "%s: %s is zero in every frame\n", name, nonzero[k]);
+    else
+      which[nw++] = i;
+  }
+  qsort(which, nw, sizeof which[0], cmp_size);
+  size_t u = 0;
+  for (size_t k = 0; k < nw; k++)
+    if (u == 0 || which[k] != which[u - 1])
+      which[u++] = which[k];
+  size_t held = 0;
+  for (int i = 0; i < r.arch->nregs; i++)
+    held += (size_t)fmt->holds_reg(r.arch, i);
+  CU_ASSERT(gdb_check_any(tf, &r, which, u) == u * held);
+
+  /* the reader gives the same states back */
+  tc_error err = {{0}};
+  tc_reader *rd = fmt->open_reader(tf, &err);
+  CU_ASSERT_FATAL(rd != NULL);
+  CU_ASSERT(fmt->reader_info(rd)->arch == r.arch);
+  tc_event ev;
+  size_t n = 0, same = 0;
+  while (fmt->next_event(rd, &ev, &err) == 1 && n < r.n) {
+    same += ev.u.insn.pc == r.insns[n].pc && ev.u.insn.index == n &&
+            same_held(r.arch, ev.u.insn.state_before, r.insns[n].state);
+    n++;
+  }
+  fmt->close_reader(rd);
+  CU_ASSERT(n == r.n);
+  CU_ASSERT(same == r.n);
+  free_recording(&r);
+}
+
+static void test_session_armhf(void) {
+  /* ARM and Thumb code, VFP/NEON arithmetic */
+  static const char *const nz[] = {"d7", "fpscr", NULL};
+  check_guest_any("interwork-armhf", 0, nz);
+}
+static void test_session_armel(void) {
+  static const char *const nz[] = {"tpidruro", NULL};
+  check_guest_any("glibc-armel", 3000, nz);
+}
+static void test_session_arm64(void) {
+  static const char *const nz[] = {"v0", "tpidr_el0", NULL};
+  check_guest_any("glibc-arm64", 6000, nz);
+}
+static void test_session_mips(void) {
+  static const char *const nz[] = {"hi", NULL};
+  check_guest_any("glibc-mips", 1500, nz);
+}
+static void test_session_mipsel(void) {
+  static const char *const nz[] = {"hi", NULL};
+  check_guest_any("glibc-mipsel", 1500, nz);
+}
+
+/* `tracecorn verify -f tfile` on each arch's guests, with the number of
+ * registers the tfile holds. */
+static void test_verify_arches(void) {
+  static const struct {
+    const char *guest, *held;
+  } cases[] = {
+      {"hello-arm64", "(69 of 69 registers held"},
+      {"hello-armhf", "(51 of 51 registers held"},
+      {"hello-armel", "(51 of 51 registers held"},
+      {"interwork-armhf", "(51 of 51 registers held"},
+      {"hello-mips", "(35 of 36 registers held"},
+      {"hello-mipsel", "(35 of 36 registers held"},
+      /* static glibc: stdio, malloc, files, floating point */
+      {"glibc-arm64", "(69 of 69 registers held"},
+      {"glibc-armhf", "(51 of 51 registers held"},
+      {"glibc-armel", "(51 of 51 registers held"},
+      {"glibc-mips", "(35 of 36 registers held"},
+      {"glibc-mipsel", "(35 of 36 registers held"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    const char *guest = tu_guest(cases[k].guest);
+    CU_ASSERT_FATAL(tu_have(guest));
+    char *out = NULL;
+    int st = tu_run_merge(&out, TC_CLI, "verify", "-f", "tfile", "--", guest,
+                          (char *)NULL);
+    CU_ASSERT(st == 0);
+    CU_ASSERT(out && strstr(out, "tfile  ok: ") != NULL);
+    CU_ASSERT(out && strstr(out, cases[k].held) != NULL);
+    if (st != 0 || !out || !strstr(out, cases[k].held))
+      fprintf(stderr, "%s: %s\n", cases[k].guest, out ? out : "");
+    free(out);
+  }
+}
+
 int main(void) {
   static const tu_case cases[] = {{"gdb_x64", test_gdb_x64},
                                   {"gdb_x86", test_gdb_x86},
@@ -1079,6 +1797,19 @@ int main(void) {
                                   {"session_hello64", test_session_hello64},
                                   {"session_hello32", test_session_hello32},
                                   {"cli", test_cli},
+                                  {"gdb_arm", test_gdb_arm},
+                                  {"gdb_arm64", test_gdb_arm64},
+                                  {"gdb_mips", test_gdb_mips},
+                                  {"gdb_mipsel", test_gdb_mipsel},
+                                  {"holds", test_holds},
+                                  {"mips_byte_order", test_mips_byte_order},
+                                  {"corrupt_arches", test_corrupt_arches},
+                                  {"session_armhf", test_session_armhf},
+                                  {"session_armel", test_session_armel},
+                                  {"session_arm64", test_session_arm64},
+                                  {"session_mips", test_session_mips},
+                                  {"session_mipsel", test_session_mipsel},
+                                  {"verify_arches", test_verify_arches},
                                   {NULL, NULL}};
   return tu_run_suite("tfile", cases);
 }
