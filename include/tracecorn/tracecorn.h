@@ -373,6 +373,10 @@ typedef struct tc_options {
   int record_memory;          /* record memory accesses (default on) */
   int exact;                  /* read every register every instruction */
   int quiet;                  /* no notices on stderr */
+  /* Pass host stat results through unchanged. By default the ones that
+   * vary between runs are normalised so recordings are deterministic:
+   * st_atime = st_mtime, st_dev fixed, st_ino a hash of the path. */
+  int host_stat;
   /* Format-specific writer options, "FORMAT.KEY=VALUE", NULL-terminated;
    * handed to writers in tc_trace_info.writer_options. */
   const char *const *writer_options;
