@@ -63,6 +63,9 @@ typedef struct tc_fd {
    * ordinals, not the host's 64-bit hashes: deterministic, and they fit the
    * 32-bit off_t of 32-bit guests (glibc's readdir fails on overflow). */
   uint64_t dir_pos;
+  /* FNV-1a state of the host path it was opened by (0: none), for the
+   * deterministic inode numbers of normalised stat (tc_options.host_stat). */
+  uint64_t path_hash;
 } tc_fd;
 
 typedef struct tc_emu {

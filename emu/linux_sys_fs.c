@@ -237,6 +237,21 @@ static int64_t sys_writev(tc_sys_call *c) { return vectored(c, true); }
 
 /* ------------------------------------------------------------ open/close */
 
+/* FNV-1a over s, continuing from h (0 starts a new hash). */
+static uint64_t path_hash(const char *s, uint64_t h) {
+  if (!h)
+    h = 1469598103934665603ull;
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 1099511628211ull;
+  return h;
+}
+
+/* The inode number a path hash stands for: non-zero, below 2^31 so every
+ * ABI's st_ino and d_ino hold it. */
+static uint64_t hash_ino(uint64_t h) {
+  return ((h ^ (h >> 31)) & 0x7fffffffu) | 0x100;
+}
+
 /* Host flags of an open the guest asked for (already in host values):
  * O_LARGEFILE is implied on the host, and no host fd leaks to exec. */
 static int host_open_flags(int flags) {
@@ -278,6 +293,7 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
   f->flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
   f->cloexec = (flags & O_CLOEXEC) != 0;
   f->owned = true;
+  f->path_hash = path_hash(host, 0);
   return g;
 }
 
@@ -380,6 +396,19 @@ static int64_t sys_llseek(tc_sys_call *c) {
 
 /* ------------------------------------------------------------------ stat */
 
+#define NORMAL_DEV 0x803 /* 8:3, a fixed "disk" for every host file */
+
+/* Deterministic stat: what varies between runs of the same program on the
+ * same files (access time, inode and device numbers) gets a stable value,
+ * unless the user asked for host stat results. */
+static void normalize_stat(tc_emu *emu, struct stat *st, uint64_t hash) {
+  if (emu->opt.host_stat || !hash)
+    return;
+  st->st_ino = hash_ino(hash);
+  st->st_dev = NORMAL_DEV;
+  st->st_atim = st->st_mtim;
+}
+
 /* Stat of a guest fd; stdio fds get a fixed pipe-like answer. */
 static int fd_stat(tc_emu *emu, int fd, struct stat *st) {
   tc_fd *f = tc_sys_fd(emu, fd);
@@ -397,7 +426,10 @@ static int fd_stat(tc_emu *emu, int fd, struct stat *st) {
         VIRT_EPOCH_SEC;
     return 0;
   }
-  return fstat(f->host_fd, st) < 0 ? -errno : 0;
+  if (fstat(f->host_fd, st) < 0)
+    return -errno;
+  normalize_stat(emu, st, f->path_hash);
+  return 0;
 }
 
 /* Stat of (dirfd, path) with AT_* flags, into *st. */
@@ -416,7 +448,10 @@ static int path_stat(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
   if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
     return r;
   int hflags = (flags & TC_AT_SYMLINK_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-  return fstatat(AT_FDCWD, host, st, hflags) < 0 ? -errno : 0;
+  if (fstatat(AT_FDCWD, host, st, hflags) < 0)
+    return -errno;
+  normalize_stat(emu, st, path_hash(host, 0));
+  return 0;
 }
 
 static int64_t put_stat(tc_sys_call *c, tc_stat_kind kind,
@@ -663,6 +698,10 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     hb[hpos + reclen - 1] = 0; /* belt and braces: names are NUL-padded */
     /* the guest's cookie: the ordinal after this entry */
     int64_t goff = (int64_t)(f->dir_pos + nent + 1);
+    if (!emu->opt.host_stat && f->path_hash)
+      ino = strcmp(name, ".") == 0
+                ? hash_ino(f->path_hash)
+                : hash_ino(path_hash(name, path_hash("/", f->path_hash)));
     int k = is64 ? tc_abi_encode_dirent64(emu->arch, ino, goff, type, name,
                                           gb + pos, (size_t)count - pos)
                  : tc_abi_encode_dirent(emu->arch, ino, goff, type, name,

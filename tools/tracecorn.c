@@ -32,13 +32,15 @@ static void usage_record(FILE *f) {
           "       tracecorn record --raw FILE --arch ARCH --base ADDR "
           "[--entry ADDR] [options]\n"
           "\n"
-          "Runs a static Linux program (x86-64 or i386 ELF, ET_EXEC or "
-          "static-pie) under\n"
-          "Unicorn and records every instruction. The guest's stdin/stdout/"
-          "stderr are\n"
-          "passed through; tracecorn exits with the guest's exit status "
-          "(128+N if a\n"
-          "signal N killed it, 124 at --max-insns, 130 on Ctrl-C).\n"
+          "Runs a static Linux program (x86-64, i386, arm, arm64, mips or "
+          "mipsel ELF,\n"
+          "ET_EXEC or static-pie) under Unicorn and records every "
+          "instruction. The\n"
+          "guest's stdin/stdout/stderr are passed through; tracecorn exits "
+          "with the\n"
+          "guest's exit status (128+N if a signal N killed it, 124 at "
+          "--max-insns,\n"
+          "130 on Ctrl-C).\n"
           "\n"
           "Output:\n"
           "  -o, --output PREFIX   output name without extension (default: "
@@ -57,10 +59,17 @@ static void usage_record(FILE *f) {
           "      --root DIR        guest filesystem root (default: the host's "
           "/)\n"
           "      --cwd DIR         guest working directory\n"
+          "      --host-stat       pass host stat results through (default: "
+          "atime = mtime,\n"
+          "                        fixed st_dev, st_ino from the path, so "
+          "traces are\n"
+          "                        reproducible)\n"
           "\n"
           "Raw code:\n"
           "      --raw FILE        record a raw code blob instead of an ELF\n"
-          "      --arch ARCH       x86_64 (amd64, x64) or x86 (i386)\n"
+          "      --arch ARCH       x86_64, x86, arm, arm64, mips, mipsel "
+          "(aliases: amd64,\n"
+          "                        i386, armhf, aarch64...)\n"
           "      --base ADDR       load address of the blob\n"
           "      --entry ADDR      first instruction (default: --base)\n"
           "\n"
@@ -202,6 +211,7 @@ static int cmd_record(int argc, char **argv) {
       {"exact", no_argument, 0, 11},
       {"keyframe", required_argument, 0, 12},
       {"writer-option", required_argument, 0, 'O'},
+      {"host-stat", no_argument, 0, 15},
       {"ucir-layout", required_argument, 0, 13},
       {"cache-every", required_argument, 0, 14},
       {"help", no_argument, 0, 'h'},
@@ -236,6 +246,9 @@ static int cmd_record(int argc, char **argv) {
         return 2;
       }
       wopts[nwopts++] = optarg;
+      break;
+    case 15:
+      opt.host_stat = 1;
       break;
     case 13:
     case 14:
@@ -280,7 +293,9 @@ static int cmd_record(int argc, char **argv) {
     case 6:
       opt.arch = optarg;
       if (!tc_arch_by_name(optarg)) {
-        fprintf(stderr, "tracecorn: unknown --arch %s (known: x86_64, x86)\n",
+        fprintf(stderr,
+                "tracecorn: unknown --arch %s (known: x86_64, x86, arm, arm64, "
+                "mips, mipsel)\n",
                 optarg);
         return 2;
       }
