@@ -48,11 +48,13 @@ static void on_kwrite(void *ctx, uint64_t addr, const uint8_t *old_bytes,
 
 /* -------------------------------------------------------------- helpers */
 
-static tc_emu *mk(tc_arch_id id, uint64_t seed) {
+/* host_stat: the layout tests compare with the host's own stat values. */
+static tc_emu *mk_opt(tc_arch_id id, uint64_t seed, int host_stat) {
   tc_options o;
   tc_options_init(&o);
   o.seed = seed;
   o.quiet = 1;
+  o.host_stat = host_stat;
   tc_error err;
   tc_emu *emu = tc_emu_new(tc_arch_by_id(id), &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
@@ -63,6 +65,8 @@ static tc_emu *mk(tc_arch_id id, uint64_t seed) {
                         0);
   return emu;
 }
+
+static tc_emu *mk(tc_arch_id id, uint64_t seed) { return mk_opt(id, seed, 1); }
 
 static void rm(tc_emu *emu) {
   tc_linux_forget(emu);
@@ -686,6 +690,37 @@ static void test_getdents64(void) {
   }
 }
 
+/* By default stat is normalised: the same inode for a path and for an fd
+ * opened by it, atime = mtime, a fixed device; never the host's inode. */
+static void test_stat_normalised(void) {
+  const char *path = make_file("norm.bin", 100);
+  struct stat hst;
+  CU_ASSERT_EQUAL_FATAL(stat(path, &hst), 0);
+  tc_emu *e = mk_opt(TC_ARCH_X86_64, 1, 0);
+  put_str(e, SCRATCH, path);
+  int64_t fd = SC(e, "open", SCRATCH, O_RDONLY, 0);
+  CU_ASSERT_TRUE_FATAL(fd >= 3);
+  /* x86-64 struct stat: dev 0, ino 8, atime 72, mtime 88 */
+  CU_ASSERT_EQUAL(SC(e, "fstat", fd, SCRATCH + 0x2000), 0);
+  CU_ASSERT_EQUAL(
+      SC(e, "newfstatat", TC_AT_FDCWD, SCRATCH, SCRATCH + 0x2100, 0), 0);
+  uint64_t ino = get(e, SCRATCH + 0x2000 + 8, 8);
+  CU_ASSERT_EQUAL(ino, get(e, SCRATCH + 0x2100 + 8, 8));
+  CU_ASSERT_NOT_EQUAL(ino, (uint64_t)hst.st_ino);
+  CU_ASSERT_TRUE(ino > 0 && ino < 0x80000000u);
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x2000, 8), 0x803);
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x2000 + 72, 8),
+                  get(e, SCRATCH + 0x2000 + 88, 8));
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x2000 + 88, 8), (uint64_t)hst.st_mtime);
+  rm(e);
+  /* the same path in another emu gets the same number */
+  e = mk_opt(TC_ARCH_X86, 2, 0);
+  put_str(e, SCRATCH, path);
+  CU_ASSERT_EQUAL(SC(e, "stat64", SCRATCH, SCRATCH + 0x2000), 0);
+  CU_ASSERT_EQUAL(get(e, SCRATCH + 0x2000 + 88, 8), ino); /* stat64 st_ino */
+  rm(e);
+}
+
 /* arm and arm64 number O_DIRECTORY/O_NOFOLLOW/O_DIRECT/O_LARGEFILE their
  * own way: the guest's values mean what they mean on arm. */
 static void test_open_flags_arm(void) {
@@ -1046,6 +1081,7 @@ int main(void) {
       {"bad pointers", test_bad_pointers},
       {"getdents64", test_getdents64},
       {"arm open flags", test_open_flags_arm},
+      {"normalised stat", test_stat_normalised},
       {"exit and signals", test_exit_and_kill},
       {"fd table", test_fds},
       {"arch_prctl, set_thread_area", test_arch_prctl_tls},
