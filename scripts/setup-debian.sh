@@ -37,3 +37,5 @@ if [ -n "$missing" ]; then
   # shellcheck disable=SC2086
   apt-get install -y -qq --no-remove --no-install-recommends $missing >/dev/null
 fi
+# Real static programs of the other arches for the tests.
+"$(dirname "$0")/fetch-foreign-busybox.sh"

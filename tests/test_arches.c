@@ -99,6 +99,32 @@ static void test_mips64el(void) {
   free(out);
 }
 
+/* Debian's busybox-static of each arch (scripts/fetch-foreign-busybox.sh
+ * puts them in /var/cache/tracecorn): a few applets, each equal to its
+ * qemu-user run. */
+static void test_busybox_foreign(void) {
+  const char *arches[] = {"arm64", "armhf", "armel", "mipsel"};
+  char in[4200], args[4][4400];
+  snprintf(in, sizeof in, "%s", tu_tmp("bb-in.txt"));
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(in, "pear\napple\nfig\n", 15), 0);
+  snprintf(args[0], sizeof args[0], "sort %s", in);
+  snprintf(args[1], sizeof args[1], "sha256sum %s", in);
+  snprintf(args[2], sizeof args[2], "wc -lc %s", in);
+  snprintf(args[3], sizeof args[3], "printf %%x:%%s 255 ok");
+  for (int i = 0; i < 4; i++) {
+    char bb[256], label[64];
+    snprintf(bb, sizeof bb, "/var/cache/tracecorn/busybox-%s/bin/busybox",
+             arches[i]);
+    if (!tu_have(bb))
+      fprintf(stderr, "\n%s missing: run scripts/setup-debian.sh\n", bb);
+    CU_ASSERT_FATAL(tu_have(bb));
+    for (int k = 0; k < 4; k++) {
+      snprintf(label, sizeof label, "bb-%s-%d", arches[i], k);
+      tu_check_reference_prog(TU_REF_AUTO, label, bb, args[k]);
+    }
+  }
+}
+
 static int record(evlog *l, const char *guest, const char *arg, int exact) {
   tc_options o;
   tc_options_init(&o);
@@ -357,6 +383,8 @@ int main(void) {
       {"mips divide by zero is SIGFPE, as under Linux",
        test_mips_divide_by_zero},
       {"mips64el", test_mips64el},
+      {"Debian's busybox-static of each arch = reference run",
+       test_busybox_foreign},
       {"--exact gives the same trace", test_exact_equivalence},
       {"deterministic tct that reads back", test_determinism_and_tct},
       {"ARM and Thumb decoding", test_thumb_decoding},

@@ -375,27 +375,32 @@ static void split_args(const char *arg, char *buf, size_t max,
 }
 
 void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg) {
-  char *emu = NULL, abuf[256], why[512], cmd[8192];
+  tu_check_reference_prog(mode, guest, tu_guest(guest), arg);
+}
+
+void tu_check_reference_prog(tu_ref_mode mode, const char *label,
+                             const char *prog, const char *arg) {
+  char *emu = NULL, abuf[1024], why[512], cmd[8192], g[4096];
   const char *args[16];
-  const char *g = tu_guest(guest);
+  snprintf(g, sizeof g, "%s", prog);
   split_args(arg, abuf, sizeof abuf, args, 16);
   tu_ref_run ref;
   int started =
       tu_reference_run(mode, tu_tmpdir(), g, args, &ref, why, sizeof why) == 0;
   if (!started)
-    fprintf(stderr, "\n%s: no reference run: %s\n", guest, why);
+    fprintf(stderr, "\n%s: no reference run: %s\n", label, why);
   CU_ASSERT_FATAL(started);
   int k =
       snprintf(cmd, sizeof cmd, "cd %s && %s record -q -f tct -o %s -- %s %s",
-               tu_tmpdir(), TC_CLI, tu_tmp(guest), g, arg);
+               tu_tmpdir(), TC_CLI, tu_tmp(label), g, arg);
   CU_ASSERT_FATAL(k > 0 && (size_t)k < sizeof cmd);
   int es = tu_run(cmd, &emu, 0);
   CU_ASSERT_EQUAL(ref.status, es);
   CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
   CU_ASSERT_STRING_EQUAL(ref.out, emu);
   if (ref.status != es || strcmp(ref.out, emu) != 0)
-    fprintf(stderr, "\n%s: %s %d [%s] vs tracecorn %d [%s]\n", guest, ref.how,
-            ref.status, ref.out, es, emu);
+    fprintf(stderr, "\n%s %s: %s %d [%s] vs tracecorn %d [%s]\n", label, arg,
+            ref.how, ref.status, ref.out, es, emu);
   free(ref.out);
   free(emu);
 }

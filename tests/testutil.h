@@ -70,5 +70,8 @@ int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
  * record` with the space-separated arguments gives the stdout and exit
  * status of its reference run (mode: see above). Runs in tu_tmpdir(). */
 void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg);
+/* The same for any program path; label names its outputs and messages. */
+void tu_check_reference_prog(tu_ref_mode mode, const char *label,
+                             const char *prog, const char *arg);
 
 #endif
