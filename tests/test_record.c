@@ -539,15 +539,75 @@ static void test_cli_errors(void) {
   CU_ASSERT_EQUAL(st, 2);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "unknown format"));
   free(out);
+  /* a bad name anywhere in the list: nothing is created */
+  char badmix[4300];
+  snprintf(badmix, sizeof badmix, "%s.tct", tu_tmp("badmix"));
+  st = tu_run_merge(&out, TC_CLI, "record", "-f", "tct,foo", "-o",
+                    tu_tmp("badmix"), "--", tu_guest("hello64"), NULL);
+  CU_ASSERT_EQUAL(st, 2);
+  CU_ASSERT_FALSE(tu_have(badmix));
+  free(out);
   st = tu_run_merge(&out, TC_CLI, "record", "--help", NULL);
   CU_ASSERT_EQUAL(st, 0);
   const char *opts[] = {
-      "--output",      "--format",    "--seed",  "--env",
-      "--inherit-env", "--raw",       "--arch",  "--base",
-      "--entry",       "--max-insns", "--exact", "--no-memory",
-      "--keyframe",    "--quiet",     "--root",  "--cwd"};
+      "--output", "--format",    "--seed",         "--env",   "--inherit-env",
+      "--raw",    "--arch",      "--base",         "--entry", "--max-insns",
+      "--exact",  "--no-memory", "--keyframe",     "--quiet", "--root",
+      "--cwd",    "--host-stat", "--writer-option"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", opts[i]));
+  free(out);
+}
+
+/* Counts /tmp/tracecorn-verify-* scratch directories. */
+static int verify_dirs(void) {
+  char *out = NULL;
+  tu_run("ls -d /tmp/tracecorn-verify-* 2>/dev/null | wc -l", &out, 0);
+  int n = out ? atoi(out) : -1;
+  free(out);
+  return n;
+}
+
+/* -f all writes every format the arch holds (naming the others), with a
+ * summary line per file; verify checks every readable format by default
+ * and refuses a bad list before creating anything. */
+static void test_cli_all_formats(void) {
+  char *out = NULL;
+  int st = tu_run_merge(&out, TC_CLI, "record", "-f", "all", "-o",
+                        tu_tmp("all32"), "--", tu_guest("hello32"), NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  const char *t = out ? out : "";
+  const char *exts[] = {".tct",    ".trace32", ".tf",  ".ucir",
+                        ".frames", ".rvn",     ".txt", ".jsonl"};
+  for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+    char p[4300], line[4400];
+    snprintf(p, sizeof p, "%s%s", tu_tmp("all32"), exts[i]);
+    snprintf(line, sizeof line, "wrote %s (", p);
+    CU_ASSERT(tu_have(p));
+    CU_ASSERT_PTR_NOT_NULL(strstr(t, line));
+  }
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " B/insn)"));
+  free(out);
+  st = tu_run_merge(&out, TC_CLI, "record", "-f", "all", "-o", tu_tmp("allarm"),
+                    "--", tu_guest("hello-arm64"), NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "trac: skipped ("));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "rvn: skipped ("));
+  free(out);
+  st = tu_run_merge(&out, TC_CLI, "verify", "-q", "--", tu_guest("hello64"),
+                    NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  const char *fmts[] = {"trac   ok", "tfile  ok", "ucir   ok", "bap    ok",
+                        "rvn    ok"};
+  for (int i = 0; i < 5; i++)
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", fmts[i]));
+  free(out);
+  int before = verify_dirs();
+  st = tu_run_merge(&out, TC_CLI, "verify", "-f", "trac,foo", "--",
+                    tu_guest("hello64"), NULL);
+  CU_ASSERT_EQUAL(st, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "unknown format 'foo'"));
+  CU_ASSERT_EQUAL(verify_dirs(), before);
   free(out);
 }
 
@@ -691,6 +751,7 @@ int main(void) {
       {"Ctrl-C", test_interrupt},
       {"CLI errors and help", test_cli_errors},
       {"CLI env, output name, dump", test_cli_env_and_output_name},
+      {"CLI: -f all, verify every format", test_cli_all_formats},
       {"raw code", test_raw},
       {"embedding example", test_embed_example},
       {"verify round trips", test_verify},

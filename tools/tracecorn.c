@@ -47,7 +47,10 @@ static void usage_record(FILE *f) {
           "the program's\n"
           "                        base name in the current directory)\n"
           "  -f, --format LIST     comma-separated formats (default: tct); "
-          "see `tracecorn formats`\n"
+          "`all`: every\n"
+          "                        format the arch can hold, `readable`: those "
+          "with a\n"
+          "                        reader too; see `tracecorn formats`\n"
           "  -q, --quiet           no summary and no notices on stderr\n"
           "\n"
           "Guest:\n"
@@ -400,14 +403,31 @@ static int cmd_record(int argc, char **argv) {
     prefix = defprefix;
   }
 
-  /* Outputs: a format that cannot hold this arch is refused with a
+  /* Outputs. The whole list is checked before any file is created (a typo
+   * must not leave half-made traces behind). "all" means every format with
+   * a writer; those that cannot hold this arch are named and skipped. A
+   * format asked for by name that cannot hold the arch is refused with a
    * message; the other formats still run. */
-  char paths[MAX_FORMATS][PATH_MAX];
-  int npaths = 0, refused = 0;
+  const tc_format *chosen[MAX_FORMATS];
+  int nchosen = 0;
+  bool all = false;
   char list[1024];
   snprintf(list, sizeof list, "%s", formats);
   for (char *save = NULL, *name = strtok_r(list, ",", &save); name;
        name = strtok_r(NULL, ",", &save)) {
+    if (strcmp(name, "all") == 0 || strcmp(name, "readable") == 0) {
+      bool readable = name[0] == 'r';
+      all = true;
+      for (const tc_format *const *f = tc_formats(); *f; f++) {
+        bool dup = false;
+        for (int i = 0; i < nchosen; i++)
+          dup |= chosen[i] == *f;
+        if (!dup && (*f)->open_writer && (!readable || (*f)->open_reader) &&
+            nchosen < MAX_FORMATS)
+          chosen[nchosen++] = *f;
+      }
+      continue;
+    }
     const tc_format *fmt = tc_format_by_name(name);
     if (!fmt || !fmt->open_writer) {
       fprintf(stderr,
@@ -417,8 +437,22 @@ static int cmd_record(int argc, char **argv) {
       tc_session_free(s);
       return 2;
     }
-    if (npaths == MAX_FORMATS)
-      break;
+    bool dup = false;
+    for (int i = 0; i < nchosen; i++)
+      dup |= chosen[i] == fmt;
+    if (!dup && nchosen < MAX_FORMATS)
+      chosen[nchosen++] = fmt;
+  }
+  char paths[MAX_FORMATS][PATH_MAX];
+  int npaths = 0, refused = 0;
+  for (int i = 0; i < nchosen; i++) {
+    const tc_format *fmt = chosen[i];
+    tc_error why = {{0}};
+    if (all && fmt->supports && fmt->supports(info->arch, &why) < 0) {
+      if (!opt.quiet)
+        fprintf(stderr, "tracecorn: %s: skipped (%s)\n", fmt->name, why.msg);
+      continue;
+    }
     snprintf(paths[npaths], PATH_MAX, "%s%s", prefix,
              fmt->extension(info->arch));
     if (tc_session_add_writer(s, fmt, paths[npaths], &err) < 0) {
@@ -465,10 +499,12 @@ static int cmd_record(int argc, char **argv) {
             res.syscalls, res.mem_accesses);
     for (int i = 0; i < npaths; i++) {
       char sz[32];
-      human_size(output_size(paths[i]), sz, sizeof sz);
-      fprintf(stderr, "tracecorn: %s %s (%s)\n",
+      uint64_t bytes = output_size(paths[i]);
+      human_size(bytes, sz, sizeof sz);
+      fprintf(stderr, "tracecorn: %s %s (%s, %.2f B/insn)\n",
               tc_session_output_ok(s, paths[i]) ? "wrote" : "INCOMPLETE",
-              paths[i], sz);
+              paths[i], sz,
+              res.insns ? (double)bytes / (double)res.insns : 0.0);
     }
   }
   tc_session_free(s);
@@ -584,7 +620,7 @@ static int cmd_convert(int argc, char **argv) {
  * then reads each back and compares it with the tct recording. Options
  * other than -f/-o go to `record` unchanged. */
 static int cmd_verify(int argc, char **argv) {
-  const char *list = "trac,tfile", *prefix = NULL;
+  const char *list = "readable", *prefix = NULL;
   char **rec = calloc((size_t)argc + 6, sizeof *rec);
   int n = 0;
   if (!rec)
@@ -599,7 +635,8 @@ static int cmd_verify(int argc, char **argv) {
       printf("usage: tracecorn verify [-f LIST] [-o PREFIX] [record options] "
              "-- PROGRAM [ARGS...]\n\n"
              "Records the program once as tct (lossless) and in each format "
-             "of LIST\n(default trac,tfile), reads every file back and "
+             "of LIST\n(default all: every format that holds the arch and has "
+             "a reader),\nreads every file back and "
              "compares each instruction\nwith the tct recording, within what "
              "the format holds: pc, bytes, tid,\nregisters, and the memory "
              "each instruction touched. Exits 0 when all match,\n1 when a "
@@ -618,6 +655,24 @@ static int cmd_verify(int argc, char **argv) {
       continue;
     }
     rec[n++] = argv[i];
+  }
+  /* Check the list before anything is recorded or created. */
+  {
+    char names[1024];
+    snprintf(names, sizeof names, "%s", list);
+    for (char *save = NULL, *name = strtok_r(names, ",", &save); name;
+         name = strtok_r(NULL, ",", &save)) {
+      const tc_format *f = tc_format_by_name(name);
+      if (strcmp(name, "all") == 0 || strcmp(name, "readable") == 0 ||
+          (f && f->open_reader && f->open_writer))
+        continue;
+      fprintf(stderr,
+              "tracecorn: verify: %s '%s' (formats with a reader: see "
+              "`tracecorn formats`)\n",
+              f ? "cannot read back the format" : "unknown format", name);
+      free(rec);
+      return 2;
+    }
   }
   char tmpdir[] = "/tmp/tracecorn-verify-XXXXXX";
   char pathbuf[PATH_MAX];
@@ -657,13 +712,26 @@ static int cmd_verify(int argc, char **argv) {
   }
   const tc_arch *arch = tct->reader_info(r)->arch;
   tct->close_reader(r);
+  /* The formats to check: the list, with all/readable expanded. */
+  const tc_format *check[MAX_FORMATS];
+  int ncheck = 0;
   char names[1024];
   snprintf(names, sizeof names, "%s", list);
   for (char *save = NULL, *name = strtok_r(names, ",", &save); name;
        name = strtok_r(NULL, ",", &save)) {
-    const tc_format *f = tc_format_by_name(name);
-    if (!f || f == tct)
-      continue;
+    bool group = strcmp(name, "all") == 0 || strcmp(name, "readable") == 0;
+    for (const tc_format *const *f = tc_formats(); *f; f++) {
+      bool want =
+          group ? (*f)->open_reader != NULL : strcmp((*f)->name, name) == 0;
+      bool dup = false;
+      for (int i = 0; i < ncheck; i++)
+        dup |= check[i] == *f;
+      if (want && !dup && *f != tct && ncheck < MAX_FORMATS)
+        check[ncheck++] = *f;
+    }
+  }
+  for (int i = 0; i < ncheck; i++) {
+    const tc_format *f = check[i];
     if (!f->open_reader) {
       printf("%-6s no reader: not verified\n", f->name);
       continue;
