@@ -711,6 +711,27 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
 
 /* ------------------------------------------------------------ registers */
 
+void tc_emu_fix_state(tc_emu *emu, uint8_t *state) {
+  if (emu->arch->id != TC_ARCH_X86 || !emu->gdt_addr)
+    return;
+  static const char *const pairs[2][2] = {{"fs", "fs_base"}, {"gs", "gs_base"}};
+  for (int i = 0; i < 2; i++) {
+    int sel_reg = tc_arch_reg_index(emu->arch, pairs[i][0]);
+    int base_reg = tc_arch_reg_index(emu->arch, pairs[i][1]);
+    if (sel_reg < 0 || base_reg < 0)
+      continue;
+    uint64_t sel = tc_state_get(emu->arch, state, sel_reg);
+    uint8_t d[8];
+    /* GDT selectors only (TI = 0); the null selector has no base. */
+    if ((sel & 4) || (sel >> 3) == 0 ||
+        tc_emu_read(emu, emu->gdt_addr + (sel >> 3) * 8, d, 8) < 0)
+      continue;
+    uint32_t base = (uint32_t)d[2] | (uint32_t)d[3] << 8 |
+                    (uint32_t)d[4] << 16 | (uint32_t)d[7] << 24;
+    tc_state_set(emu->arch, state, base_reg, base);
+  }
+}
+
 bool tc_emu_thumb(tc_emu *emu) {
   return emu->arch->id == TC_ARCH_ARM &&
          (tc_emu_reg(emu, emu->arch->flags_reg) & 0x20) != 0;
@@ -746,6 +767,7 @@ void tc_emu_read_state(tc_emu *emu, uint8_t *state) {
     uc_reg_read(emu->uc, a->regs[i].uc_id, scratch);
     memcpy(state + a->regs[i].offset, scratch, a->regs[i].size);
   }
+  tc_emu_fix_state(emu, state);
 }
 
 /* --------------------------------------------------------------- misc */

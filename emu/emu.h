@@ -150,6 +150,10 @@ bool tc_emu_thumb(tc_emu *emu);
 /* The address to (re)start emulation at: the PC, with bit 0 set in Thumb
  * state (Unicorn's uc_emu_start takes the ISA state from it). */
 uint64_t tc_emu_resume_pc(tc_emu *emu);
+/* Corrects what Unicorn reports wrongly in a state image just read: on
+ * i386, fs_base/gs_base come from the GDT descriptors the selectors name
+ * (Unicorn 2.0.1 reports 0 in 32-bit mode). */
+void tc_emu_fix_state(tc_emu *emu, uint8_t *state);
 /* Whole state image (arch->state_size bytes). */
 void tc_emu_read_state(tc_emu *emu, uint8_t *state);
 

@@ -237,6 +237,7 @@ static void read_all_regs(tc_recorder *r, uint8_t *state) {
     const tc_reg_info *ri = &r->arch->regs[i];
     memcpy(state + ri->offset, r->scratch[i], ri->size);
   }
+  tc_emu_fix_state(r->emu, state);
 }
 
 static bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,

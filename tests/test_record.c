@@ -193,6 +193,33 @@ static void test_events_hello(void) {
 /* rep movsb with count 100: 100 instructions at one PC, as single-stepping
  * sees them; only the last moves RIP on. movdqu reads are one 16-byte
  * access, not two 8-byte pieces. */
+/* i386 TLS: after glibc loads %gs, gs_base is the base of the descriptor
+ * it names, and every gs:[disp32] load reads gs_base + disp. */
+static void test_i386_gs_base(void) {
+  evlog l;
+  tc_run_result res;
+  CU_ASSERT_EQUAL_FATAL(record_lib(&l, "glibc32", NULL, NULL, &res), 0);
+  int gs_base = tc_arch_reg_index(l.arch, "gs_base");
+  CU_ASSERT_FATAL(gs_base >= 0);
+  int checked = 0;
+  for (size_t i = 0; i < l.n; i++) {
+    if (l.ev[i].kind != TC_EV_INSN)
+      continue;
+    const tc_insn_event *e = &l.ev[i].u.insn;
+    if (e->size != 6 || e->bytes[0] != 0x65 || e->bytes[1] != 0xa1)
+      continue; /* mov eax, gs:[disp32] */
+    uint32_t disp = (uint32_t)e->bytes[2] | (uint32_t)e->bytes[3] << 8 |
+                    (uint32_t)e->bytes[4] << 16 | (uint32_t)e->bytes[5] << 24;
+    uint64_t base = tc_state_get(l.arch, e->state_before, gs_base);
+    CU_ASSERT_NOT_EQUAL(base, 0);
+    CU_ASSERT_EQUAL_FATAL(e->nmem, 1);
+    CU_ASSERT_EQUAL(e->mem[0].addr, (base + disp) & 0xffffffffu);
+    checked++;
+  }
+  CU_ASSERT(checked > 10);
+  evlog_free(&l);
+}
+
 static void test_rep_and_wide_access(void) {
   evlog l;
   tc_run_result res;
@@ -740,6 +767,7 @@ int main(void) {
       {"reference-run helper", test_reference_helper},
       {"event stream of hello64", test_events_hello},
       {"rep iterations and merged wide accesses", test_rep_and_wide_access},
+      {"i386 gs_base from the GDT", test_i386_gs_base},
       {"byte-identical traces", test_determinism},
       {"busybox: byte-identical traces, normalised stat",
        test_determinism_busybox},
