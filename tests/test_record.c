@@ -638,6 +638,36 @@ static void test_cli_all_formats(void) {
   free(out);
 }
 
+/* TRAC and tfile hold no exit record: converting them to tct still gives a
+ * complete stream (a synthetic EXIT saying so), which converts again. */
+static void test_convert_synthetic_exit(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f",
+                                     "trac,tfile", "-o", tu_tmp("noexit"), "--",
+                                     tu_guest("hello64"), NULL),
+                        0);
+  free(out);
+  const char *exts[] = {".trace64", ".tf"}, *names[] = {"trac", "tfile"};
+  for (int i = 0; i < 2; i++) {
+    char in[4300], mid[4300], again[4300], want[128];
+    snprintf(in, sizeof in, "%s%s", tu_tmp("noexit"), exts[i]);
+    snprintf(mid, sizeof mid, "%s-%s.tct", tu_tmp("noexit"), names[i]);
+    snprintf(again, sizeof again, "%s-%s-2.tct", tu_tmp("noexit"), names[i]);
+    CU_ASSERT_EQUAL(
+        tu_run_merge(&out, TC_CLI, "convert", in, "--to", "tct", mid, NULL), 0);
+    free(out);
+    CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", mid, NULL), 0);
+    snprintf(want, sizeof want, "(no exit record in the %s input)", names[i]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", want));
+    free(out);
+    CU_ASSERT_EQUAL(
+        tu_run_merge(&out, TC_CLI, "convert", mid, "--to", "tct", again, NULL),
+        0);
+    free(out);
+    check_same_file(mid, again);
+  }
+}
+
 static void test_cli_env_and_output_name(void) {
   char *out = NULL;
   int st = sh(&out, "cd %s && %s record -q -E TRACECORN_TEST=hi -- %s",
@@ -780,6 +810,8 @@ int main(void) {
       {"CLI errors and help", test_cli_errors},
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"CLI: -f all, verify every format", test_cli_all_formats},
+      {"convert adds the exit record TRAC/tfile lack",
+       test_convert_synthetic_exit},
       {"raw code", test_raw},
       {"embedding example", test_embed_example},
       {"verify round trips", test_verify},

@@ -1,5 +1,6 @@
 /* Reading one trace and writing it in another format (dump = convert to
  * text or json on stdout). Format-neutral: only the tc_format vtables. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -8,10 +9,16 @@
 typedef struct convert_ctx {
   const tc_format *out;
   tc_writer *w;
+  bool seen_exit;
+  uint64_t insns;
 } convert_ctx;
 
 static int convert_sink(void *ctx, const tc_event *ev, tc_error *err) {
   convert_ctx *c = ctx;
+  if (ev->kind == TC_EV_EXIT)
+    c->seen_exit = true;
+  else if (ev->kind == TC_EV_INSN)
+    c->insns++;
   return c->out->write_event(c->w, ev, err);
 }
 
@@ -51,7 +58,8 @@ int tc_convert_from(const char *in_path, const tc_format *in_fmt,
     in_fmt->close_reader(r);
     return -1;
   }
-  convert_ctx c = {out_fmt, out_fmt->open_writer(out_path, info, err)};
+  convert_ctx c = {out_fmt, out_fmt->open_writer(out_path, info, err), false,
+                   0};
   if (!c.w) {
     in_fmt->close_reader(r);
     return -1;
@@ -65,6 +73,20 @@ int tc_convert_from(const char *in_path, const tc_format *in_fmt,
       snprintf(err ? err->msg : werr.msg, sizeof werr.msg, "%s", werr.msg);
       break;
     }
+  /* Formats without an exit record (TRAC, tfile) still end the stream the
+   * event model promises: a synthetic EXIT that says it was not recorded. */
+  if (rc == 0 && !c.seen_exit) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "no exit record in the %s input", in_fmt->name);
+    tc_event x = {.kind = TC_EV_EXIT};
+    x.u.exit.reason = TC_EXIT_ERROR;
+    x.u.exit.insn_count = c.insns;
+    x.u.exit.message = msg;
+    if (convert_sink(&c, &x, &werr) < 0) {
+      rc = -1;
+      tc_error_set(err, "%s", werr.msg);
+    }
+  }
   /* Close the output even after a read error: what was read is kept. */
   tc_error cerr = {{0}};
   if (out_fmt->close_writer(c.w, &cerr) < 0 && rc >= 0) {
