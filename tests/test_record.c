@@ -668,6 +668,37 @@ static void test_convert_synthetic_exit(void) {
   }
 }
 
+/* info summarises any readable trace. */
+static void test_cli_info(void) {
+  char *out = NULL, tct[4300];
+  CU_ASSERT_EQUAL_FATAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct",
+                                     "-o", tu_tmp("info"), "--",
+                                     tu_guest("hello64"), "a", NULL),
+                        1);
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("info"));
+  evlog l;
+  tc_error err = {{0}};
+  memset(&l, 0, sizeof l);
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  size_t n = evlog_count(&l, TC_EV_INSN);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "info", tct, NULL), 0);
+  const char *t = out ? out : "";
+  char want[128];
+  snprintf(want, sizeof want, "instructions: %zu\n", n);
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, want));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "format:       tct"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "arch:         x86_64"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "module:       "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "exit:         status 1"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "first, last:  0x401000, "));
+  free(out);
+  evlog_free(&l);
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "info", tu_tmp("nonexistent"), NULL), 1);
+  free(out);
+}
+
 static void test_cli_env_and_output_name(void) {
   char *out = NULL;
   int st = sh(&out, "cd %s && %s record -q -E TRACECORN_TEST=hi -- %s",
@@ -810,6 +841,7 @@ int main(void) {
       {"CLI errors and help", test_cli_errors},
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"CLI: -f all, verify every format", test_cli_all_formats},
+      {"CLI: info", test_cli_info},
       {"convert adds the exit record TRAC/tfile lack",
        test_convert_synthetic_exit},
       {"raw code", test_raw},

@@ -106,6 +106,8 @@ static void usage(FILE *f) {
           "trace\n"
           "       tracecorn verify [-f LIST] -- PROGRAM [ARGS]   record and "
           "check round trips\n"
+          "       tracecorn info FILE                            summarise a "
+          "trace\n"
           "       tracecorn formats                              list the "
           "formats\n"
           "       tracecorn COMMAND --help                       help for a "
@@ -770,6 +772,130 @@ static int cmd_verify(int argc, char **argv) {
   return result;
 }
 
+/* info: what a trace file holds, read through its format's reader. */
+typedef struct info_stats {
+  uint64_t insns, syscalls, maps, faults, keyframes;
+  uint64_t first_pc, last_pc;
+  bool have_exit;
+  tc_exit_event exit;
+  char exit_msg[256];
+  char modules[8][160];
+  int nmodules, more_modules;
+} info_stats;
+
+static int info_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  info_stats *st = ctx;
+  (void)err;
+  switch (ev->kind) {
+  case TC_EV_INSN:
+    if (st->insns++ == 0)
+      st->first_pc = ev->u.insn.pc;
+    st->last_pc = ev->u.insn.pc;
+    break;
+  case TC_EV_SYSCALL:
+    st->syscalls++;
+    break;
+  case TC_EV_MAP: {
+    st->maps++;
+    const char *n = ev->u.map.name;
+    if (n && n[0] && n[0] != '[') { /* a file-backed module */
+      bool seen = false;
+      for (int i = 0; i < st->nmodules; i++)
+        seen |= strcmp(st->modules[i], n) == 0;
+      if (!seen && st->nmodules < 8)
+        snprintf(st->modules[st->nmodules++], sizeof st->modules[0], "%s", n);
+      else if (!seen)
+        st->more_modules++;
+    }
+    break;
+  }
+  case TC_EV_FAULT:
+    st->faults++;
+    break;
+  case TC_EV_KEYFRAME:
+    st->keyframes++;
+    break;
+  case TC_EV_EXIT:
+    st->have_exit = true;
+    st->exit = ev->u.exit;
+    snprintf(st->exit_msg, sizeof st->exit_msg, "%s",
+             ev->u.exit.message ? ev->u.exit.message : "");
+    break;
+  default:
+    break;
+  }
+  return 0;
+}
+
+static int cmd_info(int argc, char **argv) {
+  if (argc != 2 || argv[1][0] == '-') {
+    FILE *f = argc == 2 ? stdout : stderr;
+    fprintf(f, "usage: tracecorn info FILE\n\n"
+               "Reads a trace in any readable format and prints its format, "
+               "arch, program,\ninstruction count, first and last PC, "
+               "modules, syscalls, size and B/insn,\nand whether it can "
+               "seek.\n");
+    return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+               ? 0
+               : 2;
+  }
+  const char *path = argv[1];
+  tc_error err = {{0}};
+  const tc_format *fmt = tc_format_detect(path, &err);
+  if (!fmt) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  tc_reader *r = fmt->open_reader(path, &err);
+  if (!r) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  const tc_trace_info *ti = fmt->reader_info(r);
+  char arch[32], exe[512];
+  snprintf(arch, sizeof arch, "%s", ti->arch ? ti->arch->name : "?");
+  snprintf(exe, sizeof exe, "%s", ti->exe_path ? ti->exe_path : "");
+  uint64_t entry = ti->entry;
+  fmt->close_reader(r);
+  info_stats st;
+  memset(&st, 0, sizeof st);
+  int rc = tc_read_trace(path, fmt, info_sink, &st, &err);
+  uint64_t bytes = output_size(path);
+  char sz[32];
+  human_size(bytes, sz, sizeof sz);
+  printf("file:         %s\n", path);
+  printf("format:       %s (%s)\n", fmt->name, fmt->description);
+  printf("arch:         %s\n", arch);
+  if (exe[0])
+    printf("program:      %s\n", exe);
+  printf("entry:        0x%" PRIx64 "\n", entry);
+  printf("instructions: %" PRIu64 "\n", st.insns);
+  if (st.insns)
+    printf("first, last:  0x%" PRIx64 ", 0x%" PRIx64 "\n", st.first_pc,
+           st.last_pc);
+  printf("syscalls:     %" PRIu64 "\n", st.syscalls);
+  printf("maps:         %" PRIu64 "\n", st.maps);
+  for (int i = 0; i < st.nmodules; i++)
+    printf("module:       %s\n", st.modules[i]);
+  if (st.more_modules)
+    printf("module:       (%d more)\n", st.more_modules);
+  if (st.faults)
+    printf("faults:       %" PRIu64 "\n", st.faults);
+  if (st.have_exit)
+    printf("exit:         status %d%s%s\n", st.exit.status,
+           st.exit_msg[0] ? ", " : "", st.exit_msg);
+  printf("size:         %s (%" PRIu64 " bytes, %.2f B/insn)\n", sz, bytes,
+         st.insns ? (double)bytes / (double)st.insns : 0.0);
+  printf("seekable:     %s\n", fmt->seek      ? "yes (dump --from N)"
+                               : st.keyframes ? "keyframes"
+                                              : "no");
+  if (rc < 0) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
+
 static int cmd_formats(void) {
   printf("%-8s %-6s %-6s %s\n", "name", "write", "read", "description");
   for (const tc_format *const *f = tc_formats(); *f; f++)
@@ -792,6 +918,8 @@ int main(int argc, char **argv) {
     return cmd_convert(argc - 1, argv + 1);
   if (strcmp(cmd, "formats") == 0)
     return cmd_formats();
+  if (strcmp(cmd, "info") == 0)
+    return cmd_info(argc - 1, argv + 1);
   if (strcmp(cmd, "verify") == 0)
     return cmd_verify(argc - 1, argv + 1);
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
