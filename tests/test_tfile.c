@@ -282,7 +282,9 @@ static void assert_reg(const char *sect, const char *name, uint64_t want) {
 static const char *keyval(const char *sect, const char *key) {
   static char val[256];
   char k[64];
-  snprintf(k, sizeof k, "%s=", key);
+  int kn = snprintf(k, sizeof k, "%s=", key);
+  if (kn < 0 || (size_t)kn >= sizeof k)
+    return "";
   const char *p = strstr(sect, k);
   if (!p)
     return "";
