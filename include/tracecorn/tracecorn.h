@@ -358,6 +358,8 @@ const tc_format *tc_format_detect(const char *path, tc_error *err);
 
 /* ---------------------------------------------------------------- sessions */
 
+#define TC_DEFAULT_MAX_MEMORY (4ull << 30) /* 4 GiB */
+
 typedef struct tc_options {
   /* Program. */
   const char *arch;       /* raw mode: arch name; ELF: NULL = from file */
@@ -366,6 +368,11 @@ typedef struct tc_options {
   const char *fs_root;    /* guest filesystem root, NULL = host "/" */
   const char *cwd;        /* guest cwd, NULL = host cwd */
   uint64_t stack_size;    /* 0 = 8 MiB */
+  /* Guest address-space cap: a map that would take the guest past it
+   * fails with -ENOMEM, as under a Linux RLIMIT_AS, before Unicorn sees
+   * it (Unicorn 2.0.1 is left unusable by one huge failed map).
+   * 0 = TC_DEFAULT_MAX_MEMORY. */
+  uint64_t max_memory;
   int stdin_fd, stdout_fd, stderr_fd; /* host fds behind guest 0/1/2 */
   /* Recording. */
   uint64_t max_insns;         /* 0 = unlimited */
