@@ -78,6 +78,9 @@ static void usage_record(FILE *f) {
           "\n"
           "Recording:\n"
           "      --max-insns N     stop after N instructions\n"
+          "      --max-memory SIZE guest address-space cap (default 4G); "
+          "maps past it\n"
+          "                        fail with ENOMEM, as under RLIMIT_AS\n"
           "      --no-memory       do not record memory accesses (faster)\n"
           "      --exact           read every register after every "
           "instruction (slow;\n"
@@ -217,6 +220,7 @@ static int cmd_record(int argc, char **argv) {
       {"keyframe", required_argument, 0, 12},
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
+      {"max-memory", required_argument, 0, 16},
       {"ucir-layout", required_argument, 0, 13},
       {"cache-every", required_argument, 0, 14},
       {"help", no_argument, 0, 'h'},
@@ -255,6 +259,29 @@ static int cmd_record(int argc, char **argv) {
     case 15:
       opt.host_stat = 1;
       break;
+    case 16: {
+      char *end = NULL;
+      errno = 0;
+      unsigned long long v = strtoull(optarg, &end, 0);
+      unsigned shift = 0;
+      if (end && *end && !end[1])
+        shift = *end == 'K' || *end == 'k'   ? 10
+                : *end == 'M' || *end == 'm' ? 20
+                : *end == 'G' || *end == 'g' ? 30
+                : *end == 'T' || *end == 't' ? 40
+                                             : 99;
+      else if (end && *end)
+        shift = 99;
+      if (errno || end == optarg || optarg[0] == '-' || shift == 99 || v == 0 ||
+          v > (UINT64_MAX >> shift)) {
+        fprintf(stderr,
+                "tracecorn: --max-memory: not a size (e.g. 512M, 8G): %s\n",
+                optarg);
+        return 2;
+      }
+      opt.max_memory = (uint64_t)v << shift;
+      break;
+    }
     case 13:
     case 14:
       snprintf(walias[c - 13], sizeof walias[0], "%s=%.200s",

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
 
@@ -40,6 +41,15 @@ int tc_convert_from(const char *in_path, const tc_format *in_fmt,
   }
   if (!out_fmt->open_writer) {
     tc_error_set(err, "the %s format has no writer", out_fmt->name);
+    return -1;
+  }
+  /* Writing onto the input would truncate it before it is read. */
+  struct stat si, so;
+  if (strcmp(out_path, "-") != 0 && stat(in_path, &si) == 0 &&
+      stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
+      si.st_ino == so.st_ino) {
+    tc_error_set(err, "%s: refusing to write the output onto the input",
+                 out_path);
     return -1;
   }
   if (from_insn && !in_fmt->seek) {

@@ -204,12 +204,49 @@ static void json_str(FILE *f, const char *s) {
     unsigned char c = (unsigned char)*s;
     if (c == '"' || c == '\\')
       fprintf(f, "\\%c", c);
-    else if (c < 0x20)
+    else if (c < 0x20 || c == 0x7f)
       fprintf(f, "\\u%04x", c);
     else
       fputc(c, f);
   }
   fputc('"', f);
+}
+
+/* Prints a guest-chosen string (paths, messages) so that it cannot drive
+ * the terminal: C0 controls, DEL, C1 controls (U+0080-U+009F, e.g. CSI)
+ * and bytes that are not valid UTF-8 become \xNN; backslash is doubled. */
+static void put_text(FILE *f, const char *str) {
+  const unsigned char *p = (const unsigned char *)(str ? str : "");
+  while (*p) {
+    unsigned c = *p;
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f)
+        fprintf(f, "\\x%02x", c);
+      else if (c == '\\')
+        fputs("\\\\", f);
+      else
+        fputc((int)c, f);
+      p++;
+      continue;
+    }
+    /* length of a well-formed UTF-8 sequence starting here, or 0 */
+    int n = c >= 0xc2 && c <= 0xdf   ? 2
+            : c >= 0xe0 && c <= 0xef ? 3
+            : c >= 0xf0 && c <= 0xf4 ? 4
+                                     : 0;
+    for (int k = 1; k < n; k++)
+      if ((p[k] & 0xc0) != 0x80)
+        n = 0;
+    if (n == 2 && c == 0xc2 && p[1] < 0xa0)
+      n = 0; /* C1 control */
+    if (n == 0) {
+      fprintf(f, "\\x%02x", c);
+      p++;
+    } else {
+      fwrite(p, 1, (size_t)n, f);
+      p += n;
+    }
+  }
 }
 
 static void put_syscall_args(FILE *f, const tc_syscall_event *s) {
@@ -317,10 +354,10 @@ static int text_event(tc_writer *w, const tc_event *ev) {
   }
   case TC_EV_MAP:
     prot_str(ev->u.map.prot, p);
-    fprintf(f, "map     0x%08" PRIx64 "-0x%08" PRIx64 " %s %s%s\n",
-            ev->u.map.addr, ev->u.map.addr + ev->u.map.size, p,
-            ev->u.map.name ? ev->u.map.name : "",
-            ev->u.map.data ? "" : " (zero)");
+    fprintf(f, "map     0x%08" PRIx64 "-0x%08" PRIx64 " %s ", ev->u.map.addr,
+            ev->u.map.addr + ev->u.map.size, p);
+    put_text(f, ev->u.map.name);
+    fprintf(f, "%s\n", ev->u.map.data ? "" : " (zero)");
     break;
   case TC_EV_UNMAP:
     fprintf(f, "unmap   0x%08" PRIx64 "-0x%08" PRIx64 "\n", ev->u.map.addr,
@@ -350,8 +387,11 @@ static int text_event(tc_writer *w, const tc_event *ev) {
       fprintf(f, " by %s", sig_name(x->signal));
     fprintf(f, ", status %d, %" PRIu64 " instructions", x->status,
             x->insn_count);
-    if (x->message)
-      fprintf(f, " (%s)", x->message);
+    if (x->message) {
+      fputs(" (", f);
+      put_text(f, x->message);
+      fputc(')', f);
+    }
     fputc('\n', f);
     break;
   }
@@ -523,8 +563,9 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     }
     fputs("]}\n", w->f);
   } else {
-    fprintf(w->f, "# tracecorn trace: %s (%s), entry 0x%" PRIx64 ", pid %u\n",
-            info->exe_path ? info->exe_path : "?", info->arch->name,
+    fputs("# tracecorn trace: ", w->f);
+    put_text(w->f, info->exe_path ? info->exe_path : "?");
+    fprintf(w->f, " (%s), entry 0x%" PRIx64 ", pid %u\n", info->arch->name,
             info->entry, info->pid);
   }
   return w;
