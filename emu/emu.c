@@ -533,6 +533,13 @@ int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
     return rc;
   if (range_overlaps(emu, start, end))
     return -EEXIST;
+  uint64_t cap =
+      emu->opt.max_memory ? emu->opt.max_memory : TC_DEFAULT_MAX_MEMORY;
+  uint64_t used = 0;
+  for (size_t i = 0; i < emu->nregions; i++)
+    used += emu->regions[i].end - emu->regions[i].start;
+  if (end - start > cap || used > cap - (end - start))
+    return -ENOMEM;
   uc_err e = uc_mem_map(emu->uc, start, end - start, prot & 7);
   if (e)
     return -ENOMEM;

@@ -251,9 +251,40 @@ static void arm_extra_writes(tc_decoder *d, tc_decoded *e,
   }
 }
 
+/* x86 instructions Linux user mode cannot execute (#GP -> SIGSEGV). */
+static bool x86_privileged(const cs_insn *insn) {
+  static const char *const names[] = {
+      "hlt",     "cli",     "sti",    "in",        "out",    "insb",
+      "insw",    "insd",    "outsb",  "outsw",     "outsd",  "rdmsr",
+      "wrmsr",   "lgdt",    "lidt",   "lldt",      "ltr",    "lmsw",
+      "clts",    "invd",    "wbinvd", "invlpg",    "swapgs", "sysret",
+      "sysretq", "sysexit", "rdpmc",  "hypercall", "vmcall"};
+  /* By name: capstone 4's PRIVILEGE group also holds user-mode
+   * instructions such as `mov gs, eax`. */
+  const cs_detail *det = insn->detail;
+  const char *mn = insn->mnemonic;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(mn, names[i]) == 0)
+      return true;
+  /* mov to/from control and debug registers */
+  return strcmp(mn, "mov") == 0 &&
+         (strstr(insn->op_str, "cr") || strstr(insn->op_str, "dr")) &&
+         det->x86.op_count == 2 && det->x86.operands[0].type == X86_OP_REG &&
+         det->x86.operands[1].type == X86_OP_REG &&
+         ((det->x86.operands[0].reg >= X86_REG_CR0 &&
+           det->x86.operands[0].reg <= X86_REG_CR15) ||
+          (det->x86.operands[1].reg >= X86_REG_CR0 &&
+           det->x86.operands[1].reg <= X86_REG_CR15) ||
+          (det->x86.operands[0].reg >= X86_REG_DR0 &&
+           det->x86.operands[0].reg <= X86_REG_DR15) ||
+          (det->x86.operands[1].reg >= X86_REG_DR0 &&
+           det->x86.operands[1].reg <= X86_REG_DR15));
+}
+
 static void decode_into(tc_decoder *d, tc_decoded *e) {
   e->full_read = false;
   e->is_rep = false;
+  e->privileged = false;
   e->nwrite = 0;
   add_write(e, d->arch->pc_reg);
   if (d->cs_ok && d->arch->id == TC_ARCH_ARM)
@@ -304,6 +335,7 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
     arm_extra_writes(d, e, insn);
   if (d->arch->uc_arch == 4 /* x86 */) {
     const cs_detail *det = insn->detail;
+    e->privileged = x86_privileged(insn);
     for (int g = 0; g < det->groups_count; g++)
       if (det->groups[g] == X86_GRP_FPU || det->groups[g] == X86_GRP_INT ||
           det->groups[g] == CS_GRP_INT)

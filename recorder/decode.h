@@ -13,11 +13,13 @@ typedef struct tc_decoded {
   uint64_t pc;
   uint8_t size;
   uint8_t bytes[16];
-  bool valid;     /* slot in use */
-  bool full_read; /* read every register after it (traps, x87, unknown) */
-  bool is_rep;    /* rep/repe/repne-prefixed string instruction */
-  bool thumb;     /* arm: decoded as Thumb (CPSR.T was set) */
-  uint8_t nwrite; /* registers it may write (indices into arch->regs) */
+  bool valid;      /* slot in use */
+  bool full_read;  /* read every register after it (traps, x87, unknown) */
+  bool is_rep;     /* rep/repe/repne-prefixed string instruction */
+  bool thumb;      /* arm: decoded as Thumb (CPSR.T was set) */
+  bool privileged; /* faults in user mode (x86: hlt, cli, in/out, wrmsr...)
+                      though Unicorn, running at ring 0, would execute it */
+  uint8_t nwrite;  /* registers it may write (indices into arch->regs) */
   uint16_t write[40];
 } tc_decoded;
 

@@ -433,6 +433,11 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   }
   r->pend = *d;
   r->have_pending = true;
+  if (d->privileged) {
+    /* Linux runs it at CPL 3: #GP, SIGSEGV. Unicorn runs at ring 0 and
+     * would execute it; stopping here means it never runs. */
+    tc_emu_fault(r->emu, TC_FAULT_OTHER, addr, SIGSEGV);
+  }
 }
 
 static void value_bytes(const tc_recorder *r, int64_t value, int size,

@@ -66,6 +66,7 @@ static void test_native_x86_64(void) {
   check_reference(TU_REF_AUTO, "segv64", "");
   check_reference(TU_REF_AUTO, "ill64", "");
   check_reference(TU_REF_AUTO, "div64", "");
+  check_reference(TU_REF_AUTO, "priv64", "");
 }
 
 static void i386_guests(tu_ref_mode mode) {
@@ -73,6 +74,7 @@ static void i386_guests(tu_ref_mode mode) {
   check_reference(mode, "insns32", "");
   check_reference(mode, "loop32", "3000");
   check_reference(mode, "segv32", "");
+  check_reference(mode, "priv32", "");
   check_reference(mode, "glibc32", "file32.txt");
 }
 
@@ -699,6 +701,45 @@ static void test_cli_info(void) {
   free(out);
 }
 
+/* Guest-chosen names reach people's terminals through dump: a program
+ * whose path holds an escape sequence is printed with it defused; convert
+ * never writes onto its input. */
+static void test_cli_hostile_names(void) {
+  char prog[4300], *out = NULL;
+  snprintf(prog, sizeof prog,
+           "%s/evil\x1b[2J\xc2\x9b"
+           "name",
+           tu_tmpdir());
+  uint8_t *bin;
+  size_t n;
+  bin = tu_read_file(tu_guest("hello64"), &n);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(bin);
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(prog, bin, n), 0);
+  free(bin);
+  CU_ASSERT_EQUAL_FATAL(chmod(prog, 0755), 0);
+  tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o", tu_tmp("evil"),
+               "--", prog, NULL);
+  free(out);
+  char tct[4300];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("evil"));
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", tct, NULL), 0);
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NULL(strchr(t, 0x1b));
+  CU_ASSERT_PTR_NULL(strstr(t, "\xc2\x9b"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "evil\\x1b[2J\\xc2\\x9bname"));
+  free(out);
+  /* convert onto the input: refused, the input intact */
+  size_t before = 0, after = 0;
+  free(tu_read_file(tct, &before));
+  CU_ASSERT_NOT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "convert", tct, "--to", "tct", tct, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "onto the input"));
+  free(out);
+  free(tu_read_file(tct, &after));
+  CU_ASSERT_EQUAL(before, after);
+  CU_ASSERT(before > 0);
+}
+
 static void test_cli_env_and_output_name(void) {
   char *out = NULL;
   int st = sh(&out, "cd %s && %s record -q -E TRACECORN_TEST=hi -- %s",
@@ -842,6 +883,7 @@ int main(void) {
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"CLI: -f all, verify every format", test_cli_all_formats},
       {"CLI: info", test_cli_info},
+      {"CLI: hostile names, convert onto the input", test_cli_hostile_names},
       {"convert adds the exit record TRAC/tfile lack",
        test_convert_synthetic_exit},
       {"raw code", test_raw},

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -382,6 +383,47 @@ static void test_mmap(void) {
     CU_ASSERT_EQUAL(SC(e, "mprotect", 0x240000, 0x1000, TC_PROT_READ), -ENOMEM);
     rm(e);
   }
+}
+
+/* A map the engine could not survive never reaches it: ENOMEM, and the
+ * process carries on mapping; the cap is tc_options.max_memory. */
+static void test_mmap_limits(void) {
+  for (int k = 0; k < 2; k++) {
+    tc_emu *e = mk(both[k], 1);
+    uint64_t huge = k == 0 ? 1ull << 40 : 0xfff00000u;
+    CU_ASSERT_EQUAL(SC(e, k == 0 ? "mmap" : "mmap2", 0, huge,
+                       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                       0),
+                    -ENOMEM);
+    if (k == 0) {
+      int64_t a = SC(e, "mmap", 0, 4096, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      CU_ASSERT_TRUE(a > 0);
+      CU_ASSERT_EQUAL(tc_emu_write(e, (uint64_t)a, "x", 1), 0);
+      /* 64 GiB of brk is refused too, the break stays usable */
+      uint64_t cur = (uint64_t)SC(e, "brk", 0);
+      CU_ASSERT_EQUAL((uint64_t)SC(e, "brk", cur + (64ull << 30)), cur);
+    }
+    rm(e);
+  }
+  /* a smaller cap */
+  tc_options o;
+  tc_options_init(&o);
+  o.quiet = 1;
+  o.max_memory = 1u << 20;
+  tc_error err;
+  tc_emu *e = tc_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+  CU_ASSERT_EQUAL(
+      tc_emu_map(e, 0x100000, 512 << 10, TC_PROT_READ | TC_PROT_WRITE, "a", 0),
+      0);
+  CU_ASSERT_EQUAL(
+      tc_emu_map(e, 0x200000, 768 << 10, TC_PROT_READ | TC_PROT_WRITE, "b", 0),
+      -ENOMEM);
+  CU_ASSERT_EQUAL(
+      tc_emu_map(e, 0x200000, 256 << 10, TC_PROT_READ | TC_PROT_WRITE, "c", 0),
+      0);
+  rm(e);
 }
 
 static void test_mremap_madvise(void) {
@@ -1073,6 +1115,7 @@ int main(void) {
       {"getcwd, readlink, chdir", test_cwd_readlink},
       {"brk", test_brk},
       {"mmap/munmap/mprotect", test_mmap},
+      {"mmap limits", test_mmap_limits},
       {"mremap, madvise", test_mremap_madvise},
       {"uname, sysinfo, ids", test_uname_sysinfo},
       {"virtual clock", test_clock_deterministic},

@@ -1,5 +1,6 @@
 /* fault: prints a line, then dies the way the build flag says:
- * FAULT_SEGV (store to NULL), FAULT_ILL (ud2), FAULT_DIV (divide by 0). */
+ * FAULT_SEGV (store to NULL), FAULT_ILL (ud2), FAULT_DIV (divide by 0),
+ * FAULT_PRIV (a privileged instruction: hlt / in). */
 #include "sys.h"
 
 GUEST_START
@@ -17,6 +18,10 @@ void cmain(long *sp) {
   __asm__ volatile(".word 0x00000028"); /* SPECIAL, reserved function */
 #elif defined(FAULT_ILL)
   __asm__ volatile("ud2");
+#elif defined(FAULT_PRIV) && defined(__x86_64__)
+  __asm__ volatile("hlt"); /* ring 0 only: SIGSEGV */
+#elif defined(FAULT_PRIV) && defined(__i386__)
+  __asm__ volatile("inb $0x80, %%al" ::: "eax"); /* no ioperm: SIGSEGV */
 #elif defined(FAULT_DIV)
   volatile int r = 100 / zero;
   (void)r;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,6 +34,19 @@ int main(int argc, char **argv) {
   memset(big, 'x', 1 << 20);
   printf("big[12345]=%c\n", big[12345]);
   free(big);
+
+  /* a map far beyond any sane limit fails with ENOMEM, and the process
+   * (and later maps) carry on */
+  size_t huge = sizeof(void *) == 8 ? (size_t)1 << 40 : (size_t)0xfff00000u;
+  void *hp = mmap(NULL, huge, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  printf("huge mmap: %s\n", hp == MAP_FAILED ? strerror(errno) : "mapped");
+  char *small = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (small != MAP_FAILED)
+    small[100] = 'y';
+  printf("small mmap after: %s\n",
+         small != MAP_FAILED && small[100] == 'y' ? "ok" : "failed");
 
   double d = 0;
   for (int i = 1; i <= 10; i++)
