@@ -9,12 +9,14 @@
 #include <string.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/symbols.h"
 
 struct tc_writer {
   FILE *f;
   bool own;
   bool json;
   const tc_arch *arch;
+  tc_symtab *syms; /* the program's function symbols, or NULL */
   char path[4096];
 };
 
@@ -278,12 +280,48 @@ static void put_syscall_args(FILE *f, const tc_syscall_event *s) {
 
 /* ------------------------------------------------------------ text lines */
 
+/* Names a direct branch or call target: `call 0x401690` becomes
+ * `call 0x401690 <fib>` (x86 call/j*, arm b/bl/blx/cb*, mips j/jal/b*). */
+static void annotate_target(const tc_writer *w, char *dis, size_t max) {
+  if (!w->syms || !strchr("cjb", dis[0]))
+    return;
+  const char *last = strrchr(dis, ' ');
+  if (!last)
+    return;
+  last++;
+  if (*last == '#')
+    last++;
+  if (strncmp(last, "0x", 2) != 0)
+    return;
+  char *end;
+  unsigned long long target = strtoull(last, &end, 16);
+  if (*end)
+    return;
+  uint64_t off = 0;
+  const char *name = tc_symtab_find(w->syms, target, &off);
+  size_t len = strlen(dis);
+  if (!name || len + 4 >= max)
+    return;
+  if (off)
+    snprintf(dis + len, max - len, " <%s+0x%llx>", name,
+             (unsigned long long)off);
+  else
+    snprintf(dis + len, max - len, " <%s>", name);
+}
+
 static void text_insn(tc_writer *w, const tc_insn_event *e) {
   FILE *f = w->f;
   const tc_arch *a = w->arch;
-  char dis[128];
+  char dis[192];
   tc_disasm(a, e->pc | (uint64_t)tc_insn_thumb(a, e), e->bytes, e->size, dis,
             sizeof dis);
+  annotate_target(w, dis, sizeof dis);
+  const char *label = tc_symtab_exact(w->syms, e->pc);
+  if (label) {
+    fputc('<', f);
+    put_text(f, label);
+    fputs(">:\n", f);
+  }
   fprintf(f, "%-8" PRIu64 " 0x%08" PRIx64 "  ", e->index, e->pc);
   int col = 0;
   for (int i = 0; i < e->size; i++)
@@ -536,6 +574,9 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
   }
   w->json = json;
   w->arch = info->arch;
+  if (!json)
+    w->syms = tc_symtab_from_elf(info->exe_data, info->exe_size,
+                                 info->load_base);
   snprintf(w->path, sizeof w->path, "%s", path);
   if (strcmp(path, "-") == 0) {
     w->f = stdout;
@@ -544,6 +585,7 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     w->own = true;
     if (!w->f) {
       tc_error_set(err, "%s: %s", path, strerror(errno));
+      tc_symtab_free(w->syms);
       free(w);
       return NULL;
     }
@@ -603,6 +645,7 @@ static int close_writer(tc_writer *w, tc_error *err) {
     tc_error_set(err, "%s: %s", w->path, strerror(errno));
     rc = -1;
   }
+  tc_symtab_free(w->syms);
   free(w);
   return rc;
 }

@@ -1,0 +1,166 @@
+/* ELF symbol tables for listings (see symbols.h). */
+#include "writers/symbols.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct sym {
+  uint64_t addr, size;
+  const char *name; /* into names */
+} sym;
+
+struct tc_symtab {
+  sym *syms;
+  size_t n;
+  char *names;
+};
+
+static uint64_t rd(const uint8_t *p, unsigned n, int be) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++)
+    v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
+  return v;
+}
+
+static int by_addr(const void *a, const void *b) {
+  const sym *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return strcmp(x->name, y->name); /* deterministic among aliases */
+}
+
+tc_symtab *tc_symtab_from_elf(const uint8_t *d, size_t n, uint64_t bias) {
+  if (!d || n < 52 || memcmp(d, "\177ELF", 4) != 0)
+    return NULL;
+  int is64 = d[4] == 2, be = d[5] == 2;
+  if ((d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) ||
+      (is64 && n < 64))
+    return NULL;
+  uint64_t shoff = is64 ? rd(d + 40, 8, be) : rd(d + 32, 4, be);
+  /* arm: bit 0 of a function symbol's value marks Thumb code */
+  bool arm = rd(d + 18, 2, be) == 40;
+  unsigned shentsize = (unsigned)rd(d + (is64 ? 58 : 46), 2, be);
+  unsigned shnum = (unsigned)rd(d + (is64 ? 60 : 48), 2, be);
+  unsigned want = is64 ? 64 : 40;
+  if (shentsize < want || shoff > n || shnum == 0 ||
+      (uint64_t)shnum * shentsize > n - shoff)
+    return NULL;
+  /* .symtab if present, else .dynsym */
+  const uint8_t *symsec = NULL;
+  for (int pass = 0; pass < 2 && !symsec; pass++)
+    for (unsigned i = 0; i < shnum; i++) {
+      const uint8_t *sh = d + shoff + (uint64_t)i * shentsize;
+      if (rd(sh + 4, 4, be) == (pass ? 11u : 2u)) {
+        symsec = sh;
+        break;
+      }
+    }
+  if (!symsec)
+    return NULL;
+  uint64_t off = is64 ? rd(symsec + 24, 8, be) : rd(symsec + 16, 4, be);
+  uint64_t size = is64 ? rd(symsec + 32, 8, be) : rd(symsec + 20, 4, be);
+  unsigned link = (unsigned)rd(symsec + (is64 ? 40 : 24), 4, be);
+  unsigned entsize = is64 ? 24 : 16;
+  if (off > n || size > n - off || link >= shnum)
+    return NULL;
+  const uint8_t *strsh = d + shoff + (uint64_t)link * shentsize;
+  uint64_t soff = is64 ? rd(strsh + 24, 8, be) : rd(strsh + 16, 4, be);
+  uint64_t ssize = is64 ? rd(strsh + 32, 8, be) : rd(strsh + 20, 4, be);
+  if (soff > n || ssize > n - soff || ssize == 0)
+    return NULL;
+  size_t count = (size_t)(size / entsize);
+  tc_symtab *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->syms = calloc(count ? count : 1, sizeof *t->syms);
+  t->names = malloc((size_t)ssize + 1);
+  if (!t->syms || !t->names) {
+    tc_symtab_free(t);
+    return NULL;
+  }
+  memcpy(t->names, d + soff, (size_t)ssize);
+  t->names[ssize] = 0; /* every name ends inside the copy */
+  for (size_t i = 0; i < count; i++) {
+    const uint8_t *s = d + off + i * entsize;
+    uint32_t name = (uint32_t)rd(s, 4, be);
+    uint8_t info = is64 ? s[4] : s[12];
+    uint16_t shndx = (uint16_t)rd(s + (is64 ? 6 : 14), 2, be);
+    uint64_t value = is64 ? rd(s + 8, 8, be) : rd(s + 4, 4, be);
+    uint64_t ssz = is64 ? rd(s + 16, 8, be) : rd(s + 8, 4, be);
+    unsigned type = info & 0xf;
+    /* functions, and untyped labels in a section (_start in assembly) */
+    if ((type != 2 && type != 0) || shndx == 0 || name == 0 ||
+        name >= ssize || t->names[name] == 0 || value == 0)
+      continue;
+    if (type == 0 && t->names[name] == '$')
+      continue; /* arm/aarch64 mapping symbols ($a, $t, $d, $x) */
+    if (arm && type == 2)
+      value &= ~(uint64_t)1;
+    t->syms[t->n].addr = value + bias;
+    t->syms[t->n].size = ssz;
+    t->syms[t->n].name = t->names + name;
+    t->n++;
+  }
+  if (t->n == 0) {
+    tc_symtab_free(t);
+    return NULL;
+  }
+  qsort(t->syms, t->n, sizeof *t->syms, by_addr);
+  return t;
+}
+
+void tc_symtab_free(tc_symtab *t) {
+  if (!t)
+    return;
+  free(t->syms);
+  free(t->names);
+  free(t);
+}
+
+/* Index of the last symbol with addr <= a, or -1. */
+static long last_at_or_below(const tc_symtab *t, uint64_t a) {
+  size_t lo = 0, hi = t->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (t->syms[mid].addr <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (long)lo - 1;
+}
+
+const char *tc_symtab_exact(const tc_symtab *t, uint64_t addr) {
+  if (!t)
+    return NULL;
+  long i = last_at_or_below(t, addr);
+  /* among aliases at one address, the first name in order */
+  while (i > 0 && t->syms[i - 1].addr == addr)
+    i--;
+  return i >= 0 && t->syms[i].addr == addr ? t->syms[i].name : NULL;
+}
+
+const char *tc_symtab_find(const tc_symtab *t, uint64_t addr, uint64_t *off) {
+  if (!t)
+    return NULL;
+  long i = last_at_or_below(t, addr);
+  if (i < 0)
+    return NULL;
+  uint64_t base = t->syms[i].addr;
+  while (i > 0 && t->syms[i - 1].addr == base)
+    i--;
+  const sym *s = &t->syms[i];
+  uint64_t end = s->size ? s->addr + s->size : 0;
+  if (!end) { /* up to the next symbol */
+    size_t j = (size_t)i;
+    while (j < t->n && t->syms[j].addr == base)
+      j++;
+    end = j < t->n ? t->syms[j].addr : base + 0x10000;
+  }
+  if (addr >= end)
+    return NULL;
+  if (off)
+    *off = addr - base;
+  return s->name;
+}

@@ -1,0 +1,22 @@
+/* Function symbols of the traced program, from the ELF bytes a trace
+ * carries (tc_trace_info.exe_data), for annotating listings. Bounded by
+ * the data: a hostile ELF gives fewer symbols, never a crash. */
+#ifndef TC_SYMBOLS_H
+#define TC_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tc_symtab tc_symtab;
+
+/* NULL when the data is no ELF or has no symbols. bias: the load base
+ * (static-pie), added to every symbol value. */
+tc_symtab *tc_symtab_from_elf(const uint8_t *data, size_t n, uint64_t bias);
+void tc_symtab_free(tc_symtab *t);
+/* The symbol starting exactly at addr, or NULL. */
+const char *tc_symtab_exact(const tc_symtab *t, uint64_t addr);
+/* The function containing addr (within its size, or before the next symbol
+ * when the size is 0), with the offset into it; NULL if none. */
+const char *tc_symtab_find(const tc_symtab *t, uint64_t addr, uint64_t *off);
+
+#endif
