@@ -242,6 +242,10 @@ static void test_thumb_decoding(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(t, " ldm r"));       /* ARM-state LDM */
   CU_ASSERT_PTR_NOT_NULL(strstr(t, " addgt "));      /* ARM conditional */
   CU_ASSERT_PTR_NOT_NULL(strstr(t, " ldrex "));
+  /* Thumb function symbols (odd values) name their even addresses */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " <cmain>"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n<thumb_part>:\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n<arm_part>:\n"));
   CU_ASSERT_PTR_NULL(strstr(t, "(bad)"));
   free(out);
   /* armel starts in ARM state */
@@ -286,6 +290,9 @@ static void test_mips_decoding(void) {
   CU_ASSERT_EQUAL(idx2, idx + 1);
   CU_ASSERT_EQUAL(pc2, pc + 4);
   next = strchr(next + 1, '\n');
+  CU_ASSERT_PTR_NOT_NULL_FATAL(next);
+  if (next[1] == '<') /* the target's function label */
+    next = strchr(next + 1, '\n');
   CU_ASSERT_PTR_NOT_NULL_FATAL(next);
   CU_ASSERT_EQUAL_FATAL(sscanf(next + 1, "%llu 0x%llx", &idx2, &pc2), 2);
   CU_ASSERT_EQUAL(pc2, target);

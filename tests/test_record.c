@@ -701,6 +701,27 @@ static void test_cli_info(void) {
   free(out);
 }
 
+/* dump names functions from the program's symbol table: labels where a
+ * function starts, and direct call targets. */
+static void test_dump_symbols(void) {
+  char *out = NULL, tct[4300];
+  tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o", tu_tmp("syms"),
+               "--", tu_guest("glibc64"), NULL);
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("syms"));
+  CU_ASSERT_EQUAL(
+      tu_run(strcat(strcat(strcpy((char[8600]){0}, TC_CLI " dump "), tct),
+                    " | head -n 4000"),
+             &out, 0),
+      0);
+  const char *t = out ? out : "";
+  const char *start = strstr(t, "<_start>:\n0 ");
+  CU_ASSERT_PTR_NOT_NULL(start);
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, " <__libc_start_main>"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\n<__libc_start_main>:\n"));
+  free(out);
+}
+
 /* Guest-chosen names reach people's terminals through dump: a program
  * whose path holds an escape sequence is printed with it defused; convert
  * never writes onto its input. */
@@ -883,6 +904,7 @@ int main(void) {
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"CLI: -f all, verify every format", test_cli_all_formats},
       {"CLI: info", test_cli_info},
+      {"dump names functions", test_dump_symbols},
       {"CLI: hostile names, convert onto the input", test_cli_hostile_names},
       {"convert adds the exit record TRAC/tfile lack",
        test_convert_synthetic_exit},
