@@ -4,6 +4,7 @@
  * meta frame and comparing them with the recording, round trips through
  * the reader, `tracecorn verify -f bap` on every example guest, writer
  * options and failures, MD5 and the capstone access helper. */
+#include <capstone/capstone.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -371,16 +372,35 @@ static void test_identity(void) {
                                TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS |
                                TC_CAP_FAULTS | TC_CAP_TID);
   CU_ASSERT_PTR_NULL(F->holds_reg); /* key frames: every register */
-  tc_arch fake = *x64;
-  fake.id = TC_ARCH_MIPSEL;
-  fake.name = "mipsel";
-  CU_ASSERT_EQUAL(F->supports(&fake, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "little-endian mips"));
-  fake.id = TC_ARCH_MIPS64EL;
-  fake.name = "mips64el";
-  CU_ASSERT_EQUAL(F->supports(&fake, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "little-endian mips"));
   uint64_t a = 0, m = 0;
+  /* mips: 8/32 both ways round, mips64el 8/64; BAP's mips is big-endian,
+   * so every mips trace holds big-endian values, and the little-endian
+   * ones say what they are in the meta frame. */
+  static const struct {
+    tc_arch_id id;
+    uint64_t mach;
+    const char *marker;
+  } mips[] = {{TC_ARCH_MIPS, 32, NULL},
+              {TC_ARCH_MIPSEL, 32, "arch=mipsel"},
+              {TC_ARCH_MIPS64EL, 64, "arch=mips64el"}};
+  for (size_t i = 0; i < sizeof mips / sizeof mips[0]; i++) {
+    const tc_arch *ma = tc_arch_by_id(mips[i].id);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ma);
+    CU_ASSERT_EQUAL(F->supports(ma, &err), 0);
+    CU_ASSERT_EQUAL(bap_arch_numbers(ma, &a, &m, &err), 0);
+    CU_ASSERT(a == 8 && m == mips[i].mach);
+    CU_ASSERT_TRUE(bap_values_big_endian(ma));
+    if (mips[i].marker) {
+      CU_ASSERT_STRING_EQUAL(bap_le_mips_marker(ma), mips[i].marker);
+    } else {
+      CU_ASSERT_PTR_NULL(bap_le_mips_marker(ma));
+    }
+  }
+  for (uint64_t mach = 0; mach <= 33; mach += mach ? 1 : 32)
+    CU_ASSERT_PTR_EQUAL(bap_arch_from_numbers(8, mach),
+                        tc_arch_by_id(TC_ARCH_MIPS));
+  CU_ASSERT_PTR_NULL(bap_arch_from_numbers(8, 64)); /* big-endian mips64 */
+  CU_ASSERT_FALSE(bap_values_big_endian(x64));
   CU_ASSERT_EQUAL(bap_arch_numbers(x64, &a, &m, &err), 0);
   CU_ASSERT(a == 9 && m == 64);
   CU_ASSERT_EQUAL(bap_arch_numbers(x86, &a, &m, &err), 0);
@@ -586,6 +606,9 @@ static void test_crafted_frames(void) {
   expect_refused(path, "trace version 4");
   make_file(path, 3, 2, 0, &meta, &ok, 1, 64);
   expect_refused(path, "BFD arch 2 mach 0");
+  /* mips64 without tracecorn's little-endian marker: big-endian mips64 */
+  make_file(path, 3, 8, 64, &meta, &ok, 1, 64);
+  expect_refused(path, "big-endian mips64");
 
   uint8_t rd[4] = {1, 0, 0, 0}, wr[4] = {0, 1, 0, 0};
   uint8_t val[8] = {1, 0, 0, 0, 0, 0, 0, 0};
@@ -1061,6 +1084,36 @@ static int reg_by_frame_name(const tc_arch *a, const char *quoted) {
   return -1;
 }
 
+/* The bytes a frame must hold for register r of a state image, worked
+ * out from its integer value: big-endian on big-endian targets and every
+ * mips (bap-frames.md: values in the byte order BAP decodes them with),
+ * else little-endian; vectors as byte arrays. */
+static void frame_reg_bytes(const tc_arch *a, const uint8_t *state, int r,
+                            uint8_t *out) {
+  const tc_reg_info *ri = &a->regs[r];
+  if (ri->size > 8 || (ri->flags & TC_REG_VECTOR)) {
+    memcpy(out, state + ri->offset, ri->size);
+    return;
+  }
+  uint64_t v = tc_state_get(a, state, r);
+  int be =
+      a->big_endian || a->id == TC_ARCH_MIPSEL || a->id == TC_ARCH_MIPS64EL;
+  for (unsigned k = 0; k < ri->size; k++)
+    out[k] = (uint8_t)(v >> (8 * (be ? ri->size - 1 - k : k)));
+}
+
+static int le_mips(const tc_arch *a) {
+  return a->id == TC_ARCH_MIPSEL || a->id == TC_ARCH_MIPS64EL;
+}
+
+static void reverse(uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n / 2; i++) {
+    uint8_t t = p[i];
+    p[i] = p[n - 1 - i];
+    p[n - 1 - i] = t;
+  }
+}
+
 /* Checks one decoded operand list against an instruction. */
 static void check_operands(const tc_arch *a, const tnode *list, const sevent *x,
                            int post, size_t *nmem_seen) {
@@ -1083,10 +1136,14 @@ static void check_operands(const tc_arch *a, const tnode *list, const sevent *x,
       int r = reg_by_frame_name(a, kid(ro, "name", 0)->value);
       CU_ASSERT_FATAL(r >= 0);
       CU_ASSERT_EQUAL(vl, a->regs[r].size);
-      CU_ASSERT_EQUAL(memcmp(v, state + a->regs[r].offset, vl), 0);
+      uint8_t want[64];
+      frame_reg_bytes(a, state, r, want);
+      CU_ASSERT_EQUAL(memcmp(v, want, vl), 0);
       continue;
     }
     uint64_t addr = num(kid(kid(spec, "mem_operand", 0), "address", 0));
+    if (le_mips(a)) /* each access's value big-endian */
+      reverse(v, vl);
     int found = 0;
     for (uint32_t k = 0; k < in->nmem; k++) {
       const tc_mem_access *ma = &in->mem[k];
@@ -1119,6 +1176,54 @@ static void check_operands(const tc_arch *a, const tnode *list, const sevent *x,
   }
 }
 
+/* mips `lw rt, off(base)` (opcode 35 in the big-endian word BAP
+ * disassembles): the loaded value, read big-endian as BAP does, is the
+ * value rt gets in the post list, also big-endian (bap-frames.md: values
+ * in the target's order, BAP's mips being big-endian). */
+static size_t g_mips_lw;
+static void check_mips_lw(const tc_arch *a, const tnode *sf,
+                          const uint8_t *word_mem) {
+  uint8_t w[4];
+  memcpy(w, word_mem, 4);
+  if (le_mips(a))
+    reverse(w, 4); /* what the frame holds: big-endian */
+  uint32_t word =
+      (uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3];
+  unsigned rt = (word >> 16) & 31;
+  if (word >> 26 != 35 || rt == 0)
+    return;
+  static const char *const gpr[32] = {
+      "zero", "at", "v0", "v1", "a0", "a1", "a2", "a3", "t0", "t1", "t2",
+      "t3",   "t4", "t5", "t6", "t7", "s0", "s1", "s2", "s3", "s4", "s5",
+      "s6",   "s7", "t8", "t9", "k0", "k1", "gp", "sp", "fp", "ra"};
+  uint8_t mem[8] = {0}, regv[8] = {0};
+  int have_mem = 0, have_reg = 0;
+  const tnode *pre = kid(sf, "operand_pre_list", 0);
+  for (size_t i = 0; i < nkid(pre, "elem"); i++) {
+    const tnode *e = kid(pre, "elem", i);
+    if (kid(kid(e, "operand_info_specific", 0), "mem_operand", 0)) {
+      CU_ASSERT_EQUAL(unescape(kid(e, "value", 0), mem, sizeof mem), 4);
+      have_mem = 1;
+    }
+  }
+  const tnode *post = kid(sf, "operand_post_list", 0);
+  char want[16];
+  snprintf(want, sizeof want, "\"%s\"", gpr[rt]);
+  for (size_t i = 0; i < nkid(post, "elem"); i++) {
+    const tnode *e = kid(post, "elem", i);
+    const tnode *ro = kid(kid(e, "operand_info_specific", 0), "reg_operand", 0);
+    if (ro && strcasecmp(kid(ro, "name", 0)->value, want) == 0) {
+      CU_ASSERT_EQUAL(unescape(kid(e, "value", 0), regv, sizeof regv),
+                      a->ptr_size);
+      have_reg = 1;
+    }
+  }
+  CU_ASSERT_TRUE(have_mem && have_reg);
+  /* o32: a 4-byte register holds the word as is */
+  CU_ASSERT_EQUAL(memcmp(mem, regv + a->ptr_size - 4, 4), 0);
+  g_mips_lw++;
+}
+
 /* Records guest, decodes every frame with protoc (one call for the whole
  * file through a wrapper message, a few frames one by one) and the meta
  * frame, and compares the decoded fields with the recording. */
@@ -1146,6 +1251,14 @@ static void protoc_compare(const char *guest, const char *arg) {
   char ver[32];
   snprintf(ver, sizeof ver, "\"%s\"", TC_VERSION_STRING);
   CU_ASSERT_TRUE(streq(kid(kid(mt, "tracer", 0), "version", 0), ver));
+  /* no tracer arguments, but little-endian mips's marker */
+  if (le_mips(a)) {
+    char mk[40];
+    snprintf(mk, sizeof mk, "\"%s\"", bap_le_mips_marker(a));
+    CU_ASSERT_EQUAL(nkid(kid(mt, "tracer", 0), "args"), 1);
+    CU_ASSERT_TRUE(streq(kid(kid(mt, "tracer", 0), "args", 0), mk));
+  } else
+    CU_ASSERT_EQUAL(nkid(kid(mt, "tracer", 0), "args"), 0);
   const tnode *tg = kid(mt, "target", 0);
   char want[4200];
   snprintf(want, sizeof want, "\"%s\"", tu_guest(guest));
@@ -1219,7 +1332,8 @@ static void protoc_compare(const char *guest, const char *arg) {
   tnode *all = parse_text(&op, 1);
   CU_ASSERT_EQUAL(nkid(all, "f"), w.n);
 
-  size_t ei = 0, insns = 0, syscalls = 0, modloads = 0, keys = 0;
+  size_t ei = 0, insns = 0, syscalls = 0, modloads = 0, keys = 0, thumb = 0;
+  g_mips_lw = 0;
   for (size_t k = 0; k < nkid(all, "f"); k++) {
     const tnode *fr = kid(all, "f", k);
     CU_ASSERT_EQUAL(fr->nkids, 1); /* exactly one option */
@@ -1249,7 +1363,21 @@ static void protoc_compare(const char *guest, const char *arg) {
       uint8_t raw[32];
       CU_ASSERT_EQUAL(unescape(kid(sf, "rawbytes", 0), raw, sizeof raw),
                       in->size);
+      if (le_mips(a)) { /* the instruction word big-endian */
+        CU_ASSERT_EQUAL_FATAL(in->size, 4);
+        reverse(raw, 4);
+      }
       CU_ASSERT_EQUAL(memcmp(raw, in->bytes, in->size), 0);
+      /* arm: every frame says its instruction set; no mode elsewhere */
+      const tnode *mode = kid(sf, "mode", 0);
+      if (a->id == TC_ARCH_ARM) {
+        int t = tc_insn_thumb(a, in);
+        CU_ASSERT_TRUE(streq(mode, t ? "\"arm:t32\"" : "\"arm:a32\""));
+        thumb += t;
+      } else
+        CU_ASSERT_PTR_NULL(mode);
+      if (a->cs_arch == CS_ARCH_MIPS)
+        check_mips_lw(a, sf, raw);
       size_t nmem = 0;
       CU_ASSERT_PTR_NOT_NULL(kid(sf, "operand_pre_list", 0));
       check_operands(a, kid(sf, "operand_pre_list", 0), x, 0, &nmem);
@@ -1290,12 +1418,11 @@ static void protoc_compare(const char *guest, const char *arg) {
       CU_ASSERT_EQUAL(nkid(vl, "elem"), a->nregs);
       for (int r = 0; r < a->nregs; r++) {
         const tnode *e = kid(vl, "elem", (size_t)r);
-        uint8_t v[64];
+        uint8_t v[64], vwant[64];
         CU_ASSERT_EQUAL(unescape(kid(e, "value", 0), v, sizeof v),
                         a->regs[r].size);
-        CU_ASSERT_EQUAL(
-            memcmp(v, x->ev.u.key.state + a->regs[r].offset, a->regs[r].size),
-            0);
+        frame_reg_bytes(a, x->ev.u.key.state, r, vwant);
+        CU_ASSERT_EQUAL(memcmp(v, vwant, a->regs[r].size), 0);
       }
       keys++;
     } else if (ex) {
@@ -1313,6 +1440,10 @@ static void protoc_compare(const char *guest, const char *arg) {
   CU_ASSERT_EQUAL(syscalls, want_sys);
   CU_ASSERT(modloads >= 1);
   CU_ASSERT(keys >= 1);
+  if (a->id == TC_ARCH_ARM && strstr(guest, "armhf")) /* Thumb-2 code */
+    CU_ASSERT(thumb > insns / 2);
+  if (a->cs_arch == CS_ARCH_MIPS)
+    CU_ASSERT(g_mips_lw >= 1);
   tnode_free(all);
   free(out);
   walked_free(&w);
@@ -1323,6 +1454,18 @@ static void protoc_compare(const char *guest, const char *arg) {
 static void test_protoc_hello64(void) { protoc_compare("hello64", "world"); }
 static void test_protoc_insns32(void) { protoc_compare("insns32", NULL); }
 static void test_protoc_segv64(void) { protoc_compare("segv64", NULL); }
+/* arm (A32 and Thumb-2), arm64, mips big- and little-endian */
+static void test_protoc_arm_mips(void) {
+  static const char *const guests[][2] = {
+      {"hello-armhf", NULL}, {"hello-armel", NULL},  {"hello-arm64", NULL},
+      {"hello-mips", NULL},  {"hello-mipsel", NULL}, {"loop-mips", "60"},
+      {"loop-mipsel", "60"}};
+  for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++)
+    if (tu_have(tu_guest(guests[i][0])))
+      protoc_compare(guests[i][0], guests[i][1]);
+    else
+      fprintf(stderr, "(no %s in this build)\n", guests[i][0]);
+}
 
 /* --------------------------------------- 5. round trips through the reader */
 
@@ -1541,6 +1684,31 @@ static void test_verify_arm(void) {
     }
   if (!any)
     fprintf(stderr, "(no arm guests in this build)\n");
+}
+
+/* mips and mipsel: freestanding, faults, static glibc. */
+static void test_verify_mips(void) {
+  static const char *const guests[] = {
+      "hello-mips",  "loop-mips",  "segv-mips",    "ill-mips",
+      "div-mips",    "glibc-mips", "hello-mipsel", "loop-mipsel",
+      "segv-mipsel", "div-mipsel", "glibc-mipsel"};
+  int any = 0;
+  for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++)
+    if (tu_have(tu_guest(guests[i]))) {
+      verify_guest(guests[i], NULL);
+      any = 1;
+    }
+  if (!any)
+    fprintf(stderr, "(no mips guests in this build)\n");
+  /* little-endian mips is written with a warning */
+  if (tu_have(tu_guest("hello-mipsel"))) {
+    char *out = NULL;
+    tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "bap", "-o",
+                 tu_tmp("warn"), "--", tu_guest("hello-mipsel"), NULL);
+    CU_ASSERT(out && strstr(out, "bap: warning") &&
+              strstr(out, "BAP's mips is big-endian"));
+    free(out);
+  }
 }
 
 static void test_determinism_and_convert(void) {
@@ -1787,6 +1955,376 @@ static void test_insn_access(void) {
   }
 }
 
+/* mips64el: Unicorn 2.0.1 cannot run it, so a hand-made n64 stream
+ * (daddiu, sd, ld, syscall exit) written as tct and converted. */
+static void test_mips64el_stream(void) {
+  const tc_arch *a = tc_arch_by_id(TC_ARCH_MIPS64EL);
+  const tc_format *tct = tc_format_by_name("tct");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(tct);
+  static uint8_t text[4096];
+  static const uint32_t words[4] = {0x64420001,  /* daddiu v0, v0, 1 */
+                                    0xffbf0008,  /* sd ra, 8(sp) */
+                                    0xdfa80008,  /* ld t0, 8(sp) */
+                                    0x0000000c}; /* syscall */
+  for (int i = 0; i < 16; i++)
+    text[i] = (uint8_t)(words[i / 4] >> (8 * (i % 4)));
+  const uint64_t base = 0x120000000ull, sp = 0x7fff0000;
+  const uint64_t ra = 0x8877665544332211ull;
+  size_t ss = a->state_size;
+  uint8_t *st[5];
+  for (int i = 0; i < 5; i++)
+    st[i] = calloc(1, ss);
+  tc_state_set(a, st[0], a->pc_reg, base);
+  tc_state_set(a, st[0], reg(a, "sp"), sp);
+  tc_state_set(a, st[0], reg(a, "v0"), 0x1122334455667788ull);
+  tc_state_set(a, st[0], reg(a, "ra"), ra);
+  for (int i = 1; i < 5; i++) {
+    memcpy(st[i], st[i - 1], ss);
+    tc_state_set(a, st[i], a->pc_reg, base + 4 * (uint64_t)i);
+    if (i == 1)
+      tc_state_set(a, st[i], reg(a, "v0"), 0x1122334455667789ull);
+    if (i == 3)
+      tc_state_set(a, st[i], reg(a, "t0"), ra);
+    if (i == 4)
+      tc_state_set(a, st[i], reg(a, "v0"), 0);
+  }
+  uint16_t ch[4][2] = {{(uint16_t)reg(a, "v0"), (uint16_t)a->pc_reg},
+                       {(uint16_t)a->pc_reg, 0},
+                       {(uint16_t)reg(a, "t0"), (uint16_t)a->pc_reg},
+                       {(uint16_t)reg(a, "v0"), (uint16_t)a->pc_reg}};
+  const uint16_t nch[4] = {2, 1, 2, 2};
+  uint8_t zero8[8] = {0}, ra8[8];
+  for (int i = 0; i < 8; i++)
+    ra8[i] = (uint8_t)(ra >> (8 * i));
+  tc_mem_access sd = {sp + 8, 8, TC_MEM_WRITE, zero8, ra8};
+  tc_mem_access ld = {sp + 8, 8, TC_MEM_READ, ra8, ra8};
+  tc_event ev[10];
+  size_t n = 0;
+  memset(ev, 0, sizeof ev);
+  ev[n].kind = TC_EV_MAP;
+  ev[n++].u.map = (tc_map_event){base, 0x1000, 5, "/bin/prog64", 0, text};
+  ev[n].kind = TC_EV_MAP;
+  ev[n++].u.map = (tc_map_event){sp - 0x10000, 0x20000, 3, "[stack]", 0, NULL};
+  ev[n].kind = TC_EV_KEYFRAME;
+  ev[n++].u.key = (tc_keyframe_event){0, 42, st[0]};
+  for (int i = 0; i < 4; i++) {
+    ev[n].kind = TC_EV_INSN;
+    tc_insn_event *in = &ev[n++].u.insn;
+    in->index = (uint64_t)i;
+    in->pc = base + 4 * (uint64_t)i;
+    in->tid = 42;
+    in->size = 4;
+    memcpy(in->bytes, text + 4 * i, 4);
+    in->nregs = nch[i];
+    in->regs = ch[i];
+    in->state_before = st[i];
+    in->state_after = st[i + 1];
+    in->nmem = i == 1 || i == 2;
+    in->mem = i == 1 ? &sd : i == 2 ? &ld : NULL;
+  }
+  ev[n].kind = TC_EV_SYSCALL;
+  ev[n++].u.sys = (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL};
+  ev[n].kind = TC_EV_EXIT;
+  ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 0, 0, 4, NULL};
+
+  char ref[4200], path[4200];
+  snprintf(ref, sizeof ref, "%s", tu_tmp("m64.tct"));
+  snprintf(path, sizeof path, "%s", tu_tmp("m64.frames"));
+  tc_trace_info info = {0};
+  info.arch = a;
+  info.entry = base;
+  info.pid = 42;
+  info.exe_path = "/bin/prog64";
+  info.has_memory = 1;
+  info.initial_state = st[0];
+  tc_error err = {{0}};
+  tc_writer *w = tct->open_writer(ref, &info, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  for (size_t i = 0; i < n; i++)
+    CU_ASSERT_EQUAL(tct->write_event(w, &ev[i], &err), 0);
+  CU_ASSERT_EQUAL(tct->close_writer(w, &err), 0);
+  for (int i = 0; i < 5; i++)
+    free(st[i]);
+
+  char *out = NULL;
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "convert", ref, "--to", "bap", path, NULL), 0);
+  CU_ASSERT(out && strstr(out, "bap: warning") && strstr(out, "mips64el"));
+  free(out);
+  size_t len;
+  uint8_t *f = tu_read_file(path, &len);
+  walked wk;
+  CU_ASSERT_EQUAL_FATAL(walk_file(f, len, &wk), 0);
+  CU_ASSERT(le64(f + 16) == 8 && le64(f + 24) == 64);
+  char *meta = protoc_decode("meta_frame", f + 56, wk.meta_len);
+  CU_ASSERT(meta && strstr(meta, "args: \"arch=mips64el\""));
+  free(meta);
+  /* BAP's view: big-endian instruction words, registers and values */
+  int seen_sd = 0;
+  for (uint64_t k = 0; k < wk.n; k++) {
+    char *one = protoc_decode("frame", f + wk.off[k] + 8, wk.len[k]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(one);
+    if (strstr(one, "rawbytes: \"\\377\\277\\000\\010\"")) { /* sd ra */
+      seen_sd = 1;
+      /* RA and the stored doubleword: 0x8877665544332211 big-endian */
+      const char *be = "value: \"\\210wfUD3\\\"\\021\"";
+      const char *r = strstr(one, "name: \"RA\"");
+      CU_ASSERT(r && strstr(r, be));
+      const char *m = strstr(one, "mem_operand");
+      CU_ASSERT(m && strstr(m, be));
+    }
+    free(one);
+  }
+  CU_ASSERT_TRUE(seen_sd);
+  walked_free(&wk);
+  free(f);
+  /* tracecorn reads it back as mips64el, equal to the recording */
+  tc_verify_report rep;
+  CU_ASSERT_EQUAL(tc_verify(ref, path, F, &rep, &err), 0);
+  CU_ASSERT_EQUAL(rep.insns, 4);
+  CU_ASSERT_EQUAL(rep.mismatches, 0);
+  if (rep.mismatches)
+    fprintf(stderr, "mips64el: %s\n", rep.first);
+  tc_reader *r = F->open_reader(path, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  CU_ASSERT_PTR_EQUAL(F->reader_info(r)->arch, a);
+  F->close_reader(r);
+}
+
+/* mips registers from the encoding (capstone 4 has no access information
+ * for mips): hand-made words, then every instruction of recorded guests
+ * against what they changed and against capstone's operand lists. */
+typedef struct mips_case {
+  uint32_t word;
+  const char *read, *write; /* space-separated names */
+} mips_case;
+
+static void expect_names(const tc_arch *a, const uint16_t *l, unsigned n,
+                         const char *names, uint32_t word) {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%s", names);
+  unsigned want = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t;
+       t = strtok_r(NULL, " ", &save)) {
+    want++;
+    if (!has(l, n, reg(a, t)))
+      fprintf(stderr, "%s %08x: %s missing\n", a->name, word, t);
+    CU_ASSERT_TRUE(has(l, n, reg(a, t)));
+  }
+  if (want != n)
+    fprintf(stderr, "%s %08x: %u registers, expected %s\n", a->name, word, n,
+            names);
+  CU_ASSERT_EQUAL(n, want);
+}
+
+static void mips_words(const tc_arch *a, const mips_case *cs, size_t n) {
+  tc_error err = {{0}};
+  tc_insn_access_cache *c = tc_insn_access_new(a, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t w = cs[i].word;
+    uint8_t b[4];
+    for (int k = 0; k < 4; k++)
+      b[k] = (uint8_t)(w >> (a->big_endian ? 24 - 8 * k : 8 * k));
+    const tc_insn_access *x = tc_insn_access_get(c, 0x400000 + 4 * i, b, 4);
+    if (!cs[i].read) {
+      CU_ASSERT_FALSE(x->decoded);
+      continue;
+    }
+    CU_ASSERT_TRUE(x->decoded);
+    expect_names(a, x->read, x->nread, cs[i].read, w);
+    expect_names(a, x->write, x->nwrite, cs[i].write, w);
+    CU_ASSERT_EQUAL(x->trap, w == 0x0000000c);
+  }
+  tc_insn_access_free(c);
+}
+
+typedef struct mips_check {
+  const tc_arch *arch;
+  tc_insn_access_cache *acc;
+  csh cs;
+  int cs_ok;
+  int16_t capmap[512]; /* capstone register -> tc index */
+  uint64_t insns, undecoded, unlisted, disagree;
+  char first[256], first_cs[256];
+} mips_check;
+
+/* A session sink: every instruction is decoded, every register it changed
+ * (the PC aside) is among those written, and the general registers
+ * capstone lists as operands are among those read or written. */
+static int mips_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  mips_check *m = ctx;
+  if (ev->kind != TC_EV_INSN)
+    return 0;
+  const tc_arch *a = m->arch;
+  const tc_insn_event *in = &ev->u.insn;
+  m->insns++;
+  const tc_insn_access *x =
+      tc_insn_access_get(m->acc, in->pc, in->bytes, in->size);
+  if (!x->decoded) {
+    m->undecoded++;
+    return 0;
+  }
+  /* A syscall's other effects depend on the call (v1 for pipe, UserLocal
+   * for set_thread_area...): the writer adds every changed register. */
+  for (unsigned k = 0; k < in->nregs && !x->trap; k++)
+    if (in->regs[k] != a->pc_reg && !has(x->write, x->nwrite, in->regs[k])) {
+      if (!m->unlisted++)
+        snprintf(m->first, sizeof m->first,
+                 "%08" PRIx64 ": %02x%02x%02x%02x changes %s, not listed",
+                 in->pc, in->bytes[0], in->bytes[1], in->bytes[2], in->bytes[3],
+                 a->regs[in->regs[k]].name);
+    }
+  cs_insn *ci = NULL;
+  if (cs_disasm(m->cs, in->bytes, in->size, in->pc, 1, &ci) == 1) {
+    /* capstone names rdhwr's hardware register $29 "sp" and cfc1/ctc1's
+     * FPU control register $31 "ra": not general registers */
+    int hw = strcmp(ci->mnemonic, "rdhwr") == 0 ||
+             strcmp(ci->mnemonic, "cfc1") == 0 ||
+             strcmp(ci->mnemonic, "ctc1") == 0;
+    const cs_mips *d = &ci->detail->mips;
+    for (int k = 0; k < d->op_count; k++) {
+      unsigned r = d->operands[k].type == MIPS_OP_REG ? d->operands[k].reg
+                   : d->operands[k].type == MIPS_OP_MEM
+                       ? d->operands[k].mem.base
+                       : 0;
+      int idx = r < 512 ? m->capmap[r] : -1;
+      if (idx < 0 || (hw && k == 1) || idx == reg(a, "zero"))
+        continue;
+      if (!has(x->read, x->nread, idx) && !has(x->write, x->nwrite, idx) &&
+          !m->disagree++)
+        snprintf(m->first_cs, sizeof m->first_cs,
+                 "%08" PRIx64 ": %s %s: %s unlisted", in->pc, ci->mnemonic,
+                 ci->op_str, a->regs[idx].name);
+    }
+    cs_free(ci, 1);
+  }
+  return 0;
+}
+
+static void mips_guest(const char *guest) {
+  const char *prog = tu_guest(guest);
+  if (!tu_have(prog)) {
+    fprintf(stderr, "(no %s in this build)\n", guest);
+    return;
+  }
+  tc_error err = {{0}};
+  tc_options opt;
+  tc_options_init(&opt);
+  opt.quiet = 1;
+  int devnull = open("/dev/null", O_WRONLY);
+  opt.stdout_fd = opt.stderr_fd = devnull;
+  tc_session *ses = tc_session_new(&opt, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ses);
+  const char *argv[2] = {prog, NULL};
+  CU_ASSERT_EQUAL_FATAL(tc_session_load_elf(ses, prog, argv, &err), 0);
+  mips_check m = {0};
+  m.arch = tc_session_info(ses)->arch;
+  CU_ASSERT_EQUAL_FATAL(m.arch->cs_arch, CS_ARCH_MIPS);
+  m.acc = tc_insn_access_new(m.arch, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(m.acc);
+  CU_ASSERT_EQUAL_FATAL(
+      cs_open(CS_ARCH_MIPS,
+              (cs_mode)(m.arch->cs_mode |
+                        (m.arch->big_endian ? CS_MODE_BIG_ENDIAN : 0)),
+              &m.cs),
+      CS_ERR_OK);
+  cs_option(m.cs, CS_OPT_DETAIL, CS_OPT_ON);
+  for (unsigned r = 0; r < 512; r++) {
+    const char *nm = r ? cs_reg_name(m.cs, r) : NULL;
+    int idx = -1;
+    if (nm && nm[0] >= '0' && nm[0] <= '9' && atoi(nm) < 32)
+      idx = atoi(nm); /* $0..$31 are the first 32 registers */
+    else if (nm && strcmp(nm, "s8") != 0)
+      idx = tc_arch_reg_index(m.arch, nm);
+    else if (nm)
+      idx = reg(m.arch, "fp");
+    m.capmap[r] =
+        (int16_t)(idx >= 0 && m.arch->regs[idx].flags & TC_REG_GPR ? idx : -1);
+  }
+  CU_ASSERT_EQUAL_FATAL(tc_session_add_sink(ses, mips_sink, &m, &err), 0);
+  tc_run_result res;
+  CU_ASSERT_EQUAL(tc_session_run(ses, &res, &err), 0);
+  tc_session_free(ses);
+  close(devnull);
+  cs_close(&m.cs);
+  tc_insn_access_free(m.acc);
+  CU_ASSERT(m.insns > 100);
+  CU_ASSERT_EQUAL(m.undecoded, 0);
+  CU_ASSERT_EQUAL(m.unlisted, 0);
+  CU_ASSERT_EQUAL(m.disagree, 0);
+  if (m.undecoded || m.unlisted || m.disagree)
+    fprintf(stderr,
+            "%s: %" PRIu64 " insns, %" PRIu64 " undecoded, %" PRIu64
+            " unlisted writes (%s), %" PRIu64 " capstone disagreements (%s)\n",
+            guest, m.insns, m.undecoded, m.unlisted, m.first, m.disagree,
+            m.first_cs);
+}
+
+static void test_mips_access(void) {
+  static const mips_case words[] = {
+      {0x00851021, "a0 a1", "v0"},             /* addu v0, a0, a1 */
+      {0x00801021, "a0 zero", "v0"},           /* move v0, a0 */
+      {0x00000000, "", ""},                    /* nop */
+      {0x000000c0, "", ""},                    /* ehb */
+      {0x00041080, "a0", "v0"},                /* sll v0, a0, 2 */
+      {0x0320f809, "t9", "ra"},                /* jalr t9 */
+      {0x03e00008, "ra", ""},                  /* jr ra */
+      {0x00850018, "a0 a1", "hi lo"},          /* mult a0, a1 */
+      {0x0085001b, "a0 a1", "hi lo"},          /* divu a0, a1 */
+      {0x00004010, "hi", "t0"},                /* mfhi t0 */
+      {0x00004012, "lo", "t0"},                /* mflo t0 */
+      {0x00800011, "a0", "hi"},                /* mthi a0 */
+      {0x70850000, "a0 a1 hi lo", "hi lo"},    /* madd a0, a1 */
+      {0x70851002, "a0 a1", "v0"},             /* mul v0, a0, a1 */
+      {0x0085100a, "a0 a1 v0", "v0"},          /* movz v0, a0, a1 */
+      {0x0c000400, "", "ra"},                  /* jal */
+      {0x04110003, "zero", "ra"},              /* bal */
+      {0x10850003, "a0 a1", ""},               /* beq a0, a1 */
+      {0x18800003, "a0", ""},                  /* blez a0 */
+      {0x8fbf001c, "sp", "ra"},                /* lw ra, 28(sp) */
+      {0x88a20000, "a1 v0", "v0"},             /* lwl v0, 0(a1) */
+      {0xafbf001c, "sp ra", ""},               /* sw ra, 28(sp) */
+      {0xe0a20000, "a1 v0", "v0"},             /* sc v0, 0(a1) */
+      {0xc0a20000, "a1", "v0"},                /* ll v0, 0(a1) */
+      {0x3c1c0004, "", "gp"},                  /* lui gp, 4 */
+      {0x24420010, "v0", "v0"},                /* addiu v0, v0, 16 */
+      {0x7c03e83b, "userlocal", "v1"},         /* rdhwr v1, $29 */
+      {0x7c851804, "a0 a1", "a1"},             /* ins a1, a0, 0, 4 */
+      {0x7c851800, "a0", "a1"},                /* ext a1, a0, 0, 4 */
+      {0x7c041420, "a0", "v0"},                /* seb v0, a0 */
+      {0x44020000, "", "v0"},                  /* mfc1 v0, f0 */
+      {0x44820000, "v0", ""},                  /* mtc1 v0, f0 */
+      {0xc4a00000, "a1", ""},                  /* lwc1 f0, 0(a1) */
+      {0x00850034, "a0 a1", ""},               /* teq a0, a1 */
+      {0x70821020, "a0", "v0"},                /* clz v0, a0 */
+      {0x00001025, "zero", "v0"},              /* move v0, zero (or) */
+      {0x00000025, "zero", ""},                /* or zero, zero, zero */
+      {0x0000000c, "v0 a0 a1 a2 a3", "v0 a3"}, /* syscall (o32) */
+      {0x0085102d, NULL, NULL},                /* daddu: MIPS64 only */
+      {0xfc000000, NULL, NULL},                /* sd: MIPS64 only */
+      {0x7c000000 | 0x3f, NULL, NULL},         /* SPECIAL3 funct 63 */
+  };
+  mips_words(tc_arch_by_id(TC_ARCH_MIPS), words, sizeof words / sizeof *words);
+  mips_words(tc_arch_by_id(TC_ARCH_MIPSEL), words,
+             sizeof words / sizeof *words);
+  static const mips_case words64[] = {
+      {0x0085102d, "a0 a1", "v0"},                   /* daddu */
+      {0xdfbf0008, "sp", "ra"},                      /* ld ra, 8(sp) */
+      {0xffbf0008, "sp ra", ""},                     /* sd ra, 8(sp) */
+      {0x0004103c, "a0", "v0"},                      /* dsll32 v0, a0, 0 */
+      {0x0000000c, "v0 a0 a1 a2 a3 t0 t1", "v0 a3"}, /* syscall (n64) */
+  };
+  mips_words(tc_arch_by_id(TC_ARCH_MIPS64EL), words64,
+             sizeof words64 / sizeof *words64);
+  mips_guest("hello-mips");
+  mips_guest("loop-mips");
+  mips_guest("glibc-mips");
+  mips_guest("glibc-mipsel");
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"format identity and arch numbers", test_identity},
@@ -1798,6 +2336,7 @@ int main(void) {
       {"protoc decodes hello64 and compares", test_protoc_hello64},
       {"protoc decodes insns32 and compares", test_protoc_insns32},
       {"protoc decodes segv64 and compares", test_protoc_segv64},
+      {"protoc decodes arm, arm64, mips, mipsel", test_protoc_arm_mips},
       {"round trip hello64", test_roundtrip_hello64},
       {"round trip insns64", test_roundtrip_insns64},
       {"round trip hello32", test_roundtrip_hello32},
@@ -1807,11 +2346,14 @@ int main(void) {
       {"tracecorn verify -f bap, x86-64 guests", test_verify_x86_64},
       {"tracecorn verify -f bap, i386 guests", test_verify_i386},
       {"tracecorn verify -f bap, arm guests", test_verify_arm},
+      {"tracecorn verify -f bap, mips guests", test_verify_mips},
       {"determinism, convert tct/bap -> bap, dump",
        test_determinism_and_convert},
       {"writer options and failures", test_writer_options_and_failures},
       {"MD5 vectors", test_md5},
       {"capstone register access", test_insn_access},
+      {"mips registers read and written", test_mips_access},
+      {"mips64el: a converted stream", test_mips64el_stream},
       {NULL, NULL}};
   return tu_run_suite("bap", cases);
 }

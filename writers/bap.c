@@ -58,18 +58,32 @@ typedef struct bap_arch_num {
 
 /* bap-frames.md section 3 (BFD numbering, frozen in libtrace). */
 static const bap_arch_num bap_arches[] = {
-    {TC_ARCH_X86, 9, 1},     {TC_ARCH_X86_64, 9, 64}, {TC_ARCH_ARM, 35, 0},
-    {TC_ARCH_ARM64, 78, 0},  {TC_ARCH_MIPS, 8, 32},   {TC_ARCH_SPARC, 6, 0},
+    {TC_ARCH_X86, 9, 1},
+    {TC_ARCH_X86_64, 9, 64},
+    {TC_ARCH_ARM, 35, 0},
+    {TC_ARCH_ARM64, 78, 0},
+    {TC_ARCH_MIPS, 8, 32},
+    {TC_ARCH_SPARC, 6, 0},
     {TC_ARCH_SPARC64, 6, 7},
+    /* BAP's mips is big-endian: see bap_le_mips_marker */
+    {TC_ARCH_MIPSEL, 8, 32},
+    {TC_ARCH_MIPS64EL, 8, 64},
 };
+
+const char *bap_le_mips_marker(const tc_arch *arch) {
+  if (arch && arch->id == TC_ARCH_MIPSEL)
+    return "arch=mipsel";
+  if (arch && arch->id == TC_ARCH_MIPS64EL)
+    return "arch=mips64el";
+  return NULL;
+}
+
+int bap_values_big_endian(const tc_arch *arch) {
+  return arch->big_endian || bap_le_mips_marker(arch) != NULL;
+}
 
 int bap_arch_numbers(const tc_arch *arch, uint64_t *bfd_arch,
                      uint64_t *bfd_mach, tc_error *err) {
-  if (arch && (arch->id == TC_ARCH_MIPSEL || arch->id == TC_ARCH_MIPS64EL)) {
-    tc_error_set(err, "bap: BAP's mips is big-endian and decodes values in "
-                      "that order; little-endian mips cannot be expressed");
-    return -1;
-  }
   for (size_t i = 0; arch && i < sizeof bap_arches / sizeof bap_arches[0]; i++)
     if (bap_arches[i].id == arch->id) {
       *bfd_arch = bap_arches[i].arch;
@@ -117,17 +131,31 @@ static const char *bap_extension(const tc_arch *arch) {
   return ".frames"; /* the only suffix BAP's frame plugin probes */
 }
 
-/* Register values go into frames in target byte order; state images hold
- * them in host (little-endian) order. Integers of up to 8 bytes are
- * swapped on big-endian targets; vectors stay byte arrays. */
+/* Register values go into frames in the byte order BAP decodes them with
+ * (the target's; big-endian for every mips); state images hold them in
+ * host (little-endian) order. Integers of up to 8 bytes are swapped
+ * there; vectors stay byte arrays. */
 static int needs_swap(const tc_arch *arch, int reg) {
   const tc_reg_info *ri = &arch->regs[reg];
-  return arch->big_endian && ri->size <= 8 && !(ri->flags & TC_REG_VECTOR);
+  return bap_values_big_endian(arch) && ri->size <= 8 &&
+         !(ri->flags & TC_REG_VECTOR);
 }
 
 static void swap_copy(uint8_t *dst, const uint8_t *src, size_t n) {
   for (size_t i = 0; i < n; i++)
     dst[i] = src[n - 1 - i];
+}
+
+/* Instruction bytes with each whole 32-bit word reversed (little-endian
+ * mips <-> the big-endian words BAP disassembles); dst may be src. */
+static void swap_words(uint8_t *dst, const uint8_t *src, size_t n) {
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    uint8_t t[4] = {src[i + 3], src[i + 2], src[i + 1], src[i]};
+    memcpy(dst + i, t, 4);
+  }
+  if (dst != src)
+    memcpy(dst + i, src + i, n - i);
 }
 
 static uint64_t get_le64(const uint8_t *p) {
@@ -359,6 +387,10 @@ struct tc_writer {
   Tcbap__OperandInfoSpecific *memspec;
   uint8_t *swapbuf; /* 16 bytes per operand, big-endian targets */
   size_t capops;
+  /* Little-endian mips: instruction words and memory values reversed. */
+  int le_mips;
+  uint8_t *memswap;
+  size_t capmemswap;
   uint8_t *mark; /* nregs */
   /* The state the frames so far rebuild, and where it is valid. */
   uint8_t *state;
@@ -584,6 +616,16 @@ static int write_meta(tc_writer *w, const tc_trace_info *info, int host,
     clock_gettime(CLOCK_REALTIME, &now);
     meta.time = ts_seconds(now);
   }
+  /* Little-endian mips says so in the last tracer argument: the header's
+   * numbers (BAP's big-endian mips) cannot. */
+  char *marker[1] = {(char *)bap_le_mips_marker(w->arch)};
+  if (marker[0] && s.tracer_args) { /* read_cmdline left a free slot */
+    s.tracer_args[s.ntracer_args++] = marker[0];
+    tracer.n_args = s.ntracer_args;
+  } else if (marker[0]) {
+    tracer.n_args = 1;
+    tracer.args = marker;
+  }
   meta.tracer = &tracer;
   meta.target = &target;
   meta.fstats = &fstats;
@@ -645,6 +687,7 @@ static void writer_free(tc_writer *w) {
   free(w->memop);
   free(w->memspec);
   free(w->swapbuf);
+  free(w->memswap);
   free(w->mark);
   free(w->state);
   free(w->mod_name);
@@ -700,6 +743,13 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
   w->arch = arch;
   w->m = m;
   w->cpsr = arch->id == TC_ARCH_ARM ? tc_arch_reg_index(arch, "cpsr") : -1;
+  w->le_mips = bap_le_mips_marker(arch) != NULL;
+  if (w->le_mips)
+    fprintf(stderr,
+            "bap: warning: %s: BAP's mips is big-endian: this %s trace "
+            "holds instruction words, registers and memory values "
+            "big-endian, as BAP decodes them (see docs/formats/bap.md)\n",
+            path, arch->name);
   size_t nr = arch->nregs;
   w->path = strdup(path);
   w->cap = BAP_OUT_BUF + (BAP_OUT_BUF >> 2);
@@ -901,6 +951,18 @@ static int emit_keyframe(tc_writer *w, const uint8_t *state, uint32_t tid,
   return rc;
 }
 
+/* A memory operand's value: the bytes as in memory, or on little-endian
+ * mips reversed (the value big-endian) into w->memswap at *used. */
+static const uint8_t *mem_value(tc_writer *w, const tc_mem_access *ma,
+                                const uint8_t *bytes, size_t *used) {
+  if (!w->le_mips)
+    return bytes;
+  uint8_t *d = w->memswap + *used;
+  swap_copy(d, bytes, ma->size);
+  *used += ma->size;
+  return d;
+}
+
 static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
   const tc_arch *a = w->arch;
   if (!in->state_before || !in->state_after) {
@@ -923,14 +985,36 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
     tc_error_set(err, "bap: out of memory");
     return -1;
   }
+  const uint8_t *raw = in->bytes;
+  uint8_t rawswap[16];
+  size_t memswap = 0; /* bytes of w->memswap used */
+  if (w->le_mips) {
+    /* As BAP decodes them: each instruction word and each access's value
+     * big-endian. */
+    swap_words(rawswap, in->bytes, size);
+    raw = rawswap;
+    size_t need = 0;
+    for (uint32_t i = 0; i < in->nmem; i++)
+      need += in->mem[i].size;
+    if (need > w->capmemswap) {
+      uint8_t *nb = realloc(w->memswap, need);
+      if (!nb) {
+        tc_error_set(err, "bap: out of memory");
+        return -1;
+      }
+      w->memswap = nb;
+      w->capmemswap = need;
+    }
+  }
   size_t slot = 0, npre = 0, npost = 0;
   for (unsigned i = 0; i < acc->nread; i++)
     w->pre[npre++] =
         reg_operand(w, slot++, acc->read[i], in->state_before, &w->use_read);
   for (uint32_t i = 0; i < in->nmem; i++)
     if (in->mem[i].kind == TC_MEM_READ)
-      w->pre[npre++] =
-          mem_operand(w, slot++, &in->mem[i], in->mem[i].before, &w->use_read);
+      w->pre[npre++] = mem_operand(
+          w, slot++, &in->mem[i],
+          mem_value(w, &in->mem[i], in->mem[i].before, &memswap), &w->use_read);
   /* Written: capstone's list, every changed register, and the PC when it
    * does not simply fall through (branches, rep iterations, faults). */
   uint64_t pc_after = tc_state_get(a, in->state_after, a->pc_reg);
@@ -951,8 +1035,10 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
     }
   for (uint32_t i = 0; i < in->nmem; i++)
     if (in->mem[i].kind == TC_MEM_WRITE)
-      w->post[npost++] = mem_operand(w, slot++, &in->mem[i], in->mem[i].after,
-                                     &w->use_written);
+      w->post[npost++] =
+          mem_operand(w, slot++, &in->mem[i],
+                      mem_value(w, &in->mem[i], in->mem[i].after, &memswap),
+                      &w->use_written);
   /* What the reader will make of it: the PC falls through unless given. */
   tc_state_set(a, w->state, a->pc_reg, pc_after);
 
@@ -966,7 +1052,7 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
   sf.address = in->pc;
   sf.thread_id = in->tid;
   sf.rawbytes.len = size;
-  sf.rawbytes.data = (uint8_t *)in->bytes;
+  sf.rawbytes.data = (uint8_t *)raw;
   sf.operand_pre_list = &pre;
   sf.operand_post_list = &post;
   if (w->cpsr >= 0)
@@ -1181,6 +1267,7 @@ struct tc_reader {
   uint64_t ntoc;
   uint64_t first; /* offset of frame 0's size field */
   const tc_arch *arch;
+  int le_mips; /* instruction words and memory values come big-endian */
   tc_trace_info info;
   char *exe_path;
   char **argv;
@@ -1440,6 +1527,12 @@ static int collect_mem(tc_reader *r, const Tcbap__OperandValueList *l,
     const Tcbap__MemOperand *mo = op->operand_info_specific->mem_operand;
     if (!mo)
       continue;
+    if (r->le_mips) /* the value big-endian: back to memory order */
+      for (size_t a = 0, b = op->value.len; a + 1 < b; a++, b--) {
+        uint8_t t = op->value.data[a];
+        op->value.data[a] = op->value.data[b - 1];
+        op->value.data[b - 1] = t;
+      }
     for (int kind = TC_MEM_READ; kind <= TC_MEM_WRITE; kind++) {
       if (kind == TC_MEM_READ ? !op->operand_usage->read
                               : !op->operand_usage->written)
@@ -1517,6 +1610,8 @@ static int insn_event(tc_reader *r, const Tcbap__StdFrame *sf, tc_event *ev,
   in->size = (uint8_t)sf->rawbytes.len;
   if (sf->rawbytes.len)
     memcpy(in->bytes, sf->rawbytes.data, sf->rawbytes.len);
+  if (r->le_mips)
+    swap_words(in->bytes, in->bytes, in->size);
   in->nregs = nch;
   in->regs = r->changed;
   in->state_before = r->before;
@@ -1696,7 +1791,9 @@ static int read_container(tc_reader *r, tc_error *err) {
     return rd_fail(r, err, "trace version %" PRIu64 " (readers take 2 or 3)",
                    r->version);
   r->arch = bap_arch_from_numbers(r->bfd_arch, r->bfd_mach);
-  if (!r->arch)
+  /* mips64 is tracecorn's only if the meta frame says little-endian */
+  int mips64 = r->bfd_arch == 8 && (r->bfd_mach == 64 || r->bfd_mach == 65);
+  if (!r->arch && !mips64)
     return rd_fail(r, err,
                    "BFD arch %" PRIu64 " mach %" PRIu64
                    " is no architecture tracecorn knows",
@@ -1773,6 +1870,22 @@ static int read_container(tc_reader *r, tc_error *err) {
     if (!(r->argv[i] = strdup(meta->target->args[i])))
       rc = rd_fail(r, err, "out of memory");
   r->info.argc = (int)meta->target->n_args;
+  /* BAP's mips is big-endian; tracecorn's little-endian mips traces say
+   * what they are in the last tracer argument. */
+  const Tcbap__Tracer *tr = meta->tracer;
+  const char *last = tr->n_args ? tr->args[tr->n_args - 1] : "";
+  if (rc == 0 && r->bfd_arch == 8) {
+    const tc_arch *le =
+        tc_arch_by_id(mips64 ? TC_ARCH_MIPS64EL : TC_ARCH_MIPSEL);
+    if (le && strcmp(last, bap_le_mips_marker(le)) == 0) {
+      r->arch = le;
+      r->le_mips = 1;
+    } else if (mips64)
+      rc = rd_fail(r, err,
+                   "BFD arch 8 mach %" PRIu64
+                   " is big-endian mips64, which tracecorn has no arch for",
+                   r->bfd_mach);
+  }
   tcbap__meta_frame__free_unpacked(meta, NULL);
   r->first = off;
   r->pos = off;

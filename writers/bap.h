@@ -20,7 +20,17 @@ enum {
  * if BAP frames cannot hold it. */
 int bap_arch_numbers(const tc_arch *arch, uint64_t *bfd_arch,
                      uint64_t *bfd_mach, tc_error *err);
-/* The tracecorn arch a header's numbers name, or NULL. */
+/* BAP's mips is big-endian. tracecorn writes little-endian mips (mipsel,
+ * mips64el) as BAP's mips 8/32 and 8/64 with every value big-endian, as
+ * BAP decodes it: instruction words, registers and each memory access's
+ * value (its bytes reversed). The meta frame's last tracer argument says
+ * so; this returns it ("arch=mipsel"), or NULL for other arches. */
+const char *bap_le_mips_marker(const tc_arch *arch);
+/* 1 if register values in frames are big-endian: big-endian targets and
+ * little-endian mips. */
+int bap_values_big_endian(const tc_arch *arch);
+/* The tracecorn arch a header's numbers name, or NULL. Little-endian mips
+ * is told by the meta frame (bap_le_mips_marker), not by these. */
 const tc_arch *bap_arch_from_numbers(uint64_t bfd_arch, uint64_t bfd_mach);
 /* The name a register has in a frame: upper case, as BAP's QEMU and Pin
  * tracers spell it ("RAX", "RFLAGS", "FS_BASE", "XMM0", "ST0"). */

@@ -28,6 +28,8 @@ struct tc_insn_access_cache {
   int16_t second[CS_MAX_REG];   /* arm qN -> d2N+1 (read and write) */
   int16_t alsoread[CS_MAX_REG]; /* fs -> fs_base, gs -> gs_base */
   uint8_t *mark_r, *mark_w;     /* nregs each, scratch */
+  int16_t mips_gpr[32];         /* mips: $n -> tc index */
+  int16_t mips_hi, mips_lo, mips_ul;
   slot *slots;
 };
 
@@ -173,6 +175,17 @@ tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
     if (c->is_x86 && strcmp(nm, "gs") == 0)
       c->alsoread[i] = (int16_t)gs_base;
   }
+  if (arch->cs_arch == CS_ARCH_MIPS) {
+    static const char *const gpr[32] = {
+        "zero", "at", "v0", "v1", "a0", "a1", "a2", "a3", "t0", "t1", "t2",
+        "t3",   "t4", "t5", "t6", "t7", "s0", "s1", "s2", "s3", "s4", "s5",
+        "s6",   "s7", "t8", "t9", "k0", "k1", "gp", "sp", "fp", "ra"};
+    for (int i = 0; i < 32; i++)
+      c->mips_gpr[i] = (int16_t)tc_arch_reg_index(arch, gpr[i]);
+    c->mips_hi = (int16_t)tc_arch_reg_index(arch, "hi");
+    c->mips_lo = (int16_t)tc_arch_reg_index(arch, "lo");
+    c->mips_ul = (int16_t)tc_arch_reg_index(arch, "userlocal");
+  }
   return c;
 }
 
@@ -206,10 +219,355 @@ static uint8_t gather(uint8_t *m, const tc_arch *arch, uint16_t *out) {
   return n;
 }
 
+/* mips: capstone 4 has no access information for mips (and names
+ * rdhwr's hardware register $29 "sp"), so the registers come from the
+ * encoding. Bits 0-31 of a mask are $0-$31, then HI, LO, UserLocal. */
+enum { M_HI = 32, M_LO = 33, M_UL = 34 };
+#define G(n) (1ull << (n))
+
+/* 1 if the word is an instruction these rules know (MIPS32 release 2,
+ * its FPU moves, and with is64 the MIPS64 additions), with *rd and *wr
+ * the registers read and written; *trap for `syscall`. */
+static int mips_rules(uint32_t w, int is64, uint64_t *rd, uint64_t *wr,
+                      int *trap) {
+  const unsigned op = w >> 26, rs = (w >> 21) & 31, rt = (w >> 16) & 31,
+                 rdn = (w >> 11) & 31, sa = (w >> 6) & 31, fn = w & 63;
+  uint64_t R = 0, W = 0;
+  int ok = 1;
+  switch (op) {
+  case 0: /* SPECIAL */
+    switch (fn) {
+    case 0: /* sll; with rd = $0: nop, ssnop, ehb, pause (no effect) */
+    case 2: /* srl, rotr */
+    case 3: /* sra */
+      if (rdn)
+        R = G(rt), W = G(rdn);
+      break;
+    case 1: /* movf/movt rd, rs, cc: rd keeps its value when not moved */
+      R = G(rs) | G(rdn), W = G(rdn);
+      break;
+    case 4:  /* sllv */
+    case 6:  /* srlv, rotrv */
+    case 7:  /* srav */
+    case 32: /* add */
+    case 33: /* addu */
+    case 34: /* sub */
+    case 35: /* subu */
+    case 36: /* and */
+    case 37: /* or */
+    case 38: /* xor */
+    case 39: /* nor */
+    case 42: /* slt */
+    case 43: /* sltu */
+      R = G(rs) | G(rt), W = G(rdn);
+      break;
+    case 8: /* jr, jr.hb */
+      R = G(rs);
+      break;
+    case 9: /* jalr rd, rs */
+      R = G(rs), W = G(rdn);
+      break;
+    case 10: /* movz */
+    case 11: /* movn: rd keeps its value when not moved */
+      R = G(rs) | G(rt) | G(rdn), W = G(rdn);
+      break;
+    case 12: /* syscall */
+      *trap = 1;
+      break;
+    case 13: /* break */
+    case 15: /* sync */
+      break;
+    case 16: /* mfhi */
+      R = G(M_HI), W = G(rdn);
+      break;
+    case 17: /* mthi */
+      R = G(rs), W = G(M_HI);
+      break;
+    case 18: /* mflo */
+      R = G(M_LO), W = G(rdn);
+      break;
+    case 19: /* mtlo */
+      R = G(rs), W = G(M_LO);
+      break;
+    case 24: /* mult */
+    case 25: /* multu */
+    case 26: /* div */
+    case 27: /* divu */
+      R = G(rs) | G(rt), W = G(M_HI) | G(M_LO);
+      break;
+    case 48: /* tge */
+    case 49: /* tgeu */
+    case 50: /* tlt */
+    case 51: /* tltu */
+    case 52: /* teq */
+    case 54: /* tne */
+      R = G(rs) | G(rt);
+      break;
+    case 20: /* dsllv */
+    case 22: /* dsrlv, drotrv */
+    case 23: /* dsrav */
+    case 44: /* dadd */
+    case 45: /* daddu */
+    case 46: /* dsub */
+    case 47: /* dsubu */
+      ok = is64, R = G(rs) | G(rt), W = G(rdn);
+      break;
+    case 28: /* dmult */
+    case 29: /* dmultu */
+    case 30: /* ddiv */
+    case 31: /* ddivu */
+      ok = is64, R = G(rs) | G(rt), W = G(M_HI) | G(M_LO);
+      break;
+    case 56: /* dsll */
+    case 58: /* dsrl, drotr */
+    case 59: /* dsra */
+    case 60: /* dsll32 */
+    case 62: /* dsrl32, drotr32 */
+    case 63: /* dsra32 */
+      ok = is64, R = G(rt), W = G(rdn);
+      break;
+    default:
+      ok = 0;
+    }
+    break;
+  case 1: /* REGIMM */
+    switch (rt) {
+    case 0:  /* bltz */
+    case 1:  /* bgez */
+    case 2:  /* bltzl */
+    case 3:  /* bgezl */
+    case 8:  /* tgei */
+    case 9:  /* tgeiu */
+    case 10: /* tlti */
+    case 11: /* tltiu */
+    case 12: /* teqi */
+    case 14: /* tnei */
+    case 31: /* synci */
+      R = G(rs);
+      break;
+    case 16: /* bltzal */
+    case 17: /* bgezal, bal: the link is written taken or not */
+    case 18: /* bltzall */
+    case 19: /* bgezall */
+      R = G(rs), W = G(31);
+      break;
+    default:
+      ok = 0;
+    }
+    break;
+  case 2: /* j */
+    break;
+  case 3:  /* jal */
+  case 29: /* jalx */
+    W = G(31);
+    break;
+  case 4:  /* beq */
+  case 5:  /* bne */
+  case 20: /* beql */
+  case 21: /* bnel */
+    R = G(rs) | G(rt);
+    break;
+  case 6:  /* blez */
+  case 7:  /* bgtz */
+  case 22: /* blezl */
+  case 23: /* bgtzl */
+    R = G(rs);
+    break;
+  case 8:  /* addi */
+  case 9:  /* addiu */
+  case 10: /* slti */
+  case 11: /* sltiu */
+  case 12: /* andi */
+  case 13: /* ori */
+  case 14: /* xori */
+    R = G(rs), W = G(rt);
+    break;
+  case 24: /* daddi */
+  case 25: /* daddiu */
+    ok = is64, R = G(rs), W = G(rt);
+    break;
+  case 15: /* lui */
+    W = G(rt);
+    break;
+  case 16: /* COP0 (privileged: faults in user mode) */
+  case 18: /* COP2 */
+  case 17: /* COP1: only the moves touch integer registers */
+    if (rs == 0 || rs == 2 || rs == 3 || (rs == 1 && is64) ||
+        (op == 16 && rs == 11)) /* mfcN, cfcN, mfhcN, dmfcN; di/ei */
+      W = G(rt);
+    else if (rs == 4 || rs == 6 || rs == 7 || (rs == 5 && is64))
+      R = G(rt); /* mtcN, ctcN, mthcN, dmtcN */
+    else if (op == 17 && (rs == 16 || rs == 17 || rs == 22) &&
+             (fn == 18 || fn == 19))
+      R = G(rt); /* movz.fmt, movn.fmt test a GPR */
+    break;
+  case 19: /* COP1X */
+    if (fn == 0 || fn == 1 || fn == 5 || fn == 8 || fn == 9 || fn == 13 ||
+        fn == 15) /* l/s w/d/u xc1 base(rs) + index(rt), prefx */
+      R = G(rs) | G(rt);
+    break;
+  case 28: /* SPECIAL2 */
+    switch (fn) {
+    case 0: /* madd */
+    case 1: /* maddu */
+    case 4: /* msub */
+    case 5: /* msubu */
+      R = G(rs) | G(rt) | G(M_HI) | G(M_LO), W = G(M_HI) | G(M_LO);
+      break;
+    case 2: /* mul (HI/LO unpredictable; QEMU leaves them) */
+      R = G(rs) | G(rt), W = G(rdn);
+      break;
+    case 32: /* clz */
+    case 33: /* clo */
+      R = G(rs), W = G(rdn);
+      break;
+    case 36: /* dclz */
+    case 37: /* dclo */
+      ok = is64, R = G(rs), W = G(rdn);
+      break;
+    case 63: /* sdbbp */
+      break;
+    default:
+      ok = 0;
+    }
+    break;
+  case 31: /* SPECIAL3 */
+    switch (fn) {
+    case 0: /* ext */
+      R = G(rs), W = G(rt);
+      break;
+    case 4: /* ins: the other bits of rt stay */
+      R = G(rs) | G(rt), W = G(rt);
+      break;
+    case 1: /* dextm */
+    case 2: /* dextu */
+    case 3: /* dext */
+      ok = is64, R = G(rs), W = G(rt);
+      break;
+    case 5: /* dinsm */
+    case 6: /* dinsu */
+    case 7: /* dins */
+      ok = is64, R = G(rs) | G(rt), W = G(rt);
+      break;
+    case 32: /* bshfl: wsbh, seb, seh */
+      ok = sa == 2 || sa == 16 || sa == 24, R = G(rt), W = G(rdn);
+      break;
+    case 36: /* dbshfl: dsbh, dshd */
+      ok = is64 && (sa == 2 || sa == 5), R = G(rt), W = G(rdn);
+      break;
+    case 59: /* rdhwr rt, $rd: $29 is UserLocal (TLS) */
+      W = G(rt);
+      if (rdn == 29)
+        R = G(M_UL);
+      break;
+    default:
+      ok = 0;
+    }
+    break;
+  case 32: /* lb */
+  case 33: /* lh */
+  case 35: /* lw */
+  case 36: /* lbu */
+  case 37: /* lhu */
+  case 48: /* ll */
+    R = G(rs), W = G(rt);
+    break;
+  case 34: /* lwl: merges into rt */
+  case 38: /* lwr */
+  case 56: /* sc: rt becomes the success flag */
+    R = G(rs) | G(rt), W = G(rt);
+    break;
+  case 39: /* lwu */
+  case 52: /* lld */
+  case 55: /* ld */
+    ok = is64, R = G(rs), W = G(rt);
+    break;
+  case 26: /* ldl */
+  case 27: /* ldr */
+  case 60: /* scd */
+    ok = is64, R = G(rs) | G(rt), W = G(rt);
+    break;
+  case 40: /* sb */
+  case 41: /* sh */
+  case 42: /* swl */
+  case 43: /* sw */
+  case 46: /* swr */
+    R = G(rs) | G(rt);
+    break;
+  case 44: /* sdl */
+  case 45: /* sdr */
+  case 63: /* sd */
+    ok = is64, R = G(rs) | G(rt);
+    break;
+  case 47:     /* cache */
+  case 51:     /* pref */
+  case 49:     /* lwc1 */
+  case 50:     /* lwc2 */
+  case 53:     /* ldc1 */
+  case 54:     /* ldc2 */
+  case 57:     /* swc1 */
+  case 58:     /* swc2 */
+  case 61:     /* sdc1 */
+  case 62:     /* sdc2 */
+    R = G(rs); /* the FPU/COP2 register is not recorded */
+    break;
+  default:
+    ok = 0;
+  }
+  *rd = R;
+  *wr = W & ~G(0); /* writes to $zero are discarded */
+  return ok;
+}
+
+static void decode_mips(tc_insn_access_cache *c, slot *s) {
+  const tc_arch *arch = c->arch;
+  tc_insn_access *a = &s->acc;
+  if (s->size < 4)
+    return;
+  const uint8_t *b = s->bytes;
+  uint32_t w = arch->big_endian ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+                                      (uint32_t)b[2] << 8 | b[3]
+                                : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 |
+                                      (uint32_t)b[1] << 8 | b[0];
+  uint64_t rd = 0, wr = 0;
+  int trap = 0;
+  if (!mips_rules(w, arch->ptr_size == 8, &rd, &wr, &trap))
+    return;
+  a->decoded = 1;
+  for (int i = 0; i < 35; i++) {
+    int reg = i < 32      ? c->mips_gpr[i]
+              : i == M_HI ? c->mips_hi
+              : i == M_LO ? c->mips_lo
+                          : c->mips_ul;
+    if (rd & G(i))
+      mark(c->mark_r, arch, reg);
+    if (wr & G(i))
+      mark(c->mark_w, arch, reg);
+  }
+  if (trap) {
+    /* The kernel reads the number and arguments (o32: the fifth on are
+     * on the stack) and writes the result and the a3 error flag. */
+    a->trap = 1;
+    mark(c->mark_r, arch, arch->sys.nr_reg);
+    for (int i = 0; i < 6; i++)
+      if (!arch->sys.first_stack_arg || i < arch->sys.first_stack_arg)
+        mark(c->mark_r, arch, arch->sys.arg_regs[i]);
+    mark(c->mark_w, arch, arch->sys.ret_reg);
+    mark(c->mark_w, arch, arch->sys.err_reg);
+  }
+  a->nread = gather(c->mark_r, arch, a->read);
+  a->nwrite = gather(c->mark_w, arch, a->write);
+}
+#undef G
+
 static void decode(tc_insn_access_cache *c, slot *s) {
   const tc_arch *arch = c->arch;
   tc_insn_access *a = &s->acc;
   memset(a, 0, sizeof *a);
+  if (arch->cs_arch == CS_ARCH_MIPS) {
+    decode_mips(c, s);
+    return;
+  }
   csh h = c->cs;
   uint64_t pc = s->pc;
   if (arch->id == TC_ARCH_ARM && (pc & 1)) {

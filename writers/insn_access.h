@@ -1,5 +1,6 @@
 /* Which registers an instruction reads and writes, as tracecorn register
- * indices, from capstone's access information. The event model carries
+ * indices, from capstone's access information (mips: from the encoding,
+ * capstone 4 having none). The event model carries
  * only the registers that changed; a format that lists registers read
  * (BAP's operand_pre_list) or written-but-unchanged asks this helper, so
  * a recording and a `convert` from any format give the same lists.
@@ -39,7 +40,12 @@ void tc_insn_access_free(tc_insn_access_cache *c);
  * flags modified a write; MMX registers (which alias the x87 stack by
  * physical number, not ST order) and registers tracecorn does not record
  * are left out. arm: capstone's sb/sl/fp/ip are r9-r12, apsr is cpsr,
- * sN/qN are parts of dN registers; arm64: wN is xN, b/h/s/d/qN are vN. */
+ * sN/qN are parts of dN registers; arm64: wN is xN, b/h/s/d/qN are vN.
+ * mips (MIPS32r2, MIPS64 on 64-bit arches): rs/rt read, rd/rt written by
+ * encoding class, hi/lo for mult/div/madd/mfhi..., ra for jal/bal/bgezal,
+ * UserLocal for `rdhwr $29`, GPRs of FPU moves; writes to $zero dropped;
+ * `syscall` also writes the return and error (a3) registers. An encoding
+ * the rules do not know is not decoded. */
 const tc_insn_access *tc_insn_access_get(tc_insn_access_cache *c, uint64_t pc,
                                          const uint8_t *bytes, uint32_t size);
 
