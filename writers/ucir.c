@@ -1779,6 +1779,8 @@ static int finalize_stepped(tc_reader *r, tc_error *err) {
 
 /* Copies n image bytes at addr into e->bytes; returns the offset. */
 static size_t img_copy(tc_reader *r, qent *e, uint64_t addr, size_t n) {
+  if (n == 0)
+    return e->bytes.len; /* e->bytes.p may still be NULL */
   if (ub_reserve(&e->bytes, n) < 0)
     return NONE;
   size_t off = e->bytes.len;
@@ -2650,7 +2652,10 @@ static int resolve_arch(tc_reader *r, tc_error *err) {
                {"mips", TC_ARCH_MIPSEL, TC_ARCH_MIPS},
                {"mipsel", TC_ARCH_MIPSEL, TC_ARCH_MIPSEL},
                {"sparc", TC_ARCH_SPARC, TC_ARCH_SPARC},
-               {"sparc64", TC_ARCH_SPARC64, TC_ARCH_SPARC64}};
+               {"sparc64", TC_ARCH_SPARC64, TC_ARCH_SPARC64},
+               /* the descriptive name tracecorn writes (usercorn has none);
+                * big-endian mips64 is no tracecorn arch */
+               {"mips64el", TC_ARCH_MIPS64EL, TC_ARCH_NONE}};
   if (!usercorn_accepts(r->arch_name, r->os_name))
     r_warn(r, W_ARCH,
            "arch \"%s\" / os \"%s\" is not a pair usercorn accepts "
