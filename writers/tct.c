@@ -1019,17 +1019,26 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
             tc_error_set(err, "tct: %s: corrupt map size", r->path);
             return -1;
           }
-          if (m->size > r->blobcap) {
-            uint8_t *nb = realloc(r->blob, (size_t)m->size);
-            if (!nb) {
-              tc_error_set(err, "tct: out of memory");
-              return -1;
+          /* In chunks, growing the buffer only as bytes arrive: a corrupt
+           * size must not allocate gigabytes before the data runs out. */
+          for (size_t got = 0, n; got < m->size; got += n) {
+            n = (size_t)m->size - got < (1u << 20) ? (size_t)m->size - got
+                                                   : (1u << 20);
+            if (got + n > r->blobcap) {
+              size_t cap = r->blobcap * 2 > got + n ? r->blobcap * 2 : got + n;
+              if (cap > m->size)
+                cap = (size_t)m->size;
+              uint8_t *nb = realloc(r->blob, cap);
+              if (!nb) {
+                tc_error_set(err, "tct: out of memory");
+                return -1;
+              }
+              r->blob = nb;
+              r->blobcap = cap;
             }
-            r->blob = nb;
-            r->blobcap = (size_t)m->size;
+            if (get_bytes(r, r->blob + got, n, err) < 0)
+              return -1;
           }
-          if (get_bytes(r, r->blob, (size_t)m->size, err) < 0)
-            return -1;
           m->data = r->blob;
         }
       }

@@ -48,8 +48,9 @@ static inline void fz_rmtree(const char *path) {
     while ((e = readdir(d)) != NULL) {
       if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
         continue;
-      snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-      fz_rmtree(sub);
+      int k = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+      if (k > 0 && (size_t)k < sizeof sub)
+        fz_rmtree(sub);
     }
     closedir(d);
     rmdir(path);
