@@ -960,10 +960,8 @@ static void test_verify_guests(void) {
   verify_guest("interwork-armhf", NULL); /* ARM and Thumb */
   verify_guest("hello-armel", NULL);
   verify_guest("hello-mips", NULL);
-  verify_guest("loop-mips", NULL);
   verify_guest("glibc-mips", NULL);
   verify_guest("hello-mipsel", NULL);
-  verify_guest("glibc-mipsel", NULL);
 }
 
 /* regs=all: every register round-trips (SPREG for x87/xmm and arm64's
