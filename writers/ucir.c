@@ -1779,9 +1779,9 @@ static int finalize_stepped(tc_reader *r, tc_error *err) {
 
 /* Copies n image bytes at addr into e->bytes; returns the offset. */
 static size_t img_copy(tc_reader *r, qent *e, uint64_t addr, size_t n) {
-  if (n == 0)
-    return e->bytes.len; /* e->bytes.p may still be NULL */
-  if (ub_reserve(&e->bytes, n) < 0)
+  /* At least one byte, so e->bytes.p is not NULL even for a zero-size
+   * access (callers add the offset to it). */
+  if (ub_reserve(&e->bytes, n ? n : 1) < 0)
     return NONE;
   size_t off = e->bytes.len;
   tc_memimage_read(r->mem, addr, e->bytes.p + off, n);
