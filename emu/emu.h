@@ -180,9 +180,10 @@ int tc_linux_process_init(tc_emu *emu);
 /* Frees the kernel-private state. */
 void tc_linux_forget(tc_emu *emu);
 
-/* Guest filesystem (emu/guestfs.c): the ONE function that turns a guest
- * path (relative to dirfd's directory or cwd) into a host path. All path
- * arguments of all syscalls go through it. Returns 0 or -errno. */
+/* Guest filesystem (emu/guestfs.c): the host path a guest path (relative
+ * to dirfd's directory or cwd) stands for, symlinks resolved inside the
+ * guest view. Syscall handlers act through tc_guestfs_walk (linux_sys.h),
+ * which every path argument goes through. Returns 0 or -errno. */
 int tc_guestfs_resolve(tc_emu *emu, int dirfd, const char *guest_path,
                        char *host_path, size_t host_max);
 

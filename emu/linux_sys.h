@@ -127,8 +127,44 @@ int tc_guestfs_guest_abs(tc_emu *emu, int dirfd, const char *guest_path,
 /* The guest path of an open guest fd (for dirfd-relative lookups and map
  * names), or -errno. */
 int tc_guestfs_fd_path(tc_emu *emu, int fd, char *out, size_t max);
-/* 1 if the absolute guest path names this process's /proc exe link. */
-int tc_guestfs_is_proc_exe(tc_emu *emu, const char *abs_guest_path);
+/* What a guest path names once every component has been walked inside the
+ * guest view (see guestfs.c). */
+typedef enum tc_gfs_kind {
+  TC_GFS_REAL,  /* host entry `name` in directory `dirfd` (may not exist) */
+  TC_GFS_VDIR,  /* synthesised /proc/self or /proc/self/fd directory */
+  TC_GFS_VLINK, /* synthesised /proc symlink (not followed): text in `link` */
+  TC_GFS_EXE,   /* /proc/self/exe followed: the program, emu->exe_host_path */
+} tc_gfs_kind;
+
+typedef struct tc_gfs_loc {
+  tc_gfs_kind kind;
+  int dirfd;      /* TC_GFS_REAL: O_PATH fd of the parent (close it), or -1 */
+  char name[256]; /* last component, "" = the directory dirfd itself */
+  bool must_dir;  /* the path ended in "/" or "/.": a directory is required */
+  char guest[TC_PATH_MAX]; /* absolute guest path of the result */
+  char link[TC_PATH_MAX];  /* TC_GFS_VLINK: the link text */
+} tc_gfs_loc;
+
+#define TC_GFS_FOLLOW 1  /* follow a symlink in the last component */
+#define TC_GFS_LENIENT 2 /* missing directories continue lexically */
+
+/* Walks (dirfd, path) component by component from the guest root:
+ * symlinks re-rooted, ".." clamped at the root, 40 links at most (ELOOP),
+ * /proc filtered and /proc/self synthesised. The caller acts on
+ * (loc->dirfd, loc->name) without following symlinks, so nothing swapped
+ * in meanwhile can lead outside. Returns 0 or -errno; on 0 the caller
+ * calls tc_guestfs_loc_done. */
+int tc_guestfs_walk(tc_emu *emu, int dirfd, const char *path, int flags,
+                    tc_gfs_loc *loc);
+void tc_guestfs_loc_done(tc_gfs_loc *loc);
+/* loc->name, or "." for the directory itself (for *at calls). */
+const char *tc_guestfs_loc_name(const tc_gfs_loc *loc);
+/* 1 if a directory entry `name` of host directory fd is hidden from the
+ * guest (the host /proc: pids and anything not on the allow-list). */
+int tc_guestfs_dir_is_proc(int host_fd);
+int tc_guestfs_proc_hidden(tc_emu *emu, const char *name);
+/* The absolute guest path /proc/self/exe reads. */
+int tc_guestfs_exe_path(tc_emu *emu, char *out, size_t max);
 
 /* ---- time (linux_sys_misc.c) */
 uint64_t tc_sys_now_ns(tc_emu *emu, int clockid);

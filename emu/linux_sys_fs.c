@@ -258,6 +258,22 @@ static int host_open_flags(int flags) {
   return (flags & ~GUEST_O_LARGEFILE) | O_CLOEXEC;
 }
 
+/* The host path a walked guest path stands for (fs_root + guest path),
+ * the key of the deterministic inode numbers. */
+static void guest_host_path(tc_emu *emu, const tc_gfs_loc *loc, char *out,
+                            size_t max) {
+  const char *root = emu->opt.fs_root;
+  size_t rl = root ? strlen(root) : 0;
+  while (rl > 0 && root[rl - 1] == '/')
+    rl--;
+  if (loc->kind == TC_GFS_EXE)
+    snprintf(out, max, "%s", emu->exe_host_path);
+  else if (rl && strcmp(loc->guest, "/") == 0)
+    snprintf(out, max, "%.*s/", (int)rl, root);
+  else
+    snprintf(out, max, "%.*s%s", (int)rl, rl ? root : "", loc->guest);
+}
+
 /* flags: the guest's O_* bits (translated here to host values). */
 static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
                        int guest_flags, uint32_t mode) {
@@ -267,15 +283,40 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
   int r = tc_sys_read_path(emu, path_addr, gpath, sizeof gpath);
   if (r < 0)
     return r;
-  if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
-    return r;
   int g = tc_sys_fd_alloc(emu, 0);
   if (g < 0)
     return g;
-  int h = open(host, host_open_flags(flags),
+  /* O_CREAT|O_EXCL never follows a final symlink (EEXIST), like Linux. */
+  bool follow = !(flags & O_NOFOLLOW) &&
+                (flags & (O_CREAT | O_EXCL)) != (O_CREAT | O_EXCL);
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(emu, dirfd, gpath, follow ? TC_GFS_FOLLOW : 0,
+                           &loc)) < 0)
+    return r;
+  int h;
+  if (loc.kind == TC_GFS_EXE) {
+    h = (flags & O_ACCMODE) == O_RDONLY
+            ? open(emu->exe_host_path, host_open_flags(flags & ~O_CREAT))
+            : (errno = ETXTBSY, -1);
+  } else if (loc.kind == TC_GFS_VLINK) {
+    h = -1;
+    errno = (flags & O_PATH) ? ENOENT : ELOOP;
+  } else if (loc.kind == TC_GFS_VDIR) {
+    h = -1;
+    errno = ENOENT; /* synthesised directories cannot be listed */
+  } else {
+    /* Never follow the last component here: the walk already did. */
+    int hf = host_open_flags(flags) | (loc.must_dir ? O_DIRECTORY : 0);
+    if (loc.name[0])
+      hf |= O_NOFOLLOW;
+    h = openat(loc.dirfd, tc_guestfs_loc_name(&loc), hf,
                (mode_t)(mode & 07777 & ~c->st->umask));
+  }
+  int e = errno;
+  tc_guestfs_loc_done(&loc);
   if (h < 0)
-    return -errno;
+    return -e;
+  guest_host_path(emu, &loc, host, sizeof host);
   if (is_host_stdio(emu, h)) {
     /* tracecorn's own stdio was closed: never hand those numbers out. */
     int h2 = fcntl(h, F_DUPFD_CLOEXEC, 3);
@@ -432,6 +473,19 @@ static int fd_stat(tc_emu *emu, int fd, struct stat *st) {
   return 0;
 }
 
+/* The synthesised /proc/self entries: read-only directories and links. */
+static void virtual_stat(const tc_gfs_loc *loc, struct stat *st) {
+  memset(st, 0, sizeof *st);
+  st->st_dev = 0x16; /* proc */
+  st->st_ino = hash_ino(path_hash(loc->guest, 0));
+  st->st_mode = loc->kind == TC_GFS_VDIR ? (S_IFDIR | 0555) : (S_IFLNK | 0777);
+  st->st_nlink = loc->kind == TC_GFS_VDIR ? 2 : 1;
+  st->st_uid = st->st_gid = TC_GUEST_UID;
+  st->st_size = loc->kind == TC_GFS_VLINK ? (off_t)strlen(loc->link) : 0;
+  st->st_blksize = 1024;
+  st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = VIRT_EPOCH_SEC;
+}
+
 /* Stat of (dirfd, path) with AT_* flags, into *st. */
 static int path_stat(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
                      struct stat *st) {
@@ -445,11 +499,26 @@ static int path_stat(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
       return fd_stat(emu, dirfd, st);
     snprintf(gpath, sizeof gpath, ".");
   }
-  if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(emu, dirfd, gpath,
+                           (flags & TC_AT_SYMLINK_NOFOLLOW) ? 0 : TC_GFS_FOLLOW,
+                           &loc)) < 0)
     return r;
-  int hflags = (flags & TC_AT_SYMLINK_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0;
-  if (fstatat(AT_FDCWD, host, st, hflags) < 0)
-    return -errno;
+  guest_host_path(emu, &loc, host, sizeof host);
+  if (loc.kind == TC_GFS_REAL)
+    r = fstatat(loc.dirfd, tc_guestfs_loc_name(&loc), st, AT_SYMLINK_NOFOLLOW) <
+                0
+            ? -errno
+            : 0;
+  else if (loc.kind == TC_GFS_EXE)
+    r = stat(emu->exe_host_path, st) < 0 ? -errno : 0;
+  else
+    virtual_stat(&loc, st);
+  tc_guestfs_loc_done(&loc);
+  if (r < 0)
+    return r;
+  if (loc.must_dir && !S_ISDIR(st->st_mode))
+    return -ENOTDIR;
   normalize_stat(emu, st, path_hash(host, 0));
   return 0;
 }
@@ -534,7 +603,7 @@ static int64_t do_access(tc_sys_call *c, int dirfd, uint64_t path, int mode,
     return -EINVAL;
   if (flags & ~(TC_AT_EACCESS | TC_AT_SYMLINK_NOFOLLOW | TC_AT_EMPTY_PATH))
     return -EINVAL;
-  char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
+  char gpath[TC_PATH_MAX];
   int r = tc_sys_read_path(c->emu, path, gpath, sizeof gpath);
   if (r < 0)
     return r;
@@ -544,11 +613,29 @@ static int64_t do_access(tc_sys_call *c, int dirfd, uint64_t path, int mode,
       return -EBADF;
     return faccessat(f->host_fd, "", mode, AT_EMPTY_PATH) < 0 ? -errno : 0;
   }
-  if ((r = tc_guestfs_resolve(c->emu, dirfd, gpath, host, sizeof host)) < 0)
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(c->emu, dirfd, gpath,
+                           (flags & TC_AT_SYMLINK_NOFOLLOW) ? 0 : TC_GFS_FOLLOW,
+                           &loc)) < 0)
     return r;
-  int hflags = ((flags & TC_AT_EACCESS) ? AT_EACCESS : 0) |
-               ((flags & TC_AT_SYMLINK_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0);
-  return faccessat(AT_FDCWD, host, mode, hflags) < 0 ? -errno : 0;
+  int hflags = ((flags & TC_AT_EACCESS) ? AT_EACCESS : 0) | AT_SYMLINK_NOFOLLOW;
+  if (loc.kind == TC_GFS_REAL) {
+    r = faccessat(loc.dirfd, tc_guestfs_loc_name(&loc), mode, hflags) < 0
+            ? -errno
+            : 0;
+    struct stat st;
+    if (r == 0 && loc.must_dir &&
+        (fstatat(loc.dirfd, tc_guestfs_loc_name(&loc), &st,
+                 AT_SYMLINK_NOFOLLOW) < 0 ||
+         !S_ISDIR(st.st_mode)))
+      r = -ENOTDIR;
+  } else if (loc.kind == TC_GFS_EXE) {
+    r = access(c->emu->exe_host_path, mode) < 0 ? -errno : 0;
+  } else {
+    r = (mode & 2) ? -EACCES : 0; /* W_OK */
+  }
+  tc_guestfs_loc_done(&loc);
+  return r;
 }
 
 static int64_t sys_access(tc_sys_call *c) {
@@ -569,27 +656,28 @@ static int64_t do_readlink(tc_sys_call *c, int dirfd, uint64_t path,
   tc_emu *emu = c->emu;
   if (bufsiz <= 0)
     return -EINVAL;
-  char gpath[TC_PATH_MAX], abs[TC_PATH_MAX], target[TC_PATH_MAX];
+  char gpath[TC_PATH_MAX], target[TC_PATH_MAX];
   int r = tc_sys_read_path(emu, path, gpath, sizeof gpath);
   if (r < 0)
     return r;
-  if ((r = tc_guestfs_guest_abs(emu, dirfd, gpath, abs, sizeof abs)) < 0)
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(emu, dirfd, gpath, 0, &loc)) < 0)
     return r;
-  size_t n;
-  if (tc_guestfs_is_proc_exe(emu, abs)) {
-    n = strlen(emu->exe_guest_path);
-    if (n == 0)
-      return -ENOENT;
-    memcpy(target, emu->exe_guest_path, n);
+  size_t n = 0;
+  if (loc.kind == TC_GFS_VLINK) {
+    n = strlen(loc.link);
+    memcpy(target, loc.link, n);
+  } else if (loc.kind != TC_GFS_REAL || !loc.name[0] || loc.must_dir) {
+    r = -EINVAL;
   } else {
-    char host[TC_PATH_MAX];
-    if ((r = tc_guestfs_resolve(emu, dirfd, gpath, host, sizeof host)) < 0)
-      return r;
-    ssize_t k = readlink(host, target, sizeof target);
+    ssize_t k = readlinkat(loc.dirfd, loc.name, target, sizeof target);
     if (k < 0)
-      return -errno;
-    n = (size_t)k; /* the link text is already a guest path */
+      r = -errno;
+    n = k < 0 ? 0 : (size_t)k; /* the link text is already a guest path */
   }
+  tc_guestfs_loc_done(&loc);
+  if (r < 0)
+    return r;
   if (n > (size_t)bufsiz)
     n = (size_t)bufsiz;
   r = tc_sys_write(emu, buf, target, n);
@@ -622,22 +710,26 @@ static int64_t set_cwd(tc_emu *emu, const char *abs) {
 }
 
 static int64_t sys_chdir(tc_sys_call *c) {
-  char gpath[TC_PATH_MAX], abs[TC_PATH_MAX], host[TC_PATH_MAX];
+  char gpath[TC_PATH_MAX];
   int r = tc_sys_read_path(c->emu, c->a[0], gpath, sizeof gpath);
   if (r < 0)
     return r;
-  if ((r = tc_guestfs_guest_abs(c->emu, TC_AT_FDCWD, gpath, abs, sizeof abs)) <
-      0)
-    return r;
-  if ((r = tc_guestfs_resolve(c->emu, TC_AT_FDCWD, gpath, host, sizeof host)) <
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(c->emu, TC_AT_FDCWD, gpath, TC_GFS_FOLLOW, &loc)) <
       0)
     return r;
   struct stat st;
-  if (stat(host, &st) < 0)
-    return -errno;
-  if (!S_ISDIR(st.st_mode))
-    return -ENOTDIR;
-  return set_cwd(c->emu, abs);
+  if (loc.kind == TC_GFS_EXE)
+    r = -ENOTDIR;
+  else if (loc.kind != TC_GFS_REAL)
+    r = -ENOENT; /* the synthesised /proc directories */
+  else if (fstatat(loc.dirfd, tc_guestfs_loc_name(&loc), &st,
+                   AT_SYMLINK_NOFOLLOW) < 0)
+    r = -errno;
+  else if (!S_ISDIR(st.st_mode))
+    r = -ENOTDIR;
+  tc_guestfs_loc_done(&loc);
+  return r < 0 ? r : set_cwd(c->emu, loc.guest);
 }
 
 static int64_t sys_fchdir(tc_sys_call *c) {
@@ -674,6 +766,8 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     return -ENOMEM;
   }
   int64_t ret;
+  bool proc_root = tc_guestfs_dir_is_proc(f->host_fd); /* host /proc */
+again:;
   off_t start = lseek(f->host_fd, 0, SEEK_CUR);
   long n = syscall(SYS_getdents64, f->host_fd, hb, (size_t)count);
   if (n < 0) {
@@ -696,6 +790,12 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     uint8_t type = hb[hpos + 18];
     char *name = (char *)hb + hpos + 19;
     hb[hpos + reclen - 1] = 0; /* belt and braces: names are NUL-padded */
+    if (proc_root && tc_guestfs_proc_hidden(emu, name)) {
+      hpos += reclen; /* not shown, but counted: cookies stay ordinals */
+      last_off = off;
+      nent++;
+      continue;
+    }
     /* the guest's cookie: the ordinal after this entry */
     int64_t goff = (int64_t)(f->dir_pos + nent + 1);
     if (!emu->opt.host_stat && f->path_hash)
@@ -717,6 +817,10 @@ static int64_t do_getdents(tc_sys_call *c, bool is64) {
     last_off = off;
     nent++;
   }
+  if (ret == 0 && pos == 0 && nent > 0) {
+    f->dir_pos += nent; /* every entry read was hidden: read on */
+    goto again;
+  }
   if (ret == 0 && pos > 0) {
     int w = tc_sys_write(emu, c->a[1], gb, pos);
     ret = w < 0 ? w : (int64_t)pos;
@@ -734,21 +838,31 @@ static int64_t sys_getdents(tc_sys_call *c) { return do_getdents(c, false); }
 
 /* ---------------------------------------------------------- path changes */
 
+/* A change of the last component itself (never followed). */
 static int64_t path_op(tc_sys_call *c, int dirfd, uint64_t path,
-                       int (*op)(const char *host, int arg), int arg) {
-  char gpath[TC_PATH_MAX], host[TC_PATH_MAX];
+                       int (*op)(int dirfd, const char *name, int arg),
+                       int arg) {
+  char gpath[TC_PATH_MAX];
   int r = tc_sys_read_path(c->emu, path, gpath, sizeof gpath);
   if (r < 0)
     return r;
-  if ((r = tc_guestfs_resolve(c->emu, dirfd, gpath, host, sizeof host)) < 0)
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(c->emu, dirfd, gpath, 0, &loc)) < 0)
     return r;
-  return op(host, arg) < 0 ? -errno : 0;
+  if (loc.kind != TC_GFS_REAL)
+    r = -EACCES; /* the synthesised /proc entries */
+  else if (op(loc.dirfd, tc_guestfs_loc_name(&loc), arg) < 0)
+    r = -errno;
+  tc_guestfs_loc_done(&loc);
+  return r;
 }
 
-static int op_unlink(const char *h, int arg) {
-  return unlinkat(AT_FDCWD, h, arg ? AT_REMOVEDIR : 0);
+static int op_unlink(int dirfd, const char *name, int arg) {
+  return unlinkat(dirfd, name, arg ? AT_REMOVEDIR : 0);
 }
-static int op_mkdir(const char *h, int mode) { return mkdir(h, (mode_t)mode); }
+static int op_mkdir(int dirfd, const char *name, int mode) {
+  return mkdirat(dirfd, name, (mode_t)mode);
+}
 
 static int64_t sys_unlink(tc_sys_call *c) {
   return path_op(c, TC_AT_FDCWD, c->a[0], op_unlink, 0);
@@ -776,14 +890,26 @@ static int64_t do_rename(tc_sys_call *c, int olddir, uint64_t oldp, int newdir,
                          uint64_t newp, unsigned flags) {
   if (flags & ~1u) /* RENAME_NOREPLACE only */
     return -EINVAL;
-  char g1[TC_PATH_MAX], g2[TC_PATH_MAX], h1[TC_PATH_MAX], h2[TC_PATH_MAX];
+  char g1[TC_PATH_MAX], g2[TC_PATH_MAX];
   int r = tc_sys_read_path(c->emu, oldp, g1, sizeof g1);
   if (r < 0 || (r = tc_sys_read_path(c->emu, newp, g2, sizeof g2)) < 0)
     return r;
-  if ((r = tc_guestfs_resolve(c->emu, olddir, g1, h1, sizeof h1)) < 0 ||
-      (r = tc_guestfs_resolve(c->emu, newdir, g2, h2, sizeof h2)) < 0)
-    return r;
-  return renameat2(AT_FDCWD, h1, AT_FDCWD, h2, flags) < 0 ? -errno : 0;
+  tc_gfs_loc *l = malloc(2 * sizeof *l);
+  if (!l)
+    return -ENOMEM;
+  l[0].dirfd = l[1].dirfd = -1;
+  if ((r = tc_guestfs_walk(c->emu, olddir, g1, 0, &l[0])) == 0 &&
+      (r = tc_guestfs_walk(c->emu, newdir, g2, 0, &l[1])) == 0) {
+    if (l[0].kind != TC_GFS_REAL || l[1].kind != TC_GFS_REAL)
+      r = -EACCES;
+    else if (renameat2(l[0].dirfd, tc_guestfs_loc_name(&l[0]), l[1].dirfd,
+                       tc_guestfs_loc_name(&l[1]), flags) < 0)
+      r = -errno;
+  }
+  tc_guestfs_loc_done(&l[0]);
+  tc_guestfs_loc_done(&l[1]);
+  free(l);
+  return r;
 }
 
 static int64_t sys_rename(tc_sys_call *c) {
