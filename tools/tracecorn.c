@@ -618,24 +618,39 @@ static int cmd_dump(int argc, char **argv) {
 }
 
 static int cmd_convert(int argc, char **argv) {
-  static const struct option longopts[] = {{"from", required_argument, 0, 'F'},
-                                           {"to", required_argument, 0, 't'},
-                                           {"help", no_argument, 0, 'h'},
-                                           {0, 0, 0, 0}};
+  static const struct option longopts[] = {
+      {"from", required_argument, 0, 'F'},
+      {"to", required_argument, 0, 't'},
+      {"writer-option", required_argument, 0, 'O'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
   const char *from = NULL, *to = NULL;
-  int c;
+  const char *wopts[33];
+  int nwopts = 0, c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "F:t:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "F:t:O:h", longopts, NULL)) != -1) {
     if (c == 'F')
       from = optarg;
     else if (c == 't')
       to = optarg;
+    else if (c == 'O' && nwopts < 32 && strchr(optarg, '.') &&
+             strchr(optarg, '='))
+      wopts[nwopts++] = optarg;
     else if (c == 'h') {
-      printf("usage: tracecorn convert [--from FMT] IN --to FMT OUT\n");
+      printf("usage: tracecorn convert [--from FMT] [-O FORMAT.KEY=VALUE] IN "
+             "--to FMT OUT\n\n"
+             "Reads IN (format detected from its content unless --from) and "
+             "writes every\nevent to OUT in FMT. -O passes writer options "
+             "(see `record --help`). A\nstream without an exit record gets "
+             "a synthetic one; OUT may not be IN.\n");
       return 0;
-    } else
+    } else {
+      fprintf(stderr, "usage: tracecorn convert [--from FMT] "
+                      "[-O FORMAT.KEY=VALUE] IN --to FMT OUT\n");
       return 2;
+    }
   }
+  wopts[nwopts] = NULL;
   if (!to || optind != argc - 2) {
     fprintf(stderr, "usage: tracecorn convert [--from FMT] IN --to FMT OUT\n");
     return 2;
@@ -647,7 +662,8 @@ static int cmd_convert(int argc, char **argv) {
     return 2;
   }
   tc_error err = {{0}};
-  if (tc_convert(argv[optind], in, out, argv[optind + 1], &err) < 0) {
+  if (tc_convert_opts(argv[optind], in, out, argv[optind + 1], 0, wopts,
+                      &err) < 0) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;
   }

@@ -637,12 +637,18 @@ static int write_meta(tc_writer *w, const tc_trace_info *info, int host,
 /* --------------------------------------------------------------- options */
 
 static int parse_options(const tc_trace_info *info, int *host, uint64_t *m,
-                         tc_error *err) {
-  static const char *const known[] = {"meta", "toc", NULL};
+                         int *force_le_mips, tc_error *err) {
+  static const char *const known[] = {"meta", "toc", "mipsel", NULL};
   if (tc_writer_options_check(info, "bap", known, err) < 0)
     return -1;
   *host = 0;
   *m = BAP_TOC_DEFAULT;
+  const char *f = tc_writer_option(info, "bap", "mipsel");
+  *force_le_mips = f && strcmp(f, "force") == 0;
+  if (f && !*force_le_mips) {
+    tc_error_set(err, "bap: -O bap.mipsel=%s: expected force", f);
+    return -1;
+  }
   const char *v = tc_writer_option(info, "bap", "meta");
   if (v && strcmp(v, "host") == 0)
     *host = 1;
@@ -729,11 +735,22 @@ static int ensure_ops(tc_writer *w, size_t n) {
 static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
                                   tc_error *err) {
   uint64_t bfd_arch, bfd_mach, m;
-  int host;
+  int host, force_le_mips;
   if (!info || bap_arch_numbers(info->arch, &bfd_arch, &bfd_mach, err) < 0 ||
-      parse_options(info, &host, &m, err) < 0)
+      parse_options(info, &host, &m, &force_le_mips, err) < 0)
     return NULL;
   const tc_arch *arch = info->arch;
+  /* bap-frames.md: BAP's mips is big-endian and decodes values with the
+   * arch's byte order, so a little-endian mips trace cannot be expressed
+   * faithfully; written only when forced, with a warning. */
+  if (bap_le_mips_marker(arch) && !force_le_mips) {
+    tc_error_set(err,
+                 "bap: BAP's mips is big-endian and cannot express a %s "
+                 "trace; -O bap.mipsel=force writes one with values "
+                 "big-endian (see docs/formats/bap.md)",
+                 arch->name);
+    return NULL;
+  }
   tc_writer *w = calloc(1, sizeof *w);
   if (!w) {
     tc_error_set(err, "bap: out of memory");

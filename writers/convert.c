@@ -31,6 +31,14 @@ int tc_convert(const char *in_path, const tc_format *in_fmt,
 int tc_convert_from(const char *in_path, const tc_format *in_fmt,
                     const tc_format *out_fmt, const char *out_path,
                     uint64_t from_insn, tc_error *err) {
+  return tc_convert_opts(in_path, in_fmt, out_fmt, out_path, from_insn, NULL,
+                         err);
+}
+
+int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
+                    const tc_format *out_fmt, const char *out_path,
+                    uint64_t from_insn, const char *const *writer_options,
+                    tc_error *err) {
   if (!in_fmt)
     in_fmt = tc_format_detect(in_path, err);
   if (!in_fmt)
@@ -68,7 +76,9 @@ int tc_convert_from(const char *in_path, const tc_format *in_fmt,
     in_fmt->close_reader(r);
     return -1;
   }
-  convert_ctx c = {out_fmt, out_fmt->open_writer(out_path, info, err), false,
+  tc_trace_info winfo = *info;
+  winfo.writer_options = writer_options;
+  convert_ctx c = {out_fmt, out_fmt->open_writer(out_path, &winfo, err), false,
                    0};
   if (!c.w) {
     in_fmt->close_reader(r);

@@ -470,6 +470,12 @@ int tc_convert(const char *in_path, const tc_format *in_fmt,
 int tc_convert_from(const char *in_path, const tc_format *in_fmt,
                     const tc_format *out_fmt, const char *out_path,
                     uint64_t from_insn, tc_error *err);
+/* The same with writer options for the output ("FORMAT.KEY=VALUE",
+ * NULL-terminated; see tc_options.writer_options). */
+int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
+                    const tc_format *out_fmt, const char *out_path,
+                    uint64_t from_insn, const char *const *writer_options,
+                    tc_error *err);
 
 #ifdef __cplusplus
 }
