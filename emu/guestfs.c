@@ -380,8 +380,15 @@ static int walk_virtual(walker *w, tc_gfs_loc *loc, const char *c, bool last,
   tc_fd *f = n < TC_MAX_FDS ? tc_sys_fd(emu, (int)n) : NULL;
   if (!f)
     return -ENOENT;
-  if (tc_guestfs_fd_path(emu, (int)n, text, sizeof text) < 0)
-    snprintf(text, sizeof text, "%s", f->kind == TC_FD_DIR ? "/" : "pipe:[0]");
+  /* tracecorn's own stdio looks like a pipe (as fstat says), whatever the
+   * host has there; so does anything without a path in the guest view. */
+  if (!f->owned || tc_guestfs_fd_path(emu, (int)n, text, sizeof text) < 0)
+    snprintf(text, sizeof text, "pipe:[%u]", 0x1000u + (unsigned)n);
+  if (last && follow) { /* reopening the guest's own open file, as Linux */
+    loc->fd = (int)n;
+    *done = 1;
+    return finish(w, loc, TC_GFS_FD, c, false);
+  }
   return vlink(w, loc, c, text, last, follow, done);
 }
 
@@ -526,6 +533,7 @@ static int walk_loop(walker *w, tc_gfs_loc *loc, int flags) {
 int tc_guestfs_walk(tc_emu *emu, int dirfd, const char *path, int flags,
                     tc_gfs_loc *loc) {
   loc->dirfd = -1;
+  loc->fd = -1;
   loc->kind = TC_GFS_REAL;
   loc->name[0] = 0;
   if (!path)

@@ -134,6 +134,7 @@ typedef enum tc_gfs_kind {
   TC_GFS_VDIR,  /* synthesised /proc/self or /proc/self/fd directory */
   TC_GFS_VLINK, /* synthesised /proc symlink (not followed): text in `link` */
   TC_GFS_EXE,   /* /proc/self/exe followed: the program, emu->exe_host_path */
+  TC_GFS_FD,    /* /proc/self/fd/N followed: guest fd `fd` itself */
 } tc_gfs_kind;
 
 typedef struct tc_gfs_loc {
@@ -141,6 +142,7 @@ typedef struct tc_gfs_loc {
   int dirfd;      /* TC_GFS_REAL: O_PATH fd of the parent (close it), or -1 */
   char name[256]; /* last component, "" = the directory dirfd itself */
   bool must_dir;  /* the path ended in "/" or "/.": a directory is required */
+  int fd;         /* TC_GFS_FD: the guest fd */
   char guest[TC_PATH_MAX]; /* absolute guest path of the result */
   char link[TC_PATH_MAX];  /* TC_GFS_VLINK: the link text */
 } tc_gfs_loc;

@@ -298,6 +298,12 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
     h = (flags & O_ACCMODE) == O_RDONLY
             ? open(emu->exe_host_path, host_open_flags(flags & ~O_CREAT))
             : (errno = ETXTBSY, -1);
+  } else if (loc.kind == TC_GFS_FD) {
+    /* /proc/self/fd/N: a new open file description of the guest's fd N
+     * (the host's own link to the host fd behind it). */
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", emu->fds[loc.fd].host_fd);
+    h = open(self, host_open_flags(flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)));
   } else if (loc.kind == TC_GFS_VLINK) {
     h = -1;
     errno = (flags & O_PATH) ? ENOENT : ELOOP;
@@ -505,17 +511,17 @@ static int path_stat(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
                            &loc)) < 0)
     return r;
   guest_host_path(emu, &loc, host, sizeof host);
+  const char *name = tc_guestfs_loc_name(&loc);
   if (loc.kind == TC_GFS_REAL)
-    r = fstatat(loc.dirfd, tc_guestfs_loc_name(&loc), st, AT_SYMLINK_NOFOLLOW) <
-                0
-            ? -errno
-            : 0;
+    r = fstatat(loc.dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
   else if (loc.kind == TC_GFS_EXE)
     r = stat(emu->exe_host_path, st) < 0 ? -errno : 0;
+  else if (loc.kind == TC_GFS_FD)
+    r = fd_stat(emu, loc.fd, st); /* already normalised */
   else
     virtual_stat(&loc, st);
   tc_guestfs_loc_done(&loc);
-  if (r < 0)
+  if (r < 0 || loc.kind == TC_GFS_FD)
     return r;
   if (loc.must_dir && !S_ISDIR(st->st_mode))
     return -ENOTDIR;
@@ -632,7 +638,7 @@ static int64_t do_access(tc_sys_call *c, int dirfd, uint64_t path, int mode,
   } else if (loc.kind == TC_GFS_EXE) {
     r = access(c->emu->exe_host_path, mode) < 0 ? -errno : 0;
   } else {
-    r = (mode & 2) ? -EACCES : 0; /* W_OK */
+    r = (mode & 2) && loc.kind != TC_GFS_FD ? -EACCES : 0; /* W_OK */
   }
   tc_guestfs_loc_done(&loc);
   return r;

@@ -387,8 +387,20 @@ static void test_host_proc(void) {
   CU_ASSERT_FATAL(fd >= 0);
   snprintf(p, sizeof p, "/proc/self/fd/%d", (int)fd);
   CU_ASSERT_STRING_EQUAL(rd_link(e, P(e, "%s", p), buf), secret);
+  /* tracecorn's stdout is no host path but a pipe, as fstat says. */
+  CU_ASSERT_STRING_EQUAL(rd_link(e, P(e, "/proc/self/fd/1"), buf),
+                         "pipe:[4097]");
+  int64_t ofd = SC(e, "open", P(e, "/dev/stdout"), O_WRONLY, 0);
+  CU_ASSERT_TRUE(ofd >= 0);
+  CU_ASSERT_EQUAL(SC(e, "fstat", ofd, BUF), 0);
+  CU_ASSERT_EQUAL(SC(e, "stat", P(e, "/dev/stdout"), BUF + 0x200), 0);
+  CU_ASSERT_EQUAL(SC(e, "close", ofd), 0);
   snprintf(p, sizeof p, "/dev/fd/%d", (int)fd);
   CU_ASSERT_STRING_EQUAL(slurp(e, P(e, "%s", p), buf, 64), "HOST SECRET");
+  CU_ASSERT_EQUAL(SC(e, "stat", P(e, "%s", p), BUF), 0);
+  uint64_t size = 0;
+  tc_emu_read(e, BUF + 48, &size, 8);
+  CU_ASSERT_EQUAL(size, 11);
   rm(e);
 }
 
