@@ -428,6 +428,29 @@ static void test_glibc_relative_root(void) {
   if (!strstr(t, "rc=7\n"))
     fprintf(stderr, "%s\n", t);
   free(out);
+  /* The same program (by its absolute host path), told to create a host
+   * file through R/esc -> / and R/rel -> ../../..: refused; through the
+   * link into R/tmp: made there. */
+  char outside[8400], inside[8400];
+  snprintf(outside, sizeof outside, "%s", tu_tmp("cli-escape"));
+  snprintf(inside, sizeof inside, "%s/tmp/cli-inside", root);
+  unlink(outside);
+  unlink(inside);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && for p in /esc%s /rel%s /esc/tmp/cli-inside; do "
+           "%s record -q -f text -o sbglibc3 --root sbroot -- "
+           "$PWD/sbroot/bin/glibc64 $p 2>&1 | grep -E 'open failed|read back'; "
+           "done",
+           tu_tmpdir(), outside, outside, TC_CLI);
+  out = NULL;
+  tu_run(cmd, &out, 1);
+  t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "open failed: No such file or directory\n"
+                                   "open failed: No such file or directory\n"
+                                   "read back: written by the guest\n"));
+  CU_ASSERT_FALSE(host_exists(outside));
+  CU_ASSERT_TRUE(host_exists(inside));
+  free(out);
 }
 
 int main(void) {
