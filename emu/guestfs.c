@@ -16,7 +16,8 @@
  *   (the guest gets ELOOP or acts on the link itself);
  * - the host's procfs root (reached as /proc without --root) shows only an
  *   allow-list of system-wide files: no pid directories, so tracecorn's own
- *   pid, maps and fds are not reachable or listable; /proc/self,
+ *   pid, maps and fds are not reachable or listable (nor are the pid lists
+ *   of cgroup file systems: cgroup.procs, cgroup.threads, tasks); /proc/self,
  *   /proc/thread-self and /proc/<guest pid> are synthesised (exe, cwd,
  *   root, fd/N) with or without --root.
  *
@@ -37,6 +38,8 @@
 
 #define MAX_LINKS 40
 #define PROC_MAGIC 0x9fa0
+#define CGROUP_MAGIC 0x27e0eb
+#define CGROUP2_MAGIC 0x63677270
 #define PATH_FLAGS (O_PATH | O_NOFOLLOW | O_CLOEXEC)
 
 /* Appends the components of `path` to the normalised absolute path in
@@ -155,6 +158,16 @@ int tc_guestfs_proc_hidden(tc_emu *emu, const char *name) {
     if (strcmp(name, proc_allowed[i]) == 0)
       return 0;
   return 1;
+}
+
+/* cgroup files that list pids (tracecorn's among them). */
+static int cgroup_hidden(int dir_fd, const char *name) {
+  struct statfs sf;
+  if (strcmp(name, "cgroup.procs") && strcmp(name, "cgroup.threads") &&
+      strcmp(name, "tasks"))
+    return 0;
+  return fstatfs(dir_fd, &sf) == 0 &&
+         (sf.f_type == CGROUP_MAGIC || sf.f_type == CGROUP2_MAGIC);
 }
 
 int tc_guestfs_dir_is_proc(int host_fd) {
@@ -462,7 +475,8 @@ static int walk_loop(walker *w, tc_gfs_loc *loc, int flags) {
         return finish(w, loc, TC_GFS_VDIR, "", false);
       continue;
     }
-    if (w->virt == V_PROC || (proc_root && tc_guestfs_proc_hidden(w->emu, c)))
+    if (w->virt == V_PROC || (proc_root && tc_guestfs_proc_hidden(w->emu, c)) ||
+        (w->cur >= 0 && cgroup_hidden(w->cur, c)))
       return -ENOENT;
     if (w->cur < 0) { /* lenient, past a missing directory */
       if ((r = g_push(w, c)) < 0)

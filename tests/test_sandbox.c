@@ -363,6 +363,15 @@ static void test_host_proc(void) {
                   -ENOENT);
   CU_ASSERT_EQUAL(SC(e, "openat", pfd, P(e, "self/../%s", pid), O_RDONLY, 0),
                   -ENOENT);
+  /* cgroup pid lists would name tracecorn too. */
+  if (tu_have("/sys/fs/cgroup/pids/cgroup.procs"))
+    CU_ASSERT_EQUAL(
+        SC(e, "open", P(e, "/sys/fs/cgroup/pids/cgroup.procs"), O_RDONLY, 0),
+        -ENOENT);
+  if (tu_have("/sys/fs/cgroup/cgroup.procs"))
+    CU_ASSERT_EQUAL(
+        SC(e, "open", P(e, "/sys/fs/cgroup/cgroup.procs"), O_RDONLY, 0),
+        -ENOENT);
   /* Listing /proc shows no pid at all. */
   int numeric = 0, cpuinfo = 0;
   for (int round = 0; round < 100; round++) {
