@@ -48,6 +48,18 @@ for bt in $matrix clang; do
     fail=1
   fi
 done
+# A short libFuzzer run of every harness (clang, ASan+UBSan, build-fuzz/):
+# the committed regression inputs, then 20 s each; scripts/fuzz.sh SECONDS
+# runs them for longer.
+if command -v clang >/dev/null; then
+  echo "=== fuzz (build-fuzz, 20 s per harness)"
+  if ! ./scripts/fuzz.sh 20 build-fuzz; then
+    echo "=== fuzz: FAILED"
+    fail=1
+  fi
+else
+  echo "=== clang not installed: fuzz stage skipped"
+fi
 if [ "$fail" -ne 0 ]; then
   echo "test.sh: FAILED (see the reports above)"
   exit 1

@@ -189,8 +189,29 @@ static void remove_range(tc_memimage *m, uint64_t start, uint64_t end) {
       i--;
     }
   }
-  for (uint64_t a = start & ~(uint64_t)(PAGE_SIZE - 1); a < end; a += PAGE_SIZE)
-    drop(m, a >> PAGE_BITS);
+  if (end <= start)
+    return;
+  uint64_t first = start >> PAGE_BITS, last = (end - 1) >> PAGE_BITS;
+  if (last - first < m->cap) {
+    for (uint64_t pn = first; pn <= last; pn++)
+      drop(m, pn);
+    return;
+  }
+  /* A range of more pages than the table has slots (a corrupt trace may
+   * unmap 2^60 bytes): walk the table instead, dropping in batches since
+   * drop() moves entries around. */
+  for (;;) {
+    uint64_t batch[256];
+    size_t n = 0;
+    for (size_t i = 0; i < m->cap && n < 256; i++)
+      if (m->slots[i] && m->slots[i]->pn - 1 >= first &&
+          m->slots[i]->pn - 1 <= last)
+        batch[n++] = m->slots[i]->pn - 1;
+    if (n == 0)
+      return;
+    for (size_t i = 0; i < n; i++)
+      drop(m, batch[i]);
+  }
 }
 
 static bool all_zero(const uint8_t *p, size_t n) {

@@ -1,0 +1,43 @@
+#!/bin/sh
+# Builds the libFuzzer harnesses with clang in build-fuzz/ (ASan+UBSan,
+# seed corpus recorded from the example guests) and runs every harness for
+# SECONDS each (default 600), one after the other. The corpus grows in
+# build-fuzz/fuzz/corpus/<harness>; crashes are written to
+# build-fuzz/fuzz/artifacts/. Exits 1 if any harness found a crash, leak,
+# timeout or out-of-memory. HARNESSES="tct rvn" picks some.
+#   scripts/fuzz.sh [SECONDS] [BUILD-DIR]
+set -u
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+dir=${2:-build-fuzz}
+harnesses=${HARNESSES:-"elf tct trac tfile ucir bap rvn"}
+command -v clang >/dev/null || { echo "fuzz.sh: clang is not installed"; exit 1; }
+./scripts/build.sh "$dir" -DCMAKE_C_COMPILER=clang -DTC_FUZZ=ON \
+  -DTC_WERROR=ON -DBUILD_TESTING=OFF || exit 1
+f=$dir/fuzz
+mkdir -p "$f/artifacts"
+fail=0
+for h in $harnesses; do
+  mkdir -p "$f/corpus/$h"
+  # The committed regression inputs first, then fuzz from corpus + seeds.
+  if [ -d "tests/fuzz/regress/$h" ] &&
+    ! "$f/fuzz_$h" tests/fuzz/regress/"$h"/* >"$f/$h.regress.log" 2>&1; then
+    echo "=== fuzz $h: a regression input fails (log: $f/$h.regress.log)"
+    fail=1
+  fi
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    "$f/fuzz_$h" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=262144 -close_fd_mask=3 -print_final_stats=1 \
+    -artifact_prefix="$f/artifacts/$h-" "$f/corpus/$h" "$f/seeds/$h" \
+    >"$f/$h.log" 2>&1
+  rc=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$f/$h.log")
+  if [ "$rc" -ne 0 ]; then
+    grep -E "ERROR|SUMMARY|runtime error" "$f/$h.log" | head -5
+    echo "=== fuzz $h: FAILED after ${runs:-?} runs (log: $f/$h.log)"
+    fail=1
+  else
+    echo "=== fuzz $h: ${runs:-?} runs in ${secs}s, no crash"
+  fi
+done
+exit $fail
