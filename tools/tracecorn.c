@@ -662,8 +662,8 @@ static int cmd_convert(int argc, char **argv) {
     return 2;
   }
   tc_error err = {{0}};
-  if (tc_convert_opts(argv[optind], in, out, argv[optind + 1], 0, wopts,
-                      &err) < 0) {
+  if (tc_convert_opts(argv[optind], in, out, argv[optind + 1], 0, wopts, &err) <
+      0) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;
   }
@@ -728,7 +728,13 @@ static int cmd_verify(int argc, char **argv) {
       return 2;
     }
   }
-  char tmpdir[] = "/tmp/tracecorn-verify-XXXXXX";
+  /* scratch files under $TMPDIR (default /tmp) */
+  char tmpdir[PATH_MAX - 16];
+  const char *tmproot = getenv("TMPDIR");
+  snprintf(tmpdir, sizeof tmpdir, "%s/tracecorn-verify-XXXXXX",
+           tmproot && tmproot[0] == '/' && strlen(tmproot) < PATH_MAX - 128
+               ? tmproot
+               : "/tmp");
   char pathbuf[PATH_MAX];
   if (!prefix) {
     if (!mkdtemp(tmpdir)) {
