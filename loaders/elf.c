@@ -550,6 +550,9 @@ static int fill_segments(tc_emu *emu, const tc_elf_image *img,
   }
   for (size_t i = 0; i < img->nsegs; i++) {
     const tc_elf_segment *s = &img->segs[i];
+    /* A bss-only segment's p_offset may point anywhere: no data + offset. */
+    if (s->filesz == 0)
+      continue;
     if (write_mem(emu, s->vaddr + bias, data + s->offset, s->filesz, err) < 0)
       return -1;
   }
