@@ -2,6 +2,7 @@
  * arch-specific that is data (registers, syscall ABI, ELF identity) lives
  * here; code elsewhere is table-driven. */
 #include <capstone/capstone.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 #include <unicorn/unicorn.h>
@@ -615,6 +616,125 @@ int tc_arch_reg_index(const tc_arch *arch, const char *name) {
     if (strcmp(arch->regs[i].name, name) == 0)
       return i;
   return -1;
+}
+
+/* ------------------------------------------- capstone register names */
+
+/* x86 sub-register families: a member stands for the first member the
+ * arch table has. */
+static const char *const x86_families[][5] = {
+    {"rax", "eax", "ax", "al", "ah"},
+    {"rbx", "ebx", "bx", "bl", "bh"},
+    {"rcx", "ecx", "cx", "cl", "ch"},
+    {"rdx", "edx", "dx", "dl", "dh"},
+    {"rsi", "esi", "si", "sil", NULL},
+    {"rdi", "edi", "di", "dil", NULL},
+    {"rbp", "ebp", "bp", "bpl", NULL},
+    {"rsp", "esp", "sp", "spl", NULL},
+    {"rip", "eip", "ip", NULL, NULL},
+    {"rflags", "eflags", "flags", NULL, NULL},
+};
+
+static int from_capstone_x86(const tc_arch *arch, const char *name) {
+  for (size_t f = 0; f < sizeof x86_families / sizeof x86_families[0]; f++) {
+    int member = 0;
+    for (int k = 0; k < 5 && x86_families[f][k]; k++)
+      member |= strcmp(x86_families[f][k], name) == 0;
+    if (!member)
+      continue;
+    for (int k = 0; k < 5 && x86_families[f][k]; k++) {
+      int idx = tc_arch_reg_index(arch, x86_families[f][k]);
+      if (idx >= 0)
+        return idx;
+    }
+    return -1;
+  }
+  char buf[16];
+  /* r8..r15 with d/w/b suffixes */
+  if (name[0] == 'r' && name[1] >= '0' && name[1] <= '9') {
+    size_t n = strspn(name + 1, "0123456789");
+    snprintf(buf, sizeof buf, "r%.*s", (int)n, name + 1);
+    return tc_arch_reg_index(arch, buf);
+  }
+  /* xmmN / ymmN / zmmN -> xmmN */
+  if ((name[0] == 'x' || name[0] == 'y' || name[0] == 'z') &&
+      strncmp(name + 1, "mm", 2) == 0) {
+    snprintf(buf, sizeof buf, "xmm%s", name + 3);
+    return tc_arch_reg_index(arch, buf);
+  }
+  /* st(N) -> stN (both in ST order) */
+  if (strncmp(name, "st(", 3) == 0 && name[3] >= '0' && name[3] <= '7' &&
+      name[4] == ')') {
+    snprintf(buf, sizeof buf, "st%c", name[3]);
+    return tc_arch_reg_index(arch, buf);
+  }
+  if (strncmp(name, "mm", 2) == 0)
+    return -1; /* MMX: physical x87 registers, not ST(i) */
+  return tc_arch_reg_index(arch, name);
+}
+
+/* arm / arm64 names as capstone spells them; *second gets the other
+ * half of a register pair (arm qN = d2N:d2N+1). */
+static int from_capstone_arm(const tc_arch *arch, const char *name,
+                             int *second) {
+  static const char *const arm_alias[][2] = {
+      {"sb", "r9"},           {"sl", "r10"},    {"fp", "r11"},
+      {"ip", "r12"},          {"r13", "sp"},    {"r14", "lr"},
+      {"r15", "pc"},          {"apsr", "cpsr"}, {"apsr_nzcv", "cpsr"},
+      {"fpscr_nzcv", "fpscr"}};
+  char buf[16];
+  unsigned n;
+  if (arch->id == TC_ARCH_ARM) {
+    for (size_t i = 0; i < sizeof arm_alias / sizeof arm_alias[0]; i++)
+      if (strcmp(name, arm_alias[i][0]) == 0)
+        return tc_arch_reg_index(arch, arm_alias[i][1]);
+    if (sscanf(name, "s%u", &n) == 1 && n < 64) { /* s2k, s2k+1 in dk */
+      snprintf(buf, sizeof buf, "d%u", n / 2);
+      return tc_arch_reg_index(arch, buf);
+    }
+    if (sscanf(name, "q%u", &n) == 1 && n < 16) {
+      snprintf(buf, sizeof buf, "d%u", 2 * n + 1);
+      *second = tc_arch_reg_index(arch, buf);
+      snprintf(buf, sizeof buf, "d%u", 2 * n);
+      return tc_arch_reg_index(arch, buf);
+    }
+    return tc_arch_reg_index(arch, name);
+  }
+  /* arm64: wN is the low half of xN; b/h/s/d/qN are parts of vN */
+  if (strcmp(name, "wsp") == 0)
+    return tc_arch_reg_index(arch, "sp");
+  if (strcmp(name, "fp") == 0)
+    return tc_arch_reg_index(arch, "x29");
+  if (strcmp(name, "lr") == 0)
+    return tc_arch_reg_index(arch, "x30");
+  if (name[0] == 'w' && sscanf(name + 1, "%u", &n) == 1 && n < 31) {
+    snprintf(buf, sizeof buf, "x%u", n);
+    return tc_arch_reg_index(arch, buf);
+  }
+  if (strchr("vqdshb", name[0]) && name[1] >= '0' && name[1] <= '9' &&
+      sscanf(name + 1, "%u", &n) == 1 && n < 32) {
+    snprintf(buf, sizeof buf, "v%u", n);
+    return tc_arch_reg_index(arch, buf);
+  }
+  if (strcmp(name, "xzr") == 0 || strcmp(name, "wzr") == 0)
+    return -2;
+  return tc_arch_reg_index(arch, name);
+}
+
+int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
+                              int *second) {
+  int other = -1, r;
+  if (!name)
+    r = -1;
+  else if (arch->cs_arch == CS_ARCH_X86)
+    r = from_capstone_x86(arch, name);
+  else if (arch->id == TC_ARCH_ARM || arch->id == TC_ARCH_ARM64)
+    r = from_capstone_arm(arch, name, &other);
+  else
+    r = tc_arch_reg_index(arch, name);
+  if (second)
+    *second = other;
+  return r;
 }
 
 const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr) {

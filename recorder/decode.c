@@ -24,108 +24,6 @@ struct tc_decoder {
   size_t cap, used;
 };
 
-/* x86 sub-register families: any member written means the first member
- * that exists in the arch table changed. */
-static const char *const x86_families[][5] = {
-    {"rax", "eax", "ax", "al", "ah"},
-    {"rbx", "ebx", "bx", "bl", "bh"},
-    {"rcx", "ecx", "cx", "cl", "ch"},
-    {"rdx", "edx", "dx", "dl", "dh"},
-    {"rsi", "esi", "si", "sil", NULL},
-    {"rdi", "edi", "di", "dil", NULL},
-    {"rbp", "ebp", "bp", "bpl", NULL},
-    {"rsp", "esp", "sp", "spl", NULL},
-    {"rip", "eip", "ip", NULL, NULL},
-    {"rflags", "eflags", "flags", NULL, NULL},
-};
-
-static int map_x86_name(const tc_arch *arch, const char *name) {
-  for (size_t f = 0; f < sizeof x86_families / sizeof x86_families[0]; f++) {
-    int member = 0;
-    for (int k = 0; k < 5 && x86_families[f][k]; k++)
-      if (strcmp(x86_families[f][k], name) == 0)
-        member = 1;
-    if (!member)
-      continue;
-    for (int k = 0; k < 5 && x86_families[f][k]; k++) {
-      int idx = tc_arch_reg_index(arch, x86_families[f][k]);
-      if (idx >= 0)
-        return idx;
-    }
-    return MAP_NONE;
-  }
-  /* r8..r15 with d/w/b suffixes */
-  if (name[0] == 'r' && name[1] >= '0' && name[1] <= '9') {
-    char base[8];
-    size_t n = 0;
-    while (name[n + 1] >= '0' && name[n + 1] <= '9' && n < 3)
-      n++;
-    snprintf(base, sizeof base, "r%.*s", (int)n, name + 1);
-    return tc_arch_reg_index(arch, base);
-  }
-  /* xmmN / ymmN / zmmN -> xmmN */
-  if ((name[0] == 'x' || name[0] == 'y' || name[0] == 'z') &&
-      strncmp(name + 1, "mm", 2) == 0) {
-    char x[16];
-    snprintf(x, sizeof x, "xmm%s", name + 3);
-    return tc_arch_reg_index(arch, x);
-  }
-  if (strncmp(name, "st", 2) == 0 || strncmp(name, "fp", 2) == 0 ||
-      strncmp(name, "mm", 2) == 0)
-    return MAP_FPU;
-  if (strlen(name) == 2 && name[1] == 's' && strchr("cdefgs", name[0]))
-    return MAP_SEGMENT;
-  return tc_arch_reg_index(arch, name);
-}
-
-/* arm / arm64 register names as capstone spells them -> arch indices. */
-static int map_arm_name(const tc_arch *arch, const char *name,
-                        int16_t *second) {
-  static const char *const arm_alias[][2] = {
-      {"sb", "r9"},           {"sl", "r10"},    {"fp", "r11"},
-      {"ip", "r12"},          {"r13", "sp"},    {"r14", "lr"},
-      {"r15", "pc"},          {"apsr", "cpsr"}, {"apsr_nzcv", "cpsr"},
-      {"fpscr_nzcv", "fpscr"}};
-  char buf[16];
-  unsigned n;
-  *second = MAP_NONE;
-  if (arch->id == TC_ARCH_ARM) {
-    for (size_t i = 0; i < sizeof arm_alias / sizeof arm_alias[0]; i++)
-      if (strcmp(name, arm_alias[i][0]) == 0)
-        return tc_arch_reg_index(arch, arm_alias[i][1]);
-    if (sscanf(name, "s%u", &n) == 1 && n < 64) { /* s(2k), s(2k+1) in dk */
-      snprintf(buf, sizeof buf, "d%u", n / 2);
-      return tc_arch_reg_index(arch, buf);
-    }
-    if (sscanf(name, "q%u", &n) == 1 && n < 16) { /* qk = d(2k):d(2k+1) */
-      snprintf(buf, sizeof buf, "d%u", 2 * n + 1);
-      *second = (int16_t)tc_arch_reg_index(arch, buf);
-      snprintf(buf, sizeof buf, "d%u", 2 * n);
-      return tc_arch_reg_index(arch, buf);
-    }
-    return tc_arch_reg_index(arch, name);
-  }
-  /* arm64 */
-  if (strcmp(name, "xzr") == 0 || strcmp(name, "wzr") == 0)
-    return MAP_IGNORE;
-  if (strcmp(name, "wsp") == 0)
-    return tc_arch_reg_index(arch, "sp");
-  if (strcmp(name, "fp") == 0)
-    return tc_arch_reg_index(arch, "x29");
-  if (strcmp(name, "lr") == 0)
-    return tc_arch_reg_index(arch, "x30");
-  if (name[0] == 'w' && sscanf(name + 1, "%u", &n) == 1 && n < 31) {
-    snprintf(buf, sizeof buf, "x%u", n);
-    return tc_arch_reg_index(arch, buf);
-  }
-  if (strchr("vqdshb", name[0]) && name[1] >= '0' && name[1] <= '9' &&
-      sscanf(name + 1, "%u", &n) == 1 && n < 32) {
-    snprintf(buf, sizeof buf, "v%u", n);
-    return tc_arch_reg_index(arch, buf);
-  }
-  return tc_arch_reg_index(arch, name);
-}
-
 tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
   tc_decoder *d = calloc(1, sizeof *d);
   if (!d) {
@@ -145,16 +43,22 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     d->cs_ok = 1;
     cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
   }
-  bool is_arm = arch->id == TC_ARCH_ARM || arch->id == TC_ARCH_ARM64;
   for (int i = 0; i < 512; i++) {
     d->regmap[i] = d->regmap2[i] = MAP_NONE;
     const char *nm = d->cs_ok ? cs_reg_name(d->cs, (unsigned)i) : NULL;
-    if (nm && arch->uc_arch == 4 /* UC_ARCH_X86 */)
-      d->regmap[i] = (int16_t)map_x86_name(arch, nm);
-    else if (nm && is_arm)
-      d->regmap[i] = (int16_t)map_arm_name(arch, nm, &d->regmap2[i]);
-    else if (nm)
-      d->regmap[i] = (int16_t)tc_arch_reg_index(arch, nm);
+    if (!nm)
+      continue;
+    int second = -1, m = tc_arch_reg_from_capstone(arch, nm, &second);
+    if (m == -2)
+      m = MAP_IGNORE; /* a zero register */
+    else if (m >= 0 && (arch->regs[m].flags & TC_REG_FPU))
+      m = MAP_FPU; /* x87 stack rotation: read everything */
+    else if (m >= 0 && (arch->regs[m].flags & TC_REG_SEGMENT))
+      m = MAP_SEGMENT; /* hidden descriptor bases */
+    else if (m < 0 && strncmp(nm, "mm", 2) == 0)
+      m = MAP_FPU; /* MMX registers alias the x87 ones */
+    d->regmap[i] = (int16_t)m;
+    d->regmap2[i] = (int16_t)second;
   }
   d->link_reg = arch->id == TC_ARCH_ARM     ? tc_arch_reg_index(arch, "lr")
                 : arch->id == TC_ARCH_ARM64 ? tc_arch_reg_index(arch, "x30")

@@ -381,6 +381,48 @@ static void test_gdb_tfile(void) {
   }
 }
 
+/* Capstone register names -> the arch-table register holding them (one
+ * mapping shared by the recorder and the BAP writer). */
+static void test_capstone_names(void) {
+  static const struct {
+    tc_arch_id arch;
+    const char *name, *want, *second; /* want NULL: -1; "-2": no state */
+  } cases[] = {{TC_ARCH_X86_64, "eax", "rax", NULL},
+               {TC_ARCH_X86_64, "ah", "rax", NULL},
+               {TC_ARCH_X86_64, "r8d", "r8", NULL},
+               {TC_ARCH_X86_64, "ymm3", "xmm3", NULL},
+               {TC_ARCH_X86_64, "st(2)", "st2", NULL},
+               {TC_ARCH_X86_64, "mm0", NULL, NULL},
+               {TC_ARCH_X86, "ax", "eax", NULL},
+               {TC_ARCH_X86, "gs", "gs", NULL},
+               {TC_ARCH_ARM, "sb", "r9", NULL},
+               {TC_ARCH_ARM, "s5", "d2", NULL},
+               {TC_ARCH_ARM, "q1", "d2", "d3"},
+               {TC_ARCH_ARM64, "w5", "x5", NULL},
+               {TC_ARCH_ARM64, "s7", "v7", NULL},
+               {TC_ARCH_ARM64, "wsp", "sp", NULL},
+               {TC_ARCH_ARM64, "xzr", "-2", NULL},
+               {TC_ARCH_MIPS, "ra", "ra", NULL},
+               {TC_ARCH_MIPS, "nosuch", NULL, NULL}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const tc_arch *a = tc_arch_by_id(cases[i].arch);
+    int second = 7;
+    int r = tc_arch_reg_from_capstone(a, cases[i].name, &second);
+    int want = !cases[i].want ? -1
+               : strcmp(cases[i].want, "-2") == 0
+                   ? -2
+                   : tc_arch_reg_index(a, cases[i].want);
+    if (cases[i].want && want == -1)
+      CU_FAIL("test table names an unknown register");
+    int want2 = cases[i].second ? tc_arch_reg_index(a, cases[i].second) : -1;
+    if (r != want || second != want2)
+      fprintf(stderr, "\n%s %s: got %d/%d, want %d/%d\n", a->name,
+              cases[i].name, r, second, want, want2);
+    CU_ASSERT_EQUAL(r, want);
+    CU_ASSERT_EQUAL(second, want2);
+  }
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"arm64 stdout and status = reference run", test_reference_arm64},
@@ -399,6 +441,7 @@ int main(void) {
       {"formats that cannot hold arm are refused", test_format_refusal},
       {"verify", test_verify},
       {"gdb-multiarch reads the tfiles", test_gdb_tfile},
+      {"capstone register names", test_capstone_names},
       {NULL, NULL}};
   return tu_run_suite("arches", cases);
 }

@@ -34,13 +34,13 @@ void tc_error_set(tc_error *err, const char *fmt, ...)
 
 typedef enum tc_arch_id {
   TC_ARCH_NONE = 0,
-  TC_ARCH_X86,    /* i386, 32-bit protected mode */
-  TC_ARCH_X86_64, /* amd64 */
-  TC_ARCH_ARM,    /* arm (A32 + Thumb), little-endian */
-  TC_ARCH_ARM64,  /* aarch64, little-endian */
-  TC_ARCH_MIPS,   /* mips o32, big-endian */
-  TC_ARCH_MIPSEL, /* mips o32, little-endian */
-  TC_ARCH_SPARC,  /* sparc v8, big-endian */
+  TC_ARCH_X86,     /* i386, 32-bit protected mode */
+  TC_ARCH_X86_64,  /* amd64 */
+  TC_ARCH_ARM,     /* arm (A32 + Thumb), little-endian */
+  TC_ARCH_ARM64,   /* aarch64, little-endian */
+  TC_ARCH_MIPS,    /* mips o32, big-endian */
+  TC_ARCH_MIPSEL,  /* mips o32, little-endian */
+  TC_ARCH_SPARC,   /* sparc v8, big-endian */
   TC_ARCH_SPARC64, /* sparc v9, big-endian */
   TC_ARCH_MIPS64EL /* mips64 n64, little-endian */
 } tc_arch_id;
@@ -121,8 +121,8 @@ typedef struct tc_arch {
   const tc_reg_info *regs;
   uint16_t nregs;
   uint16_t pc_reg, sp_reg; /* indices into regs[] */
-  uint16_t flags_reg;       /* index, or TC_NO_REG (mips) */
-  uint32_t state_size;                /* bytes of a state image */
+  uint16_t flags_reg;      /* index, or TC_NO_REG (mips) */
+  uint32_t state_size;     /* bytes of a state image */
   tc_syscall_abi sys;
   const char *elf_platform; /* AT_PLATFORM string */
   uint16_t elf_machine;     /* EM_* */
@@ -131,6 +131,15 @@ typedef struct tc_arch {
 const tc_arch *tc_arch_by_id(tc_arch_id id);
 const tc_arch *tc_arch_by_name(const char *name); /* accepts aliases */
 int tc_arch_reg_index(const tc_arch *arch, const char *name); /* -1 if none */
+/* The register a capstone register name stands for: sub-registers and
+ * aliases give the arch-table register holding them (x86 eax/ax/al -> rax,
+ * r8d -> r8, ymm3 -> xmm3, st(2) -> st2; arm sb -> r9, sN -> d(N/2), qN ->
+ * d(2N) with *second = d(2N+1); arm64 wN -> xN, b/h/s/d/qN -> vN). Returns
+ * -1 if the table has none (x86 mmN, unknown names) and -2 for a name that
+ * holds no state (arm64 xzr/wzr). second may be NULL; else set to -1 or
+ * the second register. */
+int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
+                              int *second);
 const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr); /* NULL */
 /* Reads a register (size <= 8) out of a state image as an integer. */
 uint64_t tc_state_get(const tc_arch *arch, const uint8_t *state, int reg);
