@@ -1,1 +1,2 @@
-tc_add_cunit_test(test_bap ${CMAKE_CURRENT_SOURCE_DIR}/test_bap.c)
+tc_add_cunit_test(test_bap ${CMAKE_CURRENT_SOURCE_DIR}/test_bap.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/evlog.c)

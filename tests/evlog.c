@@ -233,3 +233,98 @@ int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max) {
   }
   return 0;
 }
+
+/* A hand-made mips64el (n64) recording, since Unicorn 2.0.1 cannot run
+ * one: daddiu v0, v0, 1; sd ra, 8(sp); ld t0, 8(sp); syscall exit. */
+int evlog_write_mips64el_tct(const char *ref, tc_error *err) {
+  const tc_arch *a = tc_arch_by_id(TC_ARCH_MIPS64EL);
+  const tc_format *tct = tc_format_by_name("tct");
+  if (!a || !tct) {
+    tc_error_set(err, "no mips64el arch or tct format");
+    return -1;
+  }
+  static uint8_t text[4096];
+  static const uint32_t words[4] = {0x64420001,  /* daddiu v0, v0, 1 */
+                                    0xffbf0008,  /* sd ra, 8(sp) */
+                                    0xdfa80008,  /* ld t0, 8(sp) */
+                                    0x0000000c}; /* syscall */
+  for (int i = 0; i < 16; i++)
+    text[i] = (uint8_t)(words[i / 4] >> (8 * (i % 4)));
+  const uint64_t base = 0x120000000ull, sp = 0x7fff0000;
+  const uint64_t ra = 0x8877665544332211ull;
+  const int v0 = tc_arch_reg_index(a, "v0"), t0 = tc_arch_reg_index(a, "t0");
+  size_t ss = a->state_size;
+  uint8_t *st[5];
+  for (int i = 0; i < 5; i++)
+    st[i] = calloc(1, ss);
+  tc_state_set(a, st[0], a->pc_reg, base);
+  tc_state_set(a, st[0], tc_arch_reg_index(a, "sp"), sp);
+  tc_state_set(a, st[0], v0, 0x1122334455667788ull);
+  tc_state_set(a, st[0], tc_arch_reg_index(a, "ra"), ra);
+  for (int i = 1; i < 5; i++) {
+    memcpy(st[i], st[i - 1], ss);
+    tc_state_set(a, st[i], a->pc_reg, base + 4 * (uint64_t)i);
+    if (i == 1)
+      tc_state_set(a, st[i], v0, 0x1122334455667789ull);
+    if (i == 3)
+      tc_state_set(a, st[i], t0, ra);
+    if (i == 4)
+      tc_state_set(a, st[i], v0, 0); /* exit's "return" */
+  }
+  const uint16_t ch[4][2] = {{(uint16_t)v0, (uint16_t)a->pc_reg},
+                             {(uint16_t)a->pc_reg, 0},
+                             {(uint16_t)t0, (uint16_t)a->pc_reg},
+                             {(uint16_t)v0, (uint16_t)a->pc_reg}};
+  const uint16_t nch[4] = {2, 1, 2, 2};
+  uint8_t zero8[8] = {0}, ra8[8];
+  for (int i = 0; i < 8; i++)
+    ra8[i] = (uint8_t)(ra >> (8 * i));
+  tc_mem_access sd = {sp + 8, 8, TC_MEM_WRITE, zero8, ra8};
+  tc_mem_access ld = {sp + 8, 8, TC_MEM_READ, ra8, ra8};
+  tc_event ev[10];
+  size_t n = 0;
+  memset(ev, 0, sizeof ev);
+  ev[n].kind = TC_EV_MAP;
+  ev[n++].u.map = (tc_map_event){base, 0x1000, 5, "/bin/prog64", 0, text};
+  ev[n].kind = TC_EV_MAP;
+  ev[n++].u.map = (tc_map_event){sp - 0x10000, 0x20000, 3, "[stack]", 0, NULL};
+  ev[n].kind = TC_EV_KEYFRAME;
+  ev[n++].u.key = (tc_keyframe_event){0, 42, st[0]};
+  for (int i = 0; i < 4; i++) {
+    ev[n].kind = TC_EV_INSN;
+    tc_insn_event *in = &ev[n++].u.insn;
+    in->index = (uint64_t)i;
+    in->pc = base + 4 * (uint64_t)i;
+    in->tid = 42;
+    in->size = 4;
+    memcpy(in->bytes, text + 4 * i, 4);
+    in->nregs = nch[i];
+    in->regs = ch[i];
+    in->state_before = st[i];
+    in->state_after = st[i + 1];
+    in->nmem = i == 1 || i == 2;
+    in->mem = i == 1 ? &sd : i == 2 ? &ld : NULL;
+  }
+  ev[n].kind = TC_EV_SYSCALL;
+  ev[n++].u.sys = (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL};
+  ev[n].kind = TC_EV_EXIT;
+  ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 0, 0, 4, NULL};
+  tc_trace_info info = {0};
+  info.arch = a;
+  info.entry = base;
+  info.pid = 42;
+  info.exe_path = "/bin/prog64";
+  info.has_memory = 1;
+  info.initial_state = st[0];
+  int rc = 0;
+  tc_writer *w = tct->open_writer(ref, &info, err);
+  if (!w)
+    rc = -1;
+  for (size_t i = 0; w && rc == 0 && i < n; i++)
+    rc = tct->write_event(w, &ev[i], err);
+  if (w && tct->close_writer(w, err) < 0)
+    rc = -1;
+  for (int i = 0; i < 5; i++)
+    free(st[i]);
+  return rc;
+}

@@ -20,12 +20,7 @@ static const tc_format *F = &tc_format_rvn;
 /* ------------------------------------------------------------- helpers */
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-static uint64_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static uint64_t rnd(void) { return tu_xorshift(&rng_state); }
 
 static uint64_t le(const uint8_t *p, unsigned n) {
   uint64_t v = 0;

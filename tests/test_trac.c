@@ -19,12 +19,7 @@ static const tc_format *F = &tc_format_trac;
 /* ------------------------------------------------------------- helpers */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static uint64_t rnd(void) { return tu_xorshift(&rng_state); }
 
 static uint64_t le(const uint8_t *p, unsigned n) {
   uint64_t v = 0;

@@ -19,12 +19,7 @@ static const tc_format *F = &tc_format_ucir;
 /* ------------------------------------------------------------- helpers */
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-static uint64_t rnd(void) {
-  rng_state ^= rng_state << 13;
-  rng_state ^= rng_state >> 7;
-  rng_state ^= rng_state << 17;
-  return rng_state;
-}
+static uint64_t rnd(void) { return tu_xorshift(&rng_state); }
 
 static uint64_t le(const uint8_t *p, unsigned n) {
   uint64_t v = 0;
@@ -807,92 +802,12 @@ static void test_new_arches(void) {
  * reads back as mips64el. */
 static void test_mips64el_stream(void) {
   const tc_arch *a = tc_arch_by_id(TC_ARCH_MIPS64EL);
-  const tc_format *tct = tc_format_by_name("tct");
   CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(tct);
-  static uint8_t text[4096];
-  static const uint32_t words[4] = {0x64420001,  /* daddiu v0, v0, 1 */
-                                    0xffbf0008,  /* sd ra, 8(sp) */
-                                    0xdfa80008,  /* ld t0, 8(sp) */
-                                    0x0000000c}; /* syscall */
-  for (int i = 0; i < 16; i++)
-    text[i] = (uint8_t)(words[i / 4] >> (8 * (i % 4)));
-  const uint64_t base = 0x120000000ull, sp = 0x7fff0000;
-  size_t ss = a->state_size;
-  uint8_t *st[5];
-  for (int i = 0; i < 5; i++)
-    st[i] = calloc(1, ss);
-  tc_state_set(a, st[0], a->pc_reg, base);
-  tc_state_set(a, st[0], reg(a, "sp"), sp);
-  tc_state_set(a, st[0], reg(a, "v0"), 0x1122334455667788ull);
-  tc_state_set(a, st[0], reg(a, "ra"), 0x8877665544332211ull);
-  for (int i = 1; i < 5; i++) {
-    memcpy(st[i], st[i - 1], ss);
-    tc_state_set(a, st[i], a->pc_reg, base + 4 * (uint64_t)i);
-    if (i == 1)
-      tc_state_set(a, st[i], reg(a, "v0"), 0x1122334455667789ull);
-    if (i == 3)
-      tc_state_set(a, st[i], reg(a, "t0"), 0x8877665544332211ull);
-    if (i == 4)
-      tc_state_set(a, st[i], reg(a, "v0"), 0); /* exit's "return" */
-  }
-  static uint16_t ch1[2], ch2[1], ch3[2], ch4[2];
-  ch1[0] = (uint16_t)reg(a, "v0"), ch1[1] = (uint16_t)a->pc_reg;
-  ch2[0] = (uint16_t)a->pc_reg;
-  ch3[0] = (uint16_t)reg(a, "t0"), ch3[1] = (uint16_t)a->pc_reg;
-  ch4[0] = (uint16_t)reg(a, "v0"), ch4[1] = (uint16_t)a->pc_reg;
-  static uint8_t zero8[8], ra8[8];
-  for (int i = 0; i < 8; i++)
-    ra8[i] = (uint8_t)(0x8877665544332211ull >> (8 * i));
-  tc_mem_access sd = {sp + 8, 8, TC_MEM_WRITE, zero8, ra8};
-  tc_mem_access ld = {sp + 8, 8, TC_MEM_READ, ra8, ra8};
-  tc_event ev[10];
-  size_t n = 0;
-  memset(ev, 0, sizeof ev);
-  ev[n].kind = TC_EV_MAP;
-  ev[n++].u.map = (tc_map_event){base, 0x1000, 5, "/bin/prog64", 0, text};
-  ev[n].kind = TC_EV_MAP;
-  ev[n++].u.map = (tc_map_event){sp - 0x10000, 0x20000, 3, "[stack]", 0, NULL};
-  ev[n].kind = TC_EV_KEYFRAME;
-  ev[n++].u.key = (tc_keyframe_event){0, 42, st[0]};
-  const uint16_t *chs[4] = {ch1, ch2, ch3, ch4};
-  const uint16_t nch[4] = {2, 1, 2, 2};
-  for (int i = 0; i < 4; i++) {
-    ev[n].kind = TC_EV_INSN;
-    tc_insn_event *in = &ev[n++].u.insn;
-    in->index = (uint64_t)i;
-    in->pc = base + 4 * (uint64_t)i;
-    in->tid = 42;
-    in->size = 4;
-    memcpy(in->bytes, text + 4 * i, 4);
-    in->nregs = nch[i];
-    in->regs = chs[i];
-    in->state_before = st[i];
-    in->state_after = st[i + 1];
-    in->nmem = i == 1 || i == 2;
-    in->mem = i == 1 ? &sd : i == 2 ? &ld : NULL;
-  }
-  ev[n].kind = TC_EV_SYSCALL;
-  ev[n++].u.sys = (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL};
-  ev[n].kind = TC_EV_EXIT;
-  ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 0, 0, 4, NULL};
-
-  char ref[300], path[300];
+  char ref[4200], path[4200];
   snprintf(ref, sizeof ref, "%s", tu_tmp("m64.tct"));
   snprintf(path, sizeof path, "%s", tu_tmp("m64.ucir"));
-  tc_trace_info info = {0};
-  info.arch = a;
-  info.entry = base;
-  info.pid = 42;
-  info.exe_path = "/bin/prog64";
-  info.has_memory = 1;
-  info.initial_state = st[0];
   tc_error err = {{0}};
-  tc_writer *w = tct->open_writer(ref, &info, &err);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
-  for (size_t i = 0; i < n; i++)
-    CU_ASSERT_EQUAL(tct->write_event(w, &ev[i], &err), 0);
-  CU_ASSERT_EQUAL(tct->close_writer(w, &err), 0);
+  CU_ASSERT_EQUAL_FATAL(evlog_write_mips64el_tct(ref, &err), 0);
 
   char *out = NULL;
   CU_ASSERT_EQUAL(
@@ -921,8 +836,6 @@ static void test_mips64el_stream(void) {
     if (l.ev[i].kind == TC_EV_SYSCALL)
       CU_ASSERT_EQUAL(l.ev[i].u.sys.nr, 5058);
   evlog_free(&l);
-  for (int i = 0; i < 5; i++)
-    free(st[i]);
 }
 
 /* -------------------------------------------------- recordings round trip */

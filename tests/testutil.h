@@ -31,6 +31,13 @@ const char *tu_tmpdir(void);
 const char *tu_tmp(const char *name);
 /* Path of a guest program built in examples/guests. */
 const char *tu_guest(const char *name);
+/* xorshift64: the tests' deterministic pseudo-random numbers. */
+static inline uint64_t tu_xorshift(uint64_t *state) {
+  *state ^= *state << 13;
+  *state ^= *state >> 7;
+  *state ^= *state << 17;
+  return *state;
+}
 /* 1 if the file exists and is readable. */
 int tu_have(const char *path);
 
