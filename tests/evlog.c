@@ -1,8 +1,10 @@
 #include "evlog.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void *dup_bytes(const void *p, size_t n) {
   if (!p)
@@ -326,5 +328,35 @@ int evlog_write_mips64el_tct(const char *ref, tc_error *err) {
     rc = -1;
   for (int i = 0; i < 5; i++)
     free(st[i]);
+  return rc;
+}
+
+int evlog_exact_equal(const char *prog, char *why, size_t max) {
+  evlog fast, exact;
+  memset(&fast, 0, sizeof fast);
+  memset(&exact, 0, sizeof exact);
+  tc_options o;
+  tc_options_init(&o);
+  o.quiet = 1;
+  o.keyframe_interval = 1000;
+  int devnull = open("/dev/null", O_WRONLY);
+  o.stdout_fd = o.stderr_fd = devnull;
+  const char *argv[] = {prog, NULL};
+  tc_error err = {{0}};
+  int rc = evlog_record(&fast, &o, argv, NULL, &err);
+  o.exact = 1;
+  if (rc == 0)
+    rc = evlog_record(&exact, &o, argv, NULL, &err);
+  if (rc < 0)
+    snprintf(why, max, "record: %s", err.msg);
+  else if (evlog_count(&fast, TC_EV_INSN) < 50) {
+    snprintf(why, max, "only %zu instructions", evlog_count(&fast, TC_EV_INSN));
+    rc = 1;
+  } else
+    rc = evlog_equal(&fast, &exact, why, max) ? 1 : 0;
+  evlog_free(&fast);
+  evlog_free(&exact);
+  if (devnull >= 0)
+    close(devnull);
   return rc;
 }

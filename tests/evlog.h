@@ -22,6 +22,11 @@ int evlog_record(evlog *l, const tc_options *opt, const char *const *argv,
 /* 0 if equal; else fills why (event index and field). */
 int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max);
 
+/* Records prog (no arguments) in the default mode and with --exact
+ * (keyframes every 1000 instructions) and compares the two streams: 0 if
+ * equal, 1 if they differ or hold under 50 instructions, -1 if recording
+ * failed; why says what. */
+int evlog_exact_equal(const char *prog, char *why, size_t max);
 /* Writes a hand-made 4-instruction mips64el recording (entry 0x120000000,
  * "/bin/prog64", an sd and an ld of ra at sp+8, exit) to ref as tct. */
 int evlog_write_mips64el_tct(const char *ref, tc_error *err);
