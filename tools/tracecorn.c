@@ -830,61 +830,6 @@ static int cmd_verify(int argc, char **argv) {
   return result;
 }
 
-/* info: what a trace file holds, read through its format's reader. */
-typedef struct info_stats {
-  uint64_t insns, syscalls, maps, faults, keyframes;
-  uint64_t first_pc, last_pc;
-  bool have_exit;
-  tc_exit_event exit;
-  char exit_msg[256];
-  char modules[8][160];
-  int nmodules, more_modules;
-} info_stats;
-
-static int info_sink(void *ctx, const tc_event *ev, tc_error *err) {
-  info_stats *st = ctx;
-  (void)err;
-  switch (ev->kind) {
-  case TC_EV_INSN:
-    if (st->insns++ == 0)
-      st->first_pc = ev->u.insn.pc;
-    st->last_pc = ev->u.insn.pc;
-    break;
-  case TC_EV_SYSCALL:
-    st->syscalls++;
-    break;
-  case TC_EV_MAP: {
-    st->maps++;
-    const char *n = ev->u.map.name;
-    if (n && n[0] && n[0] != '[') { /* a file-backed module */
-      bool seen = false;
-      for (int i = 0; i < st->nmodules; i++)
-        seen |= strcmp(st->modules[i], n) == 0;
-      if (!seen && st->nmodules < 8)
-        snprintf(st->modules[st->nmodules++], sizeof st->modules[0], "%s", n);
-      else if (!seen)
-        st->more_modules++;
-    }
-    break;
-  }
-  case TC_EV_FAULT:
-    st->faults++;
-    break;
-  case TC_EV_KEYFRAME:
-    st->keyframes++;
-    break;
-  case TC_EV_EXIT:
-    st->have_exit = true;
-    st->exit = ev->u.exit;
-    snprintf(st->exit_msg, sizeof st->exit_msg, "%s",
-             ev->u.exit.message ? ev->u.exit.message : "");
-    break;
-  default:
-    break;
-  }
-  return 0;
-}
-
 static int cmd_info(int argc, char **argv) {
   if (argc != 2 || argv[1][0] == '-') {
     FILE *f = argc == 2 ? stdout : stderr;
@@ -899,25 +844,15 @@ static int cmd_info(int argc, char **argv) {
   }
   const char *path = argv[1];
   tc_error err = {{0}};
-  const tc_format *fmt = tc_format_detect(path, &err);
-  if (!fmt) {
+  tc_trace_summary st;
+  int rc = tc_trace_summarize(path, &st, &err);
+  if (!st.format) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;
   }
-  tc_reader *r = fmt->open_reader(path, &err);
-  if (!r) {
-    fprintf(stderr, "tracecorn: %s\n", err.msg);
-    return 1;
-  }
-  const tc_trace_info *ti = fmt->reader_info(r);
-  char arch[32], exe[512];
-  snprintf(arch, sizeof arch, "%s", ti->arch ? ti->arch->name : "?");
-  snprintf(exe, sizeof exe, "%s", ti->exe_path ? ti->exe_path : "");
-  uint64_t entry = ti->entry;
-  fmt->close_reader(r);
-  info_stats st;
-  memset(&st, 0, sizeof st);
-  int rc = tc_read_trace(path, fmt, info_sink, &st, &err);
+  const tc_format *fmt = st.format;
+  const char *arch = st.arch ? st.arch->name : "?", *exe = st.exe_path;
+  uint64_t entry = st.entry;
   uint64_t bytes = output_size(path);
   char sz[32];
   human_size(bytes, sz, sizeof sz);
@@ -940,8 +875,8 @@ static int cmd_info(int argc, char **argv) {
   if (st.faults)
     printf("faults:       %" PRIu64 "\n", st.faults);
   if (st.have_exit)
-    printf("exit:         status %d%s%s\n", st.exit.status,
-           st.exit_msg[0] ? ", " : "", st.exit_msg);
+    printf("exit:         status %d%s%s\n", st.exit_status,
+           st.exit_message[0] ? ", " : "", st.exit_message);
   printf("size:         %s (%" PRIu64 " bytes, %.2f B/insn)\n", sz, bytes,
          st.insns ? (double)bytes / (double)st.insns : 0.0);
   printf("seekable:     %s\n", fmt->seek      ? "yes (dump --from N)"

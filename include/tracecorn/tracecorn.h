@@ -454,6 +454,24 @@ int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
 int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
                   void *ctx, tc_error *err);
 
+/* What a trace file holds (`tracecorn info`), read through its format's
+ * reader. Fields a format cannot hold stay zero. */
+typedef struct tc_trace_summary {
+  const tc_format *format; /* NULL if the file could not be opened */
+  const tc_arch *arch;
+  char exe_path[512];
+  uint64_t entry;
+  uint64_t insns, syscalls, maps, faults, keyframes;
+  uint64_t first_pc, last_pc;
+  int have_exit, exit_status;
+  char exit_message[256];
+  char modules[8][160]; /* file-backed maps, first seen first */
+  int nmodules, more_modules;
+} tc_trace_summary;
+
+/* 0, or -1 with a message (what was read before an error stays in sum). */
+int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err);
+
 /* Compares a trace in any readable format with the lossless tct recording
  * of the same run, within what the format holds (its caps and holds_reg):
  * every instruction's pc, bytes, tid, registers before it, and the

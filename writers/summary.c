@@ -1,0 +1,69 @@
+/* tc_trace_summarize: what a trace file holds, read through its format's
+ * reader (what `tracecorn info` prints). Format-neutral. */
+#include <stdio.h>
+#include <string.h>
+
+#include "tracecorn/tracecorn.h"
+
+static int summary_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  tc_trace_summary *st = ctx;
+  (void)err;
+  switch (ev->kind) {
+  case TC_EV_INSN:
+    if (st->insns++ == 0)
+      st->first_pc = ev->u.insn.pc;
+    st->last_pc = ev->u.insn.pc;
+    break;
+  case TC_EV_SYSCALL:
+    st->syscalls++;
+    break;
+  case TC_EV_MAP: {
+    st->maps++;
+    const char *n = ev->u.map.name;
+    if (n && n[0] && n[0] != '[') { /* a file-backed module */
+      int seen = 0;
+      for (int i = 0; i < st->nmodules; i++)
+        seen |= strcmp(st->modules[i], n) == 0;
+      if (!seen && st->nmodules < 8)
+        snprintf(st->modules[st->nmodules++], sizeof st->modules[0], "%s", n);
+      else if (!seen)
+        st->more_modules++;
+    }
+    break;
+  }
+  case TC_EV_FAULT:
+    st->faults++;
+    break;
+  case TC_EV_KEYFRAME:
+    st->keyframes++;
+    break;
+  case TC_EV_EXIT:
+    st->have_exit = 1;
+    st->exit_status = ev->u.exit.status;
+    snprintf(st->exit_message, sizeof st->exit_message, "%s",
+             ev->u.exit.message ? ev->u.exit.message : "");
+    break;
+  default:
+    break;
+  }
+  return 0;
+}
+
+int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
+  memset(sum, 0, sizeof *sum);
+  const tc_format *fmt = tc_format_detect(path, err);
+  if (!fmt)
+    return -1;
+  tc_reader *r = fmt->open_reader(path, err);
+  if (!r)
+    return -1;
+  const tc_trace_info *ti = fmt->reader_info(r);
+  sum->format = fmt;
+  sum->arch = ti->arch;
+  sum->entry = ti->entry;
+  snprintf(sum->exe_path, sizeof sum->exe_path, "%s",
+           ti->exe_path ? ti->exe_path : "");
+  fmt->close_reader(r);
+  /* what was read before an error is kept in sum */
+  return tc_read_trace(path, fmt, summary_sink, sum, err);
+}
