@@ -19,24 +19,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "writers/byteorder.h"
 #include "writers/rvn.h"
 
 enum {
   SPOOL_BUF = 1 << 20,
   MAX_TOTAL_REGIONS_GIB = 64 /* initial memory holds every region */
 };
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
 
 /* ================================================================ format */
 

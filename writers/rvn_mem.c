@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "writers/byteorder.h"
 #include "writers/rvn.h"
 
 /* ---------------------------------------------------------------- pages */
@@ -161,18 +162,6 @@ void rvn_ivset_free(rvn_ivset *s) {
 }
 
 /* --------------------------------------------------------------- header */
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
 
 /* u64 length, the text, zero padding to `width`. */
 static size_t put_field(uint8_t *p, const char *s, size_t width) {

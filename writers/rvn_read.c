@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "writers/byteorder.h"
 #include "writers/rvn.h"
 
 int rvn_probe(const uint8_t *head, size_t n, const char *path);
@@ -34,13 +35,6 @@ const tc_trace_info *rvn_reader_info(tc_reader *r);
 int rvn_next_event(tc_reader *r, tc_event *ev, tc_error *err);
 void rvn_close_reader(tc_reader *r);
 int rvn_seek(tc_reader *r, uint64_t insn, tc_error *err);
-
-static uint64_t get_le(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
 
 typedef struct freg { /* a register the file declares */
   uint16_t id, size;

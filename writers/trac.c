@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "writers/byteorder.h"
 #include "writers/memimage.h"
 #include "writers/murmurhash3.h"
 #include "writers/trac.h"
@@ -29,18 +30,6 @@ enum {
   TRAC_JSON_DEPTH = 64
 };
 #define TRAC_MAX_INSNS 0xFFFFFFFFull /* TRACEINDEX is a DWORD */
-
-static uint64_t get_le(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
-}
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* Length of the valid UTF-8 sequence at s (n bytes available), 0 if the
  * bytes there are not valid UTF-8. */

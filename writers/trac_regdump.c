@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "writers/byteorder.h"
 #include "writers/trac.h"
 
 static const trac_layout layout_x64 = {
@@ -148,18 +149,6 @@ int trac_regmap_init(trac_regmap *m, const tc_arch *arch) {
     m->xmm[i] = i < m->l->nxmm ? tc_arch_reg_index(arch, name) : -1;
   }
   return 0;
-}
-
-static void put_le(uint8_t *p, uint64_t v, unsigned n) {
-  for (unsigned i = 0; i < n; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint64_t get_le(const uint8_t *p, unsigned n) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t)p[i] << (8 * i);
-  return v;
 }
 
 static uint64_t reg_get(const trac_regmap *m, const uint8_t *state, int r) {

@@ -1,0 +1,20 @@
+/* Little-endian integers in byte buffers, shared by the format modules
+ * (n bytes, 1 to 8). */
+#ifndef TC_BYTEORDER_H
+#define TC_BYTEORDER_H
+
+#include <stdint.h>
+
+static inline void put_le(uint8_t *p, uint64_t v, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline uint64_t get_le(const uint8_t *p, unsigned n) {
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+#endif
