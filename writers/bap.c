@@ -1356,6 +1356,11 @@ static void set_reg_value(const tc_arch *a, uint8_t *state, int reg,
   const tc_reg_info *ri = &a->regs[reg];
   uint8_t tmp[32] = {0};
   size_t n = v->len < ri->size ? v->len : ri->size;
+  if (n == 0 || !v->data) {
+    /* an empty value (a corrupt file may have one): the register is 0 */
+    memset(state + ri->offset, 0, ri->size);
+    return;
+  }
   if (needs_swap(a, reg)) {
     /* big-endian: the low-order bytes are the last ones */
     uint8_t be[32] = {0};
