@@ -525,6 +525,29 @@ static bool range_overlaps(const tc_emu *emu, uint64_t start, uint64_t end) {
   return false;
 }
 
+/* Unicorn 2.0.1 copies a whole block (calloc + write back) when a
+ * protect or unmap covers part of it, so one 1 GiB guest map turned into
+ * 2 GiB of host memory at the first mprotect inside it. Guest maps are
+ * therefore given to Unicorn as blocks of at most UC_BLOCK bytes, aligned
+ * to UC_BLOCK: a split then copies at most one block. */
+#define UC_BLOCK (4ull << 20)
+
+static int uc_map_blocks(uc_engine *uc, uint64_t start, uint64_t end,
+                         uint32_t prot) {
+  for (uint64_t at = start; at < end;) {
+    uint64_t next = (at & ~(UC_BLOCK - 1)) + UC_BLOCK;
+    if (next > end || next < at)
+      next = end;
+    if (uc_mem_map(uc, at, next - at, prot) != UC_ERR_OK) {
+      if (at > start)
+        uc_mem_unmap(uc, start, at - start);
+      return -1;
+    }
+    at = next;
+  }
+  return 0;
+}
+
 int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
                const char *name, uint64_t file_offset) {
   uint64_t start, end;
@@ -540,8 +563,7 @@ int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
     used += emu->regions[i].end - emu->regions[i].start;
   if (end - start > cap || used > cap - (end - start))
     return -ENOMEM;
-  uc_err e = uc_mem_map(emu->uc, start, end - start, prot & 7);
-  if (e)
+  if (uc_map_blocks(emu->uc, start, end, prot & 7) < 0)
     return -ENOMEM;
   tc_region r = {
       .start = start, .end = end, .prot = prot & 7, .file_offset = file_offset};

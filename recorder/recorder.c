@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "recorder/decode.h"
 
@@ -65,8 +66,12 @@ struct tc_recorder {
   tc_decoded pend;
   mem_list mem;
 
-  /* Kernel effects of the pending instruction. */
+  /* Kernel effects of the pending instruction: the first KMEM_INLINE
+   * bytes in kmem, the rest spooled to a temporary file (kspool) and
+   * emitted as further parts of the SYSCALL event. */
   mem_list kmem;
+  FILE *kspool;
+  bool kspooled;
   bool have_sys;
   tc_syscall_record sys;
   kernel_ev *kev;
@@ -266,6 +271,33 @@ static void sync_next(tc_recorder *r) {
 
 /* ------------------------------------------------------------- emitting */
 
+/* Kernel writes kept in memory per SYSCALL event part (old + new bytes). */
+#define KMEM_INLINE (4u << 20)
+
+/* Refills kmem from the spool with up to KMEM_INLINE bytes; returns 1 if
+ * the spool has more after them. */
+static int kspool_next_part(tc_recorder *r) {
+  mem_clear(&r->kmem);
+  for (;;) {
+    long at = ftell(r->kspool);
+    uint64_t addr;
+    uint32_t size;
+    if (fread(&addr, sizeof addr, 1, r->kspool) != 1 ||
+        fread(&size, sizeof size, 1, r->kspool) != 1)
+      return 0;
+    if (r->kmem.len && r->kmem.len + 2 * (size_t)size > KMEM_INLINE) {
+      fseek(r->kspool, at, SEEK_SET);
+      return 1;
+    }
+    uint8_t buf[2 * 4096];
+    if (size > 4096 || fread(buf, 1, 2 * (size_t)size, r->kspool) != 2 * size) {
+      r->oom = true; /* the spool file failed: treated as out of memory */
+      return 0;
+    }
+    mem_add(r, &r->kmem, addr, size, TC_MEM_WRITE, buf, buf + size);
+  }
+}
+
 static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
   for (size_t i = 0; i < r->nkev; i++) {
     kernel_ev *k = &r->kev[i];
@@ -285,11 +317,28 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
     memcpy(s->args, r->sys.args, sizeof s->args);
     s->ret = r->sys.ret;
     s->unknown = r->sys.unknown;
-    s->nmem = (uint32_t)r->kmem.n;
-    s->mem = mem_build(r, &r->kmem);
-    r->emit(r->emit_ctx, &ev);
+    s->more = r->kspooled;
+    if (r->kspooled) {
+      fflush(r->kspool);
+      rewind(r->kspool);
+    }
+    for (;;) {
+      s->nmem = (uint32_t)r->kmem.n;
+      s->mem = mem_build(r, &r->kmem);
+      r->emit(r->emit_ctx, &ev);
+      if (!s->more)
+        break;
+      s->part++;
+      s->more = (uint8_t)kspool_next_part(r);
+    }
     r->stats.syscalls++;
     r->have_sys = false;
+  }
+  if (r->kspooled) {
+    rewind(r->kspool);
+    if (ftruncate(fileno(r->kspool), 0) < 0)
+      r->oom = true;
+    r->kspooled = false;
   }
   mem_clear(&r->kmem);
 }
@@ -527,11 +576,29 @@ static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
                              const uint8_t *nw, size_t size) {
   tc_recorder *r = ctx;
   /* Large kernel writes (read(2) into a buffer) are kept whole: they
-   * are the guest's input and must be in the trace. */
+   * are the guest's input and must be in the trace. Past KMEM_INLINE
+   * bytes they go to a spool file, so host memory stays bounded. */
   for (size_t off = 0; off < size; off += 4096) {
     size_t n = size - off < 4096 ? size - off : 4096;
-    mem_add(r, &r->kmem, addr + off, (uint32_t)n, TC_MEM_WRITE, old + off,
-            nw + off);
+    if (!r->kspooled && r->kmem.len + 2 * n <= KMEM_INLINE) {
+      mem_add(r, &r->kmem, addr + off, (uint32_t)n, TC_MEM_WRITE, old + off,
+              nw + off);
+      continue;
+    }
+    if (!r->kspool && !(r->kspool = tmpfile())) {
+      r->oom = true;
+      return;
+    }
+    uint64_t a = addr + off;
+    uint32_t sz = (uint32_t)n;
+    if (fwrite(&a, sizeof a, 1, r->kspool) != 1 ||
+        fwrite(&sz, sizeof sz, 1, r->kspool) != 1 ||
+        fwrite(old + off, 1, n, r->kspool) != n ||
+        fwrite(nw + off, 1, n, r->kspool) != n) {
+      r->oom = true;
+      return;
+    }
+    r->kspooled = true;
   }
   check_code_write(r, addr, size);
 }
@@ -596,6 +663,8 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->scratch_ptrs);
   mem_free(&r->mem);
   mem_free(&r->kmem);
+  if (r->kspool)
+    fclose(r->kspool);
   free(r->kev);
   free(r);
 }
@@ -608,26 +677,55 @@ static bool all_zero(const uint8_t *p, size_t n) {
   return n == 0 || (p[0] == 0 && memcmp(p, p + 1, n - 1) == 0);
 }
 
-/* The memory image at the start: one MAP event per region, with its
- * contents unless they are all zero. */
+/* Regions up to INITIAL_MAP_WHOLE bytes are one MAP event; larger ones
+ * arrive as several adjacent MAP events of INITIAL_MAP_CHUNK bytes (same
+ * name and protection, file offsets following), each run of all-zero
+ * chunks merged into one event without data, so host memory stays bounded
+ * whatever sizes the guest maps (a 1 GiB bss costs one 16 MiB buffer). */
+#define INITIAL_MAP_WHOLE (16u << 20)
+#define INITIAL_MAP_CHUNK (1u << 20)
+
+static void emit_initial_piece(tc_recorder *r, const tc_region *g,
+                               uint64_t start, uint64_t size,
+                               const uint8_t *data) {
+  tc_event ev = {.kind = TC_EV_MAP};
+  uint64_t off = g->file_offset ? g->file_offset + (start - g->start) : 0;
+  ev.u.map = (tc_map_event){start, size, g->prot, g->name, off, data};
+  r->emit(r->emit_ctx, &ev);
+}
+
+/* The memory image at the start: one MAP event per region (or per chunk
+ * of a large region), with its contents unless they are all zero. */
 static int emit_initial_maps(tc_recorder *r, tc_error *err) {
+  uint8_t *buf = NULL;
   for (size_t i = 0; i < r->emu->nregions; i++) {
     const tc_region *g = &r->emu->regions[i];
-    size_t n = (size_t)(g->end - g->start);
-    uint8_t *data = malloc(n);
-    if (!data) {
+    uint64_t total = g->end - g->start;
+    uint64_t step = total <= INITIAL_MAP_WHOLE ? total : INITIAL_MAP_CHUNK;
+    if (!buf && !(buf = malloc(INITIAL_MAP_WHOLE))) {
       tc_error_set(err, "out of memory reading the initial image");
       return -1;
     }
-    if (uc_mem_read(r->emu->uc, g->start, data, n) != UC_ERR_OK)
-      memset(data, 0, n);
-    tc_event ev = {.kind = TC_EV_MAP};
-    ev.u.map = (tc_map_event){g->start,       n,
-                              g->prot,        g->name,
-                              g->file_offset, all_zero(data, n) ? NULL : data};
-    r->emit(r->emit_ctx, &ev);
-    free(data);
+    uint64_t zero_from = g->start, zero_len = 0;
+    for (uint64_t at = g->start; at < g->end; at += step) {
+      size_t n = (size_t)(g->end - at < step ? g->end - at : step);
+      if (uc_mem_read(r->emu->uc, at, buf, n) != UC_ERR_OK)
+        memset(buf, 0, n);
+      if (all_zero(buf, n)) {
+        if (!zero_len)
+          zero_from = at;
+        zero_len += n;
+        continue;
+      }
+      if (zero_len)
+        emit_initial_piece(r, g, zero_from, zero_len, NULL);
+      zero_len = 0;
+      emit_initial_piece(r, g, at, n, buf);
+    }
+    if (zero_len)
+      emit_initial_piece(r, g, zero_from, zero_len, NULL);
   }
+  free(buf);
   return 0;
 }
 

@@ -1128,8 +1128,8 @@ static int bap_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     rc = write_insn(w, &ev->u.insn, err);
   else if (ev->kind == TC_EV_KEYFRAME)
     rc = emit_keyframe(w, ev->u.key.state, ev->u.key.tid, err);
-  else if (ev->kind == TC_EV_SYSCALL)
-    rc = write_syscall(w, &ev->u.sys, err);
+  else if (ev->kind == TC_EV_SYSCALL && ev->u.sys.part == 0)
+    rc = write_syscall(w, &ev->u.sys, err); /* BAP keeps no kernel writes */
   else if (ev->kind == TC_EV_FAULT)
     rc = write_fault(w, &ev->u.fault, err);
   /* UNMAP, PROTECT and EXIT have no frame. */

@@ -756,8 +756,12 @@ static int on_insn(tc_writer *w, const tc_insn_event *in) {
 /* The syscall instruction's event keeps only its move to the next
  * instruction; what the kernel did (registers, memory) becomes the
  * following "syscall N name" event. */
+static int sys_writes(tc_writer *w, const tc_syscall_event *s);
+
 static int on_syscall(tc_writer *w, const tc_syscall_event *s) {
   char desc[256];
+  if (s->part > 0) /* more kernel writes of the call already begun */
+    return sys_writes(w, s);
   if (s->name)
     snprintf(desc, sizeof desc, "syscall %u %s", s->nr, s->name);
   else
@@ -796,6 +800,10 @@ static int on_syscall(tc_writer *w, const tc_syscall_event *s) {
       pend_set(w, r, w->after[r]);
   if (take_kpend(w) < 0)
     return -1;
+  return sys_writes(w, s);
+}
+
+static int sys_writes(tc_writer *w, const tc_syscall_event *s) {
   for (uint32_t i = 0; i < s->nmem; i++) {
     const tc_mem_access *a = &s->mem[i];
     if (a->size == 0)

@@ -15,7 +15,8 @@ static int summary_sink(void *ctx, const tc_event *ev, tc_error *err) {
     st->last_pc = ev->u.insn.pc;
     break;
   case TC_EV_SYSCALL:
-    st->syscalls++;
+    if (ev->u.sys.part == 0)
+      st->syscalls++;
     break;
   case TC_EV_MAP: {
     st->maps++;

@@ -415,7 +415,8 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     for (int i = 0; i < 6; i++)
       put_uv(w, s->args[i]);
     put_sv(w, s->ret);
-    put_u8(w, s->unknown);
+    /* bit 0: not implemented; bit 1: more parts of this syscall follow */
+    put_u8(w, (uint8_t)((s->unknown ? 1 : 0) | (s->more ? 2 : 0)));
     put_mem(w, s->nmem, s->mem);
     break;
   }
@@ -492,6 +493,10 @@ static int tct_close_writer(tc_writer *w, tc_error *err) {
 struct tc_reader {
   FILE *f;
   char *path;
+  /* The last SYSCALL event said more parts follow (tc_syscall_event). */
+  bool sys_more;
+  uint64_t sys_more_index;
+  uint32_t sys_part;
   ZSTD_DCtx *zd;
   uint8_t *zin;
   size_t zin_cap;
@@ -992,7 +997,15 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       s->tid = (uint32_t)v[1];
       s->nr = (uint32_t)v[2];
       s->name = tc_arch_syscall_name(a, s->nr);
-      s->unknown = unk;
+      s->unknown = unk & 1;
+      /* Parts of one syscall: the same call, numbered from 0. */
+      s->part = r->sys_more && r->sys_more_index == s->insn_index
+                    ? r->sys_part + 1
+                    : 0;
+      s->more = (unk & 2) != 0;
+      r->sys_more = s->more;
+      r->sys_more_index = s->insn_index;
+      r->sys_part = s->part;
       return 1;
     }
     case REC_MAP:

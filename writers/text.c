@@ -373,6 +373,13 @@ static int text_event(tc_writer *w, const tc_event *ev) {
     break;
   case TC_EV_SYSCALL: {
     const tc_syscall_event *s = &ev->u.sys;
+    if (s->part > 0) { /* more of the same call's kernel writes */
+      fputs("         ...", f);
+      for (uint32_t i = 0; i < s->nmem; i++)
+        fprintf(f, " W[0x%" PRIx64 ":%u]", s->mem[i].addr, s->mem[i].size);
+      fputc('\n', f);
+      break;
+    }
     fputs("         syscall ", f);
     if (s->name)
       fputs(s->name, f);
@@ -509,8 +516,12 @@ static int json_event(tc_writer *w, const tc_event *ev) {
     fputs(",\"args\":[", f);
     for (int i = 0; i < 6; i++)
       fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", s->args[i]);
-    fprintf(f, "],\"ret\":%" PRId64 ",\"unknown\":%s,\"mem\":", s->ret,
+    fprintf(f, "],\"ret\":%" PRId64 ",\"unknown\":%s,", s->ret,
             s->unknown ? "true" : "false");
+    if (s->part || s->more)
+      fprintf(f, "\"part\":%u,\"more\":%s,", s->part,
+              s->more ? "true" : "false");
+    fputs("\"mem\":", f);
     json_mem(f, s->mem, s->nmem);
     fputs("}\n", f);
     break;
@@ -575,8 +586,8 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
   w->json = json;
   w->arch = info->arch;
   if (!json)
-    w->syms = tc_symtab_from_elf(info->exe_data, info->exe_size,
-                                 info->load_base);
+    w->syms =
+        tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
   snprintf(w->path, sizeof w->path, "%s", path);
   if (strcmp(path, "-") == 0) {
     w->f = stdout;

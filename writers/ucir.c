@@ -315,6 +315,10 @@ struct tc_writer {
   /* Ops staged here; everything before frame_at is complete. */
   ubuf st;
   size_t frame_at, jmp_at, sys_at; /* NONE when not open */
+  /* The syscall effect op being extended (offset in pend, or NONE) and
+   * the address it ends at: contiguous kernel writes become one op. */
+  size_t kw_at;
+  uint64_t kw_addr, kw_end;
   uint32_t frame_ops, frame_tid;
   uint64_t block_bytes;
   uint32_t sys_ops;
@@ -713,7 +717,7 @@ static int frame_open(tc_writer *w, uint8_t op, uint32_t tid, tc_error *err) {
   w->st.len += 13;
   w->frame_ops = 0;
   w->frame_tid = tid;
-  w->jmp_at = w->sys_at = NONE;
+  w->jmp_at = w->sys_at = w->kw_at = NONE;
   return 0;
 }
 
@@ -941,15 +945,41 @@ static int write_syscall(tc_writer *w, const tc_syscall_event *s,
     w->failed = 1;
     return -1;
   }
-  /* The kernel's writes after the maps: a mapping zero-fills. */
+  /* The kernel's writes after the maps: a mapping zero-fills. Writes
+   * that continue the previous one extend its op (a 256 MiB read arrives
+   * as 4 KiB pieces; a SYSCALL op holds at most 65535 effects). */
   ubuf *b = &w->pend;
   uint64_t nops = w->npend;
+  if (s->part == 0)
+    w->kw_at = NONE;
   for (uint32_t i = 0; i < s->nmem; i++) {
-    long k =
-        put_writes(w, b, s->mem[i].addr, s->mem[i].after, s->mem[i].size, 1);
+    const tc_mem_access *m = &s->mem[i];
+    if (w->kw_at != NONE && m->addr == w->kw_end && m->size &&
+        w->kw_at + 13 + (w->kw_end - w->kw_addr) == b->len &&
+        w->kw_end - w->kw_addr + m->size <= 0x80000000u) {
+      if (ub_reserve(b, m->size) < 0 ||
+          dirty_mark(w, m->addr, m->after, m->size) < 0)
+        return w_oom(w, err);
+      memcpy(b->p + b->len, m->after, m->size);
+      b->len += m->size;
+      w->kw_end += m->size;
+      put32(b->p + w->kw_at + 9, (uint32_t)(w->kw_end - w->kw_addr));
+      continue;
+    }
+    size_t at = b->len;
+    long k = put_writes(w, b, m->addr, m->after, m->size, 1);
     if (k < 0)
       return w_oom(w, err);
+    if (k == 1) {
+      w->kw_at = at;
+      w->kw_addr = m->addr;
+      w->kw_end = m->addr + m->size;
+    }
     nops += (uint64_t)k;
+  }
+  if (s->more) { /* a SYSCALL op holds all its effects: gather the parts */
+    w->npend = nops;
+    return 0;
   }
   if (nops > 0xFFFF) {
     tc_error_set(err,

@@ -205,6 +205,14 @@ typedef struct tc_syscall_event {
   uint8_t unknown; /* 1: not implemented, answered -ENOSYS */
   uint32_t nmem;   /* memory the kernel wrote (kind WRITE) */
   const tc_mem_access *mem;
+  /* A syscall whose kernel writes exceed a few MiB (a 256 MiB read) comes
+   * as several SYSCALL events in a row, so no one holds it all in memory:
+   * the same call (insn_index, nr, args, ret) with part = 0, 1, 2... and
+   * more = 1 on every part but the last. Each part's mem holds the next
+   * writes. A consumer writing one record per syscall does so at part 0
+   * and takes only the memory of later parts. */
+  uint32_t part;
+  uint8_t more;
 } tc_syscall_event;
 
 typedef struct tc_map_event {
