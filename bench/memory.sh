@@ -30,3 +30,11 @@ done
 for f in tct trac tfile ucir bap rvn json; do
   run "read of $MIB MiB" "$f" read "$out/in.bin"
 done
+# 4 MiB of distinct code (4 M one-byte nops, then exit(0)): the decode
+# cache is bounded, so memory does not follow the code size.
+head -c 4194304 /dev/zero | tr '\000' '\220' >"$out/code.bin"
+printf '\270\074\000\000\000\061\377\017\005' >>"$out/code.bin"
+/usr/bin/time -f "%e %M" -o "$out/time" "$T" record -q -f tct --no-memory \
+  -o "$out/t" --raw "$out/code.bin" --arch x86_64 --base 0x400000 >/dev/null
+read -r secs kb <"$out/time"
+printf '%-24s %-6s %9s %12d\n' "4 MiB distinct code" tct "$secs" $((kb / 1024))

@@ -271,6 +271,9 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
   cs_free(insn, 1);
 }
 
+/* 2^18 slots of ~112 bytes: about 30 MB, 128 k instructions cached. */
+#define DECODE_MAX_SLOTS (1u << 18)
+
 static int grow(tc_decoder *d) {
   size_t ncap = d->cap * 2;
   tc_decoded *ns = calloc(ncap, sizeof *ns);
@@ -325,8 +328,16 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
     s = (s + 1) & (d->cap - 1);
   }
   if ((d->used + 1) * 2 > d->cap) {
-    if (grow(d) < 0)
+    /* Bounded: past DECODE_MAX_SLOTS the cache starts again empty (as
+     * QEMU flushes its translation cache), so a guest running megabytes
+     * of distinct code costs at most DECODE_MAX_SLOTS slots. Callers copy
+     * what get returns before the next call. */
+    if (d->cap >= DECODE_MAX_SLOTS) {
+      memset(d->slots, 0, d->cap * sizeof *d->slots);
+      d->used = 0;
+    } else if (grow(d) < 0) {
       return NULL;
+    }
     return tc_decoder_get(d, pc, bytes, size, thumb);
   }
   tc_decoded *e = &d->slots[s];
