@@ -15,6 +15,7 @@
 #include "loaders/loader.h"
 #include "recorder/recorder.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/outfile.h"
 
 #define MAX_OUTPUTS 16
 #define MAX_PROGRAM_SIZE (1ull << 30)
@@ -25,6 +26,7 @@ typedef struct output {
   tc_event_sink sink;
   void *ctx;
   char path[PATH_MAX];
+  char tmp[PATH_MAX]; /* written under this name until closed */
   bool failed;
   tc_error err;
 } output;
@@ -65,9 +67,13 @@ tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
 void tc_session_free(tc_session *s) {
   if (!s)
     return;
+  /* Outputs of a session that never ran hold nothing: removed. */
   for (int i = 0; i < s->nout; i++)
-    if (s->out[i].w)
+    if (s->out[i].w) {
       s->out[i].fmt->close_writer(s->out[i].w, NULL);
+      if (strcmp(s->out[i].tmp, s->out[i].path) != 0)
+        tc_outfile_discard(s->out[i].tmp);
+    }
   tc_recorder_free(s->rec);
   tc_emu_free(s->emu);
   free(s->exe_data);
@@ -268,7 +274,9 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
     }
     return -1;
   }
-  tc_writer *w = fmt->open_writer(path, &s->info, err);
+  char tmp[PATH_MAX];
+  tc_outfile_temp(path, tmp, sizeof tmp);
+  tc_writer *w = fmt->open_writer(tmp, &s->info, err);
   if (!w)
     return -1;
   output *o = &s->out[s->nout++];
@@ -276,6 +284,7 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
   o->fmt = fmt;
   o->w = w;
   snprintf(o->path, sizeof o->path, "%s", path);
+  snprintf(o->tmp, sizeof o->tmp, "%s", tmp);
   return 0;
 }
 
@@ -343,6 +352,12 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
         o->failed = true;
       }
       o->w = NULL;
+      if (o->failed && strcmp(o->tmp, o->path) != 0)
+        fprintf(stderr, "tracecorn: the partial trace is kept as %s\n", o->tmp);
+      else if (tc_outfile_commit(o->tmp, o->path, &cerr) < 0) {
+        fprintf(stderr, "tracecorn: %s\n", cerr.msg);
+        o->failed = true;
+      }
     }
     if (o->failed)
       failed++;

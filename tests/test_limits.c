@@ -2,9 +2,11 @@
  * (a 1 GiB bss, a read(2) larger than what one SYSCALL event part holds),
  * and outputs survive interruption. Peak host memory is measured in
  * bench/memory.sh, not here. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "evlog.h"
 #include "testutil.h"
@@ -94,9 +96,12 @@ static void test_big_read_parts(void) {
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
+  int devnull = open("/dev/null", O_WRONLY);
+  o.stdout_fd = devnull;
   const char *argv[] = {tu_guest("bigmem64"), "read", file, NULL};
   tc_run_result res;
   CU_ASSERT_EQUAL(evlog_record(&l, &o, argv, &res, &err), 0);
+  close(devnull);
   CU_ASSERT_EQUAL((uint64_t)reads, res.syscalls);
   evlog_free(&l);
   int vst = tu_run_merge(&out, TC_CLI, "verify", "-q", "-f",
@@ -109,10 +114,59 @@ static void test_big_read_parts(void) {
   free(data);
 }
 
+/* Outputs never destroy a file that is not a trace: record and convert
+ * refuse unless --force, and leave the file as it was. */
+static void test_no_clobber(void) {
+  char notes[4200], tct[4200], *out = NULL;
+  snprintf(notes, sizeof notes, "%s.txt", tu_tmp("notes"));
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("notes"));
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(notes, "my notes\n", 9), 0);
+  unlink(tct);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct,text",
+                               "-o", tu_tmp("notes"), "--", tu_guest("hello64"),
+                               NULL),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "not a trace file"));
+  free(out);
+  size_t n = 0;
+  uint8_t *kept = tu_read_file(notes, &n);
+  CU_ASSERT(kept && n == 9 && memcmp(kept, "my notes\n", 9) == 0);
+  free(kept);
+  CU_ASSERT_NOT_EQUAL(access(tct, F_OK), 0); /* checked before any output */
+  /* A trace may be replaced; a text trace too. */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                               tu_tmp("notes"), "--", tu_guest("hello64"),
+                               NULL),
+                  0);
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                               tu_tmp("notes"), "--", tu_guest("hello64"),
+                               NULL),
+                  0);
+  free(out);
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "convert", tct, "--to", "text", notes, NULL),
+      2);
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "convert", "--force", tct, "--to",
+                               "text", notes, NULL),
+                  0);
+  free(out);
+  kept = tu_read_file(notes, &n);
+  CU_ASSERT(kept && n > 20 && memcmp(kept, "# tracecorn trace: ", 19) == 0);
+  free(kept);
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "convert", tct, "--to", "text", notes, NULL),
+      0);
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"1 GiB bss: reference output, bounded MAP events", test_big_bss},
       {"large read(2): SYSCALL parts hold every byte", test_big_read_parts},
+      {"no existing non-trace file is overwritten without --force",
+       test_no_clobber},
       {NULL, NULL}};
   return tu_run_suite("limits", cases);
 }

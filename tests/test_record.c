@@ -518,15 +518,22 @@ static void test_interrupt(void) {
           tu_guest("loop64"), "100000000", (char *)NULL);
     _exit(127);
   }
-  /* Wait until the recording runs (its trace file exists), then a bit. */
-  for (int i = 0; i < 200 && access(tct, F_OK) != 0; i++)
+  /* Wait until the recording runs (its trace exists under the temporary
+   * name it has until complete), then a bit. */
+  char partial[4200];
+  snprintf(partial, sizeof partial, "%s.partial.tct", tu_tmp("sigint"));
+  for (int i = 0; i < 200 && access(partial, F_OK) != 0; i++)
     usleep(50 * 1000);
+  CU_ASSERT_EQUAL(access(partial, F_OK), 0);
+  CU_ASSERT_NOT_EQUAL(access(tct, F_OK), 0);
   usleep(500 * 1000);
   kill(pid, SIGINT);
   int st = 0;
   waitpid(pid, &st, 0);
   CU_ASSERT(WIFEXITED(st));
   CU_ASSERT_EQUAL(WEXITSTATUS(st), 130);
+  /* Interrupted but closed validly: renamed to the final name. */
+  CU_ASSERT_NOT_EQUAL(access(partial, F_OK), 0);
   evlog l = {0};
   tc_error err = {{0}};
   CU_ASSERT_EQUAL(evlog_read(&l, tct, &err), 0);
@@ -815,8 +822,15 @@ static void test_disk_full(void) {
   CU_ASSERT_EQUAL(st, 125);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "File too large"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "INCOMPLETE"));
-  free(out);
+  /* The text output failed: nothing under its final name, the partial
+   * file kept under its temporary name, and the message says where. */
   char p[4200];
+  snprintf(p, sizeof p, "%s.partial.txt", tu_tmp("fsz"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", p));
+  CU_ASSERT_EQUAL(access(p, F_OK), 0);
+  snprintf(p, sizeof p, "%s.txt", tu_tmp("fsz"));
+  CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+  free(out);
   snprintf(p, sizeof p, "%s.tct", tu_tmp("fsz"));
   evlog l = {0};
   tc_error err = {{0}};

@@ -51,6 +51,11 @@ static void usage_record(FILE *f) {
           "                        format the arch can hold, `readable`: those "
           "with a\n"
           "                        reader too; see `tracecorn formats`\n"
+          "      --force           replace existing files that are not "
+          "traces (each\n"
+          "                        output is written as NAME.partial.EXT and "
+          "renamed\n"
+          "                        when complete; a failed one stays there)\n"
           "  -q, --quiet           no summary and no notices on stderr\n"
           "\n"
           "Guest:\n"
@@ -209,6 +214,46 @@ static void remove_output(const char *path) {
   rmdir(path);
 }
 
+/* 1 if writing `path` would destroy a file that is not a trace: an
+ * existing file of another kind (a program, notes.txt) is only replaced
+ * with --force. Traces (any readable format, or this writer's own text
+ * or JSON output), empty files, devices and FIFOs may be written. */
+static int clobbers_non_trace(const char *path, const tc_format *fmt) {
+  struct stat st;
+  if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
+    return 0;
+  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+    return 0;
+  if (S_ISREG(st.st_mode) && st.st_size == 0)
+    return 0;
+  tc_error err = {{0}};
+  if (tc_format_detect(path, &err))
+    return 0;
+  if (S_ISDIR(st.st_mode))
+    return 1;
+  /* Writers without a reader: their own first bytes. */
+  const char *sig = strcmp(fmt->name, "text") == 0   ? "# tracecorn trace: "
+                    : strcmp(fmt->name, "json") == 0 ? "{\"type\":"
+                                                     : NULL;
+  char head[32] = {0};
+  FILE *f = sig ? fopen(path, "rb") : NULL;
+  if (f) {
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = 0;
+    fclose(f);
+    if (strncmp(head, sig, strlen(sig)) == 0)
+      return 0;
+  }
+  return 1;
+}
+
+static void refuse_clobber(const char *path) {
+  fprintf(stderr,
+          "tracecorn: %s exists and is not a trace file; not overwriting it "
+          "(--force does)\n",
+          path);
+}
+
 static int cmd_record(int argc, char **argv) {
   static const struct option longopts[] = {
       {"output", required_argument, 0, 'o'},
@@ -230,6 +275,7 @@ static int cmd_record(int argc, char **argv) {
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
+      {"force", no_argument, 0, 17},
       {"ucir-layout", required_argument, 0, 13},
       {"cache-every", required_argument, 0, 14},
       {"help", no_argument, 0, 'h'},
@@ -248,6 +294,7 @@ static int cmd_record(int argc, char **argv) {
   char walias[2][256];
   int nwopts = 0;
   int c;
+  bool force = false;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+o:f:qE:O:h", longopts, NULL)) != -1) {
     if ((c == 'O' || c == 13 || c == 14) && nwopts == MAX_WOPTS) {
@@ -267,6 +314,9 @@ static int cmd_record(int argc, char **argv) {
       break;
     case 15:
       opt.host_stat = 1;
+      break;
+    case 17:
+      force = true;
       break;
     case 16: {
       char *end = NULL;
@@ -481,6 +531,18 @@ static int cmd_record(int argc, char **argv) {
     if (!dup && nchosen < MAX_FORMATS)
       chosen[nchosen++] = fmt;
   }
+  /* No existing non-trace file is replaced unless --force (checked for
+   * every output before any is created). */
+  for (int i = 0; i < nchosen && !force; i++) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s%s", prefix,
+             chosen[i]->extension(info->arch));
+    if (clobbers_non_trace(path, chosen[i])) {
+      refuse_clobber(path);
+      tc_session_free(s);
+      return 2;
+    }
+  }
   char paths[MAX_FORMATS][PATH_MAX];
   int npaths = 0, refused = 0;
   for (int i = 0; i < nchosen; i++) {
@@ -622,17 +684,21 @@ static int cmd_convert(int argc, char **argv) {
       {"from", required_argument, 0, 'F'},
       {"to", required_argument, 0, 't'},
       {"writer-option", required_argument, 0, 'O'},
+      {"force", no_argument, 0, 'y'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   const char *from = NULL, *to = NULL;
   const char *wopts[33];
   int nwopts = 0, c;
+  bool force = false;
   optind = 1;
   while ((c = getopt_long(argc, argv, "F:t:O:h", longopts, NULL)) != -1) {
     if (c == 'F')
       from = optarg;
     else if (c == 't')
       to = optarg;
+    else if (c == 'y')
+      force = true;
     else if (c == 'O' && nwopts < 32 && strchr(optarg, '.') &&
              strchr(optarg, '='))
       wopts[nwopts++] = optarg;
@@ -642,7 +708,9 @@ static int cmd_convert(int argc, char **argv) {
              "Reads IN (format detected from its content unless --from) and "
              "writes every\nevent to OUT in FMT. -O passes writer options "
              "(see `record --help`). A\nstream without an exit record gets "
-             "a synthetic one; OUT may not be IN.\n");
+             "a synthetic one; OUT may not be IN. OUT is written under a\n"
+             "temporary name and renamed when complete; an existing OUT that "
+             "is not a\ntrace is only replaced with --force.\n");
       return 0;
     } else {
       fprintf(stderr, "usage: tracecorn convert [--from FMT] "
@@ -659,6 +727,10 @@ static int cmd_convert(int argc, char **argv) {
   const tc_format *out = tc_format_by_name(to);
   if ((from && !in) || !out) {
     fprintf(stderr, "tracecorn: unknown format '%s'\n", !out ? to : from);
+    return 2;
+  }
+  if (!force && clobbers_non_trace(argv[optind + 1], out)) {
+    refuse_clobber(argv[optind + 1]);
     return 2;
   }
   tc_error err = {{0}};

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/outfile.h"
 
 typedef struct convert_ctx {
   const tc_format *out;
@@ -78,8 +79,9 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
   }
   tc_trace_info winfo = *info;
   winfo.writer_options = writer_options;
-  convert_ctx c = {out_fmt, out_fmt->open_writer(out_path, &winfo, err), false,
-                   0};
+  char tmp[4200];
+  tc_outfile_temp(out_path, tmp, sizeof tmp);
+  convert_ctx c = {out_fmt, out_fmt->open_writer(tmp, &winfo, err), false, 0};
   if (!c.w) {
     in_fmt->close_reader(r);
     return -1;
@@ -109,7 +111,11 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
   }
   /* Close the output even after a read error: what was read is kept. */
   tc_error cerr = {{0}};
-  if (out_fmt->close_writer(c.w, &cerr) < 0 && rc >= 0) {
+  if (out_fmt->close_writer(c.w, &cerr) < 0) {
+    if (rc >= 0)
+      tc_error_set(err, "%s (the partial output is kept as %s)", cerr.msg, tmp);
+    rc = -1;
+  } else if (tc_outfile_commit(tmp, out_path, &cerr) < 0 && rc >= 0) {
     tc_error_set(err, "%s", cerr.msg);
     rc = -1;
   }

@@ -1,0 +1,23 @@
+/* Output files appear only when complete: a writer writes to a temporary
+ * name beside the final one, renamed over it once closed successfully, so
+ * a crash or a failed write never leaves a half trace under the final
+ * name (the partial one stays readable under its temporary name). */
+#ifndef TC_OUTFILE_H
+#define TC_OUTFILE_H
+
+#include <stddef.h>
+
+#include "tracecorn/tracecorn.h"
+
+/* The name to write `final` under: "DIR/NAME.partial.EXT" for a regular
+ * file or directory output, `final` itself for "-" and for existing
+ * non-regular files (/dev/null, a FIFO). Removes a stale temporary. */
+void tc_outfile_temp(const char *final, char *tmp, size_t max);
+/* Moves a closed output from tmp to final (replacing an earlier file, or
+ * an earlier directory output such as REVEN's NAME.rvn/). 0, or -1. */
+int tc_outfile_commit(const char *tmp, const char *final, tc_error *err);
+
+/* Removes an output that holds nothing worth keeping (file or directory). */
+void tc_outfile_discard(const char *tmp);
+
+#endif
