@@ -525,17 +525,24 @@ static bool range_overlaps(const tc_emu *emu, uint64_t start, uint64_t end) {
   return false;
 }
 
-/* Unicorn 2.0.1 copies a whole block (calloc + write back) when a
- * protect or unmap covers part of it, so one 1 GiB guest map turned into
- * 2 GiB of host memory at the first mprotect inside it. Guest maps are
- * therefore given to Unicorn as blocks of at most UC_BLOCK bytes, aligned
- * to UC_BLOCK: a split then copies at most one block. */
-#define UC_BLOCK (4ull << 20)
+/* Unicorn 2.0.1 copies a whole block (calloc + write back, page by
+ * page) when a protect or unmap covers part of it, so one 1 GiB guest map
+ * turned into 2 GiB of host memory and seconds at the first mprotect
+ * inside it. Guest maps are therefore given to Unicorn as blocks aligned
+ * to their size, 4 MiB under the default 4 GiB address-space cap: a split
+ * copies at most one block. QEMU's physical map holds at most 4096
+ * sections in all, so blocks grow with the cap: at most 1024 of them fill
+ * the guest's whole address space. */
+#define UC_BLOCK_MIN (4ull << 20)
+#define UC_BLOCKS_PER_CAP 1024
 
-static int uc_map_blocks(uc_engine *uc, uint64_t start, uint64_t end,
-                         uint32_t prot) {
+static int uc_map_blocks(uc_engine *uc, uint64_t cap, uint64_t start,
+                         uint64_t end, uint32_t prot) {
+  uint64_t block = UC_BLOCK_MIN;
+  while (block < (1ull << 62) && cap / block > UC_BLOCKS_PER_CAP)
+    block <<= 1;
   for (uint64_t at = start; at < end;) {
-    uint64_t next = (at & ~(UC_BLOCK - 1)) + UC_BLOCK;
+    uint64_t next = (at & ~(block - 1)) + block;
     if (next > end || next < at)
       next = end;
     if (uc_mem_map(uc, at, next - at, prot) != UC_ERR_OK) {
@@ -563,7 +570,7 @@ int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
     used += emu->regions[i].end - emu->regions[i].start;
   if (end - start > cap || used > cap - (end - start))
     return -ENOMEM;
-  if (uc_map_blocks(emu->uc, start, end, prot & 7) < 0)
+  if (uc_map_blocks(emu->uc, cap, start, end, prot & 7) < 0)
     return -ENOMEM;
   tc_region r = {
       .start = start, .end = end, .prot = prot & 7, .file_offset = file_offset};
