@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "emu/linux_sys.h"
 #include "emu/linux_xlat.h"
@@ -273,6 +274,13 @@ void tc_linux_syscall(tc_emu *emu) {
       fn = t->high[i].fn;
   int64_t ret;
   bool unknown = false;
+  /* Test hook (tests/test_limits.c): TRACECORN_TEST_STALL=NAME makes
+   * syscall NAME never return, as a stall inside the engine would, so the
+   * watchdog that abandons such an engine can be tested for real. */
+  const char *stall = getenv("TRACECORN_TEST_STALL");
+  if (stall && c.name && strcmp(stall, c.name) == 0)
+    for (;;)
+      pause();
   if (fn) {
     ret = fn(&c);
   } else {

@@ -45,6 +45,7 @@ struct tc_session {
   output out[MAX_OUTPUTS];
   int nout;
   volatile sig_atomic_t stop_requested;
+  volatile sig_atomic_t stop_status;
 };
 
 tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
@@ -74,8 +75,12 @@ void tc_session_free(tc_session *s) {
       if (strcmp(s->out[i].tmp, s->out[i].path) != 0)
         tc_outfile_discard(s->out[i].tmp);
     }
+  /* An engine abandoned by tc_session_escape is in no state to be closed:
+   * it is left to the process's exit. */
+  bool abandoned = s->rec && tc_recorder_escaped(s->rec);
   tc_recorder_free(s->rec);
-  tc_emu_free(s->emu);
+  if (!abandoned)
+    tc_emu_free(s->emu);
   free(s->exe_data);
   free(s->exe_path);
   for (int i = 0; i < s->argc; i++)
@@ -323,10 +328,17 @@ int tc_session_output_ok(tc_session *s, const char *path) {
   return 0;
 }
 
-void tc_session_stop(tc_session *s) {
+void tc_session_stop(tc_session *s) { tc_session_interrupt(s, 2); }
+
+void tc_session_interrupt(tc_session *s, int signal) {
+  s->stop_status = 128 + signal;
   s->stop_requested = 1;
   if (s->rec)
-    tc_recorder_stop(s->rec);
+    tc_recorder_stop(s->rec, s->stop_status);
+}
+
+int tc_session_escape(tc_session *s) {
+  return s->rec ? tc_recorder_escape(s->rec) : -1;
 }
 
 int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
@@ -338,7 +350,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   if (!s->rec)
     return -1;
   if (s->stop_requested)
-    tc_recorder_stop(s->rec);
+    tc_recorder_stop(s->rec, s->stop_status);
   tc_run_result r = {0};
   int rc = tc_recorder_run(s->rec, &r, err);
   /* Close every writer, even after a failure: what was recorded stays. */

@@ -9,6 +9,7 @@
  * whole state. */
 #include "recorder/recorder.h"
 
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +82,13 @@ struct tc_recorder {
   uint64_t executed;   /* code hooks counted against --max-insns */
   bool hit_max;
   volatile sig_atomic_t stop_requested;
+  int stop_status; /* 128 + the signal that asked to stop */
+  /* The watchdog's way out of an engine that does not return after a
+   * stop (tc_recorder_escape): set while inside uc_emu_start, and while a
+   * writer is being given an event (no escape then). */
+  sigjmp_buf escape;
+  volatile sig_atomic_t in_engine, in_emit;
+  bool escaped;
   bool stopped;
   bool warned_drift;
   bool oom;
@@ -96,6 +104,8 @@ struct tc_recorder {
   bool stale_all;
   tc_run_result stats;
 };
+
+static void emit_event(tc_recorder *r, const tc_event *ev);
 
 /* ------------------------------------------------------------ mem lists */
 
@@ -271,6 +281,12 @@ static void sync_next(tc_recorder *r) {
 
 /* ------------------------------------------------------------- emitting */
 
+static void emit_event(tc_recorder *r, const tc_event *ev) {
+  r->in_emit = 1;
+  r->emit(r->emit_ctx, ev);
+  r->in_emit = 0;
+}
+
 /* Kernel writes kept in memory per SYSCALL event part (old + new bytes). */
 #define KMEM_INLINE (4u << 20)
 
@@ -304,7 +320,7 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
     tc_event ev = {.kind = k->kind};
     ev.u.map = (tc_map_event){k->addr, k->size,        k->prot,
                               k->name, k->file_offset, NULL};
-    r->emit(r->emit_ctx, &ev);
+    emit_event(r, &ev);
   }
   r->nkev = 0;
   if (r->have_sys) {
@@ -325,7 +341,7 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
     for (;;) {
       s->nmem = (uint32_t)r->kmem.n;
       s->mem = mem_build(r, &r->kmem);
-      r->emit(r->emit_ctx, &ev);
+      emit_event(r, &ev);
       if (!s->more)
         break;
       s->part++;
@@ -346,7 +362,7 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
 static void emit_keyframe(tc_recorder *r) {
   tc_event ev = {.kind = TC_EV_KEYFRAME};
   ev.u.key = (tc_keyframe_event){r->insn_index, r->emu->tid, r->state_cur};
-  r->emit(r->emit_ctx, &ev);
+  emit_event(r, &ev);
 }
 
 static void sort_u16(uint16_t *a, int n) {
@@ -401,7 +417,7 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   e->state_after = r->state_next;
   e->nmem = (uint32_t)r->mem.n;
   e->mem = mem_build(r, &r->mem);
-  r->emit(r->emit_ctx, &ev);
+  emit_event(r, &ev);
   r->stats.mem_accesses += r->mem.n;
   mem_clear(&r->mem);
   emit_kernel_events(r, r->insn_index);
@@ -669,7 +685,19 @@ void tc_recorder_free(tc_recorder *r) {
   free(r);
 }
 
-void tc_recorder_stop(tc_recorder *r) { r->stop_requested = 1; }
+void tc_recorder_stop(tc_recorder *r, int status) {
+  r->stop_status = status;
+  r->stop_requested = 1;
+}
+
+int tc_recorder_escape(tc_recorder *r) {
+  if (!r->in_engine || r->in_emit)
+    return -1;
+  r->in_engine = 0;
+  siglongjmp(r->escape, 1);
+}
+
+bool tc_recorder_escaped(const tc_recorder *r) { return r->escaped; }
 
 static bool all_zero(const uint8_t *p, size_t n) {
   /* p[0] == 0 and every byte equals the next: memcmp's vector speed on
@@ -691,7 +719,7 @@ static void emit_initial_piece(tc_recorder *r, const tc_region *g,
   tc_event ev = {.kind = TC_EV_MAP};
   uint64_t off = g->file_offset ? g->file_offset + (start - g->start) : 0;
   ev.u.map = (tc_map_event){start, size, g->prot, g->name, off, data};
-  r->emit(r->emit_ctx, &ev);
+  emit_event(r, &ev);
 }
 
 /* The memory image at the start: one MAP event per region (or per chunk
@@ -785,10 +813,30 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   int rc = 0;
   const char *message = NULL;
   char msgbuf[256];
+  if (sigsetjmp(r->escape, 1)) {
+    /* The watchdog abandoned an engine that did not return after a
+     * stop: nothing half-made is flushed, Unicorn is never called again,
+     * and the trace ends validly with the events already written. */
+    r->escaped = true;
+    emu->obs = (tc_emu_observer){0};
+    tc_exit_event x = {TC_EXIT_INTERRUPTED, r->stop_status, 0, r->insn_index,
+                       "interrupted; the engine did not return, abandoned"};
+    tc_event ev = {.kind = TC_EV_EXIT};
+    ev.u.exit = x;
+    emit_event(r, &ev);
+    r->stats.reason = x.reason;
+    r->stats.status = x.status;
+    r->stats.insns = r->insn_index;
+    if (res)
+      *res = r->stats;
+    return 0;
+  }
   for (int spins = 0; !emu->exited && !r->stopped; spins++) {
     uint64_t pc = tc_emu_resume_pc(emu);
     uint64_t before = r->executed;
+    r->in_engine = 1;
     uc_err e = uc_emu_start(emu->uc, pc, until, 0, 0);
+    r->in_engine = 0;
     if (emu->exited || r->stopped)
       break;
     if (e != UC_ERR_OK) {
@@ -819,7 +867,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     tc_event ev = {.kind = TC_EV_FAULT};
     ev.u.fault = emu->fault;
     ev.u.fault.insn_index = r->insn_index ? r->insn_index - 1 : 0;
-    r->emit(r->emit_ctx, &ev);
+    emit_event(r, &ev);
   } else if (r->have_pending) {
     finalize(r, tc_emu_reg(emu, a->pc_reg), true);
   }
@@ -842,7 +890,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     message = "out of memory while recording";
   } else if (r->stop_requested) {
     x.reason = TC_EXIT_INTERRUPTED;
-    x.status = 130;
+    x.status = r->stop_status ? r->stop_status : 130;
     message = "interrupted";
   } else {
     x.reason = TC_EXIT_ERROR;
@@ -853,7 +901,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   x.message = message;
   tc_event ev = {.kind = TC_EV_EXIT};
   ev.u.exit = x;
-  r->emit(r->emit_ctx, &ev);
+  emit_event(r, &ev);
   emu->obs = (tc_emu_observer){0};
 
   r->stats.reason = x.reason;

@@ -19,7 +19,15 @@ void tc_recorder_free(tc_recorder *r);
  * (exit, fault, --max-insns, stop request), emits the final events.
  * Returns -1 only if the emulator itself failed. */
 int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err);
-/* Async-signal-safe stop request. */
-void tc_recorder_stop(tc_recorder *r);
+/* Async-signal-safe stop request; the run ends with exit status `status`
+ * (130 for SIGINT, 143 for SIGTERM). */
+void tc_recorder_stop(tc_recorder *r, int status);
+/* From a signal handler on the thread inside tc_recorder_run: leaves an
+ * engine that did not return after a stop (never returns then); the run
+ * ends with an INTERRUPTED exit event. Returns -1 if it cannot now (not
+ * inside the engine, or a writer is being given an event): try later. */
+int tc_recorder_escape(tc_recorder *r);
+/* 1 after an escape: the engine is abandoned and must not be used. */
+bool tc_recorder_escaped(const tc_recorder *r);
 
 #endif

@@ -3,9 +3,11 @@
  * and outputs survive interruption. Peak host memory is measured in
  * bench/memory.sh, not here. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "evlog.h"
@@ -161,12 +163,74 @@ static void test_no_clobber(void) {
   free(out);
 }
 
+/* Runs `record` of glibc64 with a syscall that never returns (a stall
+ * inside the engine: TRACECORN_TEST_STALL), sends `sig` (twice if
+ * `twice`) once the recording runs, and checks that tracecorn ends with
+ * 128+sig and a valid trace that says it was interrupted. */
+static void stall_and_signal(const char *label, int sig, int twice) {
+  char tct[4200], partial[4200];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp(label));
+  snprintf(partial, sizeof partial, "%s.partial.tct", tu_tmp(label));
+  unlink(tct);
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    int fd = open("/dev/null", O_WRONLY);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    setenv("TRACECORN_TEST_STALL", "write", 1);
+    execl(TC_CLI, TC_CLI, "record", "-f", "tct", "-o", tu_tmp(label), "--",
+          tu_guest("glibc64"), (char *)NULL);
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && access(partial, F_OK) != 0; i++)
+    usleep(50 * 1000);
+  usleep(300 * 1000);
+  kill(pid, sig);
+  if (twice) {
+    usleep(100 * 1000);
+    kill(pid, sig);
+  }
+  /* Give the watchdog time (2 s), but not forever. */
+  int st = 0, done = 0;
+  for (int i = 0; i < 100 && !(done = waitpid(pid, &st, WNOHANG)); i++)
+    usleep(100 * 1000);
+  if (!done) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &st, 0);
+  }
+  CU_ASSERT(done > 0);
+  CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 128 + sig);
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  const tc_event *last = l.n ? &l.ev[l.n - 1] : NULL;
+  CU_ASSERT(last && last->kind == TC_EV_EXIT &&
+            last->u.exit.reason == TC_EXIT_INTERRUPTED &&
+            last->u.exit.status == 128 + sig && last->u.exit.message &&
+            strstr(last->u.exit.message, "abandoned"));
+  CU_ASSERT(evlog_count(&l, TC_EV_INSN) > 1000);
+  evlog_free(&l);
+}
+
+static void test_watchdog_sigterm(void) {
+  stall_and_signal("stall-term", SIGTERM, 0);
+}
+
+static void test_watchdog_twice(void) {
+  stall_and_signal("stall-int", SIGINT, 1);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"1 GiB bss: reference output, bounded MAP events", test_big_bss},
       {"large read(2): SYSCALL parts hold every byte", test_big_read_parts},
       {"no existing non-trace file is overwritten without --force",
        test_no_clobber},
+      {"SIGTERM during an engine stall: watchdog, valid trace, 143",
+       test_watchdog_sigterm},
+      {"Ctrl-C twice during an engine stall: valid trace, 130",
+       test_watchdog_twice},
       {NULL, NULL}};
   return tu_run_suite("limits", cases);
 }

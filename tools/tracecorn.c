@@ -20,10 +20,29 @@
 
 static tc_session *g_session;
 
+/* Ctrl-C / SIGTERM: stop after the current instruction, status 128+sig.
+ * A watchdog alarm follows: if the engine has not returned 2 s later (a
+ * stall inside Unicorn, a blocked host call), the run is abandoned where
+ * it is and every trace is closed validly; a second signal does the same
+ * at once. */
+static volatile sig_atomic_t g_stopping;
+
 static void on_sigint(int sig) {
+  if (!g_session)
+    return;
+  if (g_stopping) {
+    tc_session_escape(g_session);
+    return;
+  }
+  g_stopping = 1;
+  tc_session_interrupt(g_session, sig);
+  alarm(2);
+}
+
+static void on_watchdog(int sig) {
   (void)sig;
-  if (g_session)
-    tc_session_stop(g_session);
+  if (g_session && tc_session_escape(g_session) < 0)
+    alarm(1); /* busy writing an event: it will see the stop itself */
 }
 
 static void usage_record(FILE *f) {
@@ -40,7 +59,7 @@ static void usage_record(FILE *f) {
           "with the\n"
           "guest's exit status (128+N if a signal N killed it, 124 at "
           "--max-insns,\n"
-          "130 on Ctrl-C).\n"
+          "130 on Ctrl-C, 143 on SIGTERM).\n"
           "\n"
           "Output:\n"
           "  -o, --output PREFIX   output name without extension (default: "
@@ -574,6 +593,8 @@ static int cmd_record(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
+  sa.sa_handler = on_watchdog;
+  sigaction(SIGALRM, &sa, NULL);
   /* A guest writing to a closed pipe gets EPIPE/SIGPIPE from the emulated
    * kernel; tracecorn itself must not die of the host's signal. */
   signal(SIGPIPE, SIG_IGN);
@@ -583,6 +604,7 @@ static int cmd_record(int argc, char **argv) {
 
   tc_run_result res = {0};
   rc = tc_session_run(s, &res, &err);
+  alarm(0);
   g_session = NULL;
   if (rc < 0)
     fprintf(stderr, "tracecorn: %s\n", err.msg);

@@ -444,8 +444,19 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */
 int tc_session_output_ok(tc_session *s, const char *path);
-/* Async-signal-safe: asks a running session to stop (Ctrl-C). */
+/* Async-signal-safe: asks a running session to stop (Ctrl-C); the run
+ * ends with an INTERRUPTED exit event and status 130. */
 void tc_session_stop(tc_session *s);
+/* The same for a given signal: status 128 + signal (143 for SIGTERM). */
+void tc_session_interrupt(tc_session *s, int signal);
+/* Async-signal-safe, for a signal handler on the thread running
+ * tc_session_run, some time after a stop that the engine did not honour
+ * (a stall inside Unicorn): abandons the engine; tc_session_run then
+ * returns at once, with every writer closed validly after the events
+ * already written. Returns -1 if it cannot now (the run is not inside the
+ * engine, or is handing an event to a writer): call again later. The
+ * session must only be freed afterwards (Unicorn is not closed). */
+int tc_session_escape(tc_session *s);
 
 /* --------------------------------------------------------------- helpers */
 
