@@ -370,6 +370,12 @@ static int walk_virtual(walker *w, tc_gfs_loc *loc, const char *c, bool last,
       int r = tc_guestfs_exe_path(emu, text, sizeof text);
       return r < 0 ? r : vlink(w, loc, c, text, last, follow, done);
     }
+    if (strcmp(c, "maps") == 0) {
+      if (!last)
+        return -ENOTDIR;
+      *done = 1;
+      return finish(w, loc, TC_GFS_MAPS, c, false);
+    }
     if (strcmp(c, "cwd") == 0)
       return vlink(w, loc, c, emu->cwd[0] == '/' ? emu->cwd : "/", last, follow,
                    done);

@@ -135,6 +135,7 @@ typedef enum tc_gfs_kind {
   TC_GFS_VLINK, /* synthesised /proc symlink (not followed): text in `link` */
   TC_GFS_EXE,   /* /proc/self/exe followed: the program, emu->exe_host_path */
   TC_GFS_FD,    /* /proc/self/fd/N followed: guest fd `fd` itself */
+  TC_GFS_MAPS,  /* /proc/self/maps: the guest's own memory map, as text */
 } tc_gfs_kind;
 
 typedef struct tc_gfs_loc {

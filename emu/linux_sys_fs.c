@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -275,6 +276,63 @@ static void guest_host_path(tc_emu *emu, const tc_gfs_loc *loc, char *out,
 }
 
 /* flags: the guest's O_* bits (translated here to host values). */
+/* /proc/self/maps as Linux prints it (show_map_vma: the name starts in
+ * column 25 + 6 * pointer size), from the guest's own regions, in a
+ * memory file: the guest reads, seeks and stats it like the real one. */
+static int maps_file(tc_emu *emu) {
+  int h = memfd_create("maps", MFD_CLOEXEC);
+  if (h < 0)
+    return -1;
+  FILE *f = fdopen(dup(h), "w");
+  if (!f) {
+    close(h);
+    return -1;
+  }
+  int width = 25 + 6 * emu->arch->ptr_size - 1;
+  char exe[TC_PATH_MAX];
+  if (emu->opt.fs_root && emu->opt.fs_root[0]
+          ? tc_guestfs_exe_path(emu, exe, sizeof exe) < 0
+          : snprintf(exe, sizeof exe, "%s", emu->exe_host_path) <= 0)
+    exe[0] = 0;
+  for (size_t i = 0; i < emu->nregions; i++) {
+    const tc_region *r = &emu->regions[i];
+    uint64_t end = r->end;
+    bool file = r->name[0] && r->name[0] != '[';
+    /* One line per mapping as the kernel merges them: tracecorn keeps
+     * adjacent regions apart (brk growth) that Linux shows as one. */
+    while (i + 1 < emu->nregions && emu->regions[i + 1].start == end &&
+           emu->regions[i + 1].prot == r->prot &&
+           strcmp(emu->regions[i + 1].name, r->name) == 0 &&
+           (!file || emu->regions[i + 1].file_offset ==
+                         r->file_offset + (end - r->start)))
+      end = emu->regions[++i].end;
+    /* The program's maps are named as the path it was given: show the
+     * absolute guest path, as /proc/self/exe does. */
+    const char *name = r->name;
+    char real[TC_PATH_MAX > 4096 ? TC_PATH_MAX : 4096];
+    if (file && exe[0] &&
+        (strcmp(name, emu->exe_guest_path) == 0 ||
+         (!emu->opt.fs_root && realpath(name, real) &&
+          strcmp(real, emu->exe_host_path) == 0)))
+      name = exe;
+    int n = fprintf(f, "%08" PRIx64 "-%08" PRIx64 " %c%c%cp %08" PRIx64
+                       " 00:00 %u",
+                    r->start, end, (r->prot & 1) ? 'r' : '-',
+                    (r->prot & 2) ? 'w' : '-', (r->prot & 4) ? 'x' : '-',
+                    file ? r->file_offset : 0, file ? 1u : 0u);
+    if (name[0])
+      fprintf(f, "%*s%s", n < width ? width - n + 1 : 1, "", name);
+    fputc('\n', f);
+  }
+  if (fclose(f) != 0) {
+    close(h);
+    errno = EIO;
+    return -1;
+  }
+  lseek(h, 0, SEEK_SET);
+  return h;
+}
+
 static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
                        int guest_flags, uint32_t mode) {
   tc_emu *emu = c->emu;
@@ -304,6 +362,8 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
     char self[64];
     snprintf(self, sizeof self, "/proc/self/fd/%d", emu->fds[loc.fd].host_fd);
     h = open(self, host_open_flags(flags & ~(O_CREAT | O_EXCL | O_NOFOLLOW)));
+  } else if (loc.kind == TC_GFS_MAPS) {
+    h = (flags & O_ACCMODE) == O_RDONLY ? maps_file(emu) : (errno = EACCES, -1);
   } else if (loc.kind == TC_GFS_VLINK) {
     h = -1;
     errno = (flags & O_PATH) ? ENOENT : ELOOP;
@@ -484,7 +544,9 @@ static void virtual_stat(const tc_gfs_loc *loc, struct stat *st) {
   memset(st, 0, sizeof *st);
   st->st_dev = 0x16; /* proc */
   st->st_ino = hash_ino(path_hash(loc->guest, 0));
-  st->st_mode = loc->kind == TC_GFS_VDIR ? (S_IFDIR | 0555) : (S_IFLNK | 0777);
+  st->st_mode = loc->kind == TC_GFS_VDIR    ? (S_IFDIR | 0555)
+                : loc->kind == TC_GFS_MAPS ? (S_IFREG | 0444)
+                                           : (S_IFLNK | 0777);
   st->st_nlink = loc->kind == TC_GFS_VDIR ? 2 : 1;
   st->st_uid = st->st_gid = TC_GUEST_UID;
   st->st_size = loc->kind == TC_GFS_VLINK ? (off_t)strlen(loc->link) : 0;

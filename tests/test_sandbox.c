@@ -315,7 +315,17 @@ static void test_root_proc_self(void) {
   snprintf(fdp, sizeof fdp, "/proc/self/fd/%d", (int)fd);
   CU_ASSERT_STRING_EQUAL(rd_link(e, P(e, "%s", fdp), buf), "/etc/hosts");
   CU_ASSERT_STRING_EQUAL(slurp(e, P(e, "%s", fdp), buf, 64), "in root");
-  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps"), O_RDONLY, 0), -ENOENT);
+  /* maps: the guest's own regions in Linux's layout (the name column at
+   * 25 + 6 * 8), read-only; nothing of tracecorn's host mappings. */
+  char want[256];
+  snprintf(want, sizeof want, "%-73s%s\n",
+           "00100000-00110000 rw-p 00000000 00:00 1", "s");
+  CU_ASSERT_STRING_EQUAL(slurp(e, P(e, "/proc/self/maps"), buf, sizeof buf),
+                         want);
+  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps"), O_WRONLY, 0),
+                  -EACCES);
+  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps/x"), O_RDONLY, 0),
+                  -ENOTDIR);
   rm(e);
 }
 
@@ -339,7 +349,10 @@ static void test_host_proc(void) {
   CU_ASSERT_EQUAL(SC(e, "stat", P(e, "/proc/%s", pid), BUF), -ENOENT);
   CU_ASSERT_EQUAL(SC(e, "chdir", P(e, "/proc/%s", pid)), -ENOENT);
   CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/1/environ"), O_RDONLY, 0), -ENOENT);
-  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps"), O_RDONLY, 0), -ENOENT);
+  /* /proc/self/maps is the guest's own map, never tracecorn's. */
+  CU_ASSERT_PTR_NULL(
+      strstr(slurp(e, P(e, "/proc/self/maps"), buf, sizeof buf), "tracecorn"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "00100000-00110000 rw-p"));
   CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/thread-self/status"), O_RDONLY, 0),
                   -ENOENT);
   CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/loadavg"), O_RDONLY, 0), -ENOENT);

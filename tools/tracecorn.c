@@ -602,6 +602,11 @@ static int cmd_record(int argc, char **argv) {
    * full disk instead of killing tracecorn with every trace unclosed. */
   signal(SIGXFSZ, SIG_IGN);
 
+  /* Said once, where a person reads it: without --root the program can
+   * touch every host file this user can (docs/sandbox.md). */
+  if (!opt.fs_root && !opt.quiet && !raw && isatty(2))
+    fprintf(stderr, "tracecorn: note: the guest sees the host's files with "
+                    "your permissions; --root DIR confines it\n");
   tc_run_result res = {0};
   rc = tc_session_run(s, &res, &err);
   alarm(0);
