@@ -315,11 +315,10 @@ static int maps_file(tc_emu *emu) {
          (!emu->opt.fs_root && realpath(name, real) &&
           strcmp(real, emu->exe_host_path) == 0)))
       name = exe;
-    int n = fprintf(f, "%08" PRIx64 "-%08" PRIx64 " %c%c%cp %08" PRIx64
-                       " 00:00 %u",
-                    r->start, end, (r->prot & 1) ? 'r' : '-',
-                    (r->prot & 2) ? 'w' : '-', (r->prot & 4) ? 'x' : '-',
-                    file ? r->file_offset : 0, file ? 1u : 0u);
+    int n = fprintf(
+        f, "%08" PRIx64 "-%08" PRIx64 " %c%c%cp %08" PRIx64 " 00:00 %u",
+        r->start, end, (r->prot & 1) ? 'r' : '-', (r->prot & 2) ? 'w' : '-',
+        (r->prot & 4) ? 'x' : '-', file ? r->file_offset : 0, file ? 1u : 0u);
     if (name[0])
       fprintf(f, "%*s%s", n < width ? width - n + 1 : 1, "", name);
     fputc('\n', f);
@@ -544,7 +543,7 @@ static void virtual_stat(const tc_gfs_loc *loc, struct stat *st) {
   memset(st, 0, sizeof *st);
   st->st_dev = 0x16; /* proc */
   st->st_ino = hash_ino(path_hash(loc->guest, 0));
-  st->st_mode = loc->kind == TC_GFS_VDIR    ? (S_IFDIR | 0555)
+  st->st_mode = loc->kind == TC_GFS_VDIR   ? (S_IFDIR | 0555)
                 : loc->kind == TC_GFS_MAPS ? (S_IFREG | 0444)
                                            : (S_IFLNK | 0777);
   st->st_nlink = loc->kind == TC_GFS_VDIR ? 2 : 1;

@@ -756,6 +756,13 @@ static void test_cli_hostile_names(void) {
   CU_ASSERT_PTR_NULL(strstr(t, "\xc2\x9b"));
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "evil\\x1b[2J\\xc2\\x9bname"));
   free(out);
+  /* info too: the program and module names a trace holds */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "info", tct, NULL), 0);
+  t = out ? out : "";
+  CU_ASSERT_PTR_NULL(strchr(t, 0x1b));
+  CU_ASSERT_PTR_NULL(strstr(t, "\xc2\x9b"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "evil\\x1b[2J\\xc2\\x9bname"));
+  free(out);
   /* convert onto the input: refused, the input intact */
   size_t before = 0, after = 0;
   free(tu_read_file(tct, &before));

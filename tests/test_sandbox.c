@@ -322,8 +322,7 @@ static void test_root_proc_self(void) {
            "00100000-00110000 rw-p 00000000 00:00 1", "s");
   CU_ASSERT_STRING_EQUAL(slurp(e, P(e, "/proc/self/maps"), buf, sizeof buf),
                          want);
-  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps"), O_WRONLY, 0),
-                  -EACCES);
+  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps"), O_WRONLY, 0), -EACCES);
   CU_ASSERT_EQUAL(SC(e, "open", P(e, "/proc/self/maps/x"), O_RDONLY, 0),
                   -ENOTDIR);
   rm(e);

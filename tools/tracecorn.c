@@ -958,8 +958,9 @@ static int cmd_info(int argc, char **argv) {
   printf("file:         %s\n", path);
   printf("format:       %s (%s)\n", fmt->name, fmt->description);
   printf("arch:         %s\n", arch);
+  char safe[1024];
   if (exe[0])
-    printf("program:      %s\n", exe);
+    printf("program:      %s\n", tc_escape_text(exe, safe, sizeof safe));
   printf("entry:        0x%" PRIx64 "\n", entry);
   printf("instructions: %" PRIu64 "\n", st.insns);
   if (st.insns)
@@ -968,14 +969,16 @@ static int cmd_info(int argc, char **argv) {
   printf("syscalls:     %" PRIu64 "\n", st.syscalls);
   printf("maps:         %" PRIu64 "\n", st.maps);
   for (int i = 0; i < st.nmodules; i++)
-    printf("module:       %s\n", st.modules[i]);
+    printf("module:       %s\n",
+           tc_escape_text(st.modules[i], safe, sizeof safe));
   if (st.more_modules)
     printf("module:       (%d more)\n", st.more_modules);
   if (st.faults)
     printf("faults:       %" PRIu64 "\n", st.faults);
   if (st.have_exit)
     printf("exit:         status %d%s%s\n", st.exit_status,
-           st.exit_message[0] ? ", " : "", st.exit_message);
+           st.exit_message[0] ? ", " : "",
+           tc_escape_text(st.exit_message, safe, sizeof safe));
   printf("size:         %s (%" PRIu64 " bytes, %.2f B/insn)\n", sz, bytes,
          st.insns ? (double)bytes / (double)st.insns : 0.0);
   printf("seekable:     %s\n", fmt->seek      ? "yes (dump --from N)"

@@ -251,6 +251,20 @@ static void put_text(FILE *f, const char *str) {
   }
 }
 
+const char *tc_escape_text(const char *in, char *out, size_t max) {
+  if (max == 0)
+    return out;
+  out[0] = 0;
+  FILE *f = fmemopen(out, max, "w");
+  if (!f)
+    return out;
+  setvbuf(f, NULL, _IONBF, 0);
+  put_text(f, in);
+  fclose(f);
+  out[max - 1] = 0;
+  return out;
+}
+
 static void put_syscall_args(FILE *f, const tc_syscall_event *s) {
   const char *kinds = "xxxxxx";
   if (s->name)

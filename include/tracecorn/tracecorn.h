@@ -469,6 +469,12 @@ int tc_insn_thumb(const tc_arch *arch, const tc_insn_event *e);
 int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
               char *out, size_t outmax);
 
+/* Copies a string a trace or guest chose (a path, a module name, a
+ * message) into out so that it cannot drive a terminal: C0 and C1
+ * controls, DEL and bytes that are not UTF-8 become \xNN, backslash is
+ * doubled; cut to max - 1 bytes. Returns out. */
+const char *tc_escape_text(const char *in, char *out, size_t max);
+
 /* Reads a whole trace through its format's reader, calling sink per event. */
 int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
                   void *ctx, tc_error *err);
