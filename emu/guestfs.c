@@ -688,3 +688,19 @@ int tc_guestfs_fd_path(tc_emu *emu, int fd, char *out, size_t max) {
   strcpy(out, guest);
   return 0;
 }
+
+int tc_guestfs_open_read(tc_emu *emu, const char *path) {
+  tc_gfs_loc loc;
+  int r = tc_guestfs_walk(emu, TC_AT_FDCWD, path, TC_GFS_FOLLOW, &loc);
+  if (r < 0)
+    return r;
+  int fd = -ENOENT;
+  if (loc.kind == TC_GFS_REAL) {
+    fd = openat(loc.dirfd, tc_guestfs_loc_name(&loc),
+                O_RDONLY | O_CLOEXEC | (loc.name[0] ? O_NOFOLLOW : 0));
+    if (fd < 0)
+      fd = -errno;
+  }
+  tc_guestfs_loc_done(&loc);
+  return fd;
+}

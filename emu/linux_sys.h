@@ -166,6 +166,9 @@ const char *tc_guestfs_loc_name(const tc_gfs_loc *loc);
  * guest (the host /proc: pids and anything not on the allow-list). */
 int tc_guestfs_dir_is_proc(int host_fd);
 int tc_guestfs_proc_hidden(tc_emu *emu, const char *name);
+/* Opens a guest path read-only for tracecorn itself (a program
+ * interpreter), walked like the guest's own opens: a host fd, or -errno. */
+int tc_guestfs_open_read(tc_emu *emu, const char *path);
 /* The absolute guest path /proc/self/exe reads. */
 int tc_guestfs_exe_path(tc_emu *emu, char *out, size_t max);
 

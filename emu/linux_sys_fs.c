@@ -161,6 +161,14 @@ static int64_t fd_write(tc_sys_call *c, tc_fd *f, uint64_t buf, uint64_t count,
   return done > 0 ? (int64_t)done : err;
 }
 
+/* Extended attributes are not part of the guest's view (ACLs, SELinux
+ * labels and capabilities would differ from host to host): every file
+ * system says it has none, as one mounted without xattr support does. */
+static int64_t sys_no_xattr(tc_sys_call *c) {
+  (void)c;
+  return -EOPNOTSUPP;
+}
+
 static int64_t sys_read(tc_sys_call *c) {
   tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
   return f ? fd_read(c, f, c->a[1], c->a[2], -1) : -EBADF;
@@ -1313,5 +1321,17 @@ const tc_sys_entry tc_sys_fs_table[] = {
     {"poll", sys_poll},
     {"ppoll", sys_ppoll},
     {"ppoll_time64", sys_ppoll_time64},
+    {"getxattr", sys_no_xattr},
+    {"lgetxattr", sys_no_xattr},
+    {"fgetxattr", sys_no_xattr},
+    {"listxattr", sys_no_xattr},
+    {"llistxattr", sys_no_xattr},
+    {"flistxattr", sys_no_xattr},
+    {"setxattr", sys_no_xattr},
+    {"lsetxattr", sys_no_xattr},
+    {"fsetxattr", sys_no_xattr},
+    {"removexattr", sys_no_xattr},
+    {"lremovexattr", sys_no_xattr},
+    {"fremovexattr", sys_no_xattr},
     {NULL, NULL},
 };

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "emu/emu.h"
+#include "emu/linux_sys.h"
 #include "loaders/loader.h"
 #include "recorder/recorder.h"
 #include "tracecorn/tracecorn.h"
@@ -90,8 +92,20 @@ void tc_session_free(tc_session *s) {
   free(s);
 }
 
-static uint8_t *read_program(const char *path, size_t *size, tc_error *err) {
-  FILE *f = fopen(path, "rb");
+/* Reads a program file: a host path, or (emu given) a guest path looked
+ * up in the guest's filesystem view, as the kernel finds an interpreter. */
+static uint8_t *read_program_in(tc_emu *emu, const char *path, size_t *size,
+                                tc_error *err) {
+  FILE *f = NULL;
+  if (emu) {
+    int fd = tc_guestfs_open_read(emu, path);
+    if (fd < 0)
+      errno = -fd;
+    else if (!(f = fdopen(fd, "rb")))
+      close(fd);
+  } else {
+    f = fopen(path, "rb");
+  }
   if (!f) {
     tc_error_set(err, "%s: %s", path, strerror(errno));
     return NULL;
@@ -120,6 +134,10 @@ static uint8_t *read_program(const char *path, size_t *size, tc_error *err) {
   fclose(f);
   *size = n;
   return data;
+}
+
+static uint8_t *read_program(const char *path, size_t *size, tc_error *err) {
+  return read_program_in(NULL, path, size, err);
 }
 
 static int copy_argv(tc_session *s, const char *const *argv) {
@@ -199,9 +217,33 @@ int tc_session_load_elf(tc_session *s, const char *path,
     return -1;
   if (!realpath(path, s->emu->exe_host_path))
     snprintf(s->emu->exe_host_path, sizeof s->emu->exe_host_path, "%s", path);
+  /* A dynamic program: its interpreter comes from the guest's view of
+   * the filesystem (the host's /, or --root: e.g. a cross sysroot). */
+  tc_elf_image iimg;
+  tc_elf_interp interp = {&iimg, NULL, 0, img.interp};
+  if (img.has_interp) {
+    uint8_t *idata = read_program_in(s->emu, img.interp, &interp.size, err);
+    if (!idata) {
+      char m[sizeof err->msg];
+      snprintf(m, sizeof m, "%s", err ? err->msg : "");
+      tc_error_set(err, "%s: its interpreter %s", path, m);
+      return -1;
+    }
+    interp.data = idata;
+    if (tc_elf_parse(idata, interp.size, &iimg, err) < 0) {
+      char m[sizeof err->msg];
+      snprintf(m, sizeof m, "%s", err ? err->msg : "");
+      tc_error_set(err, "%s: interpreter %s: %s", path, img.interp, m);
+      free(idata);
+      return -1;
+    }
+  }
   tc_load_result lr;
-  if (tc_load_elf(s->emu, &img, s->exe_data, s->exe_size, path,
-                  (const char *const *)s->argv, s->opt.env, &lr, err) < 0)
+  int lrc = tc_load_elf_interp(s->emu, &img, s->exe_data, s->exe_size, path,
+                               (const char *const *)s->argv, s->opt.env,
+                               img.has_interp ? &interp : NULL, &lr, err);
+  free((void *)interp.data);
+  if (lrc < 0)
     return -1;
   /* /proc/self/exe is always absolute (glibc asserts it); AT_EXECFN keeps
    * the name as given, like execve. */

@@ -362,6 +362,15 @@ int tc_elf_parse(const uint8_t *data, size_t size, tc_elf_image *img,
         return -1;
       break;
     case PT_INTERP:
+      /* The interpreter's path: NUL-terminated inside the file. */
+      if (ph.filesz < 2 || ph.filesz > sizeof img->interp || ph.offset > size ||
+          ph.filesz > size - ph.offset ||
+          data[ph.offset + ph.filesz - 1] != 0 ||
+          memchr(data + ph.offset, 0, ph.filesz - 1)) {
+        tc_error_set(err, "bad PT_INTERP (interpreter path)");
+        return -1;
+      }
+      memcpy(img->interp, data + ph.offset, ph.filesz);
       img->has_interp = 1;
       break;
     case PT_GNU_STACK:
@@ -771,6 +780,48 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
 int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
                 size_t size, const char *guest_path, const char *const *argv,
                 const char *const *envp, tc_load_result *res, tc_error *err) {
+  return tc_load_elf_interp(emu, img, data, size, guest_path, argv, envp, NULL,
+                            res, err);
+}
+
+/* Maps the interpreter below the stack, where the kernel's top-down mmap
+ * would: its relocation bias in *bias. */
+static int load_interp(tc_emu *emu, const tc_elf_interp *in, uint64_t *bias,
+                       tc_error *err) {
+  const tc_elf_image *ii = in->img;
+  if (ii->arch != emu->arch || ii->has_interp) {
+    tc_error_set(err, "%s: not a %s program interpreter", in->guest_path,
+                 emu->arch->name);
+    return -1;
+  }
+  for (size_t i = 0; i < ii->nsegs; i++) {
+    const tc_elf_segment *s = &ii->segs[i];
+    if (s->filesz &&
+        (s->offset > in->size || s->filesz > in->size - s->offset)) {
+      tc_error_set(err, "%s: ELF image does not match the file data",
+                   in->guest_path);
+      return -1;
+    }
+  }
+  uint64_t span = ii->max_vaddr - ii->min_vaddr;
+  uint64_t at =
+      ii->type == ET_DYN ? tc_emu_find_free(emu, span) : ii->min_vaddr;
+  if (ii->type == ET_DYN && at == 0) {
+    tc_error_set(err, "%s: no room for the interpreter", in->guest_path);
+    return -1;
+  }
+  *bias = at - ii->min_vaddr;
+  if (map_segments(emu, ii, *bias, in->guest_path, err) < 0 ||
+      fill_segments(emu, ii, in->data, in->size, *bias, err) < 0)
+    return -1;
+  return 0;
+}
+
+int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
+                       const uint8_t *data, size_t size, const char *guest_path,
+                       const char *const *argv, const char *const *envp,
+                       const tc_elf_interp *interp, tc_load_result *res,
+                       tc_error *err) {
   if (!emu || !img || !data || !guest_path || !img->arch) {
     tc_error_set(err, "tc_load_elf: missing emulator, image or path");
     return -1;
@@ -781,11 +832,11 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
                  img->arch->name, arch->name);
     return -1;
   }
-  if (img->has_interp) {
+  if (img->has_interp && !interp) {
     tc_error_set(err,
-                 "%s: dynamically linked programs are not supported "
-                 "yet; link it with -static",
-                 guest_path);
+                 "%s: dynamically linked (interpreter %s), but no interpreter "
+                 "was loaded",
+                 guest_path, img->interp);
     return -1;
   }
   size_t plen = strlen(guest_path);
@@ -837,6 +888,9 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
       fill_segments(emu, img, data, size, bias, err) < 0 ||
       tc_loader_map_stack(emu, img->stack_exec, err) < 0)
     return -1;
+  uint64_t ibias = 0;
+  if (img->has_interp && load_interp(emu, interp, &ibias, err) < 0)
+    return -1;
 
   /* Linux (5.18+) gives an empty argv a single "" argument. */
   static const char *const empty_argv[] = {"", NULL};
@@ -864,7 +918,7 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
       AT_PHNUM,
       img->phnum,
       AT_BASE,
-      0, /* no interpreter */
+      img->has_interp ? ibias : 0,
       AT_FLAGS,
       0,
       AT_ENTRY,
@@ -897,12 +951,13 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
                             nauxv, &sp, err) < 0)
     return -1;
 
-  tc_emu_set_reg(emu, arch->pc_reg, entry);
+  uint64_t first_pc = img->has_interp ? interp->img->entry + ibias : entry;
+  tc_emu_set_reg(emu, arch->pc_reg, first_pc);
   tc_emu_set_reg(emu, arch->sp_reg, sp);
   emu->brk_start = emu->brk_cur = brk;
   memcpy(emu->exe_guest_path, guest_path, plen + 1);
   if (res) {
-    res->entry = entry;
+    res->entry = first_pc;
     res->load_base = bias;
     res->sp = sp;
     res->phdr = phdr;

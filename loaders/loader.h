@@ -26,8 +26,10 @@ typedef struct tc_elf_image {
   uint16_t phentsize, phnum;
   uint64_t phdr_vaddr; /* vaddr of the program headers (PT_PHDR or derived) */
   uint64_t min_vaddr, max_vaddr; /* extent of PT_LOADs (page aligned) */
-  int has_interp; /* PT_INTERP present (dynamic: refused for now) */
-  int stack_exec; /* PT_GNU_STACK has PF_X (or no PT_GNU_STACK) */
+  int has_interp; /* PT_INTERP present: a dynamically linked program */
+  char
+      interp[256]; /* its program interpreter ("/lib64/ld-linux-x86-64.so.2") */
+  int stack_exec;  /* PT_GNU_STACK has PF_X (or no PT_GNU_STACK) */
   size_t nsegs;
   tc_elf_segment segs[TC_ELF_MAX_SEGMENTS];
   const tc_arch *arch; /* resolved from machine/class/endianness */
@@ -37,6 +39,15 @@ typedef struct tc_elf_image {
  * bounds-checked; a malformed file gets a one-line reason in err. */
 int tc_elf_parse(const uint8_t *data, size_t size, tc_elf_image *img,
                  tc_error *err);
+
+/* A dynamically linked program's interpreter (ld.so), read by the caller
+ * through the guest's filesystem. */
+typedef struct tc_elf_interp {
+  const tc_elf_image *img;
+  const uint8_t *data;
+  size_t size;
+  const char *guest_path; /* as the program names it (PT_INTERP) */
+} tc_elf_interp;
 
 typedef struct tc_load_result {
   uint64_t entry;     /* first PC */
@@ -52,6 +63,16 @@ typedef struct tc_load_result {
 int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
                 size_t size, const char *guest_path, const char *const *argv,
                 const char *const *envp, tc_load_result *res, tc_error *err);
+/* The same for a program with an interpreter (NULL: static only): the
+ * interpreter is mapped where the kernel's top-down mmap would put it,
+ * execution starts at its entry, and AT_BASE / AT_ENTRY / AT_PHDR tell
+ * it where the program is, as Linux's binfmt_elf does. No vDSO is mapped
+ * (no AT_SYSINFO_EHDR), so the C library makes real syscalls. */
+int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
+                       const uint8_t *data, size_t size, const char *guest_path,
+                       const char *const *argv, const char *const *envp,
+                       const tc_elf_interp *interp, tc_load_result *res,
+                       tc_error *err);
 
 /* Maps code RWX at base (page-rounded), a stack, and sets PC/SP. */
 int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
