@@ -362,11 +362,10 @@ int tc_elf_parse(const uint8_t *data, size_t size, tc_elf_image *img,
         return -1;
       break;
     case PT_INTERP:
-      /* The interpreter's path: NUL-terminated inside the file. */
+      /* The interpreter's path: its last byte NUL, as binfmt_elf checks. */
       if (ph.filesz < 2 || ph.filesz > sizeof img->interp || ph.offset > size ||
           ph.filesz > size - ph.offset ||
-          data[ph.offset + ph.filesz - 1] != 0 ||
-          memchr(data + ph.offset, 0, ph.filesz - 1)) {
+          data[ph.offset + ph.filesz - 1] != 0 || data[ph.offset] == 0) {
         tc_error_set(err, "bad PT_INTERP (interpreter path)");
         return -1;
       }

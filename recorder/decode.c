@@ -189,6 +189,7 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
   e->full_read = false;
   e->is_rep = false;
   e->privileged = false;
+  e->emulate = TC_DEC_EMU_NONE;
   e->nwrite = 0;
   add_write(e, d->arch->pc_reg);
   if (d->cs_ok && d->arch->id == TC_ARCH_ARM)
@@ -240,6 +241,10 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
   if (d->arch->uc_arch == 4 /* x86 */) {
     const cs_detail *det = insn->detail;
     e->privileged = x86_privileged(insn);
+    if (strcmp(insn->mnemonic, "rdtsc") == 0)
+      e->emulate = TC_DEC_EMU_RDTSC;
+    else if (strcmp(insn->mnemonic, "rdtscp") == 0)
+      e->emulate = TC_DEC_EMU_RDTSCP;
     for (int g = 0; g < det->groups_count; g++)
       if (det->groups[g] == X86_GRP_FPU || det->groups[g] == X86_GRP_INT ||
           det->groups[g] == CS_GRP_INT)

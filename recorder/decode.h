@@ -9,14 +9,19 @@
 
 #include "tracecorn/tracecorn.h"
 
+enum { TC_DEC_EMU_NONE = 0, TC_DEC_EMU_RDTSC, TC_DEC_EMU_RDTSCP };
+
 typedef struct tc_decoded {
   uint64_t pc;
   uint8_t size;
   uint8_t bytes[16];
-  bool valid;      /* slot in use */
-  bool full_read;  /* read every register after it (traps, x87, unknown) */
-  bool is_rep;     /* rep/repe/repne-prefixed string instruction */
-  bool thumb;      /* arm: decoded as Thumb (CPSR.T was set) */
+  bool valid;     /* slot in use */
+  bool full_read; /* read every register after it (traps, x87, unknown) */
+  bool is_rep;    /* rep/repe/repne-prefixed string instruction */
+  bool thumb;     /* arm: decoded as Thumb (CPSR.T was set) */
+  /* Run by tracecorn instead of Unicorn (TC_DEC_EMU_*): its result would
+   * otherwise come from the host (rdtsc reads the host's clock). */
+  uint8_t emulate;
   bool privileged; /* faults in user mode (x86: hlt, cli, in/out, wrmsr...)
                       though Unicorn, running at ring 0, would execute it */
   uint8_t nwrite;  /* registers it may write (indices into arch->regs) */

@@ -60,6 +60,10 @@ struct tc_recorder {
   int *uc_ids;
   void **scratch_ptrs;
   int count_reg; /* rcx/ecx for rep detection */
+  /* An instruction tracecorn runs itself (decode.h: emulate), stopped
+   * before Unicorn runs it. */
+  uint8_t emulate_kind, emulate_size;
+  uint64_t emulate_at;
 
   /* The instruction whose code hook ran and whose record is pending. */
   bool have_pending;
@@ -502,7 +506,32 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
     /* Linux runs it at CPL 3: #GP, SIGSEGV. Unicorn runs at ring 0 and
      * would execute it; stopping here means it never runs. */
     tc_emu_fault(r->emu, TC_FAULT_OTHER, addr, SIGSEGV);
+  } else if (d->emulate) {
+    /* Stopped before it runs; tc_recorder_run carries it out. */
+    r->emulate_at = addr;
+    r->emulate_kind = d->emulate;
+    r->emulate_size = d->size;
+    uc_emu_stop(uc);
   }
+}
+
+/* The time-stamp counter the guest reads: a function of the instructions
+ * run, so recordings are deterministic (Unicorn returns the host's). It
+ * grows by TSC_PER_INSN per instruction from TSC_BASE. */
+#define TSC_BASE 0x100000000000ull
+#define TSC_PER_INSN 3u
+
+static void run_emulated(tc_recorder *r) {
+  const tc_arch *a = r->arch;
+  bool w64 = a->ptr_size == 8;
+  uint64_t tsc = TSC_BASE + r->executed * TSC_PER_INSN;
+  tc_emu_set_reg(r->emu, tc_arch_reg_index(a, w64 ? "rax" : "eax"),
+                 tsc & 0xffffffffu);
+  tc_emu_set_reg(r->emu, tc_arch_reg_index(a, w64 ? "rdx" : "edx"), tsc >> 32);
+  if (r->emulate_kind == TC_DEC_EMU_RDTSCP) /* IA32_TSC_AUX: cpu 0 */
+    tc_emu_set_reg(r->emu, tc_arch_reg_index(a, w64 ? "rcx" : "ecx"), 0);
+  tc_emu_set_reg(r->emu, a->pc_reg, r->emulate_at + r->emulate_size);
+  r->emulate_kind = TC_DEC_EMU_NONE;
 }
 
 static void value_bytes(const tc_recorder *r, int64_t value, int size,
@@ -837,6 +866,10 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     r->in_engine = 1;
     uc_err e = uc_emu_start(emu->uc, pc, until, 0, 0);
     r->in_engine = 0;
+    if (r->emulate_kind && !emu->exited && !r->stopped && !emu->faulted) {
+      run_emulated(r);
+      continue;
+    }
     if (emu->exited || r->stopped)
       break;
     if (e != UC_ERR_OK) {

@@ -454,6 +454,9 @@ static int syn_parse(int is64, int be, uint16_t machine, uint16_t type,
   uint8_t *d = build_elf(is64, be, machine, type, entry, ph, n, SYN_SIZE);
   if (!d)
     return -2;
+  for (unsigned i = 0; i < n; i++) /* PT_INTERP's text, at 0x200 */
+    if (ph[i].type == PT_INTERP)
+      memcpy(d + 0x200, "/lib/ld.so.2\0\0\0", 16);
   int rc = tc_elf_parse(d, SYN_SIZE, img, err);
   free(d);
   return rc;
@@ -477,6 +480,7 @@ static void test_synthetic_headers(void) {
       syn_parse(1, 0, EM_X86_64, ET_EXEC, 0x401000, ph, 4, &img, &err), 0);
   CU_ASSERT_EQUAL(img.phdr_vaddr, 0x400040);
   CU_ASSERT_EQUAL(img.has_interp, 1);
+  CU_ASSERT_STRING_EQUAL(img.interp, "/lib/ld.so.2");
   CU_ASSERT_EQUAL(img.stack_exec, 1);
   CU_ASSERT_EQUAL(img.nsegs, 1);
   CU_ASSERT_EQUAL(img.segs[0].prot, TC_PROT_READ | TC_PROT_EXEC);
@@ -862,14 +866,20 @@ static void test_load_refusals(void) {
   /* Dynamic executables. */
   syn_phdr dyn[] = {{PT_INTERP, PF_R, 0x200, 0x400200, 0x10, 0x10, 1}, text};
   uint8_t *d = build_elf(1, 0, EM_X86_64, ET_EXEC, 0x400000, dyn, 2, SYN_SIZE);
-  MUST(d && tc_elf_parse(d, SYN_SIZE, &img, &err) == 0);
+  MUST(d);
+  /* A PT_INTERP that is not a NUL-terminated path is malformed. */
+  CU_ASSERT_EQUAL(tc_elf_parse(d, SYN_SIZE, &img, &err), -1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "PT_INTERP"));
+  memcpy(d + 0x200, "/lib/ld.so.2/xyz", 16); /* no terminating NUL */
+  CU_ASSERT_EQUAL(tc_elf_parse(d, SYN_SIZE, &img, &err), -1);
+  memcpy(d + 0x200, "/lib/ld-x.so.2\0", 16);
+  MUST(tc_elf_parse(d, SYN_SIZE, &img, &err) == 0);
   tc_emu *emu = new_emu(TC_ARCH_X86_64, 1, 0);
   MUST(emu);
+  /* Without its interpreter, a dynamic program cannot be loaded. */
   CU_ASSERT_EQUAL(
       tc_load_elf(emu, &img, d, SYN_SIZE, "/dyn", argv, NULL, &res, &err), -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "dynamically linked programs are "
-                                         "not supported yet; link it with "
-                                         "-static"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "interpreter /lib/ld-x.so.2"));
   free(d);
 
   /* A 32-bit program into a 64-bit emulator. */
