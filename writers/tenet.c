@@ -476,10 +476,12 @@ static int parse_line(tc_reader *r, tline *l, size_t len, tc_error *err) {
                                      hexval((unsigned char)h[2 * i + 1]));
       }
       l->dlen += size;
+      /* No bytes: nothing was accessed (Tenet maps none either). */
       bool rd = tolower((unsigned char)name[1]) == 'r',
            wr = nl == 3 || tolower((unsigned char)name[1]) == 'w';
-      if ((rd && !line_add_mem(l, TC_MEM_READ, addr, off, (uint32_t)size)) ||
-          (wr && !line_add_mem(l, TC_MEM_WRITE, addr, off, (uint32_t)size))) {
+      if (size &&
+          ((rd && !line_add_mem(l, TC_MEM_READ, addr, off, (uint32_t)size)) ||
+           (wr && !line_add_mem(l, TC_MEM_WRITE, addr, off, (uint32_t)size)))) {
         tc_error_set(err, "tenet: out of memory");
         return -1;
       }
