@@ -21,8 +21,9 @@
  * and runs to the first control transfer (its delay slot on mips), a
  * syscall, or 256 instructions (DynamoRIO's -max_bb_instrs). Each distinct
  * block is written once, in the order blocks first ran. The reader gives
- * every block back as a block event (tracecorn.h): the module table as MAP
- * events, then one INSN of size 0 per block. */
+ * the module table back as MAP events, then every block as a block event
+ * (tracecorn.h: an INSN with tid TC_TID_BLOCK, size 0, its end in
+ * state_after's PC). */
 #include <capstone/capstone.h>
 #include <ctype.h>
 #include <errno.h>
@@ -103,6 +104,12 @@ struct tc_writer {
 static bool oom(tc_error *err) {
   tc_error_set(err, "drcov: out of memory");
   return false;
+}
+
+/* -1 with the out-of-memory message, for the int-returning callers. */
+static int oom_rc(tc_error *err) {
+  oom(err);
+  return -1;
 }
 
 static bool grow(void **p, size_t *cap, size_t need, size_t elem) {
@@ -425,7 +432,7 @@ static int write_map(tc_writer *w, const tc_event *ev, tc_error *err) {
   if (end < start)
     end = UINT64_MAX;
   if (ev->kind == TC_EV_UNMAP)
-    return live_cut(w, start, end) ? 0 : (oom(err), -1);
+    return live_cut(w, start, end) ? 0 : oom_rc(err);
   if (ev->kind == TC_EV_PROTECT) {
     if (m->prot & TC_PROT_EXEC)
       for (size_t i = 0; i < w->nlive; i++)
@@ -435,7 +442,7 @@ static int write_map(tc_writer *w, const tc_event *ev, tc_error *err) {
   }
   if (w->nrecs >= NONE - 1 ||
       !grow((void **)&w->recs, &w->caprecs, w->nrecs + 1, sizeof *w->recs))
-    return oom(err), -1;
+    return oom_rc(err);
   map_rec *r = &w->recs[w->nrecs];
   *r = (map_rec){m->addr,
                  m->size,
@@ -445,9 +452,9 @@ static int write_map(tc_writer *w, const tc_event *ev, tc_error *err) {
                  false,
                  NONE};
   if (!r->name)
-    return oom(err), -1;
+    return oom_rc(err);
   w->nrecs++;
-  return live_add(w, start, end, (uint32_t)(w->nrecs - 1)) ? 0 : (oom(err), -1);
+  return live_add(w, start, end, (uint32_t)(w->nrecs - 1)) ? 0 : oom_rc(err);
 }
 
 static int drcov_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {

@@ -1,6 +1,7 @@
 /* tenet: the text trace of Tenet, the trace explorer for IDA Pro and
  * Binary Ninja (gaasedelen/tenet; see docs/formats/tenet.md). One line per
- * executed instruction, as Tenet's tracers write it:
+ * executed instruction, as Tenet's tracers write it, and a last line with
+ * the state the recording ended in:
  *
  *   rax=0x0,rbx=0x0,...,r15=0x0,rip=0x401000
  *   rsp=0x7fffffffee28,rip=0x401010,mw=0x7fffffffee28:0f10400000000000
@@ -92,7 +93,8 @@ struct tc_writer {
   const tc_arch *arch;
   const tenet_arch *ta;
   int idx[MAX_TREGS];
-  uint64_t last[MAX_TREGS];
+  uint64_t last[MAX_TREGS];  /* values on the lines written */
+  uint64_t after[MAX_TREGS]; /* after the last instruction */
   uint64_t addr_mask;
   bool started;
   /* The previous instruction's memory (and its syscall's writes), written
@@ -171,26 +173,45 @@ static bool pend_mem(tc_writer *w, bool write, uint64_t addr,
   return true;
 }
 
+/* Writes one line: the registers that differ from the last line (all on
+ * the first), the PC, then the pending memory. vals are in Tenet's order,
+ * the PC last. */
+static void put_line(tc_writer *w, const uint64_t *vals) {
+  unsigned pc_slot = w->ta->nregs - 1;
+  for (unsigned i = 0; i < pc_slot; i++) {
+    if (w->started && vals[i] == w->last[i])
+      continue;
+    fprintf(w->f, "%s=0x%" PRIx64 ",", w->ta->regs[i], vals[i]);
+    w->last[i] = vals[i];
+  }
+  fprintf(w->f, "%s=0x%" PRIx64 "%s\n", w->ta->regs[pc_slot],
+          vals[pc_slot] & w->addr_mask, w->plen ? w->pend : "");
+  w->started = true;
+  w->plen = 0;
+}
+
+static void get_vals(const tc_writer *w, const uint8_t *state, uint64_t *vals) {
+  for (unsigned i = 0; i < w->ta->nregs; i++)
+    vals[i] = tc_state_get(w->arch, state, w->idx[i]);
+}
+
 static int write_insn(tc_writer *w, const tc_insn_event *e, tc_error *err) {
-  if (!e->state_before) {
+  if (!e->state_before || !e->state_after) {
     tc_error_set(err, "tenet: instruction %" PRIu64 " has no register state",
                  e->index);
     return -1;
   }
-  const tc_arch *a = w->arch;
-  FILE *f = w->f;
-  unsigned pc_slot = w->ta->nregs - 1;
-  for (unsigned i = 0; i < pc_slot; i++) {
-    uint64_t v = tc_state_get(a, e->state_before, w->idx[i]);
-    if (w->started && v == w->last[i])
-      continue;
-    fprintf(f, "%s=0x%" PRIx64 ",", w->ta->regs[i], v);
-    w->last[i] = v;
+  if (e->size == 0 && e->tid == TC_TID_BLOCK) {
+    tc_error_set(err,
+                 "tenet: event %" PRIu64 " at 0x%" PRIx64
+                 " is a coverage block (drcov), not an instruction",
+                 e->index, e->pc);
+    return -1;
   }
-  fprintf(f, "%s=0x%" PRIx64 "%s\n", w->ta->regs[pc_slot], e->pc & w->addr_mask,
-          w->plen ? w->pend : "");
-  w->started = true;
-  w->plen = 0;
+  uint64_t vals[MAX_TREGS];
+  get_vals(w, e->state_before, vals);
+  vals[w->ta->nregs - 1] = e->pc;
+  put_line(w, vals);
   for (uint32_t i = 0; i < e->nmem; i++) {
     const tc_mem_access *m = &e->mem[i];
     bool wr = m->kind == TC_MEM_WRITE;
@@ -199,6 +220,7 @@ static int write_insn(tc_writer *w, const tc_insn_event *e, tc_error *err) {
       return -1;
     }
   }
+  get_vals(w, e->state_after, w->after);
   return 0;
 }
 
@@ -220,9 +242,11 @@ static int tenet_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
 }
 
 static int tenet_close_writer(tc_writer *w, tc_error *err) {
-  /* The last instruction's effects would need a line of their own, at a
-   * PC that never ran; like Tenet's tracers, the trace ends with the state
-   * before it. */
+  /* A last line with the last instruction's effects: the state where the
+   * recording stopped (Tenet's final timestamp; readers take it as the
+   * state after the last instruction, not as one more). */
+  if (w->started)
+    put_line(w, w->after);
   int rc = 0;
   if (ferror(w->f)) {
     tc_error_set(err, "tenet: %s: write failed: %s", w->path, strerror(errno));
@@ -261,7 +285,7 @@ struct tc_reader {
   unsigned lineno;
   tline lines[2]; /* the current line and the one after it */
   int cur;        /* lines[cur] is the current instruction */
-  bool have_cur, have_next, eof;
+  bool have_cur;
   uint8_t *state_a, *state_b, *initial;
   uint16_t changed[MAX_TREGS];
   uint64_t index;
@@ -607,16 +631,16 @@ static int tenet_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
   const tc_arch *a = r->info.arch;
   tline *cur = &r->lines[r->cur], *nxt = &r->lines[r->cur ^ 1];
   size_t len;
-  int rc = r->eof ? 0 : read_line(r, &len, err);
-  if (rc < 0)
-    return -1;
-  if (rc == 0)
-    r->eof = true;
-  else if (parse_line(r, nxt, len, err) < 0)
+  int rc = read_line(r, &len, err);
+  if (rc <= 0) {
+    /* The last line is the state the trace ends in, not an instruction. */
+    r->have_cur = false;
+    return rc;
+  }
+  if (parse_line(r, nxt, len, err) < 0)
     return -1;
   memcpy(r->state_b, r->state_a, a->state_size);
-  if (rc > 0)
-    apply(r, nxt, r->state_b);
+  apply(r, nxt, r->state_b);
   memset(ev, 0, sizeof *ev);
   ev->kind = TC_EV_INSN;
   tc_insn_event *in = &ev->u.insn;
@@ -632,16 +656,13 @@ static int tenet_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       r->changed[n++] = (uint16_t)reg;
   in->nregs = n;
   in->regs = r->changed;
-  if (rc > 0) {
-    in->nmem = nxt->nacc;
-    in->mem = nxt->acc;
-  }
+  in->nmem = nxt->nacc;
+  in->mem = nxt->acc;
   /* The next call's current line is this one's next; the states swap. */
   uint8_t *t = r->state_a;
   r->state_a = r->state_b;
   r->state_b = t;
   r->cur ^= 1;
-  r->have_cur = rc > 0;
   return 1;
 }
 
