@@ -1002,6 +1002,35 @@ static void test_drcov_foreign(void) {
     fprintf(stderr, "foreign drcov: %s\n", err.msg);
 }
 
+/* drcov names no CPU: the arch comes from the program's ELF header, but
+ * only from a file whose entry point is the module row's. */
+static void test_drcov_arch(void) {
+  recording r;
+  CU_ASSERT_EQUAL_FATAL(record("hello-arm64", NULL, "cov-arch", NULL, &r), 0);
+  tc_error err = {{0}};
+  tc_reader *rd = DRCOV->open_reader(r.drcov, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_EQUAL(DRCOV->reader_info(rd)->arch->id, TC_ARCH_ARM64);
+  DRCOV->close_reader(rd);
+  size_t len;
+  char *f = (char *)tu_read_file(r.drcov, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  char entry[32];
+  snprintf(entry, sizeof entry, ", 0x%016" PRIx64 ", ", r.entry);
+  char *at = memmem(f, len, entry, strlen(entry));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+  memcpy(at + 2, "0x0000000000001234", 18); /* another program's entry */
+  const char *p = tu_tmp("cov-arch2.drcov");
+  tu_write_file(p, f, len);
+  rd = DRCOV->open_reader(p, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  /* not the file's: the flavor's width decides (x86-64) */
+  CU_ASSERT_EQUAL(DRCOV->reader_info(rd)->arch->id, TC_ARCH_X86_64);
+  DRCOV->close_reader(rd);
+  free(f);
+  free_recording(&r);
+}
+
 static void test_tenet_foreign(void) {
   tc_error err = {{0}};
   const char *p = tu_tmp("foreign.tenet");
@@ -1264,6 +1293,7 @@ int main(void) {
       {"tracecorn verify -f drcov,tenet", test_cli_verify},
       {"convert round trips", test_convert_round_trips},
       {"drcov as DynamoRIO writes it", test_drcov_foreign},
+      {"drcov arch from the program's ELF", test_drcov_arch},
       {"tenet as Tenet's tracers write it", test_tenet_foreign},
       {"drcov corrupt and truncated", test_drcov_corrupt},
       {"tenet corrupt and truncated", test_tenet_corrupt},

@@ -753,24 +753,34 @@ enum {
   COL_OTHER
 };
 
-/* The arch of an ELF file, or NULL. Only regular files are opened: a path
- * in a coverage file is not trusted to name one. */
-static const tc_arch *elf_arch(const char *path) {
+/* The arch of the ELF file a module row names, or NULL. Only regular
+ * files are opened (a path in a coverage file is not trusted to name one),
+ * and only one whose entry point is the row's (as loaded: at the same
+ * address, or at the module base plus it for a PIE), so another file at
+ * that path (a recording made under --root) is not taken for it. */
+static const tc_arch *elf_arch(const rmod *m) {
   struct stat st;
-  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+  if (!m->entry || m->path[0] != '/' || stat(m->path, &st) != 0 ||
+      !S_ISREG(st.st_mode))
     return NULL;
-  FILE *f = fopen(path, "rb");
+  FILE *f = fopen(m->path, "rb");
   if (!f)
     return NULL;
-  uint8_t h[20];
+  uint8_t h[32];
   size_t n = fread(h, 1, sizeof h, f);
   fclose(f);
-  if (n < sizeof h || memcmp(h, "\177ELF", 4) != 0)
+  if (n < sizeof h || memcmp(h, "\177ELF", 4) != 0 || (h[5] != 1 && h[5] != 2))
     return NULL;
   bool be = h[5] == 2;
-  unsigned machine =
-      be ? (unsigned)(h[18] << 8 | h[19]) : (unsigned)(h[19] << 8 | h[18]);
   unsigned ptr = h[4] == 2 ? 8 : 4;
+  uint64_t machine = 0, entry = 0;
+  for (unsigned i = 0; i < 2; i++)
+    machine = machine << 8 | h[be ? 18 + i : 19 - i];
+  for (unsigned i = 0; i < ptr; i++)
+    entry = entry << 8 | h[be ? 24 + i : 24 + ptr - 1 - i];
+  /* bit 0 aside: an arm ELF marks a Thumb entry point with it */
+  if ((m->entry ^ entry) > 1 && (m->entry ^ (m->base + entry)) > 1)
+    return NULL;
   for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL; id++) {
     const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
     if (a && a->elf_machine == machine && a->big_endian == be &&
@@ -1118,8 +1128,7 @@ static tc_reader *drcov_open_reader(const char *path, tc_error *err) {
    * else the flavor's or the addresses' width (x86-64 or x86). */
   const tc_arch *arch = NULL;
   for (size_t i = 0; i < r->nmods && i < 16 && !arch; i++)
-    if (r->mods[i].path[0] == '/')
-      arch = elf_arch(r->mods[i].path);
+    arch = elf_arch(&r->mods[i]);
   if (!arch) {
     bool wide = flavor_bits == 64;
     if (!flavor_bits)
