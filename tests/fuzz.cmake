@@ -3,7 +3,7 @@
 # without libFuzzer, so in every build). Under ASan an allocation above
 # 1 GiB fails the test: a corrupt size must not allocate gigabytes.
 set(TC_FUZZ_REGRESS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress)
-foreach(h elf tct trac tfile ucir bap rvn)
+foreach(h elf tct trac tfile ucir bap rvn drcov tenet)
   if(h STREQUAL "elf")
     add_executable(fuzz_regress_${h} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_elf.c
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress_main.c)

@@ -908,6 +908,10 @@ static int cmd_verify(int argc, char **argv) {
              " instructions differ; first: %s\n",
              f->name, rep.mismatches, rep.insns, rep.first);
       result = 1;
+    } else if (f->caps & TC_CAP_COVERAGE) {
+      printf("%-6s ok: %" PRIu64 " instructions, each in a block, every "
+             "block executed (coverage only)\n",
+             f->name, rep.insns);
     } else {
       printf("%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
              "held%s)\n",

@@ -3,6 +3,7 @@
  * within what the format holds (tc_format.caps and holds_reg). Both files
  * are streamed in lockstep, so memory use does not grow with the trace. */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +158,142 @@ static int compare_insn(const tc_format *f, const tc_arch *a,
   return 0;
 }
 
+/* Coverage formats (TC_CAP_COVERAGE) hold each distinct basic block once:
+ * the comparison is of code, not of a sequence. Every block must start at
+ * an executed instruction and be tiled exactly by executed instructions;
+ * every executed instruction must lie in a block. The executed PCs are
+ * kept in an open-addressing table (size grows with the code, not the
+ * trace). */
+typedef struct pc_ent {
+  uint64_t pc;
+  uint8_t size, used, covered;
+} pc_ent;
+
+typedef struct pc_set {
+  pc_ent *e;
+  size_t cap, n;
+} pc_set;
+
+static size_t pc_hash(uint64_t pc, size_t cap) {
+  pc ^= pc >> 31;
+  pc *= 0x9E3779B97F4A7C15ull;
+  return (size_t)(pc >> 17) & (cap - 1);
+}
+
+static pc_ent *pc_find(const pc_set *s, uint64_t pc) {
+  if (!s->cap)
+    return NULL;
+  for (size_t i = pc_hash(pc, s->cap);; i = (i + 1) & (s->cap - 1)) {
+    if (!s->e[i].used)
+      return NULL;
+    if (s->e[i].pc == pc)
+      return &s->e[i];
+  }
+}
+
+static int pc_add(pc_set *s, uint64_t pc, uint8_t size) {
+  if ((s->n + 1) * 2 > s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 4096;
+    pc_ent *e = calloc(cap, sizeof *e);
+    if (!e)
+      return -1;
+    for (size_t i = 0; i < s->cap; i++)
+      if (s->e[i].used) {
+        size_t j = pc_hash(s->e[i].pc, cap);
+        while (e[j].used)
+          j = (j + 1) & (cap - 1);
+        e[j] = s->e[i];
+      }
+    free(s->e);
+    s->e = e;
+    s->cap = cap;
+  }
+  size_t i = pc_hash(pc, s->cap);
+  while (s->e[i].used) {
+    if (s->e[i].pc == pc)
+      return 0; /* the first execution's size stands */
+    i = (i + 1) & (s->cap - 1);
+  }
+  s->e[i] = (pc_ent){pc, size, 1, 0};
+  s->n++;
+  return 0;
+}
+
+static void cov_mismatch(tc_verify_report *rep, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void cov_mismatch(tc_verify_report *rep, const char *fmt, ...) {
+  if (rep->mismatches++ == 0) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(rep->first, sizeof rep->first, fmt, ap);
+    va_end(ap);
+  }
+}
+
+static int verify_coverage(side *ref, side *oth, const tc_arch *a,
+                           tc_verify_report *rep, tc_error *err) {
+  pc_set set = {0};
+  int rc = 0, g;
+  uint64_t mask = a->ptr_size == 8 ? UINT64_MAX : UINT32_MAX;
+  while ((g = next_insn(ref, err)) == 1) {
+    rep->insns++;
+    if (pc_add(&set, ref->ev.u.insn.pc, ref->ev.u.insn.size) < 0) {
+      tc_error_set(err, "out of memory");
+      g = -1;
+      break;
+    }
+  }
+  if (g < 0) {
+    free(set.e);
+    return -1;
+  }
+  tc_error oerr = {{0}};
+  while ((g = next_insn(oth, &oerr)) == 1) {
+    const tc_insn_event *b = &oth->ev.u.insn;
+    uint64_t end = tc_state_get(a, b->state_after, a->pc_reg);
+    if (b->size || b->tid != TC_TID_BLOCK) {
+      cov_mismatch(rep, "event %" PRIu64 " at 0x%" PRIx64 " is not a block",
+                   b->index, b->pc);
+      continue;
+    }
+    if (end == b->pc)
+      continue; /* an empty block claims nothing */
+    if (end < b->pc) {
+      cov_mismatch(rep, "block at 0x%" PRIx64 " ends below its start", b->pc);
+      continue;
+    }
+    uint64_t pc = b->pc;
+    while (pc < end) {
+      pc_ent *e = pc_find(&set, pc);
+      if (!e || !e->size) {
+        cov_mismatch(rep,
+                     "block 0x%" PRIx64 "-0x%" PRIx64 ": 0x%" PRIx64
+                     " is not an executed instruction",
+                     b->pc, end, pc);
+        break;
+      }
+      e->covered = 1;
+      pc = (pc + e->size) & mask;
+      if (pc > end)
+        cov_mismatch(rep,
+                     "block 0x%" PRIx64 "-0x%" PRIx64
+                     " ends inside the instruction at 0x%" PRIx64,
+                     b->pc, end, e->pc);
+    }
+  }
+  if (g < 0) {
+    tc_error_set(err, "%s", oerr.msg);
+    rc = -1;
+  }
+  for (size_t i = 0; rc == 0 && i < set.cap; i++)
+    if (set.e[i].used && !set.e[i].covered)
+      cov_mismatch(rep,
+                   "the instruction at 0x%" PRIx64 " ran; no block covers it",
+                   set.e[i].pc);
+  free(set.e);
+  return rc;
+}
+
 int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
               tc_verify_report *rep, tc_error *err) {
   const tc_format *tct = tc_format_by_name("tct");
@@ -189,6 +326,10 @@ int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
   for (int r = 0; r < a->nregs; r++)
     rep->regs_held += held(fmt, a, r);
   rep->regs_total = a->nregs;
+  if (fmt->caps & TC_CAP_COVERAGE) {
+    rc = verify_coverage(&ref, &oth, a, rep, err);
+    goto out;
+  }
   byte_map mx = {0}, my = {0};
   for (;;) {
     int gx = next_insn(&ref, err);

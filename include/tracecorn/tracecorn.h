@@ -180,7 +180,16 @@ typedef struct tc_mem_access {
  * state_after the state after it (PC == next instruction). regs[] lists the
  * indices of every register whose value differs between the two, ascending.
  * A syscall instruction's kernel effects (return register) are part of it;
- * its kernel memory writes come in the following TC_EV_SYSCALL. */
+ * its kernel memory writes come in the following TC_EV_SYSCALL.
+ *
+ * Block events: a coverage format's reader (TC_CAP_COVERAGE: drcov) holds
+ * basic blocks, not instructions, and yields one INSN event per block with
+ * tid TC_TID_BLOCK and size 0: pc is the block's start and the PC in
+ * state_after its end (start + length in bytes; the PC is its changed
+ * register); no bytes, other register values or memory. */
+/* The tid of a block event (no Linux thread has it). */
+#define TC_TID_BLOCK 0xFFFFFFFFu
+
 typedef struct tc_insn_event {
   uint64_t index;
   uint64_t pc;
@@ -320,8 +329,12 @@ enum {
   TC_CAP_TID = 1u << 8,        /* thread ids */
   TC_CAP_MEM_OLD = 1u << 9,    /* memory before the instruction (else only
                                   the values after it) */
-  TC_CAP_MEM_WRITES_ONLY = 1u << 10 /* with TC_CAP_MEM: only writes are
-                                       recorded, reads are not (REVEN) */
+  TC_CAP_MEM_WRITES_ONLY = 1u << 10, /* with TC_CAP_MEM: only writes are
+                                        recorded, reads are not (REVEN) */
+  TC_CAP_COVERAGE = 1u << 11 /* coverage, not an execution: each distinct
+                                basic block once, as a block event (see
+                                tc_insn_event); verify compares the code
+                                covered, not a sequence */
 };
 
 typedef struct tc_format {

@@ -62,9 +62,10 @@ static inline void fz_rmtree(const char *path) {
 /* The file name extension the harness gives each format's input (trac
  * readers look at it; rvn's is a directory). */
 static inline const char *fz_extension(const char *format) {
-  static const char *const ext[][2] = {{"tct", ".tct"},    {"trac", ".trace64"},
-                                       {"tfile", ".tf"},   {"ucir", ".ucir"},
-                                       {"bap", ".frames"}, {"rvn", ".rvn"}};
+  static const char *const ext[][2] = {
+      {"tct", ".tct"},     {"trac", ".trace64"}, {"tfile", ".tf"},
+      {"ucir", ".ucir"},   {"bap", ".frames"},   {"rvn", ".rvn"},
+      {"drcov", ".drcov"}, {"tenet", ".tenet"}};
   for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++)
     if (strcmp(ext[i][0], format) == 0)
       return ext[i][1];
