@@ -278,9 +278,13 @@ void tc_linux_syscall(tc_emu *emu) {
    * syscall NAME never return, as a stall inside the engine would, so the
    * watchdog that abandons such an engine can be tested for real. */
   const char *stall = getenv("TRACECORN_TEST_STALL");
-  if (stall && c.name && strcmp(stall, c.name) == 0)
+  if (stall && c.name && strcmp(stall, c.name) == 0) {
+    static const char said[] = "tracecorn: test stall\n";
+    if (write(2, said, sizeof said - 1) < 0)
+      abort();
     for (;;)
       pause();
+  }
   if (fn) {
     ret = fn(&c);
   } else {

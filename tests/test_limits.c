@@ -168,24 +168,35 @@ static void test_no_clobber(void) {
  * `twice`) once the recording runs, and checks that tracecorn ends with
  * 128+sig and a valid trace that says it was interrupted. */
 static void stall_and_signal(const char *label, int sig, int twice) {
-  char tct[4200], partial[4200];
+  char tct[4200], partial[4200], log[4200];
   snprintf(tct, sizeof tct, "%s.tct", tu_tmp(label));
   snprintf(partial, sizeof partial, "%s.partial.tct", tu_tmp(label));
+  snprintf(log, sizeof log, "%s.log", tu_tmp(label));
   unlink(tct);
+  unlink(log);
   pid_t pid = fork();
   CU_ASSERT_FATAL(pid >= 0);
   if (pid == 0) {
     int fd = open("/dev/null", O_WRONLY);
+    int lfd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
-    dup2(fd, 2);
+    dup2(lfd, 2);
     setenv("TRACECORN_TEST_STALL", "write", 1);
     execl(TC_CLI, TC_CLI, "record", "-f", "tct", "-o", tu_tmp(label), "--",
           tu_guest("glibc64"), (char *)NULL);
     _exit(127);
   }
-  for (int i = 0; i < 200 && access(partial, F_OK) != 0; i++)
+  /* Until the engine is stalled (the hook says so on stderr). */
+  for (int i = 0; i < 600; i++) {
+    size_t n = 0;
+    char *said = (char *)tu_read_file(log, &n);
+    int stalled = said && memmem(said, n, "test stall", 10) != NULL;
+    free(said);
+    if (stalled)
+      break;
     usleep(50 * 1000);
-  usleep(300 * 1000);
+  }
+  CU_ASSERT_EQUAL(access(partial, F_OK), 0);
   kill(pid, sig);
   if (twice) {
     usleep(100 * 1000);
