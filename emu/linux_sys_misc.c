@@ -40,6 +40,23 @@ static int64_t sys_getresuid(tc_sys_call *c) {
   return 0;
 }
 
+/* The guest is an unprivileged process: it may "change" its ids only to
+ * the ones it has (-1 keeps one), as setuid/setresuid allow a non-root
+ * user; anything else is EPERM. Legacy 16-bit calls take 0xffff as -1. */
+static int64_t sys_setids(tc_sys_call *c) {
+  const char *n = c->name ? c->name : "";
+  int nargs = strstr(n, "setres") ? 3 : strstr(n, "setre") ? 2 : 1;
+  bool narrow =
+      (c->emu->arch->id == TC_ARCH_X86 || c->emu->arch->id == TC_ARCH_ARM) &&
+      !strstr(n, "32");
+  for (int i = 0; i < nargs; i++) {
+    uint64_t v = c->a[i] & (narrow ? 0xffffu : 0xffffffffu);
+    if (v != GUEST_UID && v != (narrow ? 0xffffu : 0xffffffffu))
+      return -EPERM;
+  }
+  return 0;
+}
+
 static int64_t sys_getgroups(tc_sys_call *c) {
   return tc_sys_int(c, 0) < 0 ? -EINVAL : 0; /* no supplementary groups */
 }
@@ -790,6 +807,18 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"getresgid", sys_getresuid},
     {"getresuid32", sys_getresuid},
     {"getresgid32", sys_getresuid},
+    {"setuid", sys_setids},
+    {"setgid", sys_setids},
+    {"setreuid", sys_setids},
+    {"setregid", sys_setids},
+    {"setresuid", sys_setids},
+    {"setresgid", sys_setids},
+    {"setuid32", sys_setids},
+    {"setgid32", sys_setids},
+    {"setreuid32", sys_setids},
+    {"setregid32", sys_setids},
+    {"setresuid32", sys_setids},
+    {"setresgid32", sys_setids},
     {"getgroups", sys_getgroups},
     {"getgroups32", sys_getgroups},
     {"getpgrp", sys_getpgrp},

@@ -282,6 +282,19 @@ int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
   return finish_load(s, &lr, err);
 }
 
+uint64_t tc_session_output_bytes(tc_session *s) {
+  uint64_t total = 0;
+  for (int i = 0; i < s->nout; i++)
+    if (s->out[i].fmt) /* written under tmp until closed */
+      total += tc_output_size(s->out[i].tmp);
+  return total;
+}
+
+uint64_t tc_session_progress(tc_session *s) {
+  tc_recorder *r = __atomic_load_n(&s->rec, __ATOMIC_ACQUIRE);
+  return r ? tc_recorder_insns(r) : 0;
+}
+
 const tc_trace_info *tc_session_info(tc_session *s) {
   return s->emu ? &s->info : NULL;
 }
@@ -388,7 +401,8 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     tc_error_set(err, "no program loaded");
     return -1;
   }
-  s->rec = tc_recorder_new(s->emu, fan_out, s, err);
+  __atomic_store_n(&s->rec, tc_recorder_new(s->emu, fan_out, s, err),
+                   __ATOMIC_RELEASE);
   if (!s->rec)
     return -1;
   if (s->stop_requested)

@@ -431,7 +431,8 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   r->state_next = t;
   memcpy(r->stale, r->changed, (size_t)nchanged * sizeof r->stale[0]);
   r->nstale = nchanged;
-  r->insn_index++;
+  /* relaxed atomic: a progress display reads it from another thread */
+  __atomic_store_n(&r->insn_index, r->insn_index + 1, __ATOMIC_RELAXED);
   r->have_pending = false;
 
   if (r->keyframe_interval && r->insn_index % r->keyframe_interval == 0) {
@@ -727,6 +728,10 @@ int tc_recorder_escape(tc_recorder *r) {
 }
 
 bool tc_recorder_escaped(const tc_recorder *r) { return r->escaped; }
+
+uint64_t tc_recorder_insns(const tc_recorder *r) {
+  return __atomic_load_n(&r->insn_index, __ATOMIC_RELAXED);
+}
 
 static bool all_zero(const uint8_t *p, size_t n) {
   /* p[0] == 0 and every byte equals the next: memcmp's vector speed on

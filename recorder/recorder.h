@@ -27,6 +27,9 @@ void tc_recorder_stop(tc_recorder *r, int status);
  * ends with an INTERRUPTED exit event. Returns -1 if it cannot now (not
  * inside the engine, or a writer is being given an event): try later. */
 int tc_recorder_escape(tc_recorder *r);
+/* Instructions recorded so far; may be read from another thread while the
+ * recording runs (progress display), a value at most a moment old. */
+uint64_t tc_recorder_insns(const tc_recorder *r);
 /* 1 after an escape: the engine is abandoned and must not be used. */
 bool tc_recorder_escaped(const tc_recorder *r);
 

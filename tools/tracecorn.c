@@ -5,12 +5,14 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tracecorn/tracecorn.h"
@@ -196,27 +198,6 @@ static void human_size(uint64_t n, char *out, size_t max) {
 }
 
 /* Bytes of an output: a file, or the files of a directory output (rvn). */
-static uint64_t output_size(const char *path) {
-  struct stat st;
-  if (stat(path, &st) < 0)
-    return 0;
-  if (!S_ISDIR(st.st_mode))
-    return (uint64_t)st.st_size;
-  uint64_t total = 0;
-  DIR *d = opendir(path);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    char sub[PATH_MAX + 512];
-    int k = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-    if (k < 0 || (size_t)k >= sizeof sub)
-      continue;
-    if (e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISREG(st.st_mode))
-      total += (uint64_t)st.st_size;
-  }
-  if (d)
-    closedir(d);
-  return total;
-}
-
 /* Removes an output file, or a directory output and its files. */
 static void remove_output(const char *path) {
   if (unlink(path) == 0 || errno != EISDIR)
@@ -271,6 +252,61 @@ static void refuse_clobber(const char *path) {
           "tracecorn: %s exists and is not a trace file; not overwriting it "
           "(--force does)\n",
           path);
+}
+
+/* Progress on a terminal: a line on stderr redrawn four times a second
+ * (instructions, rate, bytes written, elapsed), cleared at the end, so
+ * the final summary line stands alone. Runs on its own thread, with every
+ * signal blocked (Ctrl-C and the watchdog belong to the recording). */
+typedef struct progress {
+  tc_session *s;
+  pthread_t thread;
+  volatile int done;
+  struct timespec start;
+} progress;
+
+static double elapsed_since(const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - t0->tv_sec) +
+         (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void *progress_loop(void *arg) {
+  progress *p = arg;
+  while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
+    struct timespec nap = {0, 250 * 1000 * 1000};
+    nanosleep(&nap, NULL);
+    if (__atomic_load_n(&p->done, __ATOMIC_ACQUIRE))
+      break;
+    double secs = elapsed_since(&p->start);
+    uint64_t n = tc_session_progress(p->s);
+    char sz[32];
+    human_size(tc_session_output_bytes(p->s), sz, sizeof sz);
+    fprintf(stderr,
+            "\rtracecorn: %.1fM instructions, %.2fM insn/s, %s written, "
+            "%.1f s\033[K",
+            (double)n / 1e6, secs > 0 ? (double)n / secs / 1e6 : 0.0, sz, secs);
+  }
+  fputs("\r\033[K", stderr);
+  return NULL;
+}
+
+static int progress_start(progress *p, tc_session *s) {
+  p->s = s;
+  p->done = 0;
+  clock_gettime(CLOCK_MONOTONIC, &p->start);
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  int rc = pthread_create(&p->thread, NULL, progress_loop, p);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return rc == 0 ? 0 : -1;
+}
+
+static void progress_stop(progress *p) {
+  __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
+  pthread_join(p->thread, NULL);
 }
 
 static int cmd_record(int argc, char **argv) {
@@ -459,17 +495,56 @@ static int cmd_record(int argc, char **argv) {
     return 2;
   }
   if (!raw && prog_argc == 0) {
-    usage_record(stderr);
+    fprintf(stderr, "tracecorn: record: missing PROGRAM (usage: tracecorn "
+                    "record [options] -- PROGRAM [ARGS...])\n");
     return 2;
   }
   if (raw && (!opt.arch || !have_base)) {
     fprintf(stderr, "tracecorn: --raw needs --arch and --base\n");
     return 2;
   }
+  /* Checked before the guest starts: a typo must not record anything. */
+  struct stat dst;
+  if (opt.fs_root) {
+    int bad = stat(opt.fs_root, &dst) != 0 ? errno
+              : !S_ISDIR(dst.st_mode)      ? ENOTDIR
+                                           : 0;
+    if (bad) {
+      fprintf(stderr, "tracecorn: --root %s: %s\n", opt.fs_root, strerror(bad));
+      return 2;
+    }
+  }
+  if (opt.cwd && !opt.fs_root &&
+      (stat(opt.cwd, &dst) != 0 || !S_ISDIR(dst.st_mode))) {
+    fprintf(stderr, "tracecorn: --cwd %s: no such directory\n", opt.cwd);
+    return 2;
+  }
+  if (opt.cwd && opt.fs_root) {
+    char in_root[PATH_MAX];
+    snprintf(in_root, sizeof in_root, "%s/%s", opt.fs_root, opt.cwd);
+    if (stat(in_root, &dst) != 0 || !S_ISDIR(dst.st_mode)) {
+      fprintf(stderr, "tracecorn: --cwd %s: no such directory in --root %s\n",
+              opt.cwd, opt.fs_root);
+      return 2;
+    }
+  }
   if (inherit_env) {
+    /* tracecorn's environment first; every -E K=V replaces its K. */
     extern char **environ;
-    for (char **e = environ; *e && nenv < MAX_ENV; e++)
-      env[nenv++] = *e;
+    const char *given[MAX_ENV];
+    int ngiven = nenv;
+    memcpy(given, env, sizeof *env * (size_t)nenv);
+    nenv = 0;
+    for (char **e = environ; *e && nenv < MAX_ENV; e++) {
+      size_t klen = strcspn(*e, "=");
+      bool replaced = false;
+      for (int i = 0; i < ngiven && !replaced; i++)
+        replaced = strncmp(given[i], *e, klen) == 0 && given[i][klen] == '=';
+      if (!replaced)
+        env[nenv++] = *e;
+    }
+    for (int i = 0; i < ngiven && nenv < MAX_ENV; i++)
+      env[nenv++] = given[i];
   }
   env[nenv] = NULL;
   opt.env = env;
@@ -607,9 +682,13 @@ static int cmd_record(int argc, char **argv) {
   if (!opt.fs_root && !opt.quiet && !raw && isatty(2))
     fprintf(stderr, "tracecorn: note: the guest sees the host's files with "
                     "your permissions; --root DIR confines it\n");
+  progress prog;
+  bool show_progress = !opt.quiet && isatty(2) && progress_start(&prog, s) == 0;
   tc_run_result res = {0};
   rc = tc_session_run(s, &res, &err);
   alarm(0);
+  if (show_progress)
+    progress_stop(&prog);
   g_session = NULL;
   if (rc < 0)
     fprintf(stderr, "tracecorn: %s\n", err.msg);
@@ -626,7 +705,7 @@ static int cmd_record(int argc, char **argv) {
             res.syscalls, res.mem_accesses);
     for (int i = 0; i < npaths; i++) {
       char sz[32];
-      uint64_t bytes = output_size(paths[i]);
+      uint64_t bytes = tc_output_size(paths[i]);
       human_size(bytes, sz, sizeof sz);
       fprintf(stderr, "tracecorn: %s %s (%s, %.2f B/insn)\n",
               tc_session_output_ok(s, paths[i]) ? "wrote" : "INCOMPLETE",
@@ -773,7 +852,7 @@ static int cmd_convert(int argc, char **argv) {
  * then reads each back and compares it with the tct recording. Options
  * other than -f/-o go to `record` unchanged. */
 static int cmd_verify(int argc, char **argv) {
-  const char *list = "readable", *prefix = NULL;
+  const char *list = "readable", *prefix = NULL, *report = NULL;
   char **rec = calloc((size_t)argc + 6, sizeof *rec);
   int n = 0;
   if (!rec)
@@ -792,14 +871,21 @@ static int cmd_verify(int argc, char **argv) {
              "a reader),\nreads every file back and "
              "compares each instruction\nwith the tct recording, within what "
              "the format holds: pc, bytes, tid,\nregisters, and the memory "
-             "each instruction touched. Exits 0 when all match,\n1 when a "
-             "format differs. Files stay under PREFIX when -o is given.\n");
+             "each instruction touched. The verdicts go to stderr (the "
+             "guest's\noutput stays on stdout), or to FILE with --report FILE. "
+             "Exits 0 when all\nmatch, 1 when a format differs or cannot be "
+             "read, 2 on a usage error,\n125 when the program could not be "
+             "recorded. Files stay under PREFIX when\n-o is given.\n");
       free(rec);
       return 0;
     }
     if (!passthrough && i + 1 < argc &&
         (strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0)) {
       list = argv[++i];
+      continue;
+    }
+    if (!passthrough && i + 1 < argc && strcmp(a, "--report") == 0) {
+      report = argv[++i];
       continue;
     }
     if (!passthrough && i + 1 < argc &&
@@ -863,14 +949,34 @@ static int cmd_verify(int argc, char **argv) {
   const tc_format *tct = tc_format_by_name("tct");
   tc_reader *r = tct->open_reader(ref, &err);
   if (!r) {
-    fprintf(stderr,
-            "tracecorn: verify: no recording to compare (%s); files are "
-            "left under %s\n",
-            err.msg, prefix);
-    return st ? st : 125;
+    fprintf(stderr, "tracecorn: verify: no recording to compare (%s)\n",
+            err.msg);
+    if (prefix == pathbuf) { /* nothing worth keeping in the scratch dir */
+      for (const tc_format *const *f = tc_formats(); *f; f++)
+        for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL; id++) {
+          const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
+          if (!a)
+            continue;
+          char path[PATH_MAX + 32], part[PATH_MAX + 48];
+          snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(a));
+          remove_output(path);
+          snprintf(part, sizeof part, "%s.partial%s", prefix,
+                   (*f)->extension(a));
+          remove_output(part);
+        }
+      rmdir(tmpdir);
+    }
+    return st == 2 ? 2 : 125;
   }
   const tc_arch *arch = tct->reader_info(r)->arch;
   tct->close_reader(r);
+  FILE *out = stderr;
+  if (report && !(out = fopen(report, "w"))) {
+    fprintf(stderr, "tracecorn: verify: --report %s: %s\n", report,
+            strerror(errno));
+    out = stderr;
+    result = 1;
+  }
   /* The formats to check: the list, with all/readable expanded. */
   const tc_format *check[MAX_FORMATS];
   int ncheck = 0;
@@ -892,7 +998,7 @@ static int cmd_verify(int argc, char **argv) {
   for (int i = 0; i < ncheck; i++) {
     const tc_format *f = check[i];
     if (!f->open_reader) {
-      printf("%-6s no reader: not verified\n", f->name);
+      fprintf(out, "%-6s no reader: not verified\n", f->name);
       continue;
     }
     if (f->supports && f->supports(arch, &err) < 0)
@@ -901,22 +1007,25 @@ static int cmd_verify(int argc, char **argv) {
     snprintf(path, sizeof path, "%s%s", prefix, f->extension(arch));
     tc_verify_report rep;
     if (tc_verify(ref, path, f, &rep, &err) < 0) {
-      printf("%-6s FAILED: %s\n", f->name, err.msg);
+      fprintf(out, "%-6s FAILED: %s\n", f->name, err.msg);
       result = 1;
     } else if (rep.mismatches) {
-      printf("%-6s FAILED: %" PRIu64 " of %" PRIu64
-             " instructions differ; first: %s\n",
-             f->name, rep.mismatches, rep.insns, rep.first);
+      fprintf(out,
+              "%-6s FAILED: %" PRIu64 " of %" PRIu64
+              " instructions differ; first: %s\n",
+              f->name, rep.mismatches, rep.insns, rep.first);
       result = 1;
     } else if (f->caps & TC_CAP_COVERAGE) {
-      printf("%-6s ok: %" PRIu64 " instructions, each in a block, every "
-             "block executed (coverage only)\n",
-             f->name, rep.insns);
+      fprintf(out,
+              "%-6s ok: %" PRIu64 " instructions, each in a block, every "
+              "block executed (coverage only)\n",
+              f->name, rep.insns);
     } else {
-      printf("%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
-             "held%s)\n",
-             f->name, rep.insns, rep.regs_held, rep.regs_total,
-             (f->caps & TC_CAP_MEM) ? ", memory" : "");
+      fprintf(out,
+              "%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
+              "held%s)\n",
+              f->name, rep.insns, rep.regs_held, rep.regs_total,
+              (f->caps & TC_CAP_MEM) ? ", memory" : "");
     }
   }
   if (prefix == pathbuf) {
@@ -930,6 +1039,8 @@ static int cmd_verify(int argc, char **argv) {
       fprintf(stderr, "tracecorn: could not remove %s: %s\n", tmpdir,
               strerror(errno));
   }
+  if (out != stderr && fclose(out) != 0)
+    result = 1;
   return result;
 }
 
@@ -956,7 +1067,7 @@ static int cmd_info(int argc, char **argv) {
   const tc_format *fmt = st.format;
   const char *arch = st.arch ? st.arch->name : "?", *exe = st.exe_path;
   uint64_t entry = st.entry;
-  uint64_t bytes = output_size(path);
+  uint64_t bytes = tc_output_size(path);
   char sz[32];
   human_size(bytes, sz, sizeof sz);
   printf("file:         %s\n", path);
@@ -1021,6 +1132,22 @@ int main(int argc, char **argv) {
     return cmd_info(argc - 1, argv + 1);
   if (strcmp(cmd, "verify") == 0)
     return cmd_verify(argc - 1, argv + 1);
+  if (strcmp(cmd, "help") == 0 && argc >= 3) {
+    /* `tracecorn help CMD` is `tracecorn CMD --help`. */
+    char *sub[] = {argv[2], "--help", NULL};
+    if (strcmp(argv[2], "formats") == 0 || strcmp(argv[2], "help") == 0) {
+      usage(stdout);
+      return 0;
+    }
+    if (strcmp(argv[2], "record") && strcmp(argv[2], "dump") &&
+        strcmp(argv[2], "convert") && strcmp(argv[2], "info") &&
+        strcmp(argv[2], "verify") && strcmp(argv[2], "strace")) {
+      fprintf(stderr, "tracecorn: help: unknown command '%s'\n", argv[2]);
+      usage(stderr);
+      return 2;
+    }
+    return main(2 + 1, (char *[]){argv[0], sub[0], sub[1], NULL});
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
       strcmp(cmd, "help") == 0) {
     usage(stdout);

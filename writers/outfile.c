@@ -38,6 +38,27 @@ static void remove_output(const char *path) {
 
 void tc_outfile_discard(const char *tmp) { remove_output(tmp); }
 
+uint64_t tc_output_size(const char *path) {
+  struct stat st;
+  if (stat(path, &st) < 0)
+    return 0;
+  if (!S_ISDIR(st.st_mode))
+    return (uint64_t)st.st_size;
+  uint64_t total = 0;
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char sub[4200];
+    int k = snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    if (k < 0 || (size_t)k >= sizeof sub)
+      continue;
+    if (e->d_name[0] != '.' && stat(sub, &st) == 0 && S_ISREG(st.st_mode))
+      total += (uint64_t)st.st_size;
+  }
+  if (d)
+    closedir(d);
+  return total;
+}
+
 void tc_outfile_temp(const char *final, char *tmp, size_t max) {
   struct stat st;
   if (strcmp(final, "-") == 0 ||

@@ -457,6 +457,14 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */
 int tc_session_output_ok(tc_session *s, const char *path);
+/* Instructions recorded so far by a running session: callable from any
+ * thread (a progress display), the value at most a moment old. */
+uint64_t tc_session_progress(tc_session *s);
+/* Bytes the session's outputs hold on disk so far (any thread). */
+uint64_t tc_session_output_bytes(tc_session *s);
+/* Size of a trace output: a file, or the files of a directory output
+ * (REVEN's NAME.rvn/); 0 if there is none. */
+uint64_t tc_output_size(const char *path);
 /* Async-signal-safe: asks a running session to stop (Ctrl-C); the run
  * ends with an INTERRUPTED exit event and status 130. */
 void tc_session_stop(tc_session *s);

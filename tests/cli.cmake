@@ -1,0 +1,2 @@
+tc_add_cunit_test(test_cli ${CMAKE_CURRENT_SOURCE_DIR}/test_cli.c)
+target_link_libraries(test_cli PRIVATE util)

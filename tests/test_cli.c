@@ -1,0 +1,149 @@
+/* The command line as a user meets it (issue 16): help for each command,
+ * options checked before the guest starts, the environment given, verify's
+ * verdicts apart from the guest's output, progress on a terminal. */
+#include <errno.h>
+#include <pty.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static void test_help_command(void) {
+  const char *cmds[] = {"record", "dump", "convert", "info", "verify"};
+  for (int i = 0; i < 5; i++) {
+    char *a = NULL, *b = NULL;
+    CU_ASSERT_EQUAL(tu_run_merge(&a, TC_CLI, "help", cmds[i], NULL), 0);
+    CU_ASSERT_EQUAL(tu_run_merge(&b, TC_CLI, cmds[i], "--help", NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    CU_ASSERT_STRING_EQUAL(a, b);
+    char want[64];
+    snprintf(want, sizeof want, "usage: tracecorn %s", cmds[i]);
+    CU_ASSERT_PTR_NOT_NULL(strstr(a, want));
+    free(a);
+    free(b);
+  }
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "help", "nosuch", NULL), 2);
+  free(out);
+}
+
+/* Bad options are refused before anything runs or is written. */
+static void test_checked_before_start(void) {
+  char *out = NULL, tct[4200];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("early"));
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", NULL), 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "missing PROGRAM"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-o", tu_tmp("early"),
+                               "--root", "/nonexistent-root", "--",
+                               tu_guest("hello64"), NULL),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "--root /nonexistent-root"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-o", tu_tmp("early"),
+                               "--cwd", "/nonexistent-cwd", "--",
+                               tu_guest("hello64"), NULL),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "--cwd /nonexistent-cwd"));
+  free(out);
+  CU_ASSERT_NOT_EQUAL(access(tct, F_OK), 0);
+}
+
+/* -E K=V replaces K of the inherited environment. */
+static void test_env_override(void) {
+  char *out = NULL, cmd[8400];
+  snprintf(cmd, sizeof cmd,
+           "PATH=/usr/bin:/bin TC_KEEP=kept %s record -q -o %s --inherit-env "
+           "-E PATH=/bin -E TC_NEW=new -- /usr/bin/env",
+           TC_CLI, tu_tmp("env"));
+  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "\nPATH=/bin\n") ||
+                         !strncmp(t, "PATH=/bin\n", 10));
+  CU_ASSERT_PTR_NULL(strstr(t, "PATH=/usr/bin:/bin"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "TC_KEEP=kept"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "TC_NEW=new"));
+  free(out);
+}
+
+/* verify: the guest's stdout is untouched, the verdicts go to stderr or
+ * to --report; a bad format list is a usage error (2). */
+static void test_verify_streams(void) {
+  char *out = NULL, cmd[8400], report[4200];
+  snprintf(report, sizeof report, "%s", tu_tmp("verify.txt"));
+  snprintf(cmd, sizeof cmd, "%s verify -q -f trac,tfile -- %s 2>/dev/null",
+           TC_CLI, tu_guest("hello64"));
+  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
+  CU_ASSERT_STRING_EQUAL(out ? out : "", "Hello from tracecorn!\n");
+  free(out);
+  snprintf(cmd, sizeof cmd, "%s verify -q --report %s -f trac -- %s 2>&1",
+           TC_CLI, report, tu_guest("hello64"));
+  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
+  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "ok:"));
+  free(out);
+  size_t n = 0;
+  char *rep = (char *)tu_read_file(report, &n);
+  CU_ASSERT(rep && strstr(rep, "trac   ok: "));
+  free(rep);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "verify", "-f", "nosuch", "--",
+                               tu_guest("hello64"), NULL),
+                  2);
+  free(out);
+}
+
+/* Under a pty, record shows a progress line and then the summary; in a
+ * pipe it shows only the summary. */
+static void test_progress_on_terminal(void) {
+  int master;
+  pid_t pid = forkpty(&master, NULL, NULL, NULL);
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    execl(TC_CLI, TC_CLI, "record", "-f", "tct", "-o", tu_tmp("pty"), "--",
+          tu_guest("loop64"), "1500000", (char *)NULL);
+    _exit(127);
+  }
+  size_t len = 0, cap = 1 << 16;
+  char *buf = calloc(cap, 1);
+  for (;;) {
+    ssize_t k = read(master, buf + len, cap - 1 - len);
+    if (k <= 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      break; /* EIO once the child has gone */
+    len += (size_t)k;
+    if (len + 1 >= cap)
+      break;
+  }
+  buf[len] = 0;
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "M instructions, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "insn/s"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(buf, "loop64 exited (status 0)"));
+  free(buf);
+  close(master);
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-f", "tct", "-o",
+                               tu_tmp("pipe"), "--", tu_guest("loop64"),
+                               "300000", NULL),
+                  0);
+  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "insn/s"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "loop64 exited (status 0)"));
+  free(out);
+}
+
+int main(void) {
+  static const tu_case cases[] = {
+      {"help CMD = CMD --help", test_help_command},
+      {"options checked before the guest starts", test_checked_before_start},
+      {"-E overrides the inherited environment", test_env_override},
+      {"verify: verdicts on stderr or --report", test_verify_streams},
+      {"progress on a terminal only", test_progress_on_terminal},
+      {NULL, NULL}};
+  return tu_run_suite("cli", cases);
+}
