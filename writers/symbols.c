@@ -2,8 +2,10 @@
 #include "writers/symbols.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct sym {
   uint64_t addr, size;
@@ -14,6 +16,7 @@ struct tc_symtab {
   sym *syms;
   size_t n;
   char *names;
+  struct tc_symtab *more; /* merged tables: their names live on */
 };
 
 static uint64_t rd(const uint8_t *p, unsigned n, int be) {
@@ -34,8 +37,7 @@ tc_symtab *tc_symtab_from_elf(const uint8_t *d, size_t n, uint64_t bias) {
   if (!d || n < 52 || memcmp(d, "\177ELF", 4) != 0)
     return NULL;
   int is64 = d[4] == 2, be = d[5] == 2;
-  if ((d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) ||
-      (is64 && n < 64))
+  if ((d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) || (is64 && n < 64))
     return NULL;
   uint64_t shoff = is64 ? rd(d + 40, 8, be) : rd(d + 32, 4, be);
   /* arm: bit 0 of a function symbol's value marks Thumb code */
@@ -90,8 +92,8 @@ tc_symtab *tc_symtab_from_elf(const uint8_t *d, size_t n, uint64_t bias) {
     uint64_t ssz = is64 ? rd(s + 16, 8, be) : rd(s + 8, 4, be);
     unsigned type = info & 0xf;
     /* functions, and untyped labels in a section (_start in assembly) */
-    if ((type != 2 && type != 0) || shndx == 0 || name == 0 ||
-        name >= ssize || t->names[name] == 0 || value == 0)
+    if ((type != 2 && type != 0) || shndx == 0 || name == 0 || name >= ssize ||
+        t->names[name] == 0 || value == 0)
       continue;
     if (type == 0 && t->names[name] == '$')
       continue; /* arm/aarch64 mapping symbols ($a, $t, $d, $x) */
@@ -111,11 +113,75 @@ tc_symtab *tc_symtab_from_elf(const uint8_t *d, size_t n, uint64_t bias) {
 }
 
 void tc_symtab_free(tc_symtab *t) {
-  if (!t)
-    return;
-  free(t->syms);
-  free(t->names);
-  free(t);
+  while (t) {
+    tc_symtab *next = t->more;
+    free(t->syms);
+    free(t->names);
+    free(t);
+    t = next;
+  }
+}
+
+tc_symtab *tc_symtab_merge(tc_symtab *into, tc_symtab *from) {
+  if (!into || !from)
+    return into ? into : from;
+  sym *all = malloc((into->n + from->n) * sizeof *all);
+  if (!all) {
+    tc_symtab_free(from);
+    return into;
+  }
+  memcpy(all, into->syms, into->n * sizeof *all);
+  memcpy(all + into->n, from->syms, from->n * sizeof *all);
+  qsort(all, into->n + from->n, sizeof *all, by_addr);
+  free(into->syms);
+  into->syms = all;
+  into->n += from->n;
+  free(from->syms); /* its names stay, chained behind `into` */
+  from->syms = NULL;
+  from->n = 0;
+  from->more = into->more;
+  into->more = from;
+  return into;
+}
+
+/* A module a trace maps from a file: its symbols where the map puts it.
+ * The file must be a regular ELF of the given machine no larger than
+ * 512 MiB (a trace names host files; a hostile one gains nothing). */
+tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
+                               uint64_t map_addr, uint64_t file_offset) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  struct stat st;
+  uint8_t *d = NULL;
+  size_t n = 0;
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 64 &&
+      st.st_size <= (512 << 20) && (d = malloc((size_t)st.st_size)))
+    n = fread(d, 1, (size_t)st.st_size, f);
+  fclose(f);
+  tc_symtab *t = NULL;
+  if (d && n == (size_t)st.st_size && memcmp(d, "\177ELF", 4) == 0 &&
+      (d[4] == 1 || d[4] == 2) && (d[5] == 1 || d[5] == 2)) {
+    int is64 = d[4] == 2, be = d[5] == 2;
+    uint64_t phoff = is64 ? rd(d + 32, 8, be) : rd(d + 28, 4, be);
+    unsigned phentsize = (unsigned)rd(d + (is64 ? 54 : 42), 2, be);
+    unsigned phnum = (unsigned)rd(d + (is64 ? 56 : 44), 2, be);
+    if (rd(d + 18, 2, be) == machine && phentsize >= (is64 ? 56u : 32u) &&
+        phoff <= n && (uint64_t)phnum * phentsize <= n - phoff)
+      for (unsigned i = 0; i < phnum && !t; i++) {
+        const uint8_t *ph = d + phoff + (uint64_t)i * phentsize;
+        uint64_t off = is64 ? rd(ph + 8, 8, be) : rd(ph + 4, 4, be);
+        uint64_t va = is64 ? rd(ph + 16, 8, be) : rd(ph + 8, 4, be);
+        uint64_t fsz = is64 ? rd(ph + 32, 8, be) : rd(ph + 16, 4, be);
+        /* the PT_LOAD holding the mapped offset (page-aligned down) */
+        uint64_t lo = off & ~(uint64_t)0xfff;
+        if (rd(ph, 4, be) == 1 && file_offset >= lo && file_offset < off + fsz)
+          t = tc_symtab_from_elf(
+              d, n, map_addr - ((va & ~(uint64_t)0xfff) + (file_offset - lo)));
+      }
+  }
+  free(d);
+  return t;
 }
 
 /* Index of the last symbol with addr <= a, or -1. */

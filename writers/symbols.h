@@ -13,6 +13,14 @@ typedef struct tc_symtab tc_symtab;
  * (static-pie), added to every symbol value. */
 tc_symtab *tc_symtab_from_elf(const uint8_t *data, size_t n, uint64_t bias);
 void tc_symtab_free(tc_symtab *t);
+/* Adds the symbols of `from` to `into` (either may be NULL); returns the
+ * merged table, which owns both. */
+tc_symtab *tc_symtab_merge(tc_symtab *into, tc_symtab *from);
+/* The symbols of a host ELF file a trace maps (a shared library), placed
+ * where its map at map_addr of file_offset puts them; NULL if the file is
+ * missing, no ELF of `machine`, over 512 MiB, or has no symbols. */
+tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
+                               uint64_t map_addr, uint64_t file_offset);
 /* The symbol starting exactly at addr, or NULL. */
 const char *tc_symtab_exact(const tc_symtab *t, uint64_t addr);
 /* The function containing addr (within its size, or before the next symbol

@@ -16,9 +16,33 @@ struct tc_writer {
   bool own;
   bool json;
   const tc_arch *arch;
-  tc_symtab *syms; /* the program's function symbols, or NULL */
+  tc_symtab *syms; /* function symbols of the program and its modules */
   char path[4096];
+  /* Modules whose symbols were looked for (by name), so each file is
+   * read once; at most MAX_MODULES. */
+  char *modules[64];
+  int nmodules;
 };
+
+#define MAX_MODULES 64
+
+/* A file-backed executable map (a shared library, ld.so): its symbols
+ * join the program's, read from the file the map names when it is an ELF
+ * of this arch. */
+static void module_symbols(tc_writer *w, const tc_map_event *m) {
+  if (!(m->prot & TC_PROT_EXEC) || !m->name || m->name[0] != '/' ||
+      w->nmodules == MAX_MODULES)
+    return;
+  for (int i = 0; i < w->nmodules; i++)
+    if (strcmp(w->modules[i], m->name) == 0)
+      return;
+  if (!(w->modules[w->nmodules] = strdup(m->name)))
+    return;
+  w->nmodules++;
+  w->syms = tc_symtab_merge(w->syms,
+                            tc_symtab_from_file(m->name, w->arch->elf_machine,
+                                                m->addr, m->file_offset));
+}
 
 /* Argument kinds for syscall lines: d = signed int, u = size, x = hex,
  * o = octal mode. Unlisted syscalls print six hex arguments. */
@@ -412,6 +436,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
     break;
   }
   case TC_EV_MAP:
+    module_symbols(w, &ev->u.map);
     prot_str(ev->u.map.prot, p);
     fprintf(f, "map     0x%08" PRIx64 "-0x%08" PRIx64 " %s ", ev->u.map.addr,
             ev->u.map.addr + ev->u.map.size, p);
@@ -671,6 +696,8 @@ static int close_writer(tc_writer *w, tc_error *err) {
     rc = -1;
   }
   tc_symtab_free(w->syms);
+  for (int i = 0; i < w->nmodules; i++)
+    free(w->modules[i]);
   free(w);
   return rc;
 }
