@@ -726,6 +726,90 @@ static void test_writers(void) {
   free(o);
 }
 
+/* Every syscall name of every arch, with arguments that point into a
+ * mapped region of random bytes or hold random values, random return
+ * values and random kernel writes: the decoder must always give a
+ * well-formed line (ASan/UBSan builds check the rest). */
+static void test_random_events(void) {
+  static const tc_arch_id arches[] = {
+      TC_ARCH_X86_64, TC_ARCH_X86,    TC_ARCH_ARM,     TC_ARCH_ARM64,
+      TC_ARCH_MIPS,   TC_ARCH_MIPSEL, TC_ARCH_MIPS64EL};
+  enum { BASE = 0x10000, SIZE = 0x10000 };
+  static uint8_t region[SIZE], kern[2][256];
+  uint64_t seed = 0x5eed;
+  size_t lines = 0;
+  for (size_t ai = 0; ai < sizeof arches / sizeof arches[0]; ai++) {
+    const tc_arch *a = tc_arch_by_id(arches[ai]);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+    uint64_t mask = a->ptr_size == 4 ? 0xffffffffu : ~0ull;
+    for (int round = 0; round < 3; round++) {
+      tc_sysdecode *d = tc_sysdecode_new(a, round == 2 ? 4 : 0, round != 1);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+      for (size_t i = 0; i < SIZE; i++)
+        region[i] = (uint8_t)tu_xorshift(&seed);
+      tc_event map = {.kind = TC_EV_MAP};
+      map.u.map = (tc_map_event){BASE, SIZE, 3, "[heap]", 0, region};
+      CU_ASSERT_EQUAL(tc_sysdecode_observe(d, &map), 0);
+      for (size_t k = 0; k < a->sys.nnames; k++) {
+        tc_syscall_event s = {0};
+        s.nr = a->sys.names[k].nr;
+        s.name = (tu_xorshift(&seed) & 15) ? a->sys.names[k].name : NULL;
+        for (int i = 0; i < 6; i++) {
+          uint64_t r = tu_xorshift(&seed);
+          switch (r & 3) {
+          case 0: /* into the region, sometimes near its end */
+            s.args[i] = BASE + (r >> 8) % SIZE;
+            break;
+          case 1:
+            s.args[i] = (r >> 8) & 0xff;
+            break;
+          case 2:
+            s.args[i] = (uint64_t)-(int64_t)((r >> 8) & 0xff);
+            break;
+          default:
+            s.args[i] = r >> 2;
+          }
+          s.args[i] &= mask;
+        }
+        uint64_t r = tu_xorshift(&seed);
+        s.ret = (r & 3) == 0   ? -(int64_t)(1 + (r >> 8) % 600)
+                : (r & 3) == 1 ? (int64_t)((r >> 8) % 300)
+                               : (int64_t)(r >> 4);
+        tc_mem_access m[2];
+        s.nmem = (uint32_t)(r >> 60) % 3;
+        for (uint32_t i = 0; i < s.nmem; i++) {
+          for (size_t b = 0; b < sizeof kern[i]; b++)
+            kern[i][b] = (uint8_t)tu_xorshift(&seed);
+          m[i] = (tc_mem_access){s.args[i + 1], (uint32_t)(r >> 8) % 256,
+                                 TC_MEM_WRITE, kern[i], kern[i]};
+        }
+        s.mem = m;
+        const char *line = tc_sysdecode_syscall(d, &s, TC_SYSDECODE_ALIGN);
+        char head[64];
+        if (s.name)
+          snprintf(head, sizeof head, "%s(", s.name);
+        else
+          snprintf(head, sizeof head, "syscall_%#x(", s.nr);
+        const char *eq = line ? strstr(line, " = ") : NULL;
+        int ok = line && strncmp(line, head, strlen(head)) == 0 && eq &&
+                 eq[3] && memchr(line, ')', (size_t)(eq - line)) &&
+                 !strchr(line, '\n');
+        if (!ok)
+          printf("\n  %s: %s\n", a->name, line ? line : "(null)");
+        CU_ASSERT(ok);
+        tc_event ev = {.kind = TC_EV_SYSCALL};
+        ev.u.sys = s;
+        CU_ASSERT_EQUAL(tc_sysdecode_observe(d, &ev), 0);
+        lines++;
+      }
+      tc_fault_event f = {1, BASE, 0, (tc_fault_kind)(1 + round * 3), 11};
+      CU_ASSERT_PTR_NOT_NULL(strstr(tc_sysdecode_fault(d, &f), "--- SIGSEGV"));
+      tc_sysdecode_free(d);
+    }
+  }
+  CU_ASSERT(lines > 5000);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"x86-64 syscalls equal strace's decoding of a native run",
@@ -739,6 +823,8 @@ int main(void) {
       {"mips openat/mmap2 equal qemu-user -strace", test_qemu_mips},
       {"dump filters against the full dump", test_filters},
       {"strace and json writers, traces without memory", test_writers},
+      {"random syscall events decode to well-formed lines",
+       test_random_events},
       {NULL, NULL}};
   return tu_run_suite("strace", cases);
 }

@@ -90,16 +90,19 @@ struct tc_sysdecode {
   const tc_arch *arch;
   tc_memimage *mem;
   unsigned strsize;
+  bool has_memory; /* instruction memory effects are in the events */
   sbuf out;
   /* the syscall being formatted: its kernel writes overlay the image */
   const tc_syscall_event *cur;
 };
 
-tc_sysdecode *tc_sysdecode_new(const tc_arch *arch, unsigned strsize) {
+tc_sysdecode *tc_sysdecode_new(const tc_arch *arch, unsigned strsize,
+                               int has_memory) {
   tc_sysdecode *d = calloc(1, sizeof *d);
   if (!d)
     return NULL;
   d->arch = arch;
+  d->has_memory = has_memory != 0;
   d->strsize = strsize ? strsize : TC_SYSDECODE_STRSIZE;
   d->mem = tc_memimage_new();
   if (!d->mem) {
@@ -118,7 +121,27 @@ void tc_sysdecode_free(tc_sysdecode *d) {
 }
 
 int tc_sysdecode_observe(tc_sysdecode *d, const tc_event *ev) {
-  return tc_memimage_apply(d->mem, ev);
+  if (d->has_memory)
+    return tc_memimage_apply(d->mem, ev);
+  /* Without the guest's own writes, only memory it cannot write stays
+   * as mapped: keep read-only maps, forget a region made writable. */
+  switch (ev->kind) {
+  case TC_EV_MAP:
+    if (ev->u.map.prot & TC_PROT_WRITE)
+      return 0;
+    return tc_memimage_apply(d->mem, ev);
+  case TC_EV_UNMAP:
+    return tc_memimage_apply(d->mem, ev);
+  case TC_EV_PROTECT:
+    if (ev->u.map.prot & TC_PROT_WRITE) {
+      tc_event forget = *ev;
+      forget.kind = TC_EV_UNMAP;
+      return tc_memimage_apply(d->mem, &forget);
+    }
+    return 0;
+  default:
+    return 0;
+  }
 }
 
 /* Guest memory as the syscall saw it on entry. 1 if every byte is known. */
@@ -146,6 +169,8 @@ static bool mem_out(const tc_sysdecode *d, uint64_t addr, void *out, size_t n) {
     return false;
   for (uint32_t k = 0; k < d->cur->nmem; k++) {
     const tc_mem_access *m = &d->cur->mem[k];
+    if (!m->after || m->addr + m->size < m->addr)
+      continue;
     uint64_t lo = m->addr > addr ? m->addr : addr;
     uint64_t hi = m->addr + m->size < addr + n ? m->addr + m->size : addr + n;
     for (uint64_t a = lo; a < hi; a++) {
@@ -1691,6 +1716,8 @@ static void put_dents(call *c, uint64_t addr, bool is64) {
   put_addr(c->b, addr);
   unsigned reclen_off = is64 ? 16 : 2 * c->a->ptr_size;
   uint64_t off = 0, n = 0, len = (uint64_t)c->ret;
+  if (len > (1u << 24)) /* more than any getdents returns: no count */
+    return;
   while (off < len) {
     uint8_t r[2];
     if (!mem_out(c->d, addr + off + reclen_off, r, 2))
@@ -1759,6 +1786,8 @@ static void put_pollfds(call *c, uint64_t addr, uint64_t nfds, bool out) {
   }
   sb_putc(b, '[');
   int printed = 0;
+  if (nfds > 65536) /* the kernel refuses more than RLIMIT_NOFILE */
+    nfds = 65536;
   for (uint64_t i = 0; i < nfds; i++) {
     uint8_t p[8];
     if (printed >= (int)c->d->strsize) {

@@ -13,7 +13,8 @@
  * show what the kernel wrote, as strace shows them at syscall exit. Bytes
  * the image does not know (a trace recorded --no-memory, a format without
  * memory values, a dump started with --from) print as the address, as
- * strace prints a pointer it cannot read.
+ * strace prints a pointer it cannot read. Without recorded memory only
+ * read-only mapped contents (string literals) are trusted.
  *
  * Format-neutral: events in, text out; never includes Unicorn. */
 #ifndef TC_SYSDECODE_H
@@ -28,8 +29,12 @@ typedef struct tc_sysdecode tc_sysdecode;
 /* strace's default string limit (-s 32). */
 #define TC_SYSDECODE_STRSIZE 32u
 
-/* NULL on out-of-memory. strsize: the -s limit (0 = 32). */
-tc_sysdecode *tc_sysdecode_new(const tc_arch *arch, unsigned strsize);
+/* NULL on out-of-memory. strsize: the -s limit (0 = 32). has_memory:
+ * the trace records memory accesses (tc_trace_info.has_memory); without
+ * them only read-only mapped contents are known (writable memory may
+ * have changed unseen), so the rest prints as addresses. */
+tc_sysdecode *tc_sysdecode_new(const tc_arch *arch, unsigned strsize,
+                               int has_memory);
 void tc_sysdecode_free(tc_sysdecode *d);
 
 /* Updates the memory image with what the event does to memory. Call it

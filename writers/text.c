@@ -455,7 +455,7 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
   }
   w->json = json;
   w->arch = info->arch;
-  w->dec = tc_sysdecode_new(info->arch, 0);
+  w->dec = tc_sysdecode_new(info->arch, 0, info->has_memory);
   if (!w->dec) {
     free(w);
     tc_error_set(err, "out of memory");
