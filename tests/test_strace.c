@@ -151,9 +151,8 @@ static void compare_native(const char *guest, const char *list) {
   snprintf(native, sizeof native, "%s/%s.native", tu_tmpdir(), guest);
   char trace[2048];
   snprintf(trace, sizeof trace, "trace=%s", list);
-  char *argv[] = {"strace", "-q",  "-o",
-                  native,   "-e",  trace,
-                  (char *)tu_guest(guest), NULL};
+  char *argv[] = {
+      "strace", "-q", "-o", native, "-e", trace, (char *)tu_guest(guest), NULL};
   run_clean(argv, NULL);
   size_t nlen = 0;
   char *ntext = (char *)tu_read_file(native, &nlen);
@@ -170,8 +169,8 @@ static void compare_native(const char *guest, const char *list) {
   char *ours = sh(&st, "%s strace -e trace=%s %s", TC_CLI, list, tct);
   CU_ASSERT_EQUAL(st, 0);
   /* dump --syscalls-only is the same listing */
-  char *dump = sh(&st, "%s dump --syscalls-only -e trace=%s %s", TC_CLI, list,
-                  tct);
+  char *dump =
+      sh(&st, "%s dump --syscalls-only -e trace=%s %s", TC_CLI, list, tct);
   CU_ASSERT_STRING_EQUAL(dump, ours);
   free(dump);
 
@@ -211,7 +210,7 @@ static void compare_native(const char *guest, const char *list) {
  * (rseq, getrandom's random bytes, pids, brk addresses); i386's
  * rt_sigaction too, since glibc sets SA_RESTORER only without a vDSO. */
 #define SYSMIX_COMMON                                                          \
-  "openat,writev,write,fsync,close,fstat,read,pread64,readv,munmap,"          \
+  "openat,writev,write,fsync,close,fstat,read,pread64,readv,munmap,"           \
   "mprotect,dup,dup2,dup3,access,faccessat,mkdir,rename,rmdir,getcwd,"         \
   "unlink,pipe2,connect,bind,rt_sigprocmask,clock_nanosleep,umask,"            \
   "exit_group"
@@ -291,8 +290,7 @@ typedef struct macro {
   int known;
 } macro;
 
-static int cross_macros(const char *cc, const char *header, macro *m,
-                        int n) {
+static int cross_macros(const char *cc, const char *header, macro *m, int n) {
   char src[4096];
   size_t off = (size_t)snprintf(src, sizeof src, "#include <%s>\n", header);
   for (int i = 0; i < n; i++)
@@ -342,18 +340,17 @@ static int cross_macros(const char *cc, const char *header, macro *m,
  * have the number the guest saw. */
 static void check_against_headers(const char *guest, const char *cc) {
   static macro open_m[] = {
-      {"O_CREAT", 0, 0},    {"O_EXCL", 0, 0},     {"O_NOCTTY", 0, 0},
-      {"O_TRUNC", 0, 0},    {"O_APPEND", 0, 0},   {"O_NONBLOCK", 0, 0},
-      {"O_DSYNC", 0, 0},    {"O_DIRECT", 0, 0},   {"O_LARGEFILE", 0, 0},
+      {"O_CREAT", 0, 0},     {"O_EXCL", 0, 0},     {"O_NOCTTY", 0, 0},
+      {"O_TRUNC", 0, 0},     {"O_APPEND", 0, 0},   {"O_NONBLOCK", 0, 0},
+      {"O_DSYNC", 0, 0},     {"O_DIRECT", 0, 0},   {"O_LARGEFILE", 0, 0},
       {"O_DIRECTORY", 0, 0}, {"O_NOFOLLOW", 0, 0}, {"O_NOATIME", 0, 0},
-      {"O_CLOEXEC", 0, 0},  {"O_PATH", 0, 0}};
+      {"O_CLOEXEC", 0, 0},   {"O_PATH", 0, 0}};
   static macro map_m[] = {{"MAP_SHARED", 0, 0},    {"MAP_PRIVATE", 0, 0},
                           {"MAP_FIXED", 0, 0},     {"MAP_ANONYMOUS", 0, 0},
                           {"MAP_NORESERVE", 0, 0}, {"MAP_STACK", 0, 0}};
-  static macro err_m[] = {{"ENOENT", 0, 0},   {"EBADF", 0, 0},
-                          {"EEXIST", 0, 0},   {"EACCES", 0, 0},
-                          {"ENOTSOCK", 0, 0}, {"ENOSYS", 0, 0},
-                          {"ENOMEM", 0, 0}};
+  static macro err_m[] = {
+      {"ENOENT", 0, 0},   {"EBADF", 0, 0},  {"EEXIST", 0, 0}, {"EACCES", 0, 0},
+      {"ENOTSOCK", 0, 0}, {"ENOSYS", 0, 0}, {"ENOMEM", 0, 0}};
   int no = (int)(sizeof open_m / sizeof open_m[0]),
       nm = (int)(sizeof map_m / sizeof map_m[0]),
       ne = (int)(sizeof err_m / sizeof err_m[0]);
@@ -535,8 +532,8 @@ typedef struct insn_line {
 } insn_line;
 
 /* The instruction lines of a text dump. */
-static size_t parse_insns(char *dump, insn_line *out, size_t max,
-                          char **lines, size_t maxl) {
+static size_t parse_insns(char *dump, insn_line *out, size_t max, char **lines,
+                          size_t maxl) {
   size_t nl = split_lines(dump, lines, maxl), n = 0;
   for (size_t i = 0; i < nl && n < max; i++) {
     char *end;
@@ -598,8 +595,8 @@ static void test_filters(void) {
   free(byhex);
 
   /* --range MODULE: the program's own maps hold every instruction */
-  char *bymod = sh(&st, "%s dump --range sysmix64 %s | grep -c '^[0-9]'",
-                   TC_CLI, tct);
+  char *bymod =
+      sh(&st, "%s dump --range sysmix64 %s | grep -c '^[0-9]'", TC_CLI, tct);
   CU_ASSERT_EQUAL((size_t)atol(bymod), n);
   free(bymod);
 
@@ -618,8 +615,7 @@ static void test_filters(void) {
   /* --syscalls-only: one strace line per syscall line of the full dump,
    * the same calls; --skip/--count window them */
   size_t nsys = 0;
-  for (const char *p = fullcopy; (p = strstr(p, "\n         syscall "));
-       p++)
+  for (const char *p = fullcopy; (p = strstr(p, "\n         syscall ")); p++)
     nsys++;
   char *sys = sh(&st, "%s dump --syscalls-only %s", TC_CLI, tct);
   char *sl[1024];
@@ -647,8 +643,8 @@ static void test_filters(void) {
   free(sys);
 
   /* --syscall NAMES: only those */
-  char *wr = sh(&st, "%s strace --syscall write,writev %s | grep -c .",
-                TC_CLI, tct);
+  char *wr =
+      sh(&st, "%s strace --syscall write,writev %s | grep -c .", TC_CLI, tct);
   size_t writes = 0;
   for (const char *p = fullcopy; (p = strstr(p, " syscall write")); p++)
     writes++;
@@ -678,8 +674,8 @@ static void test_filters(void) {
       {"-e read", 2, "trace=NAMES"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    char *o = sh(&st, "%s dump %s %s 2>&1 >/dev/null", TC_CLI, bad[i].args,
-                 tct);
+    char *o =
+        sh(&st, "%s dump %s %s 2>&1 >/dev/null", TC_CLI, bad[i].args, tct);
     CU_ASSERT_EQUAL(st, bad[i].status);
     CU_ASSERT_PTR_NOT_NULL(strstr(o, bad[i].msg));
     free(o);
@@ -764,7 +760,7 @@ static void test_random_events(void) {
             s.args[i] = (r >> 8) & 0xff;
             break;
           case 2:
-            s.args[i] = (uint64_t)-(int64_t)((r >> 8) & 0xff);
+            s.args[i] = (uint64_t) - (int64_t)((r >> 8) & 0xff);
             break;
           default:
             s.args[i] = r >> 2;
@@ -823,8 +819,7 @@ int main(void) {
       {"mips openat/mmap2 equal qemu-user -strace", test_qemu_mips},
       {"dump filters against the full dump", test_filters},
       {"strace and json writers, traces without memory", test_writers},
-      {"random syscall events decode to well-formed lines",
-       test_random_events},
+      {"random syscall events decode to well-formed lines", test_random_events},
       {NULL, NULL}};
   return tu_run_suite("strace", cases);
 }
