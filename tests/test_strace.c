@@ -700,10 +700,10 @@ static void test_writers(void) {
   CU_ASSERT_STRING_EQUAL(file, ours);
   snprintf(path, sizeof path, "%s/writers.jsonl", tu_tmpdir());
   char *json = (char *)tu_read_file(path, NULL);
-  CU_ASSERT_PTR_NOT_NULL(json && strstr(json, "\"strace\":\"openat(AT_FDCWD, "
-                                              "\\\"sysmix.txt\\\", "
-                                              "O_WRONLY|O_CREAT|O_TRUNC, "
-                                              "0640) = 3\""));
+  CU_ASSERT(json && strstr(json, "\"strace\":\"openat(AT_FDCWD, "
+                                 "\\\"sysmix.txt\\\", "
+                                 "O_WRONLY|O_CREAT|O_TRUNC, "
+                                 "0640) = 3\""));
   free(json);
   free(file);
   free(ours);
