@@ -244,11 +244,11 @@ static void put_xval(sbuf *b, const xlat *t, size_t n, uint64_t v,
 /* Flags in table order, as strace's printflags: every entry whose bits
  * are all set is printed and cleared; leftover bits follow in hex; no
  * named bit prints the value with a comment; zero prints "0". */
-static void put_flags(sbuf *b, const xlat *t, size_t n, uint64_t v,
-                      const char *unknown) {
+static void put_flags_except(sbuf *b, const xlat *t, size_t n, uint64_t v,
+                             const char *unknown, uint64_t except) {
   int printed = 0;
   for (size_t i = 0; i < n; i++)
-    if (t[i].val && (v & t[i].val) == t[i].val) {
+    if (t[i].val && t[i].val != except && (v & t[i].val) == t[i].val) {
       if (printed++)
         sb_putc(b, '|');
       sb_puts(b, t[i].name);
@@ -264,6 +264,11 @@ static void put_flags(sbuf *b, const xlat *t, size_t n, uint64_t v,
   } else {
     sb_putc(b, '0');
   }
+}
+
+static void put_flags(sbuf *b, const xlat *t, size_t n, uint64_t v,
+                      const char *unknown) {
+  put_flags_except(b, t, n, v, unknown, 0);
 }
 
 /* errno names in the host (asm-generic / x86) numbering. */
@@ -715,7 +720,9 @@ static void put_mmap_flags(sbuf *b, const tc_arch *a, uint64_t guest) {
   v &= ~0xfull;
   if (v) {
     sb_putc(b, '|');
-    put_flags(b, mmap_flags, N(mmap_flags), v, NULL);
+    /* MAP_32BIT exists on x86 only */
+    bool x86 = a->id == TC_ARCH_X86 || a->id == TC_ARCH_X86_64;
+    put_flags_except(b, mmap_flags, N(mmap_flags), v, NULL, x86 ? 0 : 0x40);
   }
 }
 
