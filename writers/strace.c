@@ -40,7 +40,8 @@ static tc_writer *strace_open(const char *path, const tc_trace_info *info,
     strsize = (unsigned)v;
   }
   tc_writer *w = calloc(1, sizeof *w);
-  if (!w || !(w->dec = tc_sysdecode_new(info->arch, strsize, info->has_memory))) {
+  if (!w ||
+      !(w->dec = tc_sysdecode_new(info->arch, strsize, info->has_memory))) {
     free(w);
     tc_error_set(err, "out of memory");
     return NULL;
