@@ -375,11 +375,48 @@ int tc_abi_encode_stat(const tc_arch *arch, tc_stat_kind kind,
   return l->size;
 }
 
+int tc_abi_stat_size(const tc_arch *arch, tc_stat_kind kind) {
+  const stat_layout *l = find_stat_layout(arch, kind);
+  return l ? l->size : -ENOSYS;
+}
+
+int tc_abi_decode_stat(const tc_arch *arch, tc_stat_kind kind,
+                       const uint8_t *in, struct stat *st) {
+  const stat_layout *l = find_stat_layout(arch, kind);
+  if (!l)
+    return -ENOSYS;
+  uint64_t v[SF_COUNT] = {0};
+  for (int i = 0; i < SF_COUNT; i++)
+    if (l->f[i].off >= 0 && l->f[i].size)
+      v[i] = tc_abi_get(arch, in + l->f[i].off, l->f[i].size);
+  memset(st, 0, sizeof *st);
+  st->st_dev = (dev_t)v[SF_DEV];
+  st->st_ino = (ino_t)(l->f[SF_INO64].size ? v[SF_INO64] : v[SF_INO]);
+  st->st_mode = (mode_t)v[SF_MODE];
+  st->st_nlink = (nlink_t)v[SF_NLINK];
+  st->st_uid = (uid_t)v[SF_UID];
+  st->st_gid = (gid_t)v[SF_GID];
+  st->st_rdev = (dev_t)v[SF_RDEV];
+  st->st_size = (off_t)v[SF_SIZE];
+  st->st_blksize = (blksize_t)v[SF_BLKSIZE];
+  st->st_blocks = (blkcnt_t)v[SF_BLOCKS];
+  st->st_atim.tv_sec = (time_t)v[SF_ATIME];
+  st->st_atim.tv_nsec = (long)v[SF_ATIME_NS];
+  st->st_mtim.tv_sec = (time_t)v[SF_MTIME];
+  st->st_mtim.tv_nsec = (long)v[SF_MTIME_NS];
+  st->st_ctim.tv_sec = (time_t)v[SF_CTIME];
+  st->st_ctim.tv_nsec = (long)v[SF_CTIME_NS];
+  return l->size;
+}
+
 /* struct statx (include/uapi/linux/stat.h). */
 int tc_abi_encode_statx(const tc_arch *arch, const struct stat *st,
                         uint8_t *out) {
   memset(out, 0, 256);
-  tc_abi_put(arch, out + 0, 4, 0x7ff); /* STATX_BASIC_STATS */
+  /* STATX_BASIC_STATS | STATX_MNT_ID, as Linux 5.8+ reports; the mount
+   * id is fixed like st_dev (see tc_options.host_stat). */
+  tc_abi_put(arch, out + 0, 4, 0x17ff);
+  tc_abi_put(arch, out + 144, 8, 1);
   tc_abi_put(arch, out + 4, 4, (uint64_t)st->st_blksize);
   tc_abi_put(arch, out + 16, 4, (uint64_t)st->st_nlink);
   tc_abi_put(arch, out + 20, 4, st->st_uid);

@@ -32,6 +32,12 @@ typedef enum tc_stat_kind {
  * fit (as the kernel does for 32-bit stat). */
 int tc_abi_encode_stat(const tc_arch *arch, tc_stat_kind kind,
                        const struct stat *st, uint8_t *out);
+/* The size of the guest's struct (-ENOSYS if the arch has none), and its
+ * fields decoded into a host struct stat (for syscall decoding: the same
+ * table serves both directions). */
+int tc_abi_stat_size(const tc_arch *arch, tc_stat_kind kind);
+int tc_abi_decode_stat(const tc_arch *arch, tc_stat_kind kind,
+                       const uint8_t *in, struct stat *st);
 /* struct statx (same on every arch). Returns 256. */
 int tc_abi_encode_statx(const tc_arch *arch, const struct stat *st,
                         uint8_t *out);

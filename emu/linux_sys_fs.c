@@ -405,6 +405,9 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
   f->kind = is_dir ? TC_FD_DIR : TC_FD_HOST;
   f->host_fd = h;
   f->flags = flags & ~(O_CREAT | O_EXCL | O_NOCTTY | O_TRUNC | O_CLOEXEC);
+  /* A 64-bit kernel forces O_LARGEFILE on every open (F_GETFL shows it). */
+  if (emu->arch->ptr_size == 8)
+    f->flags |= GUEST_O_LARGEFILE;
   f->cloexec = (flags & O_CLOEXEC) != 0;
   f->owned = true;
   f->path_hash = path_hash(host, 0);
@@ -1166,6 +1169,27 @@ static int64_t do_pipe(tc_sys_call *c, int guest_flags) {
   return 0;
 }
 
+/* Socket calls on an fd. tracecorn creates no sockets, so an open fd is
+ * never one: ENOTSOCK, and EBADF for a closed one, as Linux answers. */
+static int64_t sys_socket_fd(tc_sys_call *c) {
+  return tc_sys_fd(c->emu, tc_sys_int(c, 0)) ? -ENOTSOCK : -EBADF;
+}
+
+/* i386's socketcall(call, args): the same for the calls on an fd (their
+ * fd is args[0]); socket and socketpair are not emulated. */
+static int64_t sys_socketcall(tc_sys_call *c) {
+  int call = tc_sys_int(c, 0);
+  if (call < 1 || call > 20)
+    return -EINVAL;
+  if (call == 1 || call == 8) /* SYS_SOCKET, SYS_SOCKETPAIR */
+    return -ENOSYS;
+  uint64_t fd;
+  int r = tc_sys_get_uint(c->emu, c->a[1], c->emu->arch->ptr_size, &fd);
+  if (r < 0)
+    return r;
+  return tc_sys_fd(c->emu, (int)(int32_t)fd) ? -ENOTSOCK : -EBADF;
+}
+
 static int64_t sys_pipe(tc_sys_call *c) { return do_pipe(c, 0); }
 static int64_t sys_pipe2(tc_sys_call *c) {
   return do_pipe(c, tc_sys_int(c, 1));
@@ -1317,6 +1341,21 @@ const tc_sys_entry tc_sys_fs_table[] = {
     {"fcntl64", sys_fcntl},
     {"ioctl", sys_ioctl},
     {"pipe", sys_pipe},
+    {"socketcall", sys_socketcall},
+    {"connect", sys_socket_fd},
+    {"bind", sys_socket_fd},
+    {"listen", sys_socket_fd},
+    {"accept", sys_socket_fd},
+    {"accept4", sys_socket_fd},
+    {"getsockname", sys_socket_fd},
+    {"getpeername", sys_socket_fd},
+    {"sendto", sys_socket_fd},
+    {"recvfrom", sys_socket_fd},
+    {"sendmsg", sys_socket_fd},
+    {"recvmsg", sys_socket_fd},
+    {"shutdown", sys_socket_fd},
+    {"getsockopt", sys_socket_fd},
+    {"setsockopt", sys_socket_fd},
     {"pipe2", sys_pipe2},
     {"poll", sys_poll},
     {"ppoll", sys_ppoll},

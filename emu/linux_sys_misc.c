@@ -261,6 +261,8 @@ static int64_t sys_rt_sigprocmask(tc_sys_call *c) {
   const tc_arch *arch = emu->arch;
   int how = tc_sys_int(c, 0);
   unsigned ss = tc_xlat_sigset_size(arch);
+  if (ss == 16) /* mips numbers SIG_BLOCK/UNBLOCK/SETMASK 1, 2, 3 */
+    how -= 1;
   if (c->a[3] != ss)
     return -EINVAL;
   uint8_t buf[16];
@@ -290,8 +292,11 @@ static int64_t sys_rt_sigprocmask(tc_sys_call *c) {
 static int64_t sys_sigaltstack(tc_sys_call *c) {
   tc_emu *emu = c->emu;
   const tc_arch *arch = emu->arch;
-  /* stack_t: {void *ss_sp; int ss_flags; size_t ss_size}. */
+  /* stack_t: {void *ss_sp; int ss_flags; size_t ss_size}; mips has
+   * {void *ss_sp; size_t ss_size; int ss_flags}. */
   unsigned l = arch->ptr_size, size = 3 * l;
+  bool mips = tc_xlat_sigset_size(arch) == 16;
+  unsigned flags_off = mips ? 2 * l : l, size_off = mips ? l : 2 * l;
   uint8_t in[24], out[24];
   int r;
   if (c->a[0] && (r = tc_sys_read(emu, c->a[0], in, size)) < 0)
@@ -299,15 +304,15 @@ static int64_t sys_sigaltstack(tc_sys_call *c) {
   if (c->a[1]) {
     memset(out, 0, sizeof out);
     tc_abi_put(arch, out, l, c->st->altstack_sp);
-    tc_abi_put(arch, out + l, 4, (uint32_t)c->st->altstack_flags);
-    tc_abi_put(arch, out + 2 * l, l, c->st->altstack_size);
+    tc_abi_put(arch, out + flags_off, 4, (uint32_t)c->st->altstack_flags);
+    tc_abi_put(arch, out + size_off, l, c->st->altstack_size);
     if ((r = tc_sys_write(emu, c->a[1], out, size)) < 0)
       return r;
   }
   if (c->a[0]) {
     uint64_t sp = tc_abi_get(arch, in, l),
-             ssz = tc_abi_get(arch, in + 2 * l, l);
-    uint32_t flags = (uint32_t)tc_abi_get(arch, in + l, 4);
+             ssz = tc_abi_get(arch, in + size_off, l);
+    uint32_t flags = (uint32_t)tc_abi_get(arch, in + flags_off, 4);
     const uint32_t SS_DISABLE = 2, SS_AUTODISARM = 1u << 31;
     if (flags & ~(SS_DISABLE | SS_AUTODISARM))
       return -EINVAL;

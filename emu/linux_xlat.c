@@ -99,6 +99,18 @@ int tc_xlat_errno_to_guest(const tc_arch *arch, int host_errno) {
   return host_errno;
 }
 
+int tc_xlat_errno_to_host(const tc_arch *arch, int guest_errno) {
+  if (is_mips(arch)) {
+    for (size_t i = 0; i < sizeof errno_mips / sizeof errno_mips[0]; i++)
+      if (errno_mips[i][1] == guest_errno)
+        return errno_mips[i][0];
+    /* a host number that mips uses for something else has no host name */
+    if (guest_errno >= 35)
+      return -1;
+  }
+  return guest_errno;
+}
+
 /* mips MAP_* (arch/mips uapi asm/mman.h) -> host values. */
 static const bit_pair mmap_mips[] = {{0x800, 0x20},      {0x400, 0x4000},
                                      {0x1000, 0x100},    {0x2000, 0x800},

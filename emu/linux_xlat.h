@@ -13,6 +13,8 @@ int tc_xlat_open_to_host(const tc_arch *arch, int guest_flags);
 int tc_xlat_open_to_guest(const tc_arch *arch, int host_flags);
 /* A host errno as the guest numbers it. */
 int tc_xlat_errno_to_guest(const tc_arch *arch, int host_errno);
+/* A guest errno as the host numbers it (unknown numbers pass through). */
+int tc_xlat_errno_to_host(const tc_arch *arch, int guest_errno);
 /* Guest MAP_* flags -> the host (x86) values the mmap code uses. */
 int tc_xlat_mmap_to_host(const tc_arch *arch, int guest_flags);
 /* Signal numbers and sets: the guest's -> the host's and back (0 if the

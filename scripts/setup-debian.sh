@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential cmake pkg-config
       libunicorn-dev libcapstone-dev libzstd-dev libcunit1-dev
       libsnappy-dev libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-      gdb gdb-multiarch zstd time qemu-user-static clang busybox-static
+      gdb gdb-multiarch zstd time qemu-user-static clang busybox-static strace
       libclang-rt-14-dev
       gcc-i686-linux-gnu libc6-dev-i386-cross
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross

@@ -996,13 +996,30 @@ static void test_dump_from(void) {
   CU_ASSERT_EQUAL(st, 1);
   CU_ASSERT(o && strstr(o, "no instruction 99999999"));
   free(o);
-  /* a format without seek says so */
+  /* a format without seek reads forward to it: the same keyframe state
+   * as rvn's seek gives (rvn holds no tid), then --count instructions */
   o = NULL;
-  char tct[1024];
+  char tct[1024], *o2 = NULL;
   snprintf(tct, sizeof tct, "%s", tu_tmp("from.tct"));
-  st = tu_run_merge(&o, TC_CLI, "dump", "--from", "5", tct, NULL);
+  st = tu_run_merge(&o, TC_CLI, "dump", "--from", "2500", "--count", "3", tct,
+                    NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  tu_run_merge(&o2, TC_CLI, "dump", "--from", "2500", "--count", "3", path,
+               NULL);
+  const char *k1 = o ? strstr(o, "keyframe #2500") : NULL;
+  const char *k2 = o2 ? strstr(o2, "keyframe #2500") : NULL;
+  k1 = k1 ? strchr(k1, ':') : NULL;
+  k2 = k2 ? strchr(k2, ':') : NULL;
+  CU_ASSERT(k1 && k2 && strcspn(k1, "\n") == strcspn(k2, "\n") &&
+            strncmp(k1, k2, strcspn(k1, "\n")) == 0);
+  CU_ASSERT(o && strstr(o, "\n2500 ") && strstr(o, "\n2502 ") &&
+            !strstr(o, "\n2503 ") && !strstr(o, "\n2499 "));
+  free(o);
+  free(o2);
+  o = NULL;
+  st = tu_run_merge(&o, TC_CLI, "dump", "--from", "99999999", tct, NULL);
   CU_ASSERT_EQUAL(st, 1);
-  CU_ASSERT(o && strstr(o, "cannot seek"));
+  CU_ASSERT(o && strstr(o, "no instruction 99999999"));
   free(o);
 }
 

@@ -1,11 +1,13 @@
 /* Reading one trace and writing it in another format (dump = convert to
  * text or json on stdout). Format-neutral: only the tc_format vtables. */
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/filter.h"
 #include "writers/outfile.h"
 
 typedef struct convert_ctx {
@@ -40,6 +42,16 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
                     const tc_format *out_fmt, const char *out_path,
                     uint64_t from_insn, const char *const *writer_options,
                     tc_error *err) {
+  tc_filter f = {0};
+  f.from = from_insn;
+  return tc_convert_filtered(in_path, in_fmt, out_fmt, out_path, &f,
+                             writer_options, err);
+}
+
+int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
+                        const tc_format *out_fmt, const char *out_path,
+                        const tc_filter *filter,
+                        const char *const *writer_options, tc_error *err) {
   if (!in_fmt)
     in_fmt = tc_format_detect(in_path, err);
   if (!in_fmt)
@@ -61,19 +73,24 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
                  out_path);
     return -1;
   }
-  if (from_insn && !in_fmt->seek) {
-    tc_error_set(err, "%s: the %s format cannot seek", in_path, in_fmt->name);
-    return -1;
-  }
+  uint64_t from_insn = filter ? filter->from : 0;
   tc_reader *r = in_fmt->open_reader(in_path, err);
   if (!r)
     return -1;
-  if (from_insn && in_fmt->seek(r, from_insn, err) < 0) {
+  /* --from: the format's seek when it has one, else the filter reads
+   * forward */
+  bool seeked = from_insn && in_fmt->seek;
+  if (seeked && in_fmt->seek(r, from_insn, err) < 0) {
     in_fmt->close_reader(r);
     return -1;
   }
   const tc_trace_info *info = in_fmt->reader_info(r);
   if (out_fmt->supports && out_fmt->supports(info->arch, err) < 0) {
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  tc_filter_state *fs = tc_filter_new(filter, info, seeked, err);
+  if (!fs) {
     in_fmt->close_reader(r);
     return -1;
   }
@@ -83,21 +100,35 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
   tc_outfile_temp(out_path, tmp, sizeof tmp);
   convert_ctx c = {out_fmt, out_fmt->open_writer(tmp, &winfo, err), false, 0};
   if (!c.w) {
+    tc_filter_free(fs);
     in_fmt->close_reader(r);
     return -1;
   }
   tc_event ev;
   int rc;
+  bool stopped = false;
   tc_error werr = {{0}};
-  while ((rc = in_fmt->next_event(r, &ev, err)) == 1)
-    if (convert_sink(&c, &ev, &werr) < 0) {
+  while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
+    if (ev.kind == TC_EV_EXIT)
+      c.seen_exit = true;
+    else if (ev.kind == TC_EV_INSN)
+      c.insns++;
+    int k = tc_filter_event(fs, &ev, out_fmt, c.w, &werr);
+    if (k < 0) {
       rc = -1;
       snprintf(err ? err->msg : werr.msg, sizeof werr.msg, "%s", werr.msg);
       break;
     }
+    if (k == 0) {
+      stopped = true; /* the count is reached */
+      break;
+    }
+  }
+  if (rc == 0 && !stopped && tc_filter_finish(fs, err) < 0)
+    rc = -1;
   /* Formats without an exit record (TRAC, tfile) still end the stream the
    * event model promises: a synthetic EXIT that says it was not recorded. */
-  if (rc == 0 && !c.seen_exit) {
+  if (rc == 0 && !stopped && !c.seen_exit) {
     char msg[128];
     snprintf(msg, sizeof msg, "no exit record in the %s input", in_fmt->name);
     tc_event x = {.kind = TC_EV_EXIT};
@@ -119,6 +150,7 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
     tc_error_set(err, "%s", cerr.msg);
     rc = -1;
   }
+  tc_filter_free(fs);
   in_fmt->close_reader(r);
   return rc < 0 ? -1 : 0;
 }

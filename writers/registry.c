@@ -15,19 +15,12 @@ extern const tc_format tc_format_bap;
 extern const tc_format tc_format_rvn;
 extern const tc_format tc_format_drcov;
 extern const tc_format tc_format_tenet;
+extern const tc_format tc_format_strace;
 
 static const tc_format *const registry[] = {
-    &tc_format_tct,
-    &tc_format_text,
-    &tc_format_json,
-    &tc_format_trac,
-    &tc_format_tfile,
-    &tc_format_ucir,
-    &tc_format_bap,
-    &tc_format_rvn,
-    &tc_format_drcov,
-    &tc_format_tenet,
-    NULL,
+    &tc_format_tct,   &tc_format_text,  &tc_format_json,   &tc_format_trac,
+    &tc_format_tfile, &tc_format_ucir,  &tc_format_bap,    &tc_format_rvn,
+    &tc_format_drcov, &tc_format_tenet, &tc_format_strace, NULL,
 };
 
 const tc_format *const *tc_formats(void) { return registry; }

@@ -230,3 +230,25 @@ const char *tc_symtab_find(const tc_symtab *t, uint64_t addr, uint64_t *off) {
     *off = addr - base;
   return s->name;
 }
+
+int tc_symtab_lookup(const tc_symtab *t, const char *name, size_t nth,
+                     uint64_t *start, uint64_t *end) {
+  if (!t || !name)
+    return 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (strcmp(t->syms[i].name, name) != 0 || nth-- > 0)
+      continue;
+    const sym *s = &t->syms[i];
+    uint64_t e = s->size ? s->addr + s->size : 0;
+    if (!e) { /* up to the next symbol at a higher address */
+      size_t j = i;
+      while (j < t->n && t->syms[j].addr == s->addr)
+        j++;
+      e = j < t->n ? t->syms[j].addr : s->addr + 1;
+    }
+    *start = s->addr;
+    *end = e;
+    return 1;
+  }
+  return 0;
+}

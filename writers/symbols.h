@@ -26,5 +26,9 @@ const char *tc_symtab_exact(const tc_symtab *t, uint64_t addr);
 /* The function containing addr (within its size, or before the next symbol
  * when the size is 0), with the offset into it; NULL if none. */
 const char *tc_symtab_find(const tc_symtab *t, uint64_t addr, uint64_t *off);
+/* The nth (0-based) function named `name`: its [start, end) (up to the
+ * next symbol when its size is 0). 1 if there is one, else 0. */
+int tc_symtab_lookup(const tc_symtab *t, const char *name, size_t nth,
+                     uint64_t *start, uint64_t *end);
 
 #endif

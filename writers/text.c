@@ -10,6 +10,7 @@
 
 #include "tracecorn/tracecorn.h"
 #include "writers/symbols.h"
+#include "writers/sysdecode.h"
 
 struct tc_writer {
   FILE *f;
@@ -17,6 +18,9 @@ struct tc_writer {
   bool json;
   const tc_arch *arch;
   tc_symtab *syms; /* function symbols of the program and its modules */
+  /* decodes syscall lines strace-style; it sees every event to keep the
+   * memory image their string and struct arguments come from */
+  tc_sysdecode *dec;
   char path[4096];
   /* Modules whose symbols were looked for (by name), so each file is
    * read once; at most MAX_MODULES. */
@@ -43,96 +47,6 @@ static void module_symbols(tc_writer *w, const tc_map_event *m) {
                             tc_symtab_from_file(m->name, w->arch->elf_machine,
                                                 m->addr, m->file_offset));
 }
-
-/* Argument kinds for syscall lines: d = signed int, u = size, x = hex,
- * o = octal mode. Unlisted syscalls print six hex arguments. */
-static const struct {
-  const char *name;
-  const char *args;
-} sys_args[] = {
-    {"read", "dxu"},
-    {"write", "dxu"},
-    {"open", "xdo"},
-    {"openat", "dxdo"},
-    {"close", "d"},
-    {"lseek", "ddd"},
-    {"_llseek", "dddxd"},
-    {"fstat", "dx"},
-    {"stat", "xx"},
-    {"lstat", "xx"},
-    {"fstat64", "dx"},
-    {"stat64", "xx"},
-    {"newfstatat", "dxxd"},
-    {"fstatat64", "dxxd"},
-    {"statx", "dxdxx"},
-    {"mmap", "xuddd"
-             "x"},
-    {"mmap2", "xudddx"},
-    {"munmap", "xu"},
-    {"mprotect", "xud"},
-    {"mremap", "xuudx"},
-    {"madvise", "xud"},
-    {"brk", "x"},
-    {"readv", "dxd"},
-    {"writev", "dxd"},
-    {"pread64", "dxud"},
-    {"access", "xo"},
-    {"faccessat", "dxo"},
-    {"faccessat2", "dxod"},
-    {"readlink", "xxu"},
-    {"readlinkat", "dxxu"},
-    {"getcwd", "xu"},
-    {"dup", "d"},
-    {"dup2", "dd"},
-    {"dup3", "ddd"},
-    {"fcntl", "ddx"},
-    {"fcntl64", "ddx"},
-    {"ioctl", "dxx"},
-    {"arch_prctl", "dx"},
-    {"set_thread_area", "x"},
-    {"set_tid_address", "x"},
-    {"set_robust_list", "xu"},
-    {"rseq", "xudd"},
-    {"prlimit64", "ddxx"},
-    {"getrlimit", "dx"},
-    {"ugetrlimit", "dx"},
-    {"uname", "x"},
-    {"getpid", ""},
-    {"gettid", ""},
-    {"getppid", ""},
-    {"getuid", ""},
-    {"geteuid", ""},
-    {"getgid", ""},
-    {"getegid", ""},
-    {"getuid32", ""},
-    {"geteuid32", ""},
-    {"getgid32", ""},
-    {"getegid32", ""},
-    {"clock_gettime", "dx"},
-    {"clock_gettime64", "dx"},
-    {"gettimeofday", "xx"},
-    {"time", "x"},
-    {"nanosleep", "xx"},
-    {"clock_nanosleep", "ddxx"},
-    {"getrandom", "xud"},
-    {"rt_sigaction", "dxxu"},
-    {"rt_sigprocmask", "dxxu"},
-    {"sigaltstack", "xx"},
-    {"futex", "xdduxd"},
-    {"sched_getaffinity", "dux"},
-    {"sysinfo", "x"},
-    {"getdents64", "dxu"},
-    {"exit", "d"},
-    {"exit_group", "d"},
-    {"tgkill", "ddd"},
-    {"tkill", "dd"},
-    {"kill", "dd"},
-    {"sched_yield", ""},
-    {"umask", "o"},
-    {"pipe2", "xd"},
-    {"poll", "xud"},
-    {"prctl", "dxxxx"},
-};
 
 static const char *sig_name(int sig) {
   static const char *names[] = {"0",       "SIGHUP",  "SIGINT",  "SIGQUIT",
@@ -289,33 +203,6 @@ const char *tc_escape_text(const char *in, char *out, size_t max) {
   return out;
 }
 
-static void put_syscall_args(FILE *f, const tc_syscall_event *s) {
-  const char *kinds = "xxxxxx";
-  if (s->name)
-    for (size_t i = 0; i < sizeof sys_args / sizeof sys_args[0]; i++)
-      if (strcmp(sys_args[i].name, s->name) == 0) {
-        kinds = sys_args[i].args;
-        break;
-      }
-  for (int i = 0; kinds[i] && i < 6; i++) {
-    if (i)
-      fputs(", ", f);
-    switch (kinds[i]) {
-    case 'd':
-      fprintf(f, "%" PRId32, (int32_t)s->args[i]);
-      break;
-    case 'u':
-      fprintf(f, "%" PRIu64, s->args[i]);
-      break;
-    case 'o':
-      fprintf(f, "0%" PRIo64, s->args[i]);
-      break;
-    default:
-      fprintf(f, "0x%" PRIx64, s->args[i]);
-    }
-  }
-}
-
 /* ------------------------------------------------------------ text lines */
 
 /* Names a direct branch or call target: `call 0x401690` becomes
@@ -419,15 +306,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
       break;
     }
     fputs("         syscall ", f);
-    if (s->name)
-      fputs(s->name, f);
-    else
-      fprintf(f, "syscall_%u", s->nr);
-    fputc('(', f);
-    put_syscall_args(f, s);
-    fprintf(f, ") = %" PRId64, s->ret);
-    if (s->ret < 0 && s->ret > -4096)
-      fprintf(f, " (%s)", strerror((int)-s->ret));
+    fputs(tc_sysdecode_syscall(w->dec, s, 0), f);
     if (s->unknown)
       fputs(" [not implemented]", f);
     for (uint32_t i = 0; i < s->nmem; i++)
@@ -562,6 +441,8 @@ static int json_event(tc_writer *w, const tc_event *ev) {
               s->more ? "true" : "false");
     fputs("\"mem\":", f);
     json_mem(f, s->mem, s->nmem);
+    fputs(",\"strace\":", f);
+    json_str(f, tc_sysdecode_syscall(w->dec, s, 0));
     fputs("}\n", f);
     break;
   }
@@ -624,6 +505,12 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
   }
   w->json = json;
   w->arch = info->arch;
+  w->dec = tc_sysdecode_new(info->arch, 0, info->has_memory);
+  if (!w->dec) {
+    free(w);
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
   if (!json)
     w->syms =
         tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
@@ -636,6 +523,7 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     if (!w->f) {
       tc_error_set(err, "%s: %s", path, strerror(errno));
       tc_symtab_free(w->syms);
+      tc_sysdecode_free(w->dec);
       free(w);
       return NULL;
     }
@@ -678,8 +566,21 @@ static int write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     json_event(w, ev);
   else
     text_event(w, ev);
+  if (tc_sysdecode_observe(w->dec, ev) < 0) {
+    tc_error_set(err, "%s: out of memory", w->path);
+    return -1;
+  }
   if (ferror(w->f)) {
     tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* An event a filter left out: only its effect on memory matters. */
+static int skip_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (tc_sysdecode_observe(w->dec, ev) < 0) {
+    tc_error_set(err, "%s: out of memory", w->path);
     return -1;
   }
   return 0;
@@ -698,6 +599,7 @@ static int close_writer(tc_writer *w, tc_error *err) {
   tc_symtab_free(w->syms);
   for (int i = 0; i < w->nmodules; i++)
     free(w->modules[i]);
+  tc_sysdecode_free(w->dec);
   free(w);
   return rc;
 }
@@ -720,6 +622,7 @@ const tc_format tc_format_text = {
     .open_writer = text_open,
     .write_event = write_event,
     .close_writer = close_writer,
+    .skip_event = skip_event,
 };
 
 const tc_format tc_format_json = {
@@ -730,4 +633,5 @@ const tc_format tc_format_json = {
     .open_writer = json_open,
     .write_event = write_event,
     .close_writer = close_writer,
+    .skip_event = skip_event,
 };

@@ -370,6 +370,11 @@ typedef struct tc_format {
    * they were then) and the rest of the trace. Returns 0, or -1 if the
    * trace has no such instruction or is corrupt. */
   int (*seek)(tc_reader *r, uint64_t insn, tc_error *err);
+  /* Optional, for writers that keep state across events (the memory
+   * image text, json and strace read syscall arguments from): an event a
+   * filter (tc_filter) left out, passed on so that state stays right.
+   * It prints nothing. NULL: left-out events are not passed. */
+  int (*skip_event)(tc_writer *w, const tc_event *ev, tc_error *err);
 } tc_format;
 
 const tc_format *tc_format_by_name(const char *name);
@@ -537,9 +542,10 @@ int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
  * read error is still written and closed validly; returns -1 then. */
 int tc_convert(const char *in_path, const tc_format *in_fmt,
                const tc_format *out_fmt, const char *out_path, tc_error *err);
-/* The same from instruction from_insn on (0 = the whole trace), through
- * the input format's seek: a KEYFRAME with the state there, then the
- * events from that instruction. */
+/* The same from instruction from_insn on (0 = the whole trace): a
+ * KEYFRAME with the state there, then the events from that instruction,
+ * through the input format's seek when it has one, else by reading
+ * forward (see tc_filter.from). */
 int tc_convert_from(const char *in_path, const tc_format *in_fmt,
                     const tc_format *out_fmt, const char *out_path,
                     uint64_t from_insn, tc_error *err);
@@ -549,6 +555,43 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
                     const tc_format *out_fmt, const char *out_path,
                     uint64_t from_insn, const char *const *writer_options,
                     tc_error *err);
+
+/* What `tracecorn dump` / `strace` select from a trace: one filter layer
+ * between any reader and any writer (writers/filter.c). A zeroed filter
+ * selects everything. A "record" is an instruction, or a syscall with
+ * syscalls_only; skip and count window the records that pass the other
+ * tests. */
+typedef struct tc_filter {
+  /* Instructions whose pc is in any of these (NULL-terminated; NULL =
+   * anywhere): "A-B" (hex addresses, B excluded), a function symbol of
+   * the program (every function of that name), or a module (the regions
+   * mapped from a file of that path or base name, e.g. "libc.so.6"). */
+  const char *const *ranges;
+  const uint64_t *pcs; /* and at one of these pcs (npcs == 0: any) */
+  size_t npcs;
+  /* Only syscalls of these names (NULL-terminated; NULL = all). */
+  const char *const *syscalls;
+  /* Records are the syscalls (made by instructions that pass the pc
+   * tests), not instructions; faults and the exit still show. */
+  int syscalls_only;
+  /* Start at instruction `from`: through the reader's seek when the
+   * format has one, else by reading forward (the output then starts with
+   * a keyframe holding the state there, as a seek gives). */
+  uint64_t from;
+  uint64_t skip;  /* leave out the first `skip` records */
+  uint64_t count; /* then stop after `count` records (0 = no limit) */
+} tc_filter;
+
+/* tc_convert_opts through a filter (NULL = everything). Events the
+ * filter leaves out go to the writer's skip_event. With instruction or
+ * syscall tests only the selected records and what they did (their
+ * syscalls, faults) are written, plus the exit; a window alone (from,
+ * skip, count) keeps maps and keyframes inside it. Stopping at `count`
+ * writes no exit. */
+int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
+                        const tc_format *out_fmt, const char *out_path,
+                        const tc_filter *filter,
+                        const char *const *writer_options, tc_error *err);
 
 #ifdef __cplusplus
 }
