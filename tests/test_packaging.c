@@ -556,6 +556,59 @@ static void test_completions_load(void) {
   expect_words(out, &none, "--arch", "record --ar");
   free(out);
 
+  /* zsh: what an interactive zsh completes (tests/zsh_complete.zsh) */
+  static const char *const zlines[] = {"tracecorn ",
+                                       "tracecorn record -f ",
+                                       "tracecorn record -f tct,t",
+                                       "tracecorn verify -f ",
+                                       "tracecorn dump --format=",
+                                       "tracecorn convert in.tct --to ",
+                                       "tracecorn verify --ke",
+                                       "tracecorn record --arch ",
+                                       NULL};
+  char cmdline[4096] = "";
+  for (int i = 0; zlines[i]; i++) {
+    size_t n = strlen(cmdline);
+    snprintf(cmdline + n, sizeof cmdline - n, " '%s'", zlines[i]);
+  }
+  CU_ASSERT_EQUAL(shx(&out, 1,
+                      "cd %s && PATH=%s:$PATH timeout 60 zsh -f "
+                      "%s/tests/zsh_complete.zsh %s/completions %s%s",
+                      tu_tmpdir(), BIN, SRC, SRC, tu_tmp("zcompdump-z"),
+                      cmdline),
+                  0);
+  names arches = {0};
+  add_words(&arches, "x86_64 x86 arm arm64 mips mipsel");
+  const names *zwant[] = {&cmds, &fw, &none, &fr, &fr, &fw, &none, &arches};
+  const char *zextra[] = {"",
+                          "all readable",
+                          "text trac tfile",
+                          "all readable",
+                          "",
+                          "",
+                          "--keyframe",
+                          ""};
+  for (int i = 0; zlines[i]; i++) {
+    char key[256];
+    snprintf(key, sizeof key, "== %s\n", zlines[i]);
+    char *hits = out ? between(out, key, "\n==") : NULL;
+    names got = {0}, want = *zwant[i];
+    add_words(&want, zextra[i]);
+    for (char *h = hits; h && (h = strstr(h, "HIT:")) != NULL; h += 4) {
+      size_t k = strcspn(h + 4, " \n");
+      add(&got, h + 4, k);
+    }
+    bool same = got.n == want.n && hits;
+    for (int j = 0; j < got.n; j++)
+      same = same && has(&want, got.v[j]);
+    if (!same)
+      fprintf(stderr, "\nzsh completion of '%s' gave: %s\n", zlines[i],
+              hits ? hits : out);
+    CU_ASSERT(same);
+    free(hits);
+  }
+  free(out);
+
   /* zsh: parses, and compinit registers _tracecorn for tracecorn */
   CU_ASSERT_EQUAL(shx(&out, 1, "zsh -n %s/completions/_tracecorn", SRC), 0);
   free(out);
@@ -627,14 +680,13 @@ static void test_install(void) {
   static const char *const files[] = {
       "bin/tracecorn",
       "lib/libtracecorn.so",
-      "lib/libtracecorn.so." TC_SOVERSION,
+      ("lib/libtracecorn.so." TC_SOVERSION),
       "lib/libtracecorn.a",
       "include/tracecorn/tracecorn.h",
       "lib/pkgconfig/tracecorn.pc",
       "lib/cmake/tracecorn/tracecornConfig.cmake",
       "share/man/man1/tracecorn.1",
-      "share/bash-completion/completions/"
-      "tracecorn",
+      "share/bash-completion/completions/tracecorn",
       "share/zsh/site-functions/_tracecorn",
       "share/doc/tracecorn/api.md",
       "share/doc/tracecorn/examples/Makefile",
@@ -733,7 +785,7 @@ static void test_debs(void) {
   char *ma = NULL;
   CU_ASSERT_EQUAL_FATAL(
       shx(&ma, 0, "dpkg-architecture -qDEB_HOST_MULTIARCH | tr -d '\\n'"), 0);
-  static const char *const pkgs[] = {"tracecorn", "libtracecorn" TC_SOVERSION,
+  static const char *const pkgs[] = {"tracecorn", ("libtracecorn" TC_SOVERSION),
                                      "libtracecorn-dev"};
   char debs[3][4096];
   for (int i = 0; i < 3; i++) {
