@@ -240,10 +240,25 @@ static void cli_formats(names *write, names *read) {
 /* ------------------------------------------------------- the public API */
 
 /* The functions declared with TC_API in the header; each must have a
- * comment right above it. */
+ * comment right above it, and no function is declared without TC_API
+ * (it would be hidden in the shared library). */
 static void header_api(names *api) {
   char *h = read_text(SRC "/include/tracecorn/tracecorn.h");
   CU_ASSERT_FATAL(h != NULL);
+  for (char *l = h; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+    /* a prototype starts at column 0 with its type; struct members and
+     * function pointers are indented or typedefs */
+    bool decl = islower((unsigned char)*l) && strncmp(l, "typedef", 7) &&
+                strncmp(l, "struct", 6) && strncmp(l, "enum", 4);
+    char *nl = strchr(l, '\n');
+    char *paren = strchr(l, '(');
+    if (decl && paren && (!nl || paren < nl) && paren > l &&
+        (isalnum((unsigned char)paren[-1]) || paren[-1] == '_')) {
+      fprintf(stderr, "\ntracecorn.h: declared without TC_API: %.*s\n",
+              nl ? (int)(nl - l) : 80, l);
+      CU_FAIL("a public function without TC_API");
+    }
+  }
   for (char *p = h; (p = strstr(p, "\nTC_API ")) != NULL; p++) {
     /* the line above ends a comment */
     const char *q = p;
