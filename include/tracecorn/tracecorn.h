@@ -436,8 +436,8 @@ typedef struct tc_options {
 
 /* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
  * keyframe_interval = 4096, stack_size = 8 MiB and the guest fds 0/1/2 =
- * the host's 0/1/2. Always call it first, then
- * set the fields you need, so that fields added later get defaults. */
+ * the host's 0/1/2. Always call it first, then set the fields you need,
+ * so that fields added later get their defaults. */
 TC_API void tc_options_init(tc_options *o);
 
 typedef struct tc_session tc_session;
