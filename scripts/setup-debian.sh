@@ -5,6 +5,9 @@
 # Guests of other arches are built with Debian's cross compilers, never with
 # gcc-multilib (the two conflict: installing one removes the other), and
 # their reference runs use qemu-user-static when the host cannot run them.
+# debhelper and lintian build and check the .debs, zsh, man-db, groff-base
+# and bsdextrautils (col) check the completion and man page
+# (tests/test_packaging.c).
 set -eu
 PKGS="build-essential cmake pkg-config
       libunicorn-dev libcapstone-dev libzstd-dev libcunit1-dev
@@ -18,7 +21,8 @@ PKGS="build-essential cmake pkg-config
       gcc-mips-linux-gnu libc6-dev-mips-cross
       gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
       gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
-      gcc-sparc64-linux-gnu libc6-dev-sparc64-cross"
+      gcc-sparc64-linux-gnu libc6-dev-sparc64-cross
+      debhelper lintian zsh man-db groff-base bsdextrautils"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||

@@ -17,7 +17,30 @@
 extern "C" {
 #endif
 
+/* ----------------------------------------------------------------- version
+ * The version of this header. tc_version() gives the library's own, which
+ * may be newer (same SONAME, see docs/api.md "ABI policy"). CMakeLists.txt
+ * reads the project version from these three lines. */
+#define TC_VERSION_MAJOR 0
+#define TC_VERSION_MINOR 1
+#define TC_VERSION_PATCH 0
 #define TC_VERSION_STRING "0.1.0"
+/* One comparable number: 0x00MMmmpp. */
+#define TC_VERSION_NUMBER                                                      \
+  ((TC_VERSION_MAJOR << 16) | (TC_VERSION_MINOR << 8) | TC_VERSION_PATCH)
+
+/* Marks the public API: libtracecorn.so is built with -fvisibility=hidden,
+ * so only the functions declared here with TC_API are exported. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TC_API __attribute__((visibility("default")))
+#else
+#define TC_API
+#endif
+
+/* The version of the library actually loaded, "MAJOR.MINOR.PATCH" (a
+ * static string). Compare with TC_VERSION_STRING to detect a header/library
+ * mismatch. */
+TC_API const char *tc_version(void);
 
 /* ------------------------------------------------------------------ errors */
 
@@ -27,7 +50,9 @@ typedef struct tc_error {
   char msg[512];
 } tc_error;
 
-void tc_error_set(tc_error *err, const char *fmt, ...)
+/* Formats a message into err->msg (truncated to fit; err may be NULL).
+ * For format modules and sinks that report their own errors. */
+TC_API void tc_error_set(tc_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* ------------------------------------------------------------------ arches */
@@ -128,9 +153,14 @@ typedef struct tc_arch {
   uint16_t elf_machine;     /* EM_* */
 } tc_arch;
 
-const tc_arch *tc_arch_by_id(tc_arch_id id);
-const tc_arch *tc_arch_by_name(const char *name); /* accepts aliases */
-int tc_arch_reg_index(const tc_arch *arch, const char *name); /* -1 if none */
+/* The arch table of an id, or NULL. The tables are static and immutable. */
+TC_API const tc_arch *tc_arch_by_id(tc_arch_id id);
+/* The arch table of a name, case-insensitive, with the usual aliases
+ * ("amd64", "i386", "aarch64", "armhf"...), or NULL. */
+TC_API const tc_arch *tc_arch_by_name(const char *name);
+/* The index in arch->regs[] of the register named exactly `name` ("rax"),
+ * or -1 if none. */
+TC_API int tc_arch_reg_index(const tc_arch *arch, const char *name);
 /* The register a capstone register name stands for: sub-registers and
  * aliases give the arch-table register holding them (x86 eax/ax/al -> rax,
  * r8d -> r8, ymm3 -> xmm3, st(2) -> st2; arm sb -> r9, sN -> d(N/2), qN ->
@@ -138,12 +168,16 @@ int tc_arch_reg_index(const tc_arch *arch, const char *name); /* -1 if none */
  * -1 if the table has none (x86 mmN, unknown names) and -2 for a name that
  * holds no state (arm64 xzr/wzr). second may be NULL; else set to -1 or
  * the second register. */
-int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
-                              int *second);
-const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr); /* NULL */
+TC_API int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
+                                     int *second);
+/* The Linux name of syscall number nr on this arch ("write"), or NULL. */
+TC_API const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr);
 /* Reads a register (size <= 8) out of a state image as an integer. */
-uint64_t tc_state_get(const tc_arch *arch, const uint8_t *state, int reg);
-void tc_state_set(const tc_arch *arch, uint8_t *state, int reg, uint64_t v);
+TC_API uint64_t tc_state_get(const tc_arch *arch, const uint8_t *state,
+                             int reg);
+/* Stores v into register reg (size <= 8, zero-extended) of a state image. */
+TC_API void tc_state_set(const tc_arch *arch, uint8_t *state, int reg,
+                         uint64_t v);
 
 /* ------------------------------------------------------------ event model */
 
@@ -377,19 +411,21 @@ typedef struct tc_format {
   int (*skip_event)(tc_writer *w, const tc_event *ev, tc_error *err);
 } tc_format;
 
-const tc_format *tc_format_by_name(const char *name);
+/* The format registered as `name` ("tct", "trac"...), or NULL. */
+TC_API const tc_format *tc_format_by_name(const char *name);
 /* NULL-terminated list of every registered format. */
-const tc_format *const *tc_formats(void);
+TC_API const tc_format *const *tc_formats(void);
 /* The value of writer option FORMAT.KEY in info->writer_options (the last
  * one given wins), or NULL. */
-const char *tc_writer_option(const tc_trace_info *info, const char *format,
-                             const char *key);
+TC_API const char *tc_writer_option(const tc_trace_info *info,
+                                    const char *format, const char *key);
 /* 0 if every option of `format` has a key in the NULL-terminated `known`
  * list (and every option is well formed), else -1 naming the bad one. */
-int tc_writer_options_check(const tc_trace_info *info, const char *format,
-                            const char *const *known, tc_error *err);
+TC_API int tc_writer_options_check(const tc_trace_info *info,
+                                   const char *format, const char *const *known,
+                                   tc_error *err);
 /* Finds the format of an existing file by content (then extension). */
-const tc_format *tc_format_detect(const char *path, tc_error *err);
+TC_API const tc_format *tc_format_detect(const char *path, tc_error *err);
 
 /* ---------------------------------------------------------------- sessions */
 
@@ -424,27 +460,45 @@ typedef struct tc_options {
   const char *const *writer_options;
 } tc_options;
 
-void tc_options_init(tc_options *o);
+/* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
+ * keyframe_interval = 4096, stack_size = 8 MiB and the guest fds 0/1/2 =
+ * the host's 0/1/2. Always call it first, then set the fields you need,
+ * so that fields added later get their defaults. */
+TC_API void tc_options_init(tc_options *o);
 
 typedef struct tc_session tc_session;
 
 /* Receives every recorded event, like a writer. */
 typedef int (*tc_event_sink)(void *ctx, const tc_event *ev, tc_error *err);
 
-tc_session *tc_session_new(const tc_options *opt, tc_error *err);
-void tc_session_free(tc_session *s);
-/* Loads a static ELF (ET_EXEC or static-pie) with argv/env. */
-int tc_session_load_elf(tc_session *s, const char *path,
-                        const char *const *argv, tc_error *err);
-/* Loads raw code at base (mapped RWX, a stack is mapped too). */
-int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
-                        uint64_t base, uint64_t entry, tc_error *err);
-const tc_trace_info *tc_session_info(tc_session *s);
-/* Adds an output: format by name, path = full file name. */
-int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
-                          tc_error *err);
-int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
-                        tc_error *err);
+/* A new session with a copy of *opt (NULL = the defaults), or NULL. One
+ * session records one program once: new, load, add outputs, run, free. */
+TC_API tc_session *tc_session_new(const tc_options *opt, tc_error *err);
+/* Frees a session and closes any writer it still holds; NULL is ignored. */
+TC_API void tc_session_free(tc_session *s);
+/* Loads a static ELF (ET_EXEC or static-pie) of any supported arch, with
+ * argv (NULL-terminated, argv[0] included; NULL = {path}) and the
+ * environment of the options. 0, or -1 with a message. */
+TC_API int tc_session_load_elf(tc_session *s, const char *path,
+                               const char *const *argv, tc_error *err);
+/* Loads raw code of opt->arch at base (mapped RWX, a stack is mapped too)
+ * to start at entry. 0, or -1 with a message. */
+TC_API int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
+                               uint64_t base, uint64_t entry, tc_error *err);
+/* What was loaded (arch, entry, argv...), valid until tc_session_free(),
+ * or NULL before a successful load. */
+TC_API const tc_trace_info *tc_session_info(tc_session *s);
+/* Adds an output (after a load): fmt (tc_format_by_name()) writing the
+ * file path (full name, extension included). 0, or -1 if the format has
+ * no writer or cannot hold the arch (the message names those that can). */
+TC_API int tc_session_add_writer(tc_session *s, const tc_format *fmt,
+                                 const char *path, tc_error *err);
+/* Adds a callback output (after a load): sink(ctx, ev, err) receives every
+ * event as a writer would; event pointers are valid only during the call.
+ * A sink that returns -1 gets no more events (its message is printed on
+ * stderr); the recording goes on. Returns 0, or -1 (too many outputs). */
+TC_API int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
+                               tc_error *err);
 
 typedef struct tc_run_result {
   tc_exit_reason reason;
@@ -458,23 +512,23 @@ typedef struct tc_run_result {
 /* Runs to the end, writing events to every writer; always closes them.
  * Returns 0 if the recording was written (the guest may still have failed:
  * see res), -1 if tracecorn itself failed. */
-int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
+TC_API int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */
-int tc_session_output_ok(tc_session *s, const char *path);
+TC_API int tc_session_output_ok(tc_session *s, const char *path);
 /* Instructions recorded so far by a running session: callable from any
  * thread (a progress display), the value at most a moment old. */
-uint64_t tc_session_progress(tc_session *s);
+TC_API uint64_t tc_session_progress(tc_session *s);
 /* Bytes the session's outputs hold on disk so far (any thread). */
-uint64_t tc_session_output_bytes(tc_session *s);
+TC_API uint64_t tc_session_output_bytes(tc_session *s);
 /* Size of a trace output: a file, or the files of a directory output
  * (REVEN's NAME.rvn/); 0 if there is none. */
-uint64_t tc_output_size(const char *path);
+TC_API uint64_t tc_output_size(const char *path);
 /* Async-signal-safe: asks a running session to stop (Ctrl-C); the run
  * ends with an INTERRUPTED exit event and status 130. */
-void tc_session_stop(tc_session *s);
+TC_API void tc_session_stop(tc_session *s);
 /* The same for a given signal: status 128 + signal (143 for SIGTERM). */
-void tc_session_interrupt(tc_session *s, int signal);
+TC_API void tc_session_interrupt(tc_session *s, int signal);
 /* Async-signal-safe, for a signal handler on the thread running
  * tc_session_run, some time after a stop that the engine did not honour
  * (a stall inside Unicorn): abandons the engine; tc_session_run then
@@ -482,28 +536,30 @@ void tc_session_interrupt(tc_session *s, int signal);
  * already written. Returns -1 if it cannot now (the run is not inside the
  * engine, or is handing an event to a writer): call again later. The
  * session must only be freed afterwards (Unicorn is not closed). */
-int tc_session_escape(tc_session *s);
+TC_API int tc_session_escape(tc_session *s);
 
 /* --------------------------------------------------------------- helpers */
 
 /* 1 if an instruction ran in arm's Thumb state (CPSR.T in state_before);
  * 0 on every other arch. */
-int tc_insn_thumb(const tc_arch *arch, const tc_insn_event *e);
+TC_API int tc_insn_thumb(const tc_arch *arch, const tc_insn_event *e);
 /* Disassembles one instruction to text ("mov rax, qword ptr [rbp - 8]");
  * returns its length, or 0 with "(bad)" in out. On arm an odd pc means
  * Thumb (pass pc | tc_insn_thumb()). Not thread-safe. */
-int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
-              char *out, size_t outmax);
+TC_API int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes,
+                     size_t n, char *out, size_t outmax);
 
 /* Copies a string a trace or guest chose (a path, a module name, a
  * message) into out so that it cannot drive a terminal: C0 and C1
  * controls, DEL and bytes that are not UTF-8 become \xNN, backslash is
  * doubled; cut to max - 1 bytes. Returns out. */
-const char *tc_escape_text(const char *in, char *out, size_t max);
+TC_API const char *tc_escape_text(const char *in, char *out, size_t max);
 
-/* Reads a whole trace through its format's reader, calling sink per event. */
-int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
-                  void *ctx, tc_error *err);
+/* Reads a whole trace through its format's reader (fmt NULL = detected),
+ * calling sink per event. Stops at the first sink that returns -1. 0 at
+ * the end of the trace, or -1 with a message. */
+TC_API int tc_read_trace(const char *path, const tc_format *fmt,
+                         tc_event_sink sink, void *ctx, tc_error *err);
 
 /* What a trace file holds (`tracecorn info`), read through its format's
  * reader. Fields a format cannot hold stay zero. */
@@ -521,7 +577,8 @@ typedef struct tc_trace_summary {
 } tc_trace_summary;
 
 /* 0, or -1 with a message (what was read before an error stays in sum). */
-int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err);
+TC_API int tc_trace_summarize(const char *path, tc_trace_summary *sum,
+                              tc_error *err);
 
 /* Compares a trace in any readable format with the lossless tct recording
  * of the same run, within what the format holds (its caps and holds_reg):
@@ -534,27 +591,31 @@ typedef struct tc_verify_report {
   char first[512]; /* the first difference, readable */
 } tc_verify_report;
 
-int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
-              tc_verify_report *rep, tc_error *err);
+/* 0 with *rep filled (rep->mismatches == 0: equal), or -1 with a message
+ * if a file cannot be read. */
+TC_API int tc_verify(const char *ref_tct, const char *path,
+                     const tc_format *fmt, tc_verify_report *rep,
+                     tc_error *err);
 
 /* Reads in_path (in_fmt, or detected when NULL) and writes every event to
  * out_path in out_fmt ("-" = stdout for text/json). What was read before a
  * read error is still written and closed validly; returns -1 then. */
-int tc_convert(const char *in_path, const tc_format *in_fmt,
-               const tc_format *out_fmt, const char *out_path, tc_error *err);
+TC_API int tc_convert(const char *in_path, const tc_format *in_fmt,
+                      const tc_format *out_fmt, const char *out_path,
+                      tc_error *err);
 /* The same from instruction from_insn on (0 = the whole trace): a
  * KEYFRAME with the state there, then the events from that instruction,
  * through the input format's seek when it has one, else by reading
  * forward (see tc_filter.from). */
-int tc_convert_from(const char *in_path, const tc_format *in_fmt,
-                    const tc_format *out_fmt, const char *out_path,
-                    uint64_t from_insn, tc_error *err);
+TC_API int tc_convert_from(const char *in_path, const tc_format *in_fmt,
+                           const tc_format *out_fmt, const char *out_path,
+                           uint64_t from_insn, tc_error *err);
 /* The same with writer options for the output ("FORMAT.KEY=VALUE",
  * NULL-terminated; see tc_options.writer_options). */
-int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
-                    const tc_format *out_fmt, const char *out_path,
-                    uint64_t from_insn, const char *const *writer_options,
-                    tc_error *err);
+TC_API int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
+                           const tc_format *out_fmt, const char *out_path,
+                           uint64_t from_insn,
+                           const char *const *writer_options, tc_error *err);
 
 /* What `tracecorn dump` / `strace` select from a trace: one filter layer
  * between any reader and any writer (writers/filter.c). A zeroed filter
@@ -588,10 +649,11 @@ typedef struct tc_filter {
  * syscalls, faults) are written, plus the exit; a window alone (from,
  * skip, count) keeps maps and keyframes inside it. Stopping at `count`
  * writes no exit. */
-int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
-                        const tc_format *out_fmt, const char *out_path,
-                        const tc_filter *filter,
-                        const char *const *writer_options, tc_error *err);
+TC_API int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
+                               const tc_format *out_fmt, const char *out_path,
+                               const tc_filter *filter,
+                               const char *const *writer_options,
+                               tc_error *err);
 
 #ifdef __cplusplus
 }
