@@ -137,6 +137,63 @@ static void test_progress_on_terminal(void) {
   free(out);
 }
 
+/* dump: colour only when asked or on a terminal, never with NO_COLOR or
+ * --color=never; no trailing spaces; later keyframes compact unless -v;
+ * --symbols names a stripped program's functions. */
+static void test_dump_presentation(void) {
+  char *out = NULL, cmd[9000], tct[4200], stripped[4200];
+  snprintf(stripped, sizeof stripped, "%s", tu_tmp("glibc64-stripped"));
+  snprintf(cmd, sizeof cmd, "strip -o %s %s", stripped, tu_guest("glibc64"));
+  CU_ASSERT_EQUAL_FATAL(tu_run(cmd, &out, 1), 0);
+  free(out);
+  tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o", tu_tmp("pres"),
+               "--", stripped, NULL); /* the guest ends in a fault */
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("pres"));
+  CU_ASSERT_EQUAL_FATAL(access(tct, F_OK), 0);
+  /* pipe: no colour, and no line ends in a space */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", tct, NULL), 0);
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NULL(strchr(t, 0x1b));
+  CU_ASSERT_PTR_NULL(strstr(t, " \n"));
+  int full = 0, compact = 0;
+  for (const char *l = strstr(t, "keyframe #"); l;
+       l = strstr(l + 1, "\nkeyframe #")) {
+    const char *eol = strchr(l + 1, '\n');
+    const char *colon = strchr(l + 1, ':');
+    if (colon && (!eol || colon < eol))
+      full++;
+    else
+      compact++;
+  }
+  CU_ASSERT_EQUAL(full, 1);
+  CU_ASSERT(compact >= 10);
+  CU_ASSERT_PTR_NULL(strstr(t, "<main>:")); /* stripped */
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", "-v", tct, NULL), 0);
+  t = out ? out : "";
+  CU_ASSERT_PTR_NULL(strstr(t, "tid 1000\n"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", "--symbols",
+                               tu_guest("glibc64"), tct, NULL),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "<main>:"));
+  free(out);
+  /* colour: always, but never under NO_COLOR with auto, nor with never */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", "--color=always",
+                               "--count", "5", tct, NULL),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "\033[36m0x"));
+  free(out);
+  snprintf(cmd, sizeof cmd, "NO_COLOR=1 %s dump --count 5 %s", TC_CLI, tct);
+  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
+  CU_ASSERT_PTR_NULL(strchr(out ? out : "", 0x1b));
+  free(out);
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "dump", "--color=sometimes", tct, NULL), 2);
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -144,6 +201,8 @@ int main(void) {
       {"-E overrides the inherited environment", test_env_override},
       {"verify: verdicts on stderr or --report", test_verify_streams},
       {"progress on a terminal only", test_progress_on_terminal},
+      {"dump: colour, no trailing spaces, keyframes, --symbols",
+       test_dump_presentation},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

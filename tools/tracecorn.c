@@ -939,16 +939,19 @@ static int cmd_dump(int argc, char **argv) {
       {"format", required_argument, 0, 'f'},
       {"from", required_argument, 0, 'F'},
       {"help", no_argument, 0, 'h'},
+      {"verbose", no_argument, 0, 'v'},
+      {"color", required_argument, 0, 'C'},
+      {"symbols", required_argument, 0, 'S'},
       FILTER_LONGOPTS,
       {0, 0, 0, 0}};
-  bool json = false;
-  const char *in_fmt_name = NULL;
+  bool json = false, verbose = false;
+  const char *in_fmt_name = NULL, *color = "auto", *symbols = NULL;
   uint64_t from = 0;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "jf:e:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "jf:e:hv", longopts, NULL)) != -1) {
     int k = filter_option(&cf, c, optarg);
     if (k < 0)
       return 2;
@@ -957,6 +960,20 @@ static int cmd_dump(int argc, char **argv) {
     switch (c) {
     case 'j':
       json = true;
+      break;
+    case 'v':
+      verbose = true;
+      break;
+    case 'C':
+      if (strcmp(optarg, "auto") && strcmp(optarg, "always") &&
+          strcmp(optarg, "never")) {
+        fprintf(stderr, "tracecorn: --color takes auto, always or never\n");
+        return 2;
+      }
+      color = optarg;
+      break;
+    case 'S':
+      symbols = optarg;
       break;
     case 'f':
       in_fmt_name = optarg;
@@ -980,7 +997,18 @@ static int cmd_dump(int argc, char **argv) {
              "format is\n"
              "detected from the file unless --format names it. Syscall "
              "lines are decoded\nas strace prints them; --syscalls-only "
-             "prints only those, exactly as\n`tracecorn strace` does.\n\n"
+             "prints only those, exactly as\n`tracecorn strace` does. "
+             "Functions are named from the ELF symbols of the\nprogram and "
+             "of every library it maps.\n\n"
+             "  -v, --verbose         every keyframe's full register state "
+             "(default: the\n"
+             "                        first; later ones show only where they "
+             "are)\n"
+             "      --color WHEN      auto (a terminal, unless NO_COLOR is "
+             "set), always,\n"
+             "                        never\n"
+             "      --symbols FILE    more function names: an unstripped "
+             "copy of the program\n\n"
              "%s",
              filter_help);
       return 0;
@@ -999,7 +1027,26 @@ static int cmd_dump(int argc, char **argv) {
   }
   cf.f.from = from;
   const char *out = json ? "json" : cf.f.syscalls_only ? "strace" : "text";
-  return run_dump(argv[optind], in, tc_format_by_name(out), &cf, NULL);
+  /* text writer options: colour on a terminal (NO_COLOR honoured), full
+   * keyframes with -v, extra symbols */
+  const char *nc = getenv("NO_COLOR");
+  bool use_color = strcmp(color, "always") == 0 ||
+                   (strcmp(color, "auto") == 0 && isatty(1) && !(nc && *nc));
+  static char symopt[PATH_MAX + 16];
+  const char *wopts[4];
+  int nw = 0;
+  if (strcmp(out, "text") == 0) {
+    if (use_color)
+      wopts[nw++] = "text.color=1";
+    if (verbose)
+      wopts[nw++] = "text.keyframes=full";
+    if (symbols) {
+      snprintf(symopt, sizeof symopt, "text.symbols=%s", symbols);
+      wopts[nw++] = symopt;
+    }
+  }
+  wopts[nw] = NULL;
+  return run_dump(argv[optind], in, tc_format_by_name(out), &cf, wopts);
 }
 
 static int cmd_convert(int argc, char **argv) {

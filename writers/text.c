@@ -26,7 +26,32 @@ struct tc_writer {
    * read once; at most MAX_MODULES. */
   char *modules[64];
   int nmodules;
+  bool color;          /* -O text.color=1: ANSI colours for a terminal */
+  bool full_keyframes; /* -O text.keyframes=full: every keyframe's state */
+  uint64_t keyframes;  /* keyframes printed so far */
 };
+
+/* Colours (only with text.color=1, which dump sets on a terminal unless
+ * NO_COLOR or --color=never). */
+enum {
+  C_INDEX,
+  C_ADDR,
+  C_BYTES,
+  C_MNEMONIC,
+  C_REG,
+  C_MEM,
+  C_SYS,
+  C_LABEL,
+  C_OFF
+};
+static const char *const color_seq[] = {"\033[2m",  "\033[36m",   "\033[2m",
+                                        "\033[1m",  "\033[32m",   "\033[35m",
+                                        "\033[33m", "\033[1;34m", "\033[0m"};
+
+static void col(tc_writer *w, int c) {
+  if (w->color)
+    fputs(color_seq[c], w->f);
+}
 
 #define MAX_MODULES 64
 
@@ -243,34 +268,66 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
   annotate_target(w, dis, sizeof dis);
   const char *label = tc_symtab_exact(w->syms, e->pc);
   if (label) {
+    col(w, C_LABEL);
     fputc('<', f);
     put_text(f, label);
-    fputs(">:\n", f);
+    fputs(">:", f);
+    col(w, C_OFF);
+    fputc('\n', f);
   }
-  fprintf(f, "%-8" PRIu64 " 0x%08" PRIx64 "  ", e->index, e->pc);
-  int col = 0;
+  col(w, C_INDEX);
+  fprintf(f, "%-8" PRIu64, e->index);
+  col(w, C_OFF);
+  fputc(' ', f);
+  col(w, C_ADDR);
+  fprintf(f, "0x%08" PRIx64, e->pc);
+  col(w, C_OFF);
+  fputs("  ", f);
+  col(w, C_BYTES);
+  int width = 0;
   for (int i = 0; i < e->size; i++)
-    col += fprintf(f, "%02x ", e->bytes[i]);
-  fprintf(f, "%*s %-32s", col < 24 ? 24 - col : 0, "", dis);
+    width += fprintf(f, "%02x ", e->bytes[i]);
+  col(w, C_OFF);
+  fprintf(f, "%*s ", width < 24 ? 24 - width : 0, "");
+  /* the mnemonic stands out; operands plain */
+  size_t mlen = strcspn(dis, " ");
+  col(w, C_MNEMONIC);
+  fwrite(dis, 1, mlen, f);
+  col(w, C_OFF);
+  fputs(dis + mlen, f);
+  bool more = e->nmem > 0;
+  for (int i = 0; i < e->nregs && !more; i++)
+    more = e->regs[i] != a->pc_reg;
+  /* pad to the effects column only when effects follow: no trailing
+   * spaces */
+  int dlen = (int)strlen(dis);
+  if (more && dlen < 32)
+    fprintf(f, "%*s", 32 - dlen, "");
   for (int i = 0; i < e->nregs; i++) {
     const tc_reg_info *ri = &a->regs[e->regs[i]];
     if (e->regs[i] == a->pc_reg)
       continue; /* the next line shows it */
-    fprintf(f, " %s=", ri->name);
+    fputc(' ', f);
+    col(w, C_REG);
+    fprintf(f, "%s=", ri->name);
     put_reg_value(f, ri, e->state_after + ri->offset);
+    col(w, C_OFF);
   }
   for (uint32_t i = 0; i < e->nmem; i++) {
     const tc_mem_access *m = &e->mem[i];
+    fputc(' ', f);
+    col(w, C_MEM);
     if (m->kind == TC_MEM_READ) {
-      fprintf(f, " R[0x%" PRIx64 ":%u]=", m->addr, m->size);
+      fprintf(f, "R[0x%" PRIx64 ":%u]=", m->addr, m->size);
       put_mem_value(f, a, m->before, m->size);
     } else {
-      fprintf(f, " W[0x%" PRIx64 ":%u]=", m->addr, m->size);
+      fprintf(f, "W[0x%" PRIx64 ":%u]=", m->addr, m->size);
       put_mem_value(f, a, m->after, m->size);
       fputs(" (was ", f);
       put_mem_value(f, a, m->before, m->size);
       fputc(')', f);
     }
+    col(w, C_OFF);
   }
   fputc('\n', f);
 }
@@ -305,8 +362,11 @@ static int text_event(tc_writer *w, const tc_event *ev) {
       fputc('\n', f);
       break;
     }
-    fputs("         syscall ", f);
+    fputs("         ", f);
+    col(w, C_SYS);
+    fputs("syscall ", f);
     fputs(tc_sysdecode_syscall(w->dec, s, 0), f);
+    col(w, C_OFF);
     if (s->unknown)
       fputs(" [not implemented]", f);
     for (uint32_t i = 0; i < s->nmem; i++)
@@ -332,9 +392,17 @@ static int text_event(tc_writer *w, const tc_event *ev) {
             ev->u.map.addr + ev->u.map.size, p);
     break;
   case TC_EV_KEYFRAME:
-    fprintf(f, "keyframe #%" PRIu64 " tid %u:", ev->u.key.insn_index,
+    /* The first keyframe shows the state; the periodic ones (random-
+     * access points, every 4096 instructions) only where they are,
+     * unless text.keyframes=full (dump -v). */
+    col(w, C_INDEX);
+    fprintf(f, "keyframe #%" PRIu64 " tid %u", ev->u.key.insn_index,
             ev->u.key.tid);
-    text_regs(w, ev->u.key.state, false);
+    if (w->keyframes++ == 0 || w->full_keyframes) {
+      fputc(':', f);
+      text_regs(w, ev->u.key.state, false);
+    }
+    col(w, C_OFF);
     fputc('\n', f);
     break;
   case TC_EV_FAULT: {
@@ -511,9 +579,47 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     tc_error_set(err, "out of memory");
     return NULL;
   }
+  static const char *const known[] = {"color", "keyframes", "symbols", NULL};
+  if (!json && tc_writer_options_check(info, "text", known, err) < 0) {
+    tc_sysdecode_free(w->dec);
+    free(w);
+    return NULL;
+  }
+  const char *opt_color = tc_writer_option(info, "text", "color");
+  const char *opt_keys = tc_writer_option(info, "text", "keyframes");
+  const char *opt_syms = tc_writer_option(info, "text", "symbols");
+  w->color = !json && opt_color && strcmp(opt_color, "1") == 0;
+  w->full_keyframes = opt_keys && strcmp(opt_keys, "full") == 0;
   if (!json)
     w->syms =
         tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
+  if (!json && opt_syms) {
+    /* --symbols FILE: an unstripped copy or debug file of the program,
+     * placed at the program's load base */
+    tc_symtab *extra = NULL;
+    FILE *sf = fopen(opt_syms, "rb");
+    uint8_t *d = NULL;
+    size_t n = 0;
+    if (sf && fseek(sf, 0, SEEK_END) == 0) {
+      long len = ftell(sf);
+      if (len > 0 && len <= (512L << 20) && (d = malloc((size_t)len)) &&
+          fseek(sf, 0, SEEK_SET) == 0)
+        n = fread(d, 1, (size_t)len, sf);
+    }
+    if (sf)
+      fclose(sf);
+    extra = n ? tc_symtab_from_elf(d, n, info->load_base) : NULL;
+    free(d);
+    if (!extra) {
+      tc_error_set(err, "--symbols %s: no ELF symbols of this arch there",
+                   opt_syms);
+      tc_symtab_free(w->syms);
+      tc_sysdecode_free(w->dec);
+      free(w);
+      return NULL;
+    }
+    w->syms = tc_symtab_merge(w->syms, extra);
+  }
   snprintf(w->path, sizeof w->path, "%s", path);
   if (strcmp(path, "-") == 0) {
     w->f = stdout;
