@@ -18,6 +18,7 @@
 #include "recorder/recorder.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/outfile.h"
+#include "writers/symbols.h"
 
 #define MAX_OUTPUTS 16
 #define MAX_PROGRAM_SIZE (1ull << 30)
@@ -282,6 +283,50 @@ int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
   return finish_load(s, &lr, err);
 }
 
+/* --trace-range / --trace-func: names resolved with the program's ELF
+ * symbols (placed at its load base), "A-B" and "0x..." as addresses. */
+static int resolve_window(tc_session *s, tc_window *w, tc_error *err) {
+  memset(w, 0, sizeof *w);
+  const char *const *lists[2] = {s->opt.trace_ranges, s->opt.trace_funcs};
+  if (!lists[0] && !lists[1])
+    return 0;
+  tc_symtab *syms =
+      tc_symtab_from_elf(s->exe_data, s->exe_size, s->info.load_base);
+  int rc = 0;
+  for (int k = 0; k < 2 && rc == 0; k++)
+    for (const char *const *p = lists[k]; p && *p && rc == 0; p++) {
+      uint64_t lo = 0, hi = 0;
+      char *end = NULL;
+      const char *name = *p;
+      bool numeric = strncmp(name, "0x", 2) == 0 || strchr(name, '-');
+      if (numeric) {
+        lo = strtoull(name, &end, 16);
+        if (*end == '-')
+          hi = strtoull(end + 1, &end, 16);
+        else
+          hi = lo + 1;
+        numeric = *end == 0 && hi > lo;
+      }
+      if (!numeric && !tc_symtab_lookup(syms, name, 0, &lo, &hi)) {
+        tc_error_set(err, "%s %s: no such address range or function in %s",
+                     k ? "--trace-func" : "--trace-range", name,
+                     s->exe_path ? s->exe_path : "the program");
+        rc = -1;
+      } else if ((k ? w->nfuncs : w->nranges) == TC_WINDOW_MAX) {
+        tc_error_set(err, "at most %d %s", TC_WINDOW_MAX,
+                     k ? "--trace-func" : "--trace-range");
+        rc = -1;
+      } else if (k) {
+        w->funcs[w->nfuncs++] = lo;
+      } else {
+        w->lo[w->nranges] = lo;
+        w->hi[w->nranges++] = hi;
+      }
+    }
+  tc_symtab_free(syms);
+  return rc;
+}
+
 uint64_t tc_session_output_bytes(tc_session *s) {
   uint64_t total = 0;
   for (int i = 0; i < s->nout; i++)
@@ -401,10 +446,14 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     tc_error_set(err, "no program loaded");
     return -1;
   }
+  tc_window win;
+  if (resolve_window(s, &win, err) < 0)
+    return -1;
   __atomic_store_n(&s->rec, tc_recorder_new(s->emu, fan_out, s, err),
                    __ATOMIC_RELEASE);
   if (!s->rec)
     return -1;
+  tc_recorder_set_window(s->rec, &win);
   if (s->stop_requested)
     tc_recorder_stop(s->rec, s->stop_status);
   tc_run_result r = {0};

@@ -60,6 +60,12 @@ struct tc_recorder {
   int *uc_ids;
   void **scratch_ptrs;
   int count_reg; /* rcx/ecx for rep detection */
+  /* The recording window (tc_recorder_set_window): instructions outside
+   * it run but are not recorded; `skipping` while outside. */
+  tc_window win;
+  bool windowed, skipping;
+  bool func_active; /* inside a --trace-func activation */
+  uint64_t func_sp, func_ret;
   /* An instruction tracecorn runs itself (decode.h: emulate), stopped
    * before Unicorn runs it. */
   uint8_t emulate_kind, emulate_size;
@@ -459,6 +465,52 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
 
 /* --------------------------------------------------------------- hooks */
 
+/* Whether the instruction at pc is recorded: inside a range, or inside an
+ * activation of a traced function (from its entry until it returns to
+ * its caller: pc at the return address with the stack popped back). */
+static bool in_window(tc_recorder *r, uint64_t pc) {
+  const tc_window *w = &r->win;
+  if (r->func_active) {
+    uint64_t sp = tc_emu_reg(r->emu, r->arch->sp_reg);
+    bool x86 = r->arch->id == TC_ARCH_X86 || r->arch->id == TC_ARCH_X86_64;
+    if (pc == r->func_ret && (x86 ? sp > r->func_sp : sp >= r->func_sp))
+      r->func_active = false;
+    else
+      return true;
+  }
+  for (size_t i = 0; i < w->nfuncs; i++)
+    if (pc == w->funcs[i]) {
+      r->func_active = true;
+      r->func_sp = tc_emu_reg(r->emu, r->arch->sp_reg);
+      if (r->arch->id == TC_ARCH_X86 || r->arch->id == TC_ARCH_X86_64) {
+        uint8_t b[8] = {0};
+        uc_mem_read(r->emu->uc, r->func_sp, b, r->arch->ptr_size);
+        r->func_ret = 0;
+        memcpy(&r->func_ret, b, r->arch->ptr_size);
+      } else { /* the link register: lr, x30, ra */
+        const char *lr = r->arch->id == TC_ARCH_ARM64 ? "x30"
+                         : r->arch->id == TC_ARCH_ARM ? "lr"
+                                                      : "ra";
+        int k = tc_arch_reg_index(r->arch, lr);
+        r->func_ret = k >= 0 ? tc_emu_reg(r->emu, k) & ~(uint64_t)1 : 0;
+      }
+      return true;
+    }
+  for (size_t i = 0; i < w->nranges; i++)
+    if (pc >= w->lo[i] && pc < w->hi[i])
+      return true;
+  return false;
+}
+
+/* Back inside the window after a gap: the state is read again whole and
+ * given as a KEYFRAME, so the next INSN's state_before is right. */
+static void window_resume(tc_recorder *r) {
+  read_all_regs(r, r->state_cur);
+  r->stale_all = true;
+  r->skipping = false;
+  emit_keyframe(r);
+}
+
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   tc_recorder *r = user;
   if (r->have_pending) {
@@ -501,8 +553,16 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
       return;
     }
   }
-  r->pend = *d;
-  r->have_pending = true;
+  if (r->windowed) {
+    bool in = in_window(r, addr);
+    if (in && r->skipping)
+      window_resume(r);
+    r->skipping = !in; /* outside: runs, unrecorded */
+  }
+  if (!r->skipping) {
+    r->pend = *d;
+    r->have_pending = true;
+  }
   if (d->privileged) {
     /* Linux runs it at CPL 3: #GP, SIGSEGV. Unicorn runs at ring 0 and
      * would execute it; stopping here means it never runs. */
@@ -563,8 +623,11 @@ static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
                            int size, int64_t value, void *user) {
   tc_recorder *r = user;
   (void)type;
-  if (!r->have_pending || size <= 0 || size > 8)
+  if (!r->have_pending || size <= 0 || size > 8) {
+    if (r->skipping && size > 0) /* unrecorded, but code may change */
+      check_code_write(r, addr, (uint64_t)size);
     return;
+  }
   uint8_t old[8] = {0}, nw[8];
   uc_mem_read(uc, addr, old, (size_t)size); /* fires before the store */
   value_bytes(r, value, size, nw);
@@ -577,6 +640,14 @@ static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
 static void push_kernel_ev(tc_recorder *r, tc_event_kind kind, uint64_t addr,
                            uint64_t size, uint32_t prot, const char *name,
                            uint64_t off) {
+  if (r->skipping && !r->have_pending) {
+    /* a syscall outside the window: its maps are still recorded (the
+     * address space stays right), at once */
+    tc_event ev = {.kind = kind};
+    ev.u.map = (tc_map_event){addr, size, prot, name ? name : "", off, NULL};
+    emit_event(r, &ev);
+    return;
+  }
   if (r->nkev == r->capkev) {
     size_t cap = r->capkev ? r->capkev * 2 : 8;
     kernel_ev *nk = realloc(r->kev, cap * sizeof *nk);
@@ -621,6 +692,10 @@ static void obs_protect(void *ctx, uint64_t addr, uint64_t size,
 static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
                              const uint8_t *nw, size_t size) {
   tc_recorder *r = ctx;
+  if (r->skipping && !r->have_pending) {
+    check_code_write(r, addr, size);
+    return;
+  }
   /* Large kernel writes (read(2) into a buffer) are kept whole: they
    * are the guest's input and must be in the trace. Past KMEM_INLINE
    * bytes they go to a spool file, so host memory stays bounded. */
@@ -651,6 +726,8 @@ static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
 
 static void obs_syscall(void *ctx, const tc_syscall_record *rec) {
   tc_recorder *r = ctx;
+  if (r->skipping && !r->have_pending)
+    return; /* outside the window */
   r->sys = *rec;
   r->have_sys = true;
 }
@@ -713,6 +790,11 @@ void tc_recorder_free(tc_recorder *r) {
     fclose(r->kspool);
   free(r->kev);
   free(r);
+}
+
+void tc_recorder_set_window(tc_recorder *r, const tc_window *w) {
+  r->win = *w;
+  r->windowed = w->nranges > 0 || w->nfuncs > 0;
 }
 
 void tc_recorder_stop(tc_recorder *r, int status) {
@@ -892,7 +974,10 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     }
   }
 
-  /* Flush the last record, or the faulting instruction's. */
+  /* Flush the last record, or the faulting instruction's (recorded even
+   * outside the window: the fault ends the program). */
+  if (emu->faulted && r->skipping && !r->have_pending)
+    window_resume(r);
   if (emu->faulted) {
     uint64_t fpc = emu->fault.pc;
     if (r->have_pending && r->pend.pc != fpc)

@@ -19,6 +19,20 @@ void tc_recorder_free(tc_recorder *r);
  * (exit, fault, --max-insns, stop request), emits the final events.
  * Returns -1 only if the emulator itself failed. */
 int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err);
+
+/* What to record of the run (record --trace-range / --trace-func): the
+ * whole program runs, only these instructions become INSN events (each
+ * return into the window after a gap starts with a KEYFRAME). Maps are
+ * always recorded; syscalls and faults where their instruction is. */
+#define TC_WINDOW_MAX 16
+typedef struct tc_window {
+  uint64_t lo[TC_WINDOW_MAX], hi[TC_WINDOW_MAX]; /* pc ranges [lo, hi) */
+  size_t nranges;
+  uint64_t funcs[TC_WINDOW_MAX]; /* entries: record while inside a call */
+  size_t nfuncs;
+} tc_window;
+/* Before tc_recorder_run. */
+void tc_recorder_set_window(tc_recorder *r, const tc_window *w);
 /* Async-signal-safe stop request; the run ends with exit status `status`
  * (130 for SIGINT, 143 for SIGTERM). */
 void tc_recorder_stop(tc_recorder *r, int status);

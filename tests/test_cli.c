@@ -194,6 +194,58 @@ static void test_dump_presentation(void) {
   free(out);
 }
 
+/* record --trace-func / --trace-range: the whole program runs (same
+ * output), only the selection is recorded, each entry after a gap starts
+ * with a keyframe, and the formats that hold registers verify. */
+static void window_case(const char *guest, const char *opt, const char *val,
+                        uint64_t *n_out) {
+  char *out = NULL, tct[4200], label[64];
+  snprintf(label, sizeof label, "win-%s-%s", guest, opt + 8);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp(label));
+  int st = tu_run_merge(&out, TC_CLI, "record", "-f", "tct", opt, val, "-o",
+                        tu_tmp(label), "--", tu_guest(guest), "7", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "13 10")); /* fib(7), 2*5 */
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", tct, NULL), 0);
+  const char *t = out ? out : "";
+  /* every recorded instruction is in twice or fib: no <main> label */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "<fib>:"));
+  CU_ASSERT_PTR_NULL(strstr(t, "<main>:"));
+  CU_ASSERT_PTR_NULL(strstr(t, "<__libc_start_main"));
+  uint64_t n = 0;
+  for (const char *l = t; (l = strchr(l, '\n')); l++)
+    if (l[1] >= '0' && l[1] <= '9')
+      n++;
+  *n_out = n;
+  free(out);
+  st = tu_run_merge(&out, TC_CLI, "verify", "-q", "-f", "trac,tfile,bap", opt,
+                    val, "--", tu_guest(guest), "7", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  if (st)
+    fprintf(stderr, "\nverify %s %s: %s\n", opt, val, out ? out : "");
+  free(out);
+}
+
+static void test_record_window(void) {
+  uint64_t in_twice = 0, in_fib = 0;
+  window_case("fib64", "--trace-func", "twice", &in_twice);
+  window_case("fib64", "--trace-range", "fib", &in_fib);
+  /* fib(7) and fib(5) (through twice) run inside fib; twice adds its own
+   * few instructions around fib(5) */
+  CU_ASSERT(in_fib > in_twice && in_twice > 20);
+  uint64_t arm = 0;
+  window_case("fib-arm64", "--trace-func", "twice", &arm);
+  CU_ASSERT(arm > 20);
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "--trace-func",
+                               "nosuchfunction", "-o", tu_tmp("win-bad"), "--",
+                               tu_guest("fib64"), NULL),
+                  125);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "nosuchfunction"));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -203,6 +255,7 @@ int main(void) {
       {"progress on a terminal only", test_progress_on_terminal},
       {"dump: colour, no trailing spaces, keyframes, --symbols",
        test_dump_presentation},
+      {"record --trace-func / --trace-range", test_record_window},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

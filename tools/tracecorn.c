@@ -120,6 +120,14 @@ static void usage_record(FILE *f) {
           "      --exact           read every register after every "
           "instruction (slow;\n"
           "                        must give the same trace)\n"
+          "      --trace-range R   record only instructions in R: A-B (hex) "
+          "or a function\n"
+          "                        name (repeatable); the whole program "
+          "still runs\n"
+          "      --trace-func F    record only while F (a function name or "
+          "0xADDR) runs,\n"
+          "                        from its call to its return, callees "
+          "included\n"
           "  -O, --writer-option FORMAT.KEY=VALUE\n"
           "                        a format's writer option (repeatable); "
           "unknown keys\n"
@@ -333,6 +341,8 @@ static int cmd_record(int argc, char **argv) {
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
       {"force", no_argument, 0, 17},
+      {"trace-range", required_argument, 0, 18},
+      {"trace-func", required_argument, 0, 19},
       {"ucir-layout", required_argument, 0, 13},
       {"cache-every", required_argument, 0, 14},
       {"help", no_argument, 0, 'h'},
@@ -352,6 +362,8 @@ static int cmd_record(int argc, char **argv) {
   int nwopts = 0;
   int c;
   bool force = false;
+  const char *tranges[17], *tfuncs[17];
+  int ntranges = 0, ntfuncs = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+o:f:qE:O:h", longopts, NULL)) != -1) {
     if ((c == 'O' || c == 13 || c == 14) && nwopts == MAX_WOPTS) {
@@ -374,6 +386,18 @@ static int cmd_record(int argc, char **argv) {
       break;
     case 17:
       force = true;
+      break;
+    case 18:
+    case 19:
+      if ((c == 18 ? ntranges : ntfuncs) == 16) {
+        fprintf(stderr, "tracecorn: at most 16 --%s\n",
+                c == 18 ? "trace-range" : "trace-func");
+        return 2;
+      }
+      if (c == 18)
+        tranges[ntranges++] = optarg;
+      else
+        tfuncs[ntfuncs++] = optarg;
       break;
     case 16: {
       char *end = NULL;
@@ -550,6 +574,10 @@ static int cmd_record(int argc, char **argv) {
   }
   env[nenv] = NULL;
   opt.env = env;
+  tranges[ntranges] = NULL;
+  tfuncs[ntfuncs] = NULL;
+  opt.trace_ranges = ntranges ? tranges : NULL;
+  opt.trace_funcs = ntfuncs ? tfuncs : NULL;
   wopts[nwopts] = NULL;
   opt.writer_options = wopts;
 

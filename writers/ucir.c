@@ -335,6 +335,11 @@ struct tc_writer {
   uint32_t nkmap;
   int kf_done;
   uint8_t *init_state;
+  /* The register state the file has given so far (keyframes plus each
+   * instruction's changes): a later KEYFRAME event that differs (a
+   * recording window resumed after unrecorded instructions) is written
+   * as a UCIR keyframe. */
+  uint8_t *track;
   /* periodic keyframes: maps since the last one, dirty memory lines */
   uint64_t kf_every, last_kf;
   ubuf kops;
@@ -789,6 +794,7 @@ static int write_keyframe(tc_writer *w, const uint8_t *state, uint32_t tid,
 static int first_keyframe(tc_writer *w, const uint8_t *state, uint32_t tid,
                           tc_error *err) {
   w->kf_done = 1;
+  memcpy(w->track, state, w->arch->state_size);
   int rc = write_keyframe(w, state, tid, 0, &w->kmap, w->nkmap, err);
   free(w->kmap.p);
   memset(&w->kmap, 0, sizeof w->kmap);
@@ -797,6 +803,7 @@ static int first_keyframe(tc_writer *w, const uint8_t *state, uint32_t tid,
 
 static int periodic_keyframe(tc_writer *w, const uint8_t *state, uint32_t tid,
                              tc_error *err) {
+  memcpy(w->track, state, w->arch->state_size);
   long n = dirty_flush(w, &w->kops);
   if (n < 0)
     return w_oom(w, err);
@@ -913,11 +920,14 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
     }
     ops++;
   }
-  for (uint16_t i = 0; i < in->nregs; i++)
+  for (uint16_t i = 0; i < in->nregs; i++) {
+    const tc_reg_info *ri = &a->regs[in->regs[i]];
+    memcpy(w->track + ri->offset, in->state_after + ri->offset, ri->size);
     if (w->wire[in->regs[i]] != WIRE_NONE) {
       q = put_reg(w, q, in->regs[i], in->state_after);
       ops++;
     }
+  }
   q = put8(q, OP_STEP);
   q = put8(q, in->size);
   w->st.len = (size_t)(q - w->st.p);
@@ -1084,6 +1094,11 @@ static int ucir_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
      * interval (ucir.keyframe-every), at instruction boundaries. */
     if (!w->kf_done)
       return first_keyframe(w, ev->u.key.state, ev->u.key.tid, err);
+    if (memcmp(w->track, ev->u.key.state, w->arch->state_size) != 0) {
+      if (frame_close(w, err) < 0)
+        return -1;
+      return periodic_keyframe(w, ev->u.key.state, ev->u.key.tid, err);
+    }
     return 0;
   case TC_EV_FAULT:
     return 0; /* UCIR has no fault op; the trace just ends with EXIT */
@@ -1109,6 +1124,7 @@ static void writer_free(tc_writer *w) {
   free(w->dl);
   free(w->dslots);
   free(w->init_state);
+  free(w->track);
   free(w);
 }
 
@@ -1216,6 +1232,7 @@ static tc_writer *ucir_open_writer(const char *path, const tc_trace_info *info,
   w->wire = calloc(a->nregs ? a->nregs : 1, 1);
   w->out = malloc(OUT_BUF);
   w->init_state = calloc(1, a->state_size ? a->state_size : 1);
+  w->track = calloc(1, a->state_size ? a->state_size : 1);
   if (!w->path || !w->wire || !w->out || !w->init_state) {
     tc_error_set(err, "ucir: out of memory");
     writer_free(w);

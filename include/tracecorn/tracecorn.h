@@ -458,6 +458,14 @@ typedef struct tc_options {
   /* Format-specific writer options, "FORMAT.KEY=VALUE", NULL-terminated;
    * handed to writers in tc_trace_info.writer_options. */
   const char *const *writer_options;
+  /* What to record (the whole program still runs), NULL-terminated lists;
+   * both NULL = everything. trace_ranges: instructions whose pc is in
+   * "A-B" (hex, B excluded) or in the function of that name; trace_funcs:
+   * every instruction from a call of the named function (or hex entry
+   * address) until it returns, callees included. At most 16 each. Each
+   * return into the selection after a gap starts with a KEYFRAME. */
+  const char *const *trace_ranges;
+  const char *const *trace_funcs;
 } tc_options;
 
 /* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
