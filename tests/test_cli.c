@@ -246,6 +246,27 @@ static void test_record_window(void) {
   free(out);
 }
 
+/* dump --demangle: C++ names as c++filt prints them; mangled without. */
+static void test_demangle(void) {
+  char *out = NULL, tct[4200];
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                               tu_tmp("cxx"), "--", tu_guest("cxx64"), NULL),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "7 42"));
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("cxx"));
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", tct, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "<_ZN7Counter4bumpEi>:"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", "--demangle", tct, NULL),
+                  0);
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "<Counter::bump(int)>:"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "<long twice<long>(long)>"));
+  CU_ASSERT_PTR_NULL(strstr(t, "_ZN7Counter4bumpEi"));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -256,6 +277,7 @@ int main(void) {
       {"dump: colour, no trailing spaces, keyframes, --symbols",
        test_dump_presentation},
       {"record --trace-func / --trace-range", test_record_window},
+      {"dump --demangle", test_demangle},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

@@ -970,9 +970,10 @@ static int cmd_dump(int argc, char **argv) {
       {"verbose", no_argument, 0, 'v'},
       {"color", required_argument, 0, 'C'},
       {"symbols", required_argument, 0, 'S'},
+      {"demangle", no_argument, 0, 'D'},
       FILTER_LONGOPTS,
       {0, 0, 0, 0}};
-  bool json = false, verbose = false;
+  bool json = false, verbose = false, demangle = false;
   const char *in_fmt_name = NULL, *color = "auto", *symbols = NULL;
   uint64_t from = 0;
   cli_filter cf;
@@ -1002,6 +1003,9 @@ static int cmd_dump(int argc, char **argv) {
       break;
     case 'S':
       symbols = optarg;
+      break;
+    case 'D':
+      demangle = true;
       break;
     case 'f':
       in_fmt_name = optarg;
@@ -1036,7 +1040,8 @@ static int cmd_dump(int argc, char **argv) {
              "set), always,\n"
              "                        never\n"
              "      --symbols FILE    more function names: an unstripped "
-             "copy of the program\n\n"
+             "copy of the program\n"
+             "      --demangle        C++ names as c++filt prints them\n\n"
              "%s",
              filter_help);
       return 0;
@@ -1061,13 +1066,15 @@ static int cmd_dump(int argc, char **argv) {
   bool use_color = strcmp(color, "always") == 0 ||
                    (strcmp(color, "auto") == 0 && isatty(1) && !(nc && *nc));
   static char symopt[PATH_MAX + 16];
-  const char *wopts[4];
+  const char *wopts[5];
   int nw = 0;
   if (strcmp(out, "text") == 0) {
     if (use_color)
       wopts[nw++] = "text.color=1";
     if (verbose)
       wopts[nw++] = "text.keyframes=full";
+    if (demangle)
+      wopts[nw++] = "text.demangle=1";
     if (symbols) {
       snprintf(symopt, sizeof symopt, "text.symbols=%s", symbols);
       wopts[nw++] = symopt;

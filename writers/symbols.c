@@ -1,6 +1,7 @@
 /* ELF symbol tables for listings (see symbols.h). */
 #include "writers/symbols.h"
 
+#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -251,4 +252,30 @@ int tc_symtab_lookup(const tc_symtab *t, const char *name, size_t nth,
     return 1;
   }
   return 0;
+}
+
+/* C++ names through the C++ runtime's own demangler, looked up at run
+ * time (no link-time dependency on libstdc++). */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+const char *tc_demangle(const char *name, char *out, size_t max) {
+  static cxa_demangle_fn fn;
+  static int looked;
+  if (!name || name[0] != '_' || name[1] != 'Z' || max == 0)
+    return name;
+  if (!looked) {
+    looked = 1;
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+    if (h)
+      *(void **)&fn = dlsym(h, "__cxa_demangle");
+  }
+  int status = -1;
+  char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
+  if (!d || status != 0) {
+    free(d);
+    return name;
+  }
+  snprintf(out, max, "%s", d);
+  free(d);
+  return out;
 }

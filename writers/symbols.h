@@ -31,4 +31,8 @@ const char *tc_symtab_find(const tc_symtab *t, uint64_t addr, uint64_t *off);
 int tc_symtab_lookup(const tc_symtab *t, const char *name, size_t nth,
                      uint64_t *start, uint64_t *end);
 
+/* A C++ symbol's demangled name in out (as c++filt prints it), or name
+ * itself when it is not mangled or no C++ runtime is on the system. */
+const char *tc_demangle(const char *name, char *out, size_t max);
+
 #endif

@@ -28,6 +28,7 @@ struct tc_writer {
   int nmodules;
   bool color;          /* -O text.color=1: ANSI colours for a terminal */
   bool full_keyframes; /* -O text.keyframes=full: every keyframe's state */
+  bool demangle;       /* -O text.demangle=1: C++ names demangled */
   uint64_t keyframes;  /* keyframes printed so far */
 };
 
@@ -252,6 +253,11 @@ static void annotate_target(const tc_writer *w, char *dis, size_t max) {
   size_t len = strlen(dis);
   if (!name || len + 4 >= max)
     return;
+  /* a symbol name is the file's choice: escaped like every other name */
+  char dm[512], safe[512];
+  if (w->demangle)
+    name = tc_demangle(name, dm, sizeof dm);
+  name = tc_escape_text(name, safe, sizeof safe);
   if (off)
     snprintf(dis + len, max - len, " <%s+0x%llx>", name,
              (unsigned long long)off);
@@ -267,6 +273,9 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
             sizeof dis);
   annotate_target(w, dis, sizeof dis);
   const char *label = tc_symtab_exact(w->syms, e->pc);
+  char dm[512];
+  if (label && w->demangle)
+    label = tc_demangle(label, dm, sizeof dm);
   if (label) {
     col(w, C_LABEL);
     fputc('<', f);
@@ -579,7 +588,8 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     tc_error_set(err, "out of memory");
     return NULL;
   }
-  static const char *const known[] = {"color", "keyframes", "symbols", NULL};
+  static const char *const known[] = {"color", "keyframes", "symbols",
+                                      "demangle", NULL};
   if (!json && tc_writer_options_check(info, "text", known, err) < 0) {
     tc_sysdecode_free(w->dec);
     free(w);
@@ -590,6 +600,8 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
   const char *opt_syms = tc_writer_option(info, "text", "symbols");
   w->color = !json && opt_color && strcmp(opt_color, "1") == 0;
   w->full_keyframes = opt_keys && strcmp(opt_keys, "full") == 0;
+  const char *opt_dm = tc_writer_option(info, "text", "demangle");
+  w->demangle = opt_dm && strcmp(opt_dm, "1") == 0;
   if (!json)
     w->syms =
         tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
