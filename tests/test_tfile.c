@@ -371,6 +371,8 @@ static void test_gdb_x64(void) {
       "-ex 'echo @@F3\\n' -ex 'tfind 3' -ex 'x/2xb 0x70fffe' "
       "-ex 'x/2xb 0x71116f' "
       "-ex 'echo frame=' -ex 'output $trace_frame' -ex 'echo \\n' "
+      "-ex 'echo @@FINAL\\n' -ex 'tfind' -ex 'info registers rip' "
+      "-ex 'echo icount=' -ex 'output $icount' -ex 'echo \\n' "
       "-ex 'echo @@END\\n' -ex 'tfind' "
       "-ex 'echo frame=' -ex 'output $trace_frame' -ex 'echo \\n' "
       "-ex 'tfind 4' -ex 'echo @@STATUS\\n' -ex 'tstatus' "
@@ -422,7 +424,8 @@ static void test_gdb_x64(void) {
   assert_reg(t1, "rbx", 0x10);
 
   const char *f1 = section(out, "F1");
-  CU_ASSERT(strstr(f1, "Found trace frame 1, tracepoint 1") != NULL);
+  /* one tracepoint per instruction address */
+  CU_ASSERT(strstr(f1, "Found trace frame 1, tracepoint 2") != NULL);
   assert_reg(f1, "rip", 0x401005);
   assert_reg(f1, "rbx", 0x10); /* state before the load */
   assert_mem(f1, 0x601000, (const uint8_t *)"\x01\x02\x03\x04", 4);
@@ -448,18 +451,23 @@ static void test_gdb_x64(void) {
   CU_ASSERT(tail[1] == -1);
   CU_ASSERT_STRING_EQUAL(keyval(f3, "frame"), "3");
 
+  /* after the last instruction: its state after, $icount 0 */
+  const char *fin = section(out, "FINAL");
+  CU_ASSERT(strstr(fin, "Found trace frame 4, tracepoint 5") != NULL);
+  assert_reg(fin, "rip", 0x401015);
+  CU_ASSERT_STRING_EQUAL(keyval(fin, "icount"), "0");
   /* past the last frame: the end marker is found, no premature end */
   const char *end = section(out, "END");
   CU_ASSERT(strstr(end, "No trace frame found") != NULL);
   CU_ASSERT_STRING_EQUAL(keyval(end, "frame"), "-1");
   const char *st = section(out, "STATUS");
-  CU_ASSERT(strstr(st, "Collected 4 trace frames") != NULL ||
-            strstr(st, "4 trace frames") != NULL);
-  CU_ASSERT(strstr(st, "*0x0000000000401000") != NULL ||
-            strstr(st, "0x0000000000401000") != NULL);
+  CU_ASSERT(strstr(st, "Collected 5 trace frames") != NULL);
+  CU_ASSERT(strstr(st, "0x0000000000401000") != NULL);
+  CU_ASSERT(strstr(st, "0x0000000000401014") != NULL);
+  /* the catch-all tracepoint of the final frame steps */
   CU_ASSERT(strstr(st, "while-stepping 65535") != NULL);
-  CU_ASSERT(strstr(st, "tracepoint already hit 4 times") != NULL);
-  if (strstr(st, "4 trace frames") == NULL || strstr(st, "hit 4 times") == NULL)
+  CU_ASSERT(strstr(st, "tracepoint already hit 1 time") != NULL);
+  if (strstr(st, "5 trace frames") == NULL)
     fprintf(stderr, "%s\n", out);
   free(out);
   free(s);
@@ -483,7 +491,7 @@ static void test_gdb_x86(void) {
                       "-ex 'echo @@F1\\n' -ex 'tfind 1' "
                       "-ex 'info registers eip ecx esp eflags' "
                       "-ex 'echo arch=' -ex 'show architecture' "
-                      "-ex 'echo @@END\\n' -ex 'tfind' -ex 'echo @@\\n'");
+                      "-ex 'echo @@END\\n' -ex 'tfind 3' -ex 'echo @@\\n'");
   CU_ASSERT(strstr(out, "warning") == NULL);
   const char *f0 = section(out, "F0");
   const char *names[] = {"eip", "eax", "ecx", "edx",    "ebx",  "esp",
@@ -595,8 +603,8 @@ static void roundtrip_file(synth *s, const char *tf) {
     CU_ASSERT(g->size == w->size);
     CU_ASSERT(memcmp(g->bytes, w->bytes, w->size) == 0);
     CU_ASSERT(same_held(a, c->before[i], s->states[i]));
-    /* the last frame's state_after is its own state */
-    CU_ASSERT(same_held(a, c->after[i], s->states[i + 1 < s->n ? i + 1 : i]));
+    /* the last one's from the final-state frame */
+    CU_ASSERT(same_held(a, c->after[i], s->states[i + 1]));
     CU_ASSERT(g->nregs <= a->nregs);
   }
   /* register diffs come from consecutive frames */
@@ -957,7 +965,11 @@ static void gdb_check_frames(const char *tf, const recording *r,
     for (size_t k = 0; k < ri->nexp; k++)
       fprintf(f, "x/1xb 0x%" PRIx64 "\n", ri->exp_addr[k]);
   }
-  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n);
+  /* frame n: the state after the last instruction; then the end */
+  fprintf(f,
+          "echo @@final\\n\ntfind %zu\necho icount=\noutput $icount\n"
+          "echo \\n\necho @@end\\n\ntfind\necho @@\\n\n",
+          r->n);
   fclose(f);
   char *cmd = NULL, *out = NULL;
   CU_ASSERT_FATAL(asprintf(&cmd, "gdb -batch -nx -x %s", script) > 0);
@@ -995,6 +1007,10 @@ static void gdb_check_frames(const char *tf, const recording *r,
       checked_mem++;
     }
   }
+  char found[64];
+  snprintf(found, sizeof found, "Found trace frame %zu,", r->n);
+  CU_ASSERT(strstr(section(out, "final"), found) != NULL);
+  CU_ASSERT_STRING_EQUAL(keyval(section(out, "final"), "icount"), "0");
   CU_ASSERT(strstr(section(out, "end"), "No trace frame found") != NULL);
   CU_ASSERT(checked_regs > 0);
   fprintf(stderr,
@@ -1345,7 +1361,7 @@ static void gdb_synth(tc_arch_id id, const char *name) {
   fprintf(f,
           "echo @@END\\n\ntfind %zu\necho @@STATUS\\n\ntstatus\n"
           "show architecture\necho @@\\n\n",
-          s->n);
+          s->n + 1);
   fclose(f);
   char *out = gdb_multiarch_script(script);
   size_t checked = 0;
@@ -1355,7 +1371,8 @@ static void gdb_synth(tc_arch_id id, const char *name) {
     snprintf(where, sizeof where, "%s frame %zu", name, i);
     const char *t = section(out, sec);
     char found[64];
-    snprintf(found, sizeof found, "Found trace frame %zu, tracepoint 1", i);
+    snprintf(found, sizeof found, "Found trace frame %zu, tracepoint %zu", i,
+             i + 1);
     CU_ASSERT(strstr(t, found) != NULL);
     checked += check_regs(t, a, s->states[i], where);
     CU_ASSERT(strstr(t, "=> 0x") != NULL);
@@ -1397,7 +1414,7 @@ static void gdb_synth(tc_arch_id id, const char *name) {
   CU_ASSERT(strstr(section(out, "END"), "No trace frame found") != NULL);
   const char *st = section(out, "STATUS");
   char frames[64];
-  snprintf(frames, sizeof frames, "Collected %zu trace frames", s->n);
+  snprintf(frames, sizeof frames, "Collected %zu trace frames", s->n + 1);
   CU_ASSERT(strstr(st, frames) != NULL);
   const char *want_arch = id == TC_ARCH_ARM     ? "\"arm\""
                           : id == TC_ARCH_ARM64 ? "\"aarch64\""
@@ -1584,7 +1601,7 @@ static void test_corrupt_arches(void) {
   const char *script = tu_tmp("trunc.gdb");
   FILE *f = fopen(script, "w");
   CU_ASSERT_FATAL(f != NULL);
-  fprintf(f, "target tfile %s\ntfind 0\ntfind 2\ntfind 3\n", tf);
+  fprintf(f, "target tfile %s\ntfind 0\ntfind 2\ntfind 4\n", tf);
   fclose(f);
   char *cmd = NULL, *out = NULL;
   CU_ASSERT_FATAL(
@@ -1617,7 +1634,7 @@ static size_t gdb_check_any(const char *tf, const recording *r,
     for (size_t k = 0; k < ri->nexp; k++)
       fprintf(f, "x/1xb 0x%" PRIx64 "\n", ri->exp_addr[k]);
   }
-  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n);
+  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n + 1);
   fclose(f);
   char *out = gdb_multiarch_script(script);
   size_t checked_regs = 0, checked_mem = 0;
