@@ -319,11 +319,17 @@ size_t tc_memimage_read_known(const tc_memimage *m, uint64_t addr, uint8_t *out,
       done += k;
       continue;
     }
-    for (size_t i = 0; i < k; i++) {
+    for (size_t i = 0; i < k;) {
       size_t b = off + i;
+      if ((b & 7) == 0 && k - i >= 8 && p->known[b >> 3] == 0xff) {
+        memcpy(out + done + i, p->data + b, 8); /* 8 known bytes */
+        i += 8;
+        continue;
+      }
       if (!(p->known[b >> 3] & (1u << (b & 7))))
         return done + i;
       out[done + i] = p->data[b];
+      i++;
     }
     done += k;
   }

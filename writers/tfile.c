@@ -321,12 +321,15 @@ typedef struct tf_pcent {
   uint8_t used;
 } tf_pcent;
 
-/* A frame in the temporary file: this header, req_len bytes of blocks
- * (registers, instruction, accesses, $icount, pointed memory), then
- * stack_len bytes of the stack at stack_addr to pad it with. */
+/* A frame in the temporary file: this header, the registers that differ
+ * from the previous frame's (nregs times a u16 index and the value as in
+ * a state image), req_len bytes of blocks after the R block (instruction,
+ * accesses, $icount, pointed memory), then stack_len bytes of the stack
+ * at stack_addr to pad the frame with. Compact: the temporary file is
+ * written and read once more than the tfile. */
 typedef struct tf_rec {
   uint64_t pc, stack_addr;
-  uint32_t req_len, stack_len, flags;
+  uint32_t req_len, stack_len, flags, nregs;
 } tf_rec;
 
 typedef struct tf_range {
@@ -352,6 +355,8 @@ struct tc_writer {
   size_t pcs_cap, npcs;
   uint8_t *final_state;
   int have_final;
+  uint8_t *prev_state; /* registers of the previous frame */
+  uint8_t *diff;       /* changed registers, as stored in the temp file */
   int failed;
   uint8_t *frame;
   size_t frame_cap;
@@ -495,6 +500,8 @@ static void writer_free(tc_writer *w) {
   free(w->map.slots);
   free(w->pcs);
   free(w->final_state);
+  free(w->prev_state);
+  free(w->diff);
   free(w->frame);
   free(w->ranges);
   free(w->sorted);
@@ -597,6 +604,8 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     return NULL;
   }
   if (!(w->final_state = malloc(arch->state_size)) ||
+      !(w->prev_state = calloc(1, arch->state_size)) ||
+      !(w->diff = malloc(arch->state_size + 2u * arch->nregs)) ||
       !(w->stack = malloc(w->stack_bytes + TF_SLACK)) ||
       !(w->seen = calloc(arch->nregs, 1)) ||
       (info->has_memory && !(w->image = tc_memimage_new()))) {
@@ -824,8 +833,8 @@ static int put_frame(tc_writer *w, const tc_insn_event *in,
                          ? tc_memimage_read_known(w->image, sp, w->stack,
                                                   w->stack_bytes + TF_SLACK)
                          : 0;
-  /* R block, instruction, accesses, $icount */
-  uint64_t size = 1 + (uint64_t)w->map.rsize + 13;
+  /* instruction, accesses, $icount (the R block is added at close) */
+  uint64_t size = 13;
   uint8_t isize = 0;
   if (in) {
     isize = in->size <= sizeof in->bytes ? in->size : sizeof in->bytes;
@@ -847,9 +856,6 @@ static int put_frame(tc_writer *w, const tc_insn_event *in,
     return w_oom(w, err);
   uint8_t *p = w->frame;
   size_t pos = 0;
-  p[pos++] = 'R';
-  map_encode(&w->map, arch, state, p + pos);
-  pos += w->map.rsize;
   if (isize) /* first M block = the instruction bytes (the reader's rule) */
     pos += put_mblock(p + pos, in->pc, in->bytes, isize, be);
   for (long i = 0; i < nr; i++) {
@@ -879,13 +885,32 @@ static int put_frame(tc_writer *w, const tc_insn_event *in,
         pos += put_mblock(p + pos, w->ranges[i].start, buf, (uint16_t)got, be);
     }
   }
-  tf_rec rec = {in ? in->pc : tc_state_get(arch, state, arch->pc_reg), sp,
-                (uint32_t)pos, (uint32_t)stack_len, flags};
+  /* the registers that changed since the previous frame */
+  size_t dlen = 0;
+  uint32_t nregs = 0;
+  for (int r = 0; r < arch->nregs; r++) {
+    const tc_reg_info *ri = &arch->regs[r];
+    if (memcmp(state + ri->offset, w->prev_state + ri->offset, ri->size) == 0)
+      continue;
+    memcpy(w->diff + dlen, &(uint16_t){(uint16_t)r}, 2);
+    memcpy(w->diff + dlen + 2, state + ri->offset, ri->size);
+    memcpy(w->prev_state + ri->offset, state + ri->offset, ri->size);
+    dlen += 2u + ri->size;
+    nregs++;
+  }
+  tf_rec rec = {in ? in->pc : tc_state_get(arch, state, arch->pc_reg),
+                sp,
+                (uint32_t)pos,
+                (uint32_t)stack_len,
+                flags,
+                nregs};
   errno = 0;
   if (fwrite(&rec, sizeof rec, 1, w->tmp) != 1 ||
+      (dlen && fwrite(w->diff, 1, dlen, w->tmp) != dlen) ||
       fwrite(p, 1, pos, w->tmp) != pos ||
       (stack_len && fwrite(w->stack, 1, stack_len, w->tmp) != stack_len))
     return w_fail(w, err);
+  pos += 1 + w->map.rsize;
   if (pos > w->max_req)
     w->max_req = pos;
   if (stack_len < 11)
@@ -1186,11 +1211,23 @@ static int finish(tc_writer *w, tc_error *err) {
     free(buf);
     return w_oom(w, err);
   }
+  uint8_t *state = w->prev_state; /* rebuilt from the changes */
+  memset(state, 0, arch->state_size);
+  const size_t rlen = 1 + w->map.rsize;
+  buf[6] = 'R';
   for (uint64_t f = 0; f < nframes; f++) {
     tf_rec rec;
-    if (fread(&rec, sizeof rec, 1, w->tmp) != 1 || rec.req_len > d - 11 ||
+    int ok = fread(&rec, sizeof rec, 1, w->tmp) == 1 &&
+             rec.nregs <= arch->nregs && rec.req_len <= d - 11 - rlen;
+    for (uint32_t k = 0; ok && k < rec.nregs; k++) {
+      uint16_t r;
+      ok = fread(&r, 2, 1, w->tmp) == 1 && r < arch->nregs &&
+           fread(state + arch->regs[r].offset, arch->regs[r].size, 1, w->tmp) ==
+               1;
+    }
+    if (!ok ||
         grow((void **)&stack, &scap, rec.stack_len ? rec.stack_len : 1, 1) ||
-        fread(buf + 6, 1, rec.req_len, w->tmp) != rec.req_len ||
+        fread(buf + 6 + rlen, 1, rec.req_len, w->tmp) != rec.req_len ||
         fread(stack, 1, rec.stack_len, w->tmp) != rec.stack_len) {
       free(buf);
       free(stack);
@@ -1203,8 +1240,10 @@ static int finish(tc_writer *w, tc_error *err) {
     int tp = e && e->tp ? e->tp : catch_num;
     put_uint(buf, (uint64_t)tp, 2, be);
     put_uint(buf + 2, d, 4, be);
-    if (put_padding(buf + 6 + rec.req_len, (size_t)(d - rec.req_len),
-                    rec.stack_addr, stack, rec.stack_len, be) != 0) {
+    map_encode(&w->map, arch, state, buf + 7);
+    size_t used = rlen + rec.req_len;
+    if (put_padding(buf + 6 + used, (size_t)(d - used), rec.stack_addr, stack,
+                    rec.stack_len, be) != 0) {
       free(buf);
       free(stack);
       tc_error_set(err, "tfile: internal error: cannot pad a frame");
