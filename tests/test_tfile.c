@@ -1379,7 +1379,7 @@ static void gdb_synth(tc_arch_id id, const char *name) {
     snprintf(sec, sizeof sec, "F%zu", i);
     snprintf(where, sizeof where, "%s frame %zu", name, i);
     const char *t = section(out, sec);
-    char found[64];
+    char found[96];
     snprintf(found, sizeof found, "Found trace frame %zu, tracepoint %zu", i,
              i + 1);
     CU_ASSERT(strstr(t, found) != NULL);
