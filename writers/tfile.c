@@ -303,7 +303,7 @@ enum tf_memory { TF_MEM_TOUCHED, TF_MEM_STACK, TF_MEM_ALL };
 
 enum {
   TF_STACK_DEFAULT = 256,        /* bytes at SP in every frame (stack, all) */
-  TF_TRACEPOINTS_DEFAULT = 4096, /* GDB takes ~1.5 s to create 4096 */
+  TF_TRACEPOINTS_DEFAULT = 4096, /* GDB takes ~1 s CPU to create 4096 */
   TF_TRACEPOINTS_LIMIT = 32766,  /* int16 numbers, and the catch-all */
   TF_SLACK = 64,       /* stack bytes kept beyond the window, to pad with */
   TF_POINTED = 64,     /* bytes collected where a register points (all) */
