@@ -349,8 +349,9 @@ struct tc_writer {
   char notes[128];    /* hex */
   tc_memimage *image; /* guest memory, NULL without recorded memory */
   uint64_t ninsns;
-  uint64_t max_req; /* largest required part of a frame */
-  int small_source; /* a frame has under 11 stack bytes to pad with */
+  uint64_t max_req;   /* largest required part of a frame */
+  uint32_t max_stack; /* largest stack window a frame has (<= stack_bytes) */
+  int small_source;   /* a frame has under 11 stack bytes to pad with */
   tf_pcent *pcs;
   size_t pcs_cap, npcs;
   uint8_t *final_state;
@@ -915,6 +916,9 @@ static int put_frame(tc_writer *w, const tc_insn_event *in,
     w->max_req = pos;
   if (stack_len < 11)
     w->small_source = 1;
+  if (stack_len > w->max_stack)
+    w->max_stack =
+        stack_len < w->stack_bytes ? (uint32_t)stack_len : w->stack_bytes;
   return 0;
 }
 
@@ -1182,9 +1186,10 @@ static int finish(tc_writer *w, tc_error *err) {
   uint64_t catch_hits = (uint64_t)w->have_final;
   for (long i = ntps; i < (long)w->npcs; i++)
     catch_hits += tps[i]->count;
-  /* D: the largest frame, the stack window, room for a padding block */
+  /* D: the largest frame, the stack window (when any stack is known),
+   * room for a padding block */
   uint64_t d =
-      w->max_req + 11 + w->stack_bytes + (w->small_source ? TF_PAD_MARGIN : 0);
+      w->max_req + 11 + w->max_stack + (w->small_source ? TF_PAD_MARGIN : 0);
   uint64_t min_d = sizeof tf_magic + 16 + 80 + strlen(w->notes) + 16;
   if (d < min_d)
     d = min_d;
