@@ -9,6 +9,7 @@
 
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/symbols.h"
 
 extern const tc_format tc_format_tfile;
 static const tc_format *const fmt = &tc_format_tfile;
@@ -371,6 +372,8 @@ static void test_gdb_x64(void) {
       "-ex 'echo @@F3\\n' -ex 'tfind 3' -ex 'x/2xb 0x70fffe' "
       "-ex 'x/2xb 0x71116f' "
       "-ex 'echo frame=' -ex 'output $trace_frame' -ex 'echo \\n' "
+      "-ex 'echo @@FINAL\\n' -ex 'tfind' -ex 'info registers rip' "
+      "-ex 'echo icount=' -ex 'output $icount' -ex 'echo \\n' "
       "-ex 'echo @@END\\n' -ex 'tfind' "
       "-ex 'echo frame=' -ex 'output $trace_frame' -ex 'echo \\n' "
       "-ex 'tfind 4' -ex 'echo @@STATUS\\n' -ex 'tstatus' "
@@ -422,7 +425,8 @@ static void test_gdb_x64(void) {
   assert_reg(t1, "rbx", 0x10);
 
   const char *f1 = section(out, "F1");
-  CU_ASSERT(strstr(f1, "Found trace frame 1, tracepoint 1") != NULL);
+  /* one tracepoint per instruction address */
+  CU_ASSERT(strstr(f1, "Found trace frame 1, tracepoint 2") != NULL);
   assert_reg(f1, "rip", 0x401005);
   assert_reg(f1, "rbx", 0x10); /* state before the load */
   assert_mem(f1, 0x601000, (const uint8_t *)"\x01\x02\x03\x04", 4);
@@ -448,18 +452,23 @@ static void test_gdb_x64(void) {
   CU_ASSERT(tail[1] == -1);
   CU_ASSERT_STRING_EQUAL(keyval(f3, "frame"), "3");
 
+  /* after the last instruction: its state after, $icount 0 */
+  const char *fin = section(out, "FINAL");
+  CU_ASSERT(strstr(fin, "Found trace frame 4, tracepoint 5") != NULL);
+  assert_reg(fin, "rip", 0x401015);
+  CU_ASSERT_STRING_EQUAL(keyval(fin, "icount"), "0");
   /* past the last frame: the end marker is found, no premature end */
   const char *end = section(out, "END");
   CU_ASSERT(strstr(end, "No trace frame found") != NULL);
   CU_ASSERT_STRING_EQUAL(keyval(end, "frame"), "-1");
   const char *st = section(out, "STATUS");
-  CU_ASSERT(strstr(st, "Collected 4 trace frames") != NULL ||
-            strstr(st, "4 trace frames") != NULL);
-  CU_ASSERT(strstr(st, "*0x0000000000401000") != NULL ||
-            strstr(st, "0x0000000000401000") != NULL);
+  CU_ASSERT(strstr(st, "Collected 5 trace frames") != NULL);
+  CU_ASSERT(strstr(st, "0x0000000000401000") != NULL);
+  CU_ASSERT(strstr(st, "0x0000000000401014") != NULL);
+  /* the catch-all tracepoint of the final frame steps */
   CU_ASSERT(strstr(st, "while-stepping 65535") != NULL);
-  CU_ASSERT(strstr(st, "tracepoint already hit 4 times") != NULL);
-  if (strstr(st, "4 trace frames") == NULL || strstr(st, "hit 4 times") == NULL)
+  CU_ASSERT(strstr(st, "tracepoint already hit 1 time") != NULL);
+  if (strstr(st, "5 trace frames") == NULL)
     fprintf(stderr, "%s\n", out);
   free(out);
   free(s);
@@ -483,7 +492,7 @@ static void test_gdb_x86(void) {
                       "-ex 'echo @@F1\\n' -ex 'tfind 1' "
                       "-ex 'info registers eip ecx esp eflags' "
                       "-ex 'echo arch=' -ex 'show architecture' "
-                      "-ex 'echo @@END\\n' -ex 'tfind' -ex 'echo @@\\n'");
+                      "-ex 'echo @@END\\n' -ex 'tfind 3' -ex 'echo @@\\n'");
   CU_ASSERT(strstr(out, "warning") == NULL);
   const char *f0 = section(out, "F0");
   const char *names[] = {"eip", "eax", "ecx", "edx",    "ebx",  "esp",
@@ -595,8 +604,8 @@ static void roundtrip_file(synth *s, const char *tf) {
     CU_ASSERT(g->size == w->size);
     CU_ASSERT(memcmp(g->bytes, w->bytes, w->size) == 0);
     CU_ASSERT(same_held(a, c->before[i], s->states[i]));
-    /* the last frame's state_after is its own state */
-    CU_ASSERT(same_held(a, c->after[i], s->states[i + 1 < s->n ? i + 1 : i]));
+    /* the last one's from the final-state frame */
+    CU_ASSERT(same_held(a, c->after[i], s->states[i + 1]));
     CU_ASSERT(g->nregs <= a->nregs);
   }
   /* register diffs come from consecutive frames */
@@ -887,22 +896,25 @@ static void free_recording(recording *r) {
   free(r->insns);
 }
 
-/* Records `guest` through the library into `tf` and into `r`, up to
- * max_insns instructions (0: to its exit). */
-static int record_guest_n(const char *guest, const char *tf, recording *r,
-                          uint64_t max_insns) {
+/* Records `guest [arg]` through the library into `tf` (writer options
+ * wopts, NULL-terminated, or NULL) and into `r`, up to max_insns
+ * instructions (0: to its exit). */
+static int record_guest_opts(const char *guest, const char *arg,
+                             const char *const *wopts, const char *tf,
+                             recording *r, uint64_t max_insns) {
   memset(r, 0, sizeof *r);
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
   o.max_insns = max_insns;
+  o.writer_options = wopts;
   FILE *devnull = fopen("/dev/null", "w");
   CU_ASSERT_FATAL(devnull != NULL);
   o.stdout_fd = fileno(devnull);
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&o, &err);
   CU_ASSERT_FATAL(s != NULL);
-  const char *argv[] = {guest, NULL};
+  const char *argv[] = {guest, arg, NULL};
   int ok = tc_session_load_elf(s, guest, argv, &err) == 0;
   CU_ASSERT(ok);
   if (ok) {
@@ -922,6 +934,11 @@ static int record_guest_n(const char *guest, const char *tf, recording *r,
   tc_session_free(s);
   fclose(devnull);
   return ok ? 0 : -1;
+}
+
+static int record_guest_n(const char *guest, const char *tf, recording *r,
+                          uint64_t max_insns) {
+  return record_guest_opts(guest, NULL, NULL, tf, r, max_insns);
 }
 
 static int record_guest(const char *guest, const char *tf, recording *r) {
@@ -957,7 +974,11 @@ static void gdb_check_frames(const char *tf, const recording *r,
     for (size_t k = 0; k < ri->nexp; k++)
       fprintf(f, "x/1xb 0x%" PRIx64 "\n", ri->exp_addr[k]);
   }
-  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n);
+  /* frame n: the state after the last instruction; then the end */
+  fprintf(f,
+          "echo @@final\\n\ntfind %zu\necho icount=\noutput $icount\n"
+          "echo \\n\necho @@end\\n\ntfind\necho @@\\n\n",
+          r->n);
   fclose(f);
   char *cmd = NULL, *out = NULL;
   CU_ASSERT_FATAL(asprintf(&cmd, "gdb -batch -nx -x %s", script) > 0);
@@ -995,6 +1016,10 @@ static void gdb_check_frames(const char *tf, const recording *r,
       checked_mem++;
     }
   }
+  char found[64];
+  snprintf(found, sizeof found, "Found trace frame %zu,", r->n);
+  CU_ASSERT(strstr(section(out, "final"), found) != NULL);
+  CU_ASSERT_STRING_EQUAL(keyval(section(out, "final"), "icount"), "0");
   CU_ASSERT(strstr(section(out, "end"), "No trace frame found") != NULL);
   CU_ASSERT(checked_regs > 0);
   fprintf(stderr,
@@ -1345,7 +1370,7 @@ static void gdb_synth(tc_arch_id id, const char *name) {
   fprintf(f,
           "echo @@END\\n\ntfind %zu\necho @@STATUS\\n\ntstatus\n"
           "show architecture\necho @@\\n\n",
-          s->n);
+          s->n + 1);
   fclose(f);
   char *out = gdb_multiarch_script(script);
   size_t checked = 0;
@@ -1354,8 +1379,9 @@ static void gdb_synth(tc_arch_id id, const char *name) {
     snprintf(sec, sizeof sec, "F%zu", i);
     snprintf(where, sizeof where, "%s frame %zu", name, i);
     const char *t = section(out, sec);
-    char found[64];
-    snprintf(found, sizeof found, "Found trace frame %zu, tracepoint 1", i);
+    char found[96];
+    snprintf(found, sizeof found, "Found trace frame %zu, tracepoint %zu", i,
+             i + 1);
     CU_ASSERT(strstr(t, found) != NULL);
     checked += check_regs(t, a, s->states[i], where);
     CU_ASSERT(strstr(t, "=> 0x") != NULL);
@@ -1397,7 +1423,7 @@ static void gdb_synth(tc_arch_id id, const char *name) {
   CU_ASSERT(strstr(section(out, "END"), "No trace frame found") != NULL);
   const char *st = section(out, "STATUS");
   char frames[64];
-  snprintf(frames, sizeof frames, "Collected %zu trace frames", s->n);
+  snprintf(frames, sizeof frames, "Collected %zu trace frames", s->n + 1);
   CU_ASSERT(strstr(st, frames) != NULL);
   const char *want_arch = id == TC_ARCH_ARM     ? "\"arm\""
                           : id == TC_ARCH_ARM64 ? "\"aarch64\""
@@ -1584,7 +1610,7 @@ static void test_corrupt_arches(void) {
   const char *script = tu_tmp("trunc.gdb");
   FILE *f = fopen(script, "w");
   CU_ASSERT_FATAL(f != NULL);
-  fprintf(f, "target tfile %s\ntfind 0\ntfind 2\ntfind 3\n", tf);
+  fprintf(f, "target tfile %s\ntfind 0\ntfind 2\ntfind 4\n", tf);
   fclose(f);
   char *cmd = NULL, *out = NULL;
   CU_ASSERT_FATAL(
@@ -1617,7 +1643,7 @@ static size_t gdb_check_any(const char *tf, const recording *r,
     for (size_t k = 0; k < ri->nexp; k++)
       fprintf(f, "x/1xb 0x%" PRIx64 "\n", ri->exp_addr[k]);
   }
-  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n);
+  fprintf(f, "echo @@end\\n\ntfind %zu\necho @@\\n\n", r->n + 1);
   fclose(f);
   char *out = gdb_multiarch_script(script);
   size_t checked_regs = 0, checked_mem = 0;
@@ -1788,6 +1814,321 @@ static void test_verify_arches(void) {
   }
 }
 
+/* ------------------------------------------ GDB's searches on a tfile */
+
+/* `gdbbin -batch -nx -ex 'file GUEST' -ex 'target tfile TF' CMDS`. */
+static char *gdb_with_file(const char *gdbbin, const char *guest,
+                           const char *tf, const char *cmds) {
+  char *cmd = NULL, *out = NULL;
+  CU_ASSERT_FATAL(asprintf(&cmd,
+                           "%s -batch -nx -ex 'file %s' -ex 'target tfile %s' "
+                           "%s 2>&1",
+                           gdbbin, guest, tf, cmds) > 0);
+  tu_run(cmd, &out, 1);
+  free(cmd);
+  CU_ASSERT_FATAL(out != NULL);
+  CU_ASSERT(strstr(out, "rejected") == NULL);
+  CU_ASSERT(strstr(out, "Ignoring") == NULL);
+  return out;
+}
+
+/* The first frame from `from` whose PC is in [lo, hi]; SIZE_MAX if none. */
+static size_t first_in(const recording *r, size_t from, uint64_t lo,
+                       uint64_t hi) {
+  for (size_t i = from; i < r->n; i++)
+    if (r->insns[i].pc >= lo && r->insns[i].pc <= hi)
+      return i;
+  return SIZE_MAX;
+}
+
+/* The address of function `name` of the recorded program: the first
+ * executed PC the ELF's symbols name so. */
+static uint64_t func_addr(const char *guest, const recording *r,
+                          const char *name) {
+  size_t n;
+  uint8_t *elf = tu_read_file(guest, &n);
+  CU_ASSERT_FATAL(elf != NULL);
+  tc_symtab *t = tc_symtab_from_elf(elf, n, 0);
+  CU_ASSERT_FATAL(t != NULL);
+  uint64_t a = 0;
+  for (size_t i = 0; i < r->n && !a; i++) {
+    const char *s = tc_symtab_exact(t, r->insns[i].pc);
+    if (s && strcmp(s, name) == 0)
+      a = r->insns[i].pc;
+  }
+  tc_symtab_free(t);
+  free(elf);
+  CU_ASSERT_FATAL(a != 0);
+  return a;
+}
+
+/* The line of crackme.c holding `text`. */
+static int crackme_line(const char *text) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/examples/guests/crackme.c", TC_SOURCE_DIR);
+  size_t n;
+  char *src = (char *)tu_read_file(path, &n);
+  CU_ASSERT_FATAL(src != NULL);
+  char *p = strstr(src, text);
+  CU_ASSERT_FATAL(p != NULL);
+  int line = 1;
+  for (char *q = src; q < p; q++)
+    line += *q == '\n';
+  free(src);
+  return line;
+}
+
+/* The last "Found trace frame N" in a section; -1 if none. */
+static long found_frame(const char *sect) {
+  const char *last = NULL;
+  for (const char *p = sect; (p = strstr(p, "Found trace frame ")); p++)
+    last = p;
+  return last ? strtol(last + strlen("Found trace frame "), NULL, 10) : -1;
+}
+
+static void assert_frame(const char *out, const char *name, size_t want) {
+  const char *sect = section(out, name);
+  long got = found_frame(sect);
+  CU_ASSERT(want != SIZE_MAX && got == (long)want);
+  if (want == SIZE_MAX || got != (long)want)
+    fprintf(stderr, "%s: want frame %zu, GDB: %s\n", name, want, sect);
+}
+
+/* Whether instruction i touched the byte at addr. */
+static int touched(const recording *r, size_t i, uint64_t addr) {
+  for (size_t k = 0; k < r->insns[i].nexp; k++)
+    if (r->insns[i].exp_addr[k] == addr)
+      return 1;
+  return 0;
+}
+
+/* x86-64, GDB with the program's symbols and line table: tfind pc (an
+ * address, the next hit, a function), tfind range, tfind line (and
+ * outside the line), from a fresh GDB, after tfind N, after the last
+ * instruction, and a miss; registers and x/s at the frames found. */
+static void test_tfind_pc(void) {
+  const char *guest = tu_guest("crackme64");
+  CU_ASSERT_FATAL(tu_have(guest));
+  const char *tf = tu_tmp("crackme64.tf");
+  recording r;
+  CU_ASSERT_FATAL(record_guest_opts(guest, "open-sesame", NULL, tf, &r, 0) ==
+                  0);
+  const tc_arch *a = r.arch;
+  uint64_t check = func_addr(guest, &r, "check");
+  size_t f_sym = first_in(&r, 0, check, check);
+  /* an address of check's loop: executed more than once */
+  uint64_t loop = 0;
+  size_t f_pc1 = SIZE_MAX, f_pc2 = SIZE_MAX;
+  for (size_t i = f_sym + 1; i < r.n && !loop; i++) {
+    size_t again = first_in(&r, i + 1, r.insns[i].pc, r.insns[i].pc);
+    if (again != SIZE_MAX) {
+      loop = r.insns[i].pc;
+      f_pc1 = i;
+      f_pc2 = again;
+    }
+  }
+  CU_ASSERT_FATAL(loop != 0);
+  size_t f_range = first_in(&r, 1, loop, loop + 2);
+  int line = crackme_line("secret++;");
+  char cmds[2048];
+  snprintf(cmds, sizeof cmds,
+           /* fresh: no frame was ever selected */
+           "-ex 'echo @@PC1\\n' -ex 'tfind pc 0x%" PRIx64 "' "
+           "-ex 'info registers rip rsp rdi rsi' "
+           "-ex 'echo @@PC2\\n' -ex 'tfind pc' "
+           "-ex 'echo @@SYM\\n' -ex 'tfind none' -ex 'tfind pc check' "
+           "-ex 'info registers rip rsp rdi rsi' -ex 'x/s $rsi' "
+           "-ex 'echo @@RANGE\\n' -ex 'tfind start' "
+           "-ex 'tfind range 0x%" PRIx64 ", 0x%" PRIx64 "' "
+           "-ex 'echo @@LINE\\n' -ex 'tfind none' "
+           "-ex 'info line crackme.c:%d' -ex 'tfind line crackme.c:%d' "
+           "-ex 'echo @@OUTSIDE\\n' -ex 'tfind line' "
+           "-ex 'echo @@AFTERLAST\\n' -ex 'tfind %zu' -ex 'tfind none' "
+           "-ex 'tfind pc check' "
+           "-ex 'echo @@MISS\\n' -ex 'tfind pc 0x12345' "
+           "-ex 'echo frame=' -ex 'output $trace_frame' -ex 'echo \\n' "
+           "-ex 'echo @@END\\n'",
+           loop, loop, loop + 2, line, line, r.n - 1);
+  char *out = gdb_with_file("gdb", guest, tf, cmds);
+  assert_frame(out, "PC1", f_pc1);
+  const char *s1 = section(out, "PC1");
+  assert_reg(s1, "rip", loop);
+  assert_reg(s1, "rsp", tc_state_get(a, r.insns[f_pc1].state, a->sp_reg));
+  assert_reg(s1, "rdi", tc_state_get(a, r.insns[f_pc1].state, reg(a, "rdi")));
+  assert_frame(out, "PC2", f_pc2);
+  assert_frame(out, "SYM", f_sym);
+  const char *s2 = section(out, "SYM");
+  assert_reg(s2, "rip", check);
+  uint64_t secret = tc_state_get(a, r.insns[f_sym].state, reg(a, "rsi"));
+  assert_reg(s2, "rsi", secret);
+  /* the key built on the stack, untouched by this instruction: shown
+   * from the stack collected with every frame */
+  CU_ASSERT(!touched(&r, f_sym, secret));
+  CU_ASSERT(strstr(s2, "\"open-sesame\"") != NULL);
+  assert_frame(out, "RANGE", f_range);
+  /* tfind line: GDB's own range of the line */
+  const char *sl = section(out, "LINE");
+  const char *at = strstr(sl, "starts at address ");
+  CU_ASSERT_FATAL(at != NULL);
+  uint64_t lo = strtoull(at + strlen("starts at address "), NULL, 16);
+  const char *to = strstr(at, "and ends at ");
+  CU_ASSERT_FATAL(to != NULL);
+  uint64_t hi = strtoull(to + strlen("and ends at "), NULL, 16);
+  CU_ASSERT(lo >= check && hi > lo);
+  size_t f_line = first_in(&r, 0, lo, hi - 1);
+  assert_frame(out, "LINE", f_line);
+  size_t f_out = SIZE_MAX;
+  for (size_t i = f_line + 1; i < r.n && f_out == SIZE_MAX; i++)
+    if (r.insns[i].pc < lo || r.insns[i].pc >= hi)
+      f_out = i;
+  assert_frame(out, "OUTSIDE", f_out);
+  assert_frame(out, "AFTERLAST", f_sym);
+  /* no frame at that address: GDB's search ends with an error, and the
+   * selected frame stays */
+  const char *miss = section(out, "MISS");
+  CU_ASSERT(found_frame(miss) == -1);
+  CU_ASSERT(strstr(miss, "Premature end of file") != NULL);
+  char want[32];
+  snprintf(want, sizeof want, "%zu", f_sym);
+  CU_ASSERT_STRING_EQUAL(keyval(miss, "frame"), want);
+  free(out);
+  free_recording(&r);
+}
+
+/* x/s on strings an instruction did not touch, with each tfile.memory:
+ * `touched` shows only what it touched, `stack` the stack at SP, `all`
+ * also where registers point (the key, in argv, far above SP). */
+static void test_memory_option(void) {
+  const char *guest = tu_guest("crackme64");
+  static const char *const modes[] = {"touched", "stack", "all"};
+  size_t sizes[3] = {0};
+  for (size_t m = 0; m < 3; m++) {
+    char opt[64], name[64];
+    snprintf(opt, sizeof opt, "tfile.memory=%s", modes[m]);
+    snprintf(name, sizeof name, "crackme64-%s.tf", modes[m]);
+    const char *const wopts[] = {opt, NULL};
+    const char *tf = tu_tmp(name);
+    recording r;
+    CU_ASSERT_FATAL(record_guest_opts(guest, "open-sesame", wopts, tf, &r, 0) ==
+                    0);
+    size_t f = first_in(&r, 0, func_addr(guest, &r, "check"),
+                        func_addr(guest, &r, "check"));
+    uint64_t key = tc_state_get(r.arch, r.insns[f].state, reg(r.arch, "rdi"));
+    uint64_t secret =
+        tc_state_get(r.arch, r.insns[f].state, reg(r.arch, "rsi"));
+    CU_ASSERT(!touched(&r, f, key + 1) && !touched(&r, f, secret));
+    char *out = gdb_with_file("gdb", guest, tf,
+                              "-ex 'tfind pc check' -ex 'echo @@KEY\\n' "
+                              "-ex 'x/s $rdi' -ex 'echo @@SECRET\\n' "
+                              "-ex 'x/s $rsi' -ex 'echo @@BT\\n' -ex 'bt' "
+                              "-ex 'echo @@\\n'");
+    const char *k = section(out, "KEY");
+    int key_shown = strstr(k, "\"open-sesame\"") != NULL;
+    CU_ASSERT(key_shown == (m == 2));
+    if (m < 2) /* its first byte, read by the instruction, and no more */
+      CU_ASSERT(strstr(k, "\"o\"<error: Cannot access memory") != NULL);
+    CU_ASSERT((strstr(section(out, "SECRET"), "\"open-sesame\"") != NULL) ==
+              (m > 0));
+    /* with the stack, GDB unwinds to _start */
+    CU_ASSERT((strstr(section(out, "BT"), "in _start") != NULL) == (m > 0));
+    free(out);
+    size_t len;
+    uint8_t *buf = tu_read_file(tf, &len);
+    CU_ASSERT_FATAL(buf != NULL);
+    sizes[m] = len;
+    free(buf);
+    free_recording(&r);
+  }
+  CU_ASSERT(sizes[0] < sizes[1] && sizes[1] < sizes[2]);
+  fprintf(stderr, "[crackme64: touched %zu, stack %zu, all %zu bytes]\n",
+          sizes[0], sizes[1], sizes[2]);
+}
+
+/* Fewer tracepoints than addresses: the lowest addresses keep theirs
+ * (tfind pc works there), the others share the catch-all; 0 = only the
+ * catch-all. Bad option values are refused. */
+static void test_tracepoint_limit(void) {
+  const char *guest = tu_guest("crackme64");
+  const char *const wopts[] = {"tfile.tracepoints=5", NULL};
+  const char *tf = tu_tmp("crackme64-tp5.tf");
+  recording r;
+  CU_ASSERT_FATAL(record_guest_opts(guest, "x", wopts, tf, &r, 0) == 0);
+  uint64_t top = 0;
+  for (size_t i = 0; i < r.n; i++)
+    if (r.insns[i].pc > top)
+      top = r.insns[i].pc;
+  char cmds[512];
+  snprintf(cmds, sizeof cmds,
+           "-ex 'echo @@INFO\\n' -ex 'info tracepoints' "
+           "-ex 'echo @@LOW\\n' -ex 'tfind pc _start' "
+           "-ex 'echo @@TOP\\n' -ex 'tfind pc 0x%" PRIx64 "' -ex 'echo @@\\n'",
+           top);
+  char *out = gdb_with_file("gdb", guest, tf, cmds);
+  const char *info = section(out, "INFO");
+  CU_ASSERT(strstr(info, "\n6       tracepoint") != NULL);
+  CU_ASSERT(strstr(info, "\n7       tracepoint") == NULL);
+  assert_frame(out, "LOW", 0);
+  CU_ASSERT(found_frame(section(out, "TOP")) == -1);
+  free(out);
+  free_recording(&r);
+
+  tc_trace_info info0 = {0};
+  info0.arch = tc_arch_by_id(TC_ARCH_X86_64);
+  static const char *const bad[][2] = {
+      {"tfile.memory=some", "memory must be touched, stack or all"},
+      {"tfile.stack=lots", "stack must be a number"},
+      {"tfile.stack=70000", "stack must be a number"},
+      {"tfile.tracepoints=40000", "tracepoints must be a number"},
+      {"tfile.colour=red", "unknown writer option"}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    const char *const o[] = {bad[k][0], NULL};
+    info0.writer_options = o;
+    tc_error err = {{0}};
+    CU_ASSERT(fmt->open_writer(tu_tmp("bad-opt.tf"), &info0, &err) == NULL);
+    CU_ASSERT(strstr(err.msg, bad[k][1]) != NULL);
+  }
+}
+
+/* The same on arm64 with gdb-multiarch. */
+static void test_tfind_pc_arm64(void) {
+  const char *guest = tu_guest("crackme-arm64");
+  CU_ASSERT_FATAL(tu_have(guest));
+  const char *tf = tu_tmp("crackme-arm64.tf");
+  recording r;
+  CU_ASSERT_FATAL(record_guest_opts(guest, "open-sesame", NULL, tf, &r, 0) ==
+                  0);
+  const tc_arch *a = r.arch;
+  uint64_t check = func_addr(guest, &r, "check");
+  size_t f_sym = first_in(&r, 0, check, check);
+  int line = crackme_line("secret++;");
+  char cmds[1024];
+  snprintf(cmds, sizeof cmds,
+           "-ex 'echo @@SYM\\n' -ex 'tfind pc check' "
+           "-ex 'info registers pc sp x0 x1' -ex 'x/s $x1' "
+           "-ex 'echo @@LINE\\n' -ex 'tfind none' "
+           "-ex 'info line crackme.c:%d' -ex 'tfind line crackme.c:%d' "
+           "-ex 'echo @@\\n'",
+           line, line);
+  char *out = gdb_with_file("gdb-multiarch", guest, tf, cmds);
+  assert_frame(out, "SYM", f_sym);
+  const char *s = section(out, "SYM");
+  assert_reg(s, "pc", check);
+  assert_reg(s, "sp", tc_state_get(a, r.insns[f_sym].state, a->sp_reg));
+  assert_reg(s, "x0", tc_state_get(a, r.insns[f_sym].state, reg(a, "x0")));
+  assert_reg(s, "x1", tc_state_get(a, r.insns[f_sym].state, reg(a, "x1")));
+  CU_ASSERT(strstr(s, "\"open-sesame\"") != NULL);
+  const char *sl = section(out, "LINE");
+  const char *at = strstr(sl, "starts at address ");
+  CU_ASSERT_FATAL(at != NULL);
+  uint64_t lo = strtoull(at + strlen("starts at address "), NULL, 16);
+  const char *to = strstr(at, "and ends at ");
+  CU_ASSERT_FATAL(to != NULL);
+  uint64_t hi = strtoull(to + strlen("and ends at "), NULL, 16);
+  assert_frame(out, "LINE", first_in(&r, 0, lo, hi - 1));
+  free(out);
+  free_recording(&r);
+}
+
 int main(void) {
   static const tu_case cases[] = {{"gdb_x64", test_gdb_x64},
                                   {"gdb_x86", test_gdb_x86},
@@ -1812,6 +2153,20 @@ int main(void) {
                                   {"session_mips", test_session_mips},
                                   {"session_mipsel", test_session_mipsel},
                                   {"verify_arches", test_verify_arches},
+                                  {"tfind_pc", test_tfind_pc},
+                                  {"memory_option", test_memory_option},
+                                  {"tracepoint_limit", test_tracepoint_limit},
+                                  {"tfind_pc_arm64", test_tfind_pc_arm64},
                                   {NULL, NULL}};
-  return tu_run_suite("tfile", cases);
+  /* TC_TEST_CASES="a b": only those cases (while working on one) */
+  const char *only = getenv("TC_TEST_CASES");
+  static tu_case some[sizeof cases / sizeof cases[0]];
+  size_t n = 0;
+  for (size_t i = 0; only && cases[i].name; i++) {
+    const char *p = strstr(only, cases[i].name);
+    size_t l = strlen(cases[i].name);
+    if (p && (p == only || p[-1] == ' ') && (p[l] == 0 || p[l] == ' '))
+      some[n++] = cases[i];
+  }
+  return tu_run_suite("tfile", only ? some : cases);
 }

@@ -294,3 +294,44 @@ int tc_memimage_read(const tc_memimage *m, uint64_t addr, uint8_t *out,
   }
   return all;
 }
+
+size_t tc_memimage_read_known(const tc_memimage *m, uint64_t addr, uint8_t *out,
+                              size_t n) {
+  if (n > UINT64_MAX - addr) /* no wrap past the top of the address space */
+    n = (size_t)(UINT64_MAX - addr);
+  size_t done = 0;
+  while (done < n) {
+    uint64_t a = addr + done;
+    size_t off = (size_t)(a & (PAGE_SIZE - 1));
+    size_t k = PAGE_SIZE - off < n - done ? PAGE_SIZE - off : n - done;
+    const page *p = find(m, a >> PAGE_BITS);
+    if (!p) {
+      /* mapped but never written: known zeros, up to the range's end */
+      uint64_t end = a;
+      for (size_t i = 0; i < m->nranges; i++)
+        if (a >= m->ranges[i].start && a < m->ranges[i].end)
+          end = m->ranges[i].end;
+      if (end == a)
+        return done;
+      if (end - a < k)
+        k = (size_t)(end - a);
+      memset(out + done, 0, k);
+      done += k;
+      continue;
+    }
+    for (size_t i = 0; i < k;) {
+      size_t b = off + i;
+      if ((b & 7) == 0 && k - i >= 8 && p->known[b >> 3] == 0xff) {
+        memcpy(out + done + i, p->data + b, 8); /* 8 known bytes */
+        i += 8;
+        continue;
+      }
+      if (!(p->known[b >> 3] & (1u << (b & 7))))
+        return done + i;
+      out[done + i] = p->data[b];
+      i++;
+    }
+    done += k;
+  }
+  return done;
+}

@@ -22,5 +22,9 @@ int tc_memimage_apply(tc_memimage *m, const tc_event *ev);
  * 1 if every byte was known, 0 otherwise. */
 int tc_memimage_read(const tc_memimage *m, uint64_t addr, uint8_t *out,
                      size_t n);
+/* Copies the known bytes at addr, up to n, stopping at the first byte
+ * never mapped nor seen; returns how many were copied. */
+size_t tc_memimage_read_known(const tc_memimage *m, uint64_t addr, uint8_t *out,
+                              size_t n);
 
 #endif

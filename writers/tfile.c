@@ -1,11 +1,15 @@
 /* GDB trace file ("tfile", `target tfile FILE`): writer and reader.
  *
  * Facts in /work/shared/specs/tfile.md. One trace frame per executed
- * instruction, all of tracepoint 1 at the entry point: a full register
- * block (state before the instruction), an M block with the instruction
- * bytes at PC (always the FIRST M block of a frame), M blocks with the
- * post-instruction values of the memory it touched, and a V block for the
- * trace state variable $icount (instruction index + 1). */
+ * instruction: a full register block (state before the instruction), an
+ * M block with the instruction bytes at PC (always the FIRST M block of a
+ * frame), M blocks with the post-instruction values of the memory it
+ * touched, a V block for the trace state variable $icount (instruction
+ * index + 1), then context: M blocks of memory it did not touch (the
+ * stack, where registers point), which tracecorn's reader skips. Every
+ * instruction address has its own tracepoint and every frame the same
+ * size, so that GDB's `tfind pc` works (see the writer). A last frame
+ * with $icount 0 holds the state after the last instruction. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -13,20 +17,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/memimage.h"
 #include "writers/tfile_tdesc.h"
 
 static const char tf_magic[8] = {0x7f, 'T', 'R', 'A', 'C', 'E', '0', '\n'};
 
 enum {
-  TF_LINE_MAX = 1000,        /* GDB rejects description lines this long */
-  TF_MBLOCK_MAX = 65535,     /* u16 length of an M block */
-  TF_RSIZE_MAX = 1 << 20,    /* sanity bound on a file's register block */
-  TF_TDESC_MAX = 4 << 20,    /* sanity bound on the joined tdesc XML */
-  TF_XREGS_MAX = 4096,       /* sanity bound on tdesc registers */
-  TF_TRACEPOINTS_MAX = 4096, /* tracepoints kept from tp T lines */
-  TF_WHILE_STEPPING = 65535  /* display only: GDB needs some count > 0 */
+  TF_LINE_MAX = 1000,         /* GDB rejects description lines this long */
+  TF_MBLOCK_MAX = 65535,      /* u16 length of an M block */
+  TF_RSIZE_MAX = 1 << 20,     /* sanity bound on a file's register block */
+  TF_TDESC_MAX = 4 << 20,     /* sanity bound on the joined tdesc XML */
+  TF_XREGS_MAX = 4096,        /* sanity bound on tdesc registers */
+  TF_TRACEPOINTS_MAX = 32768, /* tracepoints kept from tp T lines */
+  TF_WHILE_STEPPING = 65535   /* display only: GDB needs some count > 0 */
 };
 
 /* The trace notes (`tstatus` shows them): whether memory was recorded and,
@@ -274,7 +280,57 @@ static int tfile_probe(const uint8_t *head, size_t n, const char *path) {
   return n >= sizeof tf_magic && memcmp(head, tf_magic, sizeof tf_magic) == 0;
 }
 
-/* ---------------------------------------------------------------- writer */
+/* ---------------------------------------------------------------- writer
+ *
+ * Why the file looks as it does (details in docs/formats/tfile.md):
+ *
+ * - `tfind pc|range|line|outside` compare each frame's TRACEPOINT address,
+ *   not the PC in its registers, so every distinct instruction address gets
+ *   its own tracepoint (up to tfile.tracepoints; the rest, and the final
+ *   frame, share a catch-all tracepoint at an address never executed).
+ * - While GDB searches (tfile_get_traceframe_address), it seeks back to
+ *   the data of the frame selected last (file offset 0 if none) and skips
+ *   the size of the frame it just looked at from there. The search walks
+ *   the right frames only if every frame has the same size D, so that
+ *   "selected frame + D" is always the next frame's header, and if file
+ *   offset D holds a frame header for the no-frame-selected case: the
+ *   status line carries one there.
+ * - Frames are padded to D with more of the stack, which GDB shows.
+ * - Neither the tracepoints nor D are known before the end: frames go to
+ *   a temporary file and the tfile is written when the writer closes. */
+
+enum tf_memory { TF_MEM_TOUCHED, TF_MEM_STACK, TF_MEM_ALL };
+
+enum {
+  TF_STACK_DEFAULT = 256,        /* bytes at SP in every frame (stack, all) */
+  TF_TRACEPOINTS_DEFAULT = 4096, /* GDB takes ~1 s CPU to create 4096 */
+  TF_TRACEPOINTS_LIMIT = 32766,  /* int16 numbers, and the catch-all */
+  TF_SLACK = 64,       /* stack bytes kept beyond the window, to pad with */
+  TF_POINTED = 64,     /* bytes collected where a register points (all) */
+  TF_POINTED_REGS = 8, /* registers followed per frame (all) */
+  TF_PAD_MARGIN = 120, /* every length >= 120 is a sum of 11s and 13s */
+  TF_PAD_TSV = 2,      /* tsv of padding V blocks: never defined */
+  TF_PLANT_TPNUM = -1, /* tracepoint number of the header at offset D */
+  TF_REC_FINAL = 1     /* the state after the last instruction */
+};
+
+/* One instruction address. */
+typedef struct tf_pcent {
+  uint64_t pc, count, first; /* hits, index of the first frame */
+  int32_t tp;                /* tracepoint number, 0 = the catch-all */
+  uint8_t used;
+} tf_pcent;
+
+/* A frame in the temporary file: this header, the registers that differ
+ * from the previous frame's (nregs times a u16 index and the value as in
+ * a state image), req_len bytes of blocks after the R block (instruction,
+ * accesses, $icount, pointed memory), then stack_len bytes of the stack
+ * at stack_addr to pad the frame with. Compact: the temporary file is
+ * written and read once more than the tfile. */
+typedef struct tf_rec {
+  uint64_t pc, stack_addr;
+  uint32_t req_len, stack_len, flags, nregs;
+} tf_rec;
 
 typedef struct tf_range {
   uint64_t start, end; /* [start, end) */
@@ -282,13 +338,26 @@ typedef struct tf_range {
 } tf_range;
 
 struct tc_writer {
-  FILE *fp;
+  FILE *fp, *tmp;
   char *path;
   const tc_arch *arch;
+  const tf_layout *row;
   tf_map map;
-  uint64_t entry;
-  uint64_t nframes;
-  long tframes_off, tcreated_off, hits_off; /* placeholders to patch */
+  enum tf_memory memory;
+  uint32_t stack_bytes; /* guaranteed stack window (0 with touched) */
+  uint32_t max_tracepoints;
+  char notes[128];    /* hex */
+  tc_memimage *image; /* guest memory, NULL without recorded memory */
+  uint64_t ninsns;
+  uint64_t max_req;   /* largest required part of a frame */
+  uint32_t max_stack; /* largest stack window a frame has (<= stack_bytes) */
+  int small_source;   /* a frame has under 11 stack bytes to pad with */
+  tf_pcent *pcs;
+  size_t pcs_cap, npcs;
+  uint8_t *final_state;
+  int have_final;
+  uint8_t *prev_state; /* registers of the previous frame */
+  uint8_t *diff;       /* changed registers, as stored in the temp file */
   int failed;
   uint8_t *frame;
   size_t frame_cap;
@@ -298,6 +367,8 @@ struct tc_writer {
   size_t sorted_cap;
   uint8_t *post;
   size_t post_cap;
+  uint8_t *stack; /* stack_bytes + TF_SLACK */
+  uint8_t *seen;  /* per register, while following pointers */
 };
 
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
@@ -325,9 +396,16 @@ static int w_fail(tc_writer *w, tc_error *err) {
   return -1;
 }
 
+static int w_oom(tc_writer *w, tc_error *err) {
+  if (!w->failed)
+    tc_error_set(err, "tfile: out of memory");
+  w->failed = 1;
+  return -1;
+}
+
 static int w_bytes(tc_writer *w, const void *p, size_t n, tc_error *err) {
   errno = 0;
-  if (fwrite(p, 1, n, w->fp) != n)
+  if (n && fwrite(p, 1, n, w->fp) != n)
     return w_fail(w, err);
   return 0;
 }
@@ -357,54 +435,155 @@ static void hex_of(const char *s, char *out, size_t outsz) {
   out[k] = 0;
 }
 
-/* A `tp Z1:<addr>:<kind>:0:<len>:<hex>` source line. */
-static int w_source(tc_writer *w, const char *kind, const char *src,
-                    tc_error *err) {
+/* A `tp Z<num>:<addr>:<kind>:0:<len>:<hex>` source line. */
+static int w_source(tc_writer *w, int num, uint64_t addr, const char *kind,
+                    const char *src, tc_error *err) {
   char hex[256];
   hex_of(src, hex, sizeof hex);
-  return w_line(w, err, "tp Z1:%" PRIx64 ":%s:0:%zx:%s", w->entry, kind,
+  return w_line(w, err, "tp Z%x:%" PRIx64 ":%s:0:%zx:%s", num, addr, kind,
                 strlen(src), hex);
 }
 
-static int w_tdesc(tc_writer *w, const tf_layout *row, tc_error *err) {
-  if (w_line(w, err, "tdesc <?xml version=\"1.0\"?>") ||
-      w_line(w, err, "tdesc <!DOCTYPE target SYSTEM \"gdb-target.dtd\">") ||
-      w_line(w, err, "tdesc <target>") ||
-      w_line(w, err, "tdesc <architecture>%s</architecture>", row->gdb_arch) ||
-      w_line(w, err, "tdesc <osabi>GNU/Linux</osabi>"))
-    return -1;
+/* The target description as "tdesc ..." lines, '\n'-separated. */
+static char *tdesc_lines(const tf_layout *row) {
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  if (!buf)
+    return NULL;
+#define ADD(...)                                                               \
+  do {                                                                         \
+    char l_[TF_LINE_MAX];                                                      \
+    int n_ = snprintf(l_, sizeof l_, __VA_ARGS__);                             \
+    if (n_ < 0 || n_ >= (int)sizeof l_ - 1 ||                                  \
+        grow((void **)&buf, &cap, len + (size_t)n_ + 2, 1)) {                  \
+      free(buf);                                                               \
+      return NULL;                                                             \
+    }                                                                          \
+    memcpy(buf + len, l_, (size_t)n_);                                         \
+    len += (size_t)n_;                                                         \
+    buf[len++] = '\n';                                                         \
+  } while (0)
+  ADD("tdesc <?xml version=\"1.0\"?>");
+  ADD("tdesc <!DOCTYPE target SYSTEM \"gdb-target.dtd\">");
+  ADD("tdesc <target>");
+  ADD("tdesc <architecture>%s</architecture>", row->gdb_arch);
+  ADD("tdesc <osabi>GNU/Linux</osabi>");
   const char *feature = NULL;
   for (size_t i = 0; i < row->nregs; i++) {
     const tf_reg *r = &row->regs[i];
     if (!feature || strcmp(feature, r->feature) != 0) {
-      if (feature && w_line(w, err, "tdesc </feature>"))
-        return -1;
+      if (feature)
+        ADD("tdesc </feature>");
       feature = r->feature;
-      if (w_line(w, err, "tdesc <feature name=\"%s\">", feature))
-        return -1;
+      ADD("tdesc <feature name=\"%s\">", feature);
     }
     char regnum[32] = "";
     if (r->regnum >= 0)
       snprintf(regnum, sizeof regnum, " regnum=\"%d\"", r->regnum);
-    if (w_line(w, err, "tdesc <reg name=\"%s\" bitsize=\"%u\" type=\"%s\"%s/>",
-               r->name, r->bitsize, r->type, regnum))
-      return -1;
+    ADD("tdesc <reg name=\"%s\" bitsize=\"%u\" type=\"%s\"%s/>", r->name,
+        r->bitsize, r->type, regnum);
   }
-  if (feature && w_line(w, err, "tdesc </feature>"))
-    return -1;
-  return w_line(w, err, "tdesc </target>");
+  if (feature)
+    ADD("tdesc </feature>");
+  ADD("tdesc </target>");
+#undef ADD
+  buf[len] = 0;
+  return buf;
 }
 
 static void writer_free(tc_writer *w) {
   if (w->fp)
     fclose(w->fp);
+  if (w->tmp)
+    fclose(w->tmp);
+  tc_memimage_free(w->image);
   free(w->path);
   free(w->map.slots);
+  free(w->pcs);
+  free(w->final_state);
+  free(w->prev_state);
+  free(w->diff);
   free(w->frame);
   free(w->ranges);
   free(w->sorted);
   free(w->post);
+  free(w->stack);
+  free(w->seen);
   free(w);
+}
+
+static int parse_uint(const char *s, unsigned long max, unsigned long *out) {
+  char *end;
+  if (!s || *s < '0' || *s > '9')
+    return -1;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *end || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_options(tc_writer *w, const tc_trace_info *info,
+                         tc_error *err) {
+  static const char *const known[] = {"memory", "stack", "tracepoints", NULL};
+  if (tc_writer_options_check(info, "tfile", known, err) < 0)
+    return -1;
+  w->memory = TF_MEM_STACK;
+  const char *opt = tc_writer_option(info, "tfile", "memory");
+  if (opt && strcmp(opt, "touched") == 0)
+    w->memory = TF_MEM_TOUCHED;
+  else if (opt && strcmp(opt, "all") == 0)
+    w->memory = TF_MEM_ALL;
+  else if (opt && strcmp(opt, "stack") != 0) {
+    tc_error_set(err, "tfile: memory must be touched, stack or all, not '%s'",
+                 opt);
+    return -1;
+  }
+  unsigned long v = TF_STACK_DEFAULT;
+  opt = tc_writer_option(info, "tfile", "stack");
+  if (opt && parse_uint(opt, TF_MBLOCK_MAX - TF_SLACK, &v) < 0) {
+    tc_error_set(err, "tfile: stack must be a number of bytes (0-%d), not '%s'",
+                 TF_MBLOCK_MAX - TF_SLACK, opt);
+    return -1;
+  }
+  w->stack_bytes = w->memory == TF_MEM_TOUCHED ? 0 : (uint32_t)v;
+  v = TF_TRACEPOINTS_DEFAULT;
+  opt = tc_writer_option(info, "tfile", "tracepoints");
+  if (opt && parse_uint(opt, TF_TRACEPOINTS_LIMIT, &v) < 0) {
+    tc_error_set(err,
+                 "tfile: tracepoints must be a number (0-%d; 0: one "
+                 "tracepoint, no tfind pc), not '%s'",
+                 TF_TRACEPOINTS_LIMIT, opt);
+    return -1;
+  }
+  w->max_tracepoints = (uint32_t)v;
+  return 0;
+}
+
+/* A temporary file for the frames: next to the output when that is a
+ * regular file (same disk), else in TMPDIR. Unlinked at once. */
+static FILE *open_tmp(const char *path) {
+  struct stat st;
+  if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+    size_t n = strlen(path);
+    char *t = malloc(n + 16);
+    if (t) {
+      memcpy(t, path, n);
+      memcpy(t + n, ".tmp-XXXXXX", 12);
+      int fd = mkstemp(t);
+      FILE *f = fd >= 0 ? fdopen(fd, "w+b") : NULL;
+      if (fd >= 0) {
+        unlink(t);
+        if (!f)
+          close(fd);
+      }
+      free(t);
+      if (f)
+        return f;
+    }
+  }
+  return tmpfile();
 }
 
 static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
@@ -412,7 +591,6 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
   if (!info || tfile_supports(info->arch, err) != 0)
     return NULL;
   const tc_arch *arch = info->arch;
-  const tf_layout *row = tf_layout_for_arch(arch->id);
   tc_writer *w = calloc(1, sizeof *w);
   if (!w || !(w->path = strdup(path))) {
     free(w);
@@ -420,8 +598,19 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     return NULL;
   }
   w->arch = arch;
-  w->entry = info->entry;
-  if (map_from_row(&w->map, arch, row, row->rsize, err) != 0) {
+  w->row = tf_layout_for_arch(arch->id);
+  if (parse_options(w, info, err) != 0 ||
+      map_from_row(&w->map, arch, w->row, w->row->rsize, err) != 0) {
+    writer_free(w);
+    return NULL;
+  }
+  if (!(w->final_state = malloc(arch->state_size)) ||
+      !(w->prev_state = calloc(1, arch->state_size)) ||
+      !(w->diff = malloc(arch->state_size + 2u * arch->nregs)) ||
+      !(w->stack = malloc(w->stack_bytes + TF_SLACK)) ||
+      !(w->seen = calloc(arch->nregs, 1)) ||
+      (info->has_memory && !(w->image = tc_memimage_new()))) {
+    tc_error_set(err, "tfile: out of memory");
     writer_free(w);
     return NULL;
   }
@@ -431,50 +620,63 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     writer_free(w);
     return NULL;
   }
-  char text[64], notes[128];
+  if (!(w->tmp = open_tmp(path))) {
+    tc_error_set(err, "tfile: cannot create a temporary file for %s: %s", path,
+                 strerror(errno));
+    writer_free(w);
+    return NULL;
+  }
+  char text[64];
   snprintf(text, sizeof text, "%s%s",
            info->has_memory ? TF_NOTES_MEM : TF_NOTES_NOMEM,
-           !tf_layout_byte_order_ambiguous(row) ? ""
-           : arch->big_endian                   ? TF_NOTES_BE
-                                                : TF_NOTES_LE);
-  hex_of(text, notes, sizeof notes);
-  char step[64];
-  snprintf(step, sizeof step, "while-stepping %d", TF_WHILE_STEPPING);
-  char at[32];
-  snprintf(at, sizeof at, "*0x%" PRIx64, w->entry);
-  char icount[32];
-  hex_of("icount", icount, sizeof icount);
-  /* tframes/tcreated and the hit count are unknown until close: fixed-width
-   * placeholders, patched in place. */
-  if (w_bytes(w, tf_magic, sizeof tf_magic, err) ||
-      w_line(w, err, "R %x", row->rsize) || w_tdesc(w, row, err))
-    goto fail;
-  w->tframes_off = ftell(w->fp) + (long)strlen("status 0;tstop::0;tframes:");
-  w->tcreated_off = w->tframes_off + 8 + (long)strlen(";tcreated:");
-  if (w_line(w, err, "status 0;tstop::0;tframes:%08x;tcreated:%08x;notes:%s",
-             0u, 0u, notes) ||
-      w_line(w, err, "tsv 1:0:0:%s", icount) ||
-      w_line(w, err, "tp T1:%" PRIx64 ":E:0:0", w->entry) ||
-      w_source(w, "at", at, err) || w_source(w, "cmd", "collect $regs", err) ||
-      w_source(w, "cmd", step, err) ||
-      w_source(w, "cmd", "collect $regs", err) ||
-      w_source(w, "cmd", "end", err))
-    goto fail;
-  char hits_prefix[64];
-  int hp =
-      snprintf(hits_prefix, sizeof hits_prefix, "tp V1:%" PRIx64 ":", w->entry);
-  w->hits_off = ftell(w->fp) + hp;
-  if (w_line(w, err, "%s%08x:0", hits_prefix, 0u) || w_line(w, err, "%s", ""))
-    goto fail;
-  if (w->tframes_off < 0 || w->hits_off < 0) {
-    w_fail(w, err);
-    goto fail;
-  }
+           !tf_layout_byte_order_ambiguous(w->row) ? ""
+           : arch->big_endian                      ? TF_NOTES_BE
+                                                   : TF_NOTES_LE);
+  hex_of(text, w->notes, sizeof w->notes);
   return w;
-fail:
-  writer_free(w);
-  return NULL;
 }
+
+/* ------------------------------------------------------ instruction pcs */
+
+static size_t pc_slot(const tc_writer *w, uint64_t pc) {
+  size_t s = (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 20) & (w->pcs_cap - 1);
+  while (w->pcs[s].used && w->pcs[s].pc != pc)
+    s = (s + 1) & (w->pcs_cap - 1);
+  return s;
+}
+
+static tf_pcent *pc_find(const tc_writer *w, uint64_t pc) {
+  if (!w->pcs_cap)
+    return NULL;
+  tf_pcent *e = &w->pcs[pc_slot(w, pc)];
+  return e->used ? e : NULL;
+}
+
+static int pc_hit(tc_writer *w, uint64_t pc, uint64_t frame) {
+  if ((w->npcs + 1) * 2 > w->pcs_cap) {
+    size_t ncap = w->pcs_cap ? w->pcs_cap * 2 : 1024;
+    tf_pcent *old = w->pcs;
+    size_t ocap = w->pcs_cap;
+    if (!(w->pcs = calloc(ncap, sizeof *w->pcs))) {
+      w->pcs = old;
+      return -1;
+    }
+    w->pcs_cap = ncap;
+    for (size_t i = 0; i < ocap; i++)
+      if (old[i].used)
+        w->pcs[pc_slot(w, old[i].pc)] = old[i];
+    free(old);
+  }
+  tf_pcent *e = &w->pcs[pc_slot(w, pc)];
+  if (!e->used) {
+    *e = (tf_pcent){pc, 0, frame, 0, 1};
+    w->npcs++;
+  }
+  e->count++;
+  return 0;
+}
+
+/* ----------------------------------------------------------- one frame */
 
 static int cmp_access(const void *a, const void *b) {
   const tc_mem_access *x = *(const tc_mem_access *const *)a;
@@ -556,53 +758,105 @@ oom:
   return -1;
 }
 
-/* Appends one M block to the frame buffer (space already reserved). */
+/* Appends one M block (space already reserved). */
 static size_t put_mblock(uint8_t *p, uint64_t addr, const uint8_t *data,
                          uint16_t len, int be) {
   p[0] = 'M';
   put_uint(p + 1, addr, 8, be);
   put_uint(p + 9, len, 2, be);
-  memcpy(p + 11, data, len);
+  if (len)
+    memcpy(p + 11, data, len);
   return 11u + len;
 }
 
-static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
+static size_t put_vblock(uint8_t *p, int32_t num, int64_t value, int be) {
+  p[0] = 'V';
+  put_uint(p + 1, (uint32_t)num, 4, be);
+  put_uint(p + 5, (uint64_t)value, 8, be);
+  return 13;
+}
+
+static int cmp_range(const void *a, const void *b) {
+  const tf_range *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* memory=all: where the registers point (argument registers first), up
+ * to TF_POINTED bytes each, outside the stack window; merged, in
+ * w->ranges. Returns the count. */
+static size_t pointed_ranges(tc_writer *w, const uint8_t *state, uint64_t sp,
+                             uint64_t stack_len) {
+  const tc_arch *a = w->arch;
+  tf_range win[TF_POINTED_REGS];
+  size_t n = 0;
+  uint8_t scratch[TF_POINTED];
+  memset(w->seen, 0, a->nregs);
+  for (int pass = 0; pass < 2 && n < TF_POINTED_REGS; pass++)
+    for (int k = 0; k < (pass ? a->nregs : 6) && n < TF_POINTED_REGS; k++) {
+      int r = pass ? k : a->sys.arg_regs[k];
+      if (r < 0 || r >= a->nregs || w->seen[r] || r == a->sp_reg ||
+          r == a->pc_reg || !(a->regs[r].flags & TC_REG_GPR) ||
+          a->regs[r].size > 8)
+        continue;
+      w->seen[r] = 1;
+      uint64_t v = tc_state_get(a, state, r);
+      size_t len = tc_memimage_read_known(w->image, v, scratch, TF_POINTED);
+      if (len == 0 || (v >= sp && v - sp + len <= stack_len))
+        continue;
+      win[n++] = (tf_range){v, v + len, 0};
+    }
+  qsort(win, n, sizeof win[0], cmp_range);
+  size_t nr = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (nr && win[i].start <= w->ranges[nr - 1].end) {
+      if (win[i].end > w->ranges[nr - 1].end)
+        w->ranges[nr - 1].end = win[i].end;
+    } else {
+      w->ranges[nr++] = win[i];
+    }
+  }
+  return nr;
+}
+
+/* A frame's blocks into the temporary file. `state` holds the registers,
+ * `in` the instruction (NULL for the final state). */
+static int put_frame(tc_writer *w, const tc_insn_event *in,
+                     const uint8_t *state, uint64_t icount, uint32_t flags,
+                     tc_error *err) {
   const tc_arch *arch = w->arch;
   int be = arch->big_endian;
-  if (!in->state_before) {
-    tc_error_set(err, "tfile: instruction %" PRIu64 " has no register state",
-                 in->index);
-    return -1;
-  }
-  long nr = merge_accesses(w, in, err);
+  long nr = in ? merge_accesses(w, in, err) : 0;
   if (nr < 0)
     return -1;
-  /* Frame size: R block, instruction M block, data M blocks, V block. */
-  uint64_t size = 1 + (uint64_t)w->map.rsize + 13;
-  uint8_t isize = in->size <= sizeof in->bytes ? in->size : sizeof in->bytes;
-  if (isize)
-    size += 11 + isize;
+  /* the stack, from SP, to pad the frame with */
+  uint64_t sp = tc_state_get(arch, state, arch->sp_reg);
+  size_t stack_len = w->image
+                         ? tc_memimage_read_known(w->image, sp, w->stack,
+                                                  w->stack_bytes + TF_SLACK)
+                         : 0;
+  /* instruction, accesses, $icount (the R block is added at close) */
+  uint64_t size = 13;
+  uint8_t isize = 0;
+  if (in) {
+    isize = in->size <= sizeof in->bytes ? in->size : sizeof in->bytes;
+    if (isize)
+      size += 11 + isize;
+  }
   for (long i = 0; i < nr; i++) {
     uint64_t len = w->ranges[i].end - w->ranges[i].start;
     size += len + 11 * ((len + TF_MBLOCK_MAX - 1) / TF_MBLOCK_MAX);
   }
-  if (size > UINT32_MAX) {
+  if (size > UINT32_MAX / 2) {
     tc_error_set(err,
-                 "tfile: trace frame of instruction %" PRIu64 " exceeds 4 GiB",
-                 in->index);
+                 "tfile: trace frame of instruction %" PRIu64 " exceeds 2 GiB",
+                 icount - 1);
     return -1;
   }
-  if (grow((void **)&w->frame, &w->frame_cap, 6 + size, 1)) {
-    tc_error_set(err, "tfile: out of memory");
-    return -1;
-  }
+  if (grow((void **)&w->frame, &w->frame_cap,
+           size + TF_POINTED_REGS * (11 + TF_POINTED), 1))
+    return w_oom(w, err);
   uint8_t *p = w->frame;
-  put_uint(p, 1, 2, be); /* tracepoint 1 */
-  put_uint(p + 2, size, 4, be);
-  size_t pos = 6;
-  p[pos++] = 'R';
-  map_encode(&w->map, arch, in->state_before, p + pos);
-  pos += w->map.rsize;
+  size_t pos = 0;
   if (isize) /* first M block = the instruction bytes (the reader's rule) */
     pos += put_mblock(p + pos, in->pc, in->bytes, isize, be);
   for (long i = 0; i < nr; i++) {
@@ -614,13 +868,78 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
                         (uint16_t)chunk, be);
     }
   }
-  p[pos++] = 'V';
-  put_uint(p + pos, 1, 4, be); /* tsv 1 = $icount */
-  put_uint(p + pos + 4, in->index + 1, 8, be);
-  pos += 12;
-  if (w_bytes(w, p, pos, err))
+  /* M blocks after the $icount V block are context, not accesses */
+  pos += put_vblock(p + pos, 1, (int64_t)icount, be);
+  if (w->memory == TF_MEM_ALL && w->image) {
+    if (grow((void **)&w->ranges, &w->ranges_cap, TF_POINTED_REGS,
+             sizeof *w->ranges))
+      return w_oom(w, err);
+    size_t guaranteed = stack_len < w->stack_bytes ? stack_len : w->stack_bytes;
+    size_t np = pointed_ranges(w, state, sp, guaranteed);
+    for (size_t i = 0; i < np; i++) {
+      uint8_t buf[TF_POINTED * TF_POINTED_REGS];
+      size_t want = (size_t)(w->ranges[i].end - w->ranges[i].start);
+      size_t got =
+          tc_memimage_read_known(w->image, w->ranges[i].start, buf,
+                                 want < sizeof buf ? want : sizeof buf);
+      if (got)
+        pos += put_mblock(p + pos, w->ranges[i].start, buf, (uint16_t)got, be);
+    }
+  }
+  /* the registers that changed since the previous frame */
+  size_t dlen = 0;
+  uint32_t nregs = 0;
+  for (int r = 0; r < arch->nregs; r++) {
+    const tc_reg_info *ri = &arch->regs[r];
+    if (memcmp(state + ri->offset, w->prev_state + ri->offset, ri->size) == 0)
+      continue;
+    memcpy(w->diff + dlen, &(uint16_t){(uint16_t)r}, 2);
+    memcpy(w->diff + dlen + 2, state + ri->offset, ri->size);
+    memcpy(w->prev_state + ri->offset, state + ri->offset, ri->size);
+    dlen += 2u + ri->size;
+    nregs++;
+  }
+  tf_rec rec = {in ? in->pc : tc_state_get(arch, state, arch->pc_reg),
+                sp,
+                (uint32_t)pos,
+                (uint32_t)stack_len,
+                flags,
+                nregs};
+  errno = 0;
+  if (fwrite(&rec, sizeof rec, 1, w->tmp) != 1 ||
+      (dlen && fwrite(w->diff, 1, dlen, w->tmp) != dlen) ||
+      fwrite(p, 1, pos, w->tmp) != pos ||
+      (stack_len && fwrite(w->stack, 1, stack_len, w->tmp) != stack_len))
+    return w_fail(w, err);
+  pos += 1 + w->map.rsize;
+  if (pos > w->max_req)
+    w->max_req = pos;
+  if (stack_len < 11)
+    w->small_source = 1;
+  if (stack_len > w->max_stack)
+    w->max_stack =
+        stack_len < w->stack_bytes ? (uint32_t)stack_len : w->stack_bytes;
+  return 0;
+}
+
+static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
+  const tc_insn_event *in = &ev->u.insn;
+  if (!in->state_before) {
+    tc_error_set(err, "tfile: instruction %" PRIu64 " has no register state",
+                 in->index);
     return -1;
-  w->nframes++;
+  }
+  /* collected memory shows its values after the instruction */
+  if (w->image && tc_memimage_apply(w->image, ev) < 0)
+    return w_oom(w, err);
+  if (pc_hit(w, in->pc, w->ninsns) < 0)
+    return w_oom(w, err);
+  if (put_frame(w, in, in->state_before, in->index + 1, 0, err) != 0)
+    return -1;
+  w->ninsns++;
+  const uint8_t *after = in->state_after ? in->state_after : in->state_before;
+  memcpy(w->final_state, after, w->arch->state_size);
+  w->have_final = 1;
   return 0;
 }
 
@@ -629,38 +948,329 @@ static int tfile_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     tc_error_set(err, "tfile: %s: an earlier write failed", w->path);
     return -1;
   }
-  if (ev->kind != TC_EV_INSN)
-    return 0; /* a tfile holds only instruction frames */
-  if (write_insn(w, &ev->u.insn, err) != 0) {
+  switch (ev->kind) {
+  case TC_EV_INSN:
+    if (write_insn(w, ev, err) != 0) {
+      w->failed = 1;
+      return -1;
+    }
+    return 0;
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_SYSCALL:
+    /* not stored, but they change the memory frames show */
+    if (w->image && tc_memimage_apply(w->image, ev) < 0)
+      return w_oom(w, err);
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+/* --------------------------------------------------------------- close */
+
+static int cmp_pc_addr(const void *a, const void *b) {
+  const tf_pcent *x = *(tf_pcent *const *)a, *y = *(tf_pcent *const *)b;
+  return x->pc < y->pc ? -1 : x->pc > y->pc;
+}
+
+/* Most hit first: GDB finds a tracepoint by walking its list from number
+ * 1, once per frame while searching, so hot addresses get low numbers. */
+static int cmp_pc_hits(const void *a, const void *b) {
+  const tf_pcent *x = *(tf_pcent *const *)a, *y = *(tf_pcent *const *)b;
+  if (x->count != y->count)
+    return x->count > y->count ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Numbers the tracked addresses (the lowest ones if there are more than
+ * allowed: in a static executable the program's own code comes before
+ * libc's) and returns how many got a tracepoint. */
+static long number_tracepoints(tc_writer *w, tf_pcent ***out) {
+  tf_pcent **v = malloc((w->npcs ? w->npcs : 1) * sizeof *v);
+  if (!v)
+    return -1;
+  size_t n = 0;
+  for (size_t i = 0; i < w->pcs_cap; i++)
+    if (w->pcs[i].used)
+      v[n++] = &w->pcs[i];
+  size_t t = n < w->max_tracepoints ? n : w->max_tracepoints;
+  if (t < n)
+    qsort(v, n, sizeof *v, cmp_pc_addr);
+  qsort(v, t, sizeof *v, cmp_pc_hits);
+  for (size_t i = 0; i < n; i++)
+    v[i]->tp = i < t ? (int32_t)(i + 1) : 0;
+  *out = v;
+  return (long)t;
+}
+
+/* Whether D, as the u32 of a frame header, can sit in the status line:
+ * no newline, no ';' (GDB's field separator). */
+static int plantable(uint64_t d, int be) {
+  uint8_t b[4];
+  put_uint(b, d, 4, be);
+  for (int i = 0; i < 4; i++)
+    if (b[i] == '\n' || b[i] == ';')
+      return 0;
+  return 1;
+}
+
+/* Fills r bytes (0, or >= 11) of frame padding with M blocks of the
+ * stack (the data at addr, len bytes, repeated if need be) or, with under
+ * 11 bytes of stack, with empty M blocks and unused V blocks (then
+ * r >= TF_PAD_MARGIN or r is a sum of 11s and 13s). Returns 0, -1 if r
+ * cannot be made. */
+static int put_padding(uint8_t *p, size_t r, uint64_t addr, const uint8_t *data,
+                       size_t len, int be) {
+  if (r == 0)
+    return 0;
+  if (r < 11)
+    return -1;
+  if (len >= r - 11) {
+    put_mblock(p, addr, data, (uint16_t)(r - 11), be);
+    return 0;
+  }
+  if (len >= 11) {
+    size_t k = (r + 11 + len - 1) / (11 + len);
+    size_t rest = r - 11 * k; /* <= k * len */
+    for (size_t i = 0; i < k; i++) {
+      size_t l = rest < len ? rest : len;
+      p += put_mblock(p, addr, data, (uint16_t)l, be);
+      rest -= l;
+    }
+    return 0;
+  }
+  for (size_t b = 0; b <= 10 && 13 * b <= r; b++)
+    if ((r - 13 * b) % 11 == 0) {
+      for (size_t i = 0; i < (r - 13 * b) / 11; i++)
+        p += put_mblock(p, 0, NULL, 0, be);
+      for (size_t i = 0; i < b; i++)
+        p += put_vblock(p, TF_PAD_TSV, 0, be);
+      return 0;
+    }
+  return -1;
+}
+
+/* The description section, with a frame header (tracepoint -1, size D)
+ * at file offset D in the status line. */
+static int write_description(tc_writer *w, uint64_t nframes, uint64_t d,
+                             tf_pcent **tps, long ntps, int catch_num,
+                             uint64_t catch_addr, uint64_t catch_hits,
+                             tc_error *err) {
+  const int be = w->arch->big_endian;
+  char *tdesc = tdesc_lines(w->row);
+  if (!tdesc)
+    return w_oom(w, err);
+  char prefix[TF_LINE_MAX];
+  int pl = snprintf(prefix, sizeof prefix,
+                    "status 0;tstop::0;tframes:%x;tcreated:%x;notes:%s;"
+                    "tcframe:",
+                    (unsigned)(nframes > 0x7fffffff ? 0x7fffffff : nframes),
+                    (unsigned)(nframes > 0x7fffffff ? 0x7fffffff : nframes),
+                    w->notes);
+  /* the status line: prefix, '0' * pad, 6 header bytes, '\n' */
+  const uint64_t pad_max = TF_LINE_MAX - 10 - (uint64_t)pl;
+  uint64_t off = sizeof tf_magic;
+  char rline[32];
+  int rl = snprintf(rline, sizeof rline, "R %x\n", w->row->rsize);
+  if (w_bytes(w, tf_magic, sizeof tf_magic, err) ||
+      w_bytes(w, rline, (size_t)rl, err))
+    goto fail;
+  off += (uint64_t)rl;
+  const char *t = tdesc;
+  int planted = nframes == 0; /* no frames: nothing to search */
+  if (!planted && d < off + (uint64_t)pl) {
+    free(tdesc);
+    tc_error_set(err,
+                 "tfile: internal error: frame size %" PRIu64
+                 " too small for the description",
+                 d);
     w->failed = 1;
     return -1;
   }
+  while (!planted) {
+    /* tdesc lines while they fit before D, then the status line */
+    const char *nl = *t ? strchr(t, '\n') : NULL;
+    size_t len = nl ? (size_t)(nl - t) + 1 : 0;
+    if (len && off + len + (uint64_t)pl <= d) {
+      if (w_bytes(w, t, len, err))
+        goto fail;
+      t += len;
+      off += len;
+      continue;
+    }
+    if (d - off - (uint64_t)pl <= pad_max) {
+      char line[TF_LINE_MAX + 16];
+      size_t pad = (size_t)(d - off - (uint64_t)pl);
+      memcpy(line, prefix, (size_t)pl);
+      memset(line + pl, '0', pad);
+      put_uint((uint8_t *)line + pl + pad, (uint64_t)(uint16_t)TF_PLANT_TPNUM,
+               2, be);
+      put_uint((uint8_t *)line + pl + pad + 2, d, 4, be);
+      line[(size_t)pl + pad + 6] = '\n';
+      if (w_bytes(w, line, (size_t)pl + pad + 7, err))
+        goto fail;
+      off += (uint64_t)pl + pad + 7;
+      planted = 1;
+      break;
+    }
+    /* still too far: whitespace after the XML */
+    uint64_t gap = d - off - (uint64_t)pl - pad_max; /* > 0 */
+    size_t spaces = gap + 7 < TF_LINE_MAX - 10 ? (size_t)gap : TF_LINE_MAX - 17;
+    char line[TF_LINE_MAX];
+    memcpy(line, "tdesc ", 6);
+    memset(line + 6, ' ', spaces);
+    line[6 + spaces] = '\n';
+    if (w_bytes(w, line, spaces + 7, err))
+      goto fail;
+    off += spaces + 7;
+  }
+  if (nframes == 0 &&
+      w_line(w, err, "status 0;tstop::0;tframes:0;tcreated:0;notes:%s",
+             w->notes))
+    goto fail;
+  if (w_bytes(w, t, strlen(t), err))
+    goto fail;
+  char icount[32];
+  hex_of("icount", icount, sizeof icount);
+  if (w_line(w, err, "tsv 1:0:0:%s", icount))
+    goto fail;
+  /* tracepoints in descending order, so GDB's numbers equal the file's */
+  char at[32], step[64];
+  snprintf(step, sizeof step, "while-stepping %d", TF_WHILE_STEPPING);
+  if (catch_hits || ntps == 0) {
+    snprintf(at, sizeof at, "*0x%" PRIx64, catch_addr);
+    if (w_line(w, err, "tp T%x:%" PRIx64 ":E:0:0", catch_num, catch_addr) ||
+        w_source(w, catch_num, catch_addr, "at", at, err) ||
+        w_source(w, catch_num, catch_addr, "cmd", "collect $regs", err) ||
+        w_source(w, catch_num, catch_addr, "cmd", step, err) ||
+        w_source(w, catch_num, catch_addr, "cmd", "collect $regs", err) ||
+        w_source(w, catch_num, catch_addr, "cmd", "end", err) ||
+        w_line(w, err, "tp V%x:%" PRIx64 ":%" PRIx64 ":0", catch_num,
+               catch_addr, catch_hits))
+      goto fail;
+  }
+  for (long i = ntps - 1; i >= 0; i--) {
+    const tf_pcent *e = tps[i];
+    snprintf(at, sizeof at, "*0x%" PRIx64, e->pc);
+    if (w_line(w, err, "tp T%x:%" PRIx64 ":E:0:0", e->tp, e->pc) ||
+        w_source(w, e->tp, e->pc, "at", at, err) ||
+        w_source(w, e->tp, e->pc, "cmd", "collect $regs", err) ||
+        w_line(w, err, "tp V%x:%" PRIx64 ":%" PRIx64 ":0", e->tp, e->pc,
+               e->count))
+      goto fail;
+  }
+  if (w_line(w, err, "%s", ""))
+    goto fail;
+  free(tdesc);
   return 0;
+fail:
+  free(tdesc);
+  return -1;
 }
 
-static int patch_hex8(tc_writer *w, long off, uint64_t v, tc_error *err) {
-  char buf[16];
-  /* GDB keeps these counts in an int. */
-  snprintf(buf, sizeof buf, "%08x",
-           (unsigned)(v > 0x7fffffff ? 0x7fffffff : v));
+static int finish(tc_writer *w, tc_error *err) {
+  const tc_arch *arch = w->arch;
+  const int be = arch->big_endian;
+  if (w->have_final &&
+      put_frame(w, NULL, w->final_state, 0, TF_REC_FINAL, err) != 0)
+    return -1;
+  uint64_t nframes = w->ninsns + (uint64_t)w->have_final;
+  tf_pcent **tps = NULL;
+  long ntps = number_tracepoints(w, &tps);
+  if (ntps < 0)
+    return w_oom(w, err);
+  int catch_num = (int)ntps + 1;
+  uint64_t mask = arch->ptr_size >= 8 ? UINT64_MAX : 0xffffffffu;
+  uint64_t catch_addr = pc_find(w, 0) ? mask : 0; /* never executed */
+  uint64_t catch_hits = (uint64_t)w->have_final;
+  for (long i = ntps; i < (long)w->npcs; i++)
+    catch_hits += tps[i]->count;
+  /* D: the largest frame, the stack window (when any stack is known),
+   * room for a padding block */
+  uint64_t d =
+      w->max_req + 11 + w->max_stack + (w->small_source ? TF_PAD_MARGIN : 0);
+  uint64_t min_d = sizeof tf_magic + 16 + 80 + strlen(w->notes) + 16;
+  if (d < min_d)
+    d = min_d;
+  while (!plantable(d, be))
+    d++;
+  if (nframes && d > UINT32_MAX) {
+    free(tps);
+    tc_error_set(err, "tfile: a trace frame of %s exceeds 4 GiB", w->path);
+    w->failed = 1;
+    return -1;
+  }
+  int rc = write_description(w, nframes, d, tps, ntps, catch_num, catch_addr,
+                             catch_hits, err);
+  free(tps);
+  if (rc != 0)
+    return -1;
+  /* the frames, padded to D */
   errno = 0;
-  if (fseek(w->fp, off, SEEK_SET) != 0)
+  if (fflush(w->tmp) != 0 || fseek(w->tmp, 0, SEEK_SET) != 0)
     return w_fail(w, err);
-  return w_bytes(w, buf, 8, err);
+  uint8_t *buf = NULL, *stack = NULL;
+  size_t cap = 0, scap = 0;
+  if (grow((void **)&buf, &cap, 6 + d, 1)) {
+    free(buf);
+    return w_oom(w, err);
+  }
+  uint8_t *state = w->prev_state; /* rebuilt from the changes */
+  memset(state, 0, arch->state_size);
+  const size_t rlen = 1 + w->map.rsize;
+  buf[6] = 'R';
+  for (uint64_t f = 0; f < nframes; f++) {
+    tf_rec rec;
+    int ok = fread(&rec, sizeof rec, 1, w->tmp) == 1 &&
+             rec.nregs <= arch->nregs && rec.req_len <= d - 11 - rlen;
+    for (uint32_t k = 0; ok && k < rec.nregs; k++) {
+      uint16_t r;
+      ok = fread(&r, 2, 1, w->tmp) == 1 && r < arch->nregs &&
+           fread(state + arch->regs[r].offset, arch->regs[r].size, 1, w->tmp) ==
+               1;
+    }
+    if (!ok ||
+        grow((void **)&stack, &scap, rec.stack_len ? rec.stack_len : 1, 1) ||
+        fread(buf + 6 + rlen, 1, rec.req_len, w->tmp) != rec.req_len ||
+        fread(stack, 1, rec.stack_len, w->tmp) != rec.stack_len) {
+      free(buf);
+      free(stack);
+      tc_error_set(err, "tfile: %s: reading back the temporary frames failed",
+                   w->path);
+      w->failed = 1;
+      return -1;
+    }
+    const tf_pcent *e = rec.flags & TF_REC_FINAL ? NULL : pc_find(w, rec.pc);
+    int tp = e && e->tp ? e->tp : catch_num;
+    put_uint(buf, (uint64_t)tp, 2, be);
+    put_uint(buf + 2, d, 4, be);
+    map_encode(&w->map, arch, state, buf + 7);
+    size_t used = rlen + rec.req_len;
+    if (put_padding(buf + 6 + used, (size_t)(d - used), rec.stack_addr, stack,
+                    rec.stack_len, be) != 0) {
+      free(buf);
+      free(stack);
+      tc_error_set(err, "tfile: internal error: cannot pad a frame");
+      w->failed = 1;
+      return -1;
+    }
+    if (w_bytes(w, buf, (size_t)(6 + d), err)) {
+      free(buf);
+      free(stack);
+      return -1;
+    }
+  }
+  free(buf);
+  free(stack);
+  static const uint8_t end_marker[6] = {0};
+  return w_bytes(w, end_marker, sizeof end_marker, err);
 }
 
 static int tfile_close_writer(tc_writer *w, tc_error *err) {
   if (!w)
     return 0;
-  int rc = w->failed ? -1 : 0;
-  if (!w->failed) {
-    static const uint8_t end_marker[6] = {0};
-    if (w_bytes(w, end_marker, sizeof end_marker, err) ||
-        patch_hex8(w, w->tframes_off, w->nframes, err) ||
-        patch_hex8(w, w->tcreated_off, w->nframes, err) ||
-        patch_hex8(w, w->hits_off, w->nframes, err))
-      rc = -1;
-  }
+  int rc = w->failed ? -1 : finish(w, err);
   FILE *fp = w->fp;
   w->fp = NULL;
   errno = 0;
@@ -688,6 +1298,7 @@ typedef struct tf_frame {
   size_t nm, mcap;
   int has_icount;
   int64_t icount;
+  int final; /* $icount 0: the state after the last instruction */
   uint8_t *state;
 } tf_frame;
 
@@ -932,6 +1543,7 @@ static int read_frame(tc_reader *r, tf_frame *f, tc_error *err) {
   const uint8_t *rblock = NULL;
   f->nm = 0;
   f->has_icount = 0;
+  int context = 0; /* M blocks after $icount: not the instruction's */
   for (uint64_t p = 0; p < size;) {
     uint8_t type = f->buf[p++];
     switch (type) {
@@ -950,6 +1562,10 @@ static int read_frame(tc_reader *r, tf_frame *f, tc_error *err) {
       p += 10;
       if (size - p < len)
         goto short_frame;
+      if (context) {
+        p += len;
+        break;
+      }
       if (grow((void **)&f->m, &f->mcap, f->nm + 1, sizeof *f->m)) {
         tc_error_set(err, "tfile: out of memory");
         return -1;
@@ -965,6 +1581,7 @@ static int read_frame(tc_reader *r, tf_frame *f, tc_error *err) {
       if (num == r->icount_tsv) { /* the last V block wins, as in GDB */
         f->has_icount = 1;
         f->icount = (int64_t)get_uint(f->buf + p + 4, 8, be);
+        context = 1;
       }
       p += 12;
       break;
@@ -978,6 +1595,7 @@ static int read_frame(tc_reader *r, tf_frame *f, tc_error *err) {
       return -1;
     }
   }
+  f->final = f->has_icount && f->icount == 0;
   if (rblock) {
     map_decode(&r->map, arch, rblock, f->state);
   } else {
@@ -1047,7 +1665,9 @@ static int parse_description(tc_reader *r, char **xml, size_t *xml_len,
         return -1;
       }
       *rsize = (uint32_t)v;
-    } else if (strncmp(line, "tdesc ", 6) == 0) {
+    } else if (strncmp(line, "tdesc ", 6) == 0 &&
+               strspn(line + 6, " ") != (size_t)n - 6) {
+      /* (lines of spaces pad tracecorn's files: skipped) */
       size_t add = (size_t)n - 6;
       if (*xml_len + add + 2 > TF_TDESC_MAX ||
           grow((void **)xml, &xml_cap, *xml_len + add + 2, 1)) {
@@ -1179,7 +1799,7 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
       !(r->initial_state = calloc(1, arch->state_size)))
     goto oom;
   r->info.arch = arch;
-  for (size_t i = 0; i < r->ntps; i++)
+  for (size_t i = 0; i < r->ntps; i++) /* without frames */
     if (i == 0 || r->tps[i].num == 1)
       r->info.entry = r->tps[i].addr;
   /* Read ahead one frame: state_after of a frame is the next one's state. */
@@ -1191,6 +1811,7 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
   if (rc == 1) {
     memcpy(r->initial_state, r->frames[1].state, arch->state_size);
     r->info.initial_state = r->initial_state;
+    r->info.entry = tc_state_get(arch, r->initial_state, arch->pc_reg);
   }
   free(xml);
   free(xregs);
@@ -1207,18 +1828,22 @@ fail:
 static const tc_trace_info *tfile_reader_info(tc_reader *r) { return &r->info; }
 
 static int tfile_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
-  if (!r->have_next)
-    return 0;
   const tc_arch *arch = r->arch;
-  r->cur = !r->cur;
-  tf_frame *f = &r->frames[r->cur];
-  tf_frame *next = &r->frames[!r->cur];
-  int rc = read_frame(r, next, err);
-  if (rc < 0) {
-    r->have_next = 0;
-    return -1;
-  }
-  r->have_next = rc;
+  tf_frame *f, *next;
+  int rc;
+  do { /* a final-state frame is only the previous one's state_after */
+    if (!r->have_next)
+      return 0;
+    r->cur = !r->cur;
+    f = &r->frames[r->cur];
+    next = &r->frames[!r->cur];
+    rc = read_frame(r, next, err);
+    if (rc < 0) {
+      r->have_next = 0;
+      return -1;
+    }
+    r->have_next = rc;
+  } while (f->final);
   const uint8_t *after = rc ? next->state : f->state;
 
   memset(ev, 0, sizeof *ev);
