@@ -68,6 +68,10 @@ tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
   return s;
 }
 
+/* Engines abandoned by tc_session_escape: kept reachable, never freed
+ * (closing one in an unknown state could crash; the process is ending). */
+static tc_emu *abandoned_engines[8];
+
 void tc_session_free(tc_session *s) {
   if (!s)
     return;
@@ -82,8 +86,16 @@ void tc_session_free(tc_session *s) {
    * it is left to the process's exit. */
   bool abandoned = s->rec && tc_recorder_escaped(s->rec);
   tc_recorder_free(s->rec);
-  if (!abandoned)
+  if (!abandoned) {
     tc_emu_free(s->emu);
+  } else {
+    for (size_t i = 0; i < sizeof abandoned_engines / sizeof *abandoned_engines;
+         i++)
+      if (!abandoned_engines[i]) {
+        abandoned_engines[i] = s->emu;
+        break;
+      }
+  }
   free(s->exe_data);
   free(s->exe_path);
   for (int i = 0; i < s->argc; i++)
