@@ -4,18 +4,24 @@
 # completion time. tests/test_packaging.c checks the option lists below
 # against `tracecorn CMD --help` (both ways).
 
-_tracecorn_cmds="record dump convert verify info formats"
-_tracecorn_opts_record="-o --output -f --format -q --quiet --seed -E --env
-  --inherit-env --root --cwd --host-stat --raw --arch --base --entry
-  --max-insns --max-memory --no-memory --exact -O --writer-option
-  --ucir-layout --cache-every --keyframe -h --help"
-# verify takes every record option; its -f/-o mean the same.
-_tracecorn_opts_verify="-o --output -f --format -q --quiet --seed -E --env
-  --inherit-env --root --cwd --host-stat --raw --arch --base --entry
-  --max-insns --max-memory --no-memory --exact -O --writer-option
-  --ucir-layout --cache-every --keyframe -h --help"
-_tracecorn_opts_dump="-j --json -f --format --from -h --help"
-_tracecorn_opts_convert="-F --from -t --to -O --writer-option -h --help"
+_tracecorn_cmds="record dump strace convert verify info formats"
+_tracecorn_opts_record="-o --output -f --format --force -q --quiet --seed -E
+  --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
+  --max-insns --max-memory --no-memory --exact --trace-range --trace-func
+  -O --writer-option --ucir-layout --cache-every --keyframe -h --help"
+# verify takes every record option (its -f/-o mean the same) and --report.
+_tracecorn_opts_verify="-o --output -f --format --force -q --quiet --seed -E
+  --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
+  --max-insns --max-memory --no-memory --exact --trace-range --trace-func
+  -O --writer-option --ucir-layout --cache-every --keyframe --report -h
+  --help"
+# dump and strace share the selection options (--range to -e).
+_tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols
+  --range --pc --from --skip --count --syscalls-only --syscall -e -h --help"
+_tracecorn_opts_strace="-s -f --format --range --pc --from --skip --count
+  --syscalls-only --syscall -e -h --help"
+_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force -h
+  --help"
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_formats=""
 _tracecorn_arches="x86_64 x86 arm arm64 mips mipsel"
@@ -69,7 +75,8 @@ _tracecorn() {
     _tracecorn_complete_list "$(_tracecorn_formats "$prog" read) all readable"
     return
     ;;
-  dump:-f | dump:--format | convert:-F | convert:--from)
+  dump:-f | dump:--format | strace:-f | strace:--format | convert:-F | \
+    convert:--from)
     COMPREPLY=($(compgen -W "$(_tracecorn_formats "$prog" read)" -- "$cur"))
     return
     ;;
@@ -85,13 +92,24 @@ _tracecorn() {
     COMPREPLY=($(compgen -W "usercorn spec" -- "$cur"))
     return
     ;;
+  dump:--color)
+    COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
+    return
+    ;;
+  dump:-e | strace:-e)
+    COMPREPLY=($(compgen -W "trace=" -- "$cur"))
+    [[ ${COMPREPLY[0]} == trace= ]] && compopt -o nospace 2>/dev/null
+    return
+    ;;
   *:--root | *:--cwd)
     COMPREPLY=($(compgen -d -- "$cur"))
     return
     ;;
   *:--seed | *:-E | *:--env | *:--base | *:--entry | *:--max-insns | \
     *:--max-memory | *:-O | *:--writer-option | *:--cache-every | \
-    *:--keyframe | dump:--from)
+    *:--keyframe | *:--trace-range | *:--trace-func | dump:--from | \
+    strace:--from | *:--range | *:--pc | *:--skip | *:--count | \
+    *:--syscall | strace:-s)
     # A value of the user's own: no file names.
     compopt +o default +o bashdefault 2>/dev/null
     return
