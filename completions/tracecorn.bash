@@ -16,7 +16,7 @@ _tracecorn_opts_verify="-o --output -f --format --force -q --quiet --seed -E
   -O --writer-option --ucir-layout --cache-every --keyframe --report -h
   --help"
 # dump and strace share the selection options (--range to -e).
-_tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols
+_tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle
   --range --pc --from --skip --count --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_strace="-s -f --format --range --pc --from --skip --count
   --syscalls-only --syscall -e -h --help"
