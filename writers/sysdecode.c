@@ -457,7 +457,7 @@ const char *tc_sysdecode_signame(const tc_arch *arch, int guest_sig) {
   int nsig = is_mips(arch) ? 128 : 64;
   if (guest_sig > 32 && guest_sig <= nsig) {
     char *buf = rt[guest_sig % 16];
-    snprintf(buf, sizeof rt[0], "SIGRT_%d", guest_sig - 32);
+    snprintf(buf, sizeof rt[0], "SIGRT_%d", (guest_sig - 32) & 127);
     return buf;
   }
   return NULL;
