@@ -43,6 +43,7 @@ typedef struct tc_linux_state {
   char comm[16];
   uint64_t robust_list;
   bool futex_reported;
+  bool handler_reported; /* a signal for a guest handler was dropped */
   bool high_unknown_reported;
 } tc_linux_state;
 

@@ -125,6 +125,16 @@ static int64_t send_self(tc_sys_call *c, int sig) {
     kill = false; /* stays pending forever */
   } else if (st->sigact[sig].handler != SIG_DFL_V) {
     kill = false; /* SIG_IGN, or a handler we do not deliver to (yet) */
+    if (st->sigact[sig].handler != SIG_IGN_V && !st->handler_reported &&
+        !c->emu->opt.quiet) {
+      /* not silently: the run diverges from Linux here */
+      fprintf(stderr,
+              "tracecorn: signal %d has a guest handler; delivery to "
+              "handlers is not implemented yet, so it is dropped and the "
+              "program goes on as if it never came\n",
+              sig);
+      st->handler_reported = true;
+    }
   } else {
     switch (sig) {
     case 17: /* SIGCHLD */

@@ -267,6 +267,25 @@ static void test_demangle(void) {
   free(out);
 }
 
+/* A signal for a guest handler is not delivered yet (issue 15): never
+ * silently, the notice says the run diverges; -q keeps stderr quiet. */
+static void test_signal_handler_notice(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-f", "tct", "-o",
+                               tu_tmp("sig"), "--", tu_guest("sigself64"),
+                               NULL),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(out ? out : "", "signal 14 has a guest handler"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                               tu_tmp("sig"), "--", tu_guest("sigself64"),
+                               NULL),
+                  0);
+  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "tracecorn:"));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -278,6 +297,8 @@ int main(void) {
        test_dump_presentation},
       {"record --trace-func / --trace-range", test_record_window},
       {"dump --demangle", test_demangle},
+      {"a signal for a guest handler: a notice, never silent",
+       test_signal_handler_notice},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }
