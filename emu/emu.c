@@ -850,3 +850,19 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig) {
   emu->fault.signal = sig;
   tc_emu_kill(emu, sig);
 }
+
+void tc_emu_read_reg_bytes(tc_emu *emu, int reg, uint8_t *out, size_t n) {
+  uint8_t scratch[64] = {0};
+  if (reg >= 0)
+    uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  memcpy(out, scratch, n < sizeof scratch ? n : sizeof scratch);
+}
+
+void tc_emu_write_reg_bytes(tc_emu *emu, int reg, const uint8_t *in, size_t n) {
+  uint8_t scratch[64] = {0};
+  if (reg < 0)
+    return;
+  uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  memcpy(scratch, in, n < sizeof scratch ? n : sizeof scratch);
+  uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+}

@@ -145,6 +145,9 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max);
 /* Registers by index into arch->regs (integers up to 8 bytes). */
 uint64_t tc_emu_reg(tc_emu *emu, int reg);
 void tc_emu_set_reg(tc_emu *emu, int reg, uint64_t value);
+/* A register's first n bytes (x87, vector registers), in and out. */
+void tc_emu_read_reg_bytes(tc_emu *emu, int reg, uint8_t *out, size_t n);
+void tc_emu_write_reg_bytes(tc_emu *emu, int reg, const uint8_t *in, size_t n);
 /* arm: 1 when the CPU is in Thumb state (CPSR.T); 0 on other arches. */
 bool tc_emu_thumb(tc_emu *emu);
 /* The address to (re)start emulation at: the PC, with bit 0 set in Thumb

@@ -44,6 +44,8 @@ typedef struct tc_linux_state {
   uint64_t robust_list;
   bool futex_reported;
   bool handler_reported; /* a signal for a guest handler was dropped */
+  int pending_sig;       /* delivered when the current syscall returns */
+  int pending_code;      /* its si_code: SI_USER (kill) or SI_TKILL */
   bool high_unknown_reported;
 } tc_linux_state;
 
@@ -77,6 +79,10 @@ extern const tc_sys_entry tc_sys_misc_table[];
 
 /* State lookup (created on first use). */
 tc_linux_state *tc_linux_state_of(tc_emu *emu);
+/* linux_signal.c: delivery to guest handlers (x86-64 so far). */
+bool tc_signal_can_deliver(const tc_emu *emu);
+int tc_signal_deliver(tc_sys_call *c);
+int64_t tc_sys_rt_sigreturn(tc_sys_call *c);
 /* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
  * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done by the first set_thread_area
  * at the latest; best called at process start, before the first

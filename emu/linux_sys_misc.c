@@ -124,9 +124,12 @@ static int64_t send_self(tc_sys_call *c, int sig) {
   } else if (st->sigmask & (1ull << (sig - 1))) {
     kill = false; /* stays pending forever */
   } else if (st->sigact[sig].handler != SIG_DFL_V) {
-    kill = false; /* SIG_IGN, or a handler we do not deliver to (yet) */
-    if (st->sigact[sig].handler != SIG_IGN_V && !st->handler_reported &&
-        !c->emu->opt.quiet) {
+    kill = false; /* SIG_IGN, or a handler */
+    if (st->sigact[sig].handler != SIG_IGN_V && tc_signal_can_deliver(c->emu)) {
+      st->pending_sig = sig; /* runs when this syscall returns */
+      st->pending_code = strcmp(c->name ? c->name : "", "kill") ? -6 : 0;
+    } else if (st->sigact[sig].handler != SIG_IGN_V && !st->handler_reported &&
+               !c->emu->opt.quiet) {
       /* not silently: the run diverges from Linux here */
       fprintf(stderr,
               "tracecorn: signal %d has a guest handler; delivery to "
@@ -849,6 +852,7 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"tkill", sys_tkill},
     {"tgkill", sys_tgkill},
     {"rt_sigaction", sys_rt_sigaction},
+    {"rt_sigreturn", tc_sys_rt_sigreturn},
     {"rt_sigprocmask", sys_rt_sigprocmask},
     {"sigaltstack", sys_sigaltstack},
     {"clock_gettime", sys_clock_gettime},
