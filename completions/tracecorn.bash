@@ -21,7 +21,7 @@ _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --dem
 _tracecorn_opts_strace="-s -f --format --range --pc --from --skip --count
   --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force -h
-  --help"
+  --help --from-insn --range --pc --skip --count --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_formats=""
 _tracecorn_arches="x86_64 x86 arm arm64 mips mipsel"

@@ -288,6 +288,44 @@ static void test_signal_handlers(void) {
   free(out);
 }
 
+/* convert takes dump's selection: a tct of one function's instructions
+ * that reads back, and --syscalls-only keeps only the syscalls. */
+static void test_convert_selection(void) {
+  char *out = NULL, full[4200], part[4200], sys[4200];
+  snprintf(full, sizeof full, "%s.tct", tu_tmp("sel-full"));
+  snprintf(part, sizeof part, "%s", tu_tmp("sel-part.tct"));
+  snprintf(sys, sizeof sys, "%s", tu_tmp("sel-sys.jsonl"));
+  tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+               tu_tmp("sel-full"), "--", tu_guest("fib64"), "6", NULL);
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "convert", full, "--to", "tct",
+                               part, "--range", "0x401000-0x401100", NULL),
+                  0);
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", part, NULL), 0);
+  const char *t = out ? out : "";
+  size_t insns = 0, outside = 0;
+  for (const char *l = t; (l = strchr(l, '\n')); l++) {
+    unsigned long long idx, pc;
+    if (sscanf(l + 1, "%llu 0x%llx", &idx, &pc) == 2) {
+      insns++;
+      outside += pc < 0x401000 || pc >= 0x401100;
+    }
+  }
+  CU_ASSERT(insns > 0);
+  CU_ASSERT_EQUAL(outside, 0);
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "convert", full, "--to", "json",
+                               sys, "--syscalls-only", NULL),
+                  0);
+  free(out);
+  size_t n = 0;
+  char *j = (char *)tu_read_file(sys, &n);
+  CU_ASSERT(j && strstr(j, "\"type\":\"syscall\"") &&
+            !strstr(j, "\"type\":\"insn\""));
+  free(j);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -299,6 +337,7 @@ int main(void) {
        test_dump_presentation},
       {"record --trace-func / --trace-range", test_record_window},
       {"dump --demangle", test_demangle},
+      {"convert with a selection", test_convert_selection},
       {"signal handlers: x86-64 = native; elsewhere a notice",
        test_signal_handlers},
       {NULL, NULL}};

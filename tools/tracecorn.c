@@ -1091,13 +1091,22 @@ static int cmd_convert(int argc, char **argv) {
       {"writer-option", required_argument, 0, 'O'},
       {"force", no_argument, 0, 'y'},
       {"help", no_argument, 0, 'h'},
+      {"from-insn", required_argument, 0, OPT_FROM},
+      FILTER_LONGOPTS,
       {0, 0, 0, 0}};
   const char *from = NULL, *to = NULL;
   const char *wopts[33];
   int nwopts = 0, c;
   bool force = false;
+  cli_filter cf;
+  memset(&cf, 0, sizeof cf);
   optind = 1;
-  while ((c = getopt_long(argc, argv, "F:t:O:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "F:t:O:e:h", longopts, NULL)) != -1) {
+    int k = filter_option(&cf, c, optarg);
+    if (k < 0)
+      return 2;
+    if (k > 0)
+      continue;
     if (c == 'F')
       from = optarg;
     else if (c == 't')
@@ -1115,7 +1124,12 @@ static int cmd_convert(int argc, char **argv) {
              "(see `record --help`). A\nstream without an exit record gets "
              "a synthetic one; OUT may not be IN. OUT is written under a\n"
              "temporary name and renamed when complete; an existing OUT that "
-             "is not a\ntrace is only replaced with --force.\n");
+             "is not a\ntrace is only replaced with --force.\n\n"
+             "Selection (as in `tracecorn dump --help`): --range R, --pc "
+             "ADDR, --skip N,\n--count N, --syscalls-only, --syscall NAMES, "
+             "-e trace=NAMES write only part of\nIN; --from-insn N starts at "
+             "instruction N (a keyframe with the state there\nfirst). The "
+             "events left out still keep the writer's memory image right.\n");
       return 0;
     } else {
       fprintf(stderr, "usage: tracecorn convert [--from FMT] "
@@ -1138,9 +1152,14 @@ static int cmd_convert(int argc, char **argv) {
     refuse_clobber(argv[optind + 1]);
     return 2;
   }
+  cf.ranges[cf.nranges] = NULL;
+  cf.names[cf.nnames] = NULL;
+  cf.f.ranges = cf.nranges ? cf.ranges : NULL;
+  cf.f.syscalls = cf.nnames ? cf.names : NULL;
+  cf.f.pcs = cf.pcs;
   tc_error err = {{0}};
-  if (tc_convert_opts(argv[optind], in, out, argv[optind + 1], 0, wopts, &err) <
-      0) {
+  if (tc_convert_filtered(argv[optind], in, out, argv[optind + 1], &cf.f, wopts,
+                          &err) < 0) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;
   }
