@@ -4,8 +4,9 @@
  * when the syscall that sent it returns. The frame the kernel builds
  * (return address = sa_restorer, ucontext with the interrupted registers
  * and mask, siginfo, an fxsave-layout FP area) is written to the guest
- * stack like any kernel write, so every format records it. Other arches
- * keep the notice (linux_sys_misc.c) until their frames are done. */
+ * stack like any kernel write, so every format records it. i386 has its
+ * own frame (arch/x86/kernel/signal_32.c); other arches keep the notice
+ * (linux_sys_misc.c) until their frames are done. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,7 +105,161 @@ static void fx_restore(tc_emu *emu, const uint8_t *fx) {
 }
 
 bool tc_signal_can_deliver(const tc_emu *emu) {
-  return emu->arch->id == TC_ARCH_X86_64;
+  return emu->arch->id == TC_ARCH_X86_64 || emu->arch->id == TC_ARCH_X86;
+}
+
+/* ------------------------------------------------------------- i386 */
+
+/* struct rt_sigframe (ia32): pretcode, sig, pinfo, puc, siginfo,
+ * ucontext (flags, link, stack, sigcontext, sigmask), retcode. */
+enum {
+  I_INFO = 16,
+  I_UC = 144,
+  I_UC_STACK = 8,
+  I_MCTX = 20, /* in the ucontext: struct sigcontext_32, 88 bytes */
+  I_SIGMASK = 108,
+  I_UC_SIZE = 116,
+  I_FRAME = I_UC + I_UC_SIZE + 8
+};
+/* sigcontext_32 from offset 16: edi esi ebp esp ebx edx ecx eax, then
+ * trapno err eip cs eflags esp_at_signal ss fpstate oldmask cr2 */
+static const char *const i_regs[] = {"edi", "esi", "ebp", "esp",
+                                     "ebx", "edx", "ecx", "eax"};
+
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static uint32_t get32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+/* Without SA_SIGINFO i386 uses the legacy frame (glibc's restorer then
+ * calls sigreturn, not rt_sigreturn): pretcode, sig, sigcontext, an
+ * unused _fpstate_32, extramask, retcode. */
+enum { L_SC = 8, L_EXTRAMASK = 8 + 88 + 624, L_FRAME = L_EXTRAMASK + 4 + 8 };
+
+static void fill_sigcontext_32(tc_emu *emu, uint8_t *m, uint32_t fp,
+                               uint64_t mask) {
+  put32(m + 0, (uint32_t)reg(emu, "gs"));
+  put32(m + 4, (uint32_t)reg(emu, "fs"));
+  put32(m + 8, (uint32_t)reg(emu, "es"));
+  put32(m + 12, (uint32_t)reg(emu, "ds"));
+  for (int i = 0; i < 8; i++)
+    put32(m + 16 + 4 * i, (uint32_t)reg(emu, i_regs[i]));
+  put32(m + 56, (uint32_t)reg(emu, "eip"));
+  put32(m + 60, (uint32_t)reg(emu, "cs"));
+  put32(m + 64, (uint32_t)reg(emu, "eflags"));
+  put32(m + 68, (uint32_t)reg(emu, "esp"));
+  put32(m + 72, (uint32_t)reg(emu, "ss"));
+  put32(m + 76, fp);
+  put32(m + 80, (uint32_t)mask);
+}
+
+static void restore_sigcontext_32(tc_emu *emu, const uint8_t *m) {
+  for (int i = 0; i < 8; i++)
+    set(emu, i_regs[i], get32(m + 16 + 4 * i));
+  set(emu, "eip", get32(m + 56));
+  set(emu, "eflags",
+      (reg(emu, "eflags") & ~(uint64_t)0x50dd5) | (get32(m + 64) & 0x50dd5));
+  uint8_t fx[FXSAVE_SIZE];
+  uint32_t fp = get32(m + 76);
+  if (fp && tc_emu_read(emu, fp, fx, sizeof fx) == 0)
+    fx_restore(emu, fx);
+}
+
+/* int 0x80 has already moved EIP past itself when its hook runs: what
+ * is written to EIP here is where execution goes on. */
+static int deliver_i386(tc_sys_call *c, int sig) {
+  tc_emu *emu = c->emu;
+  tc_linux_state *st = c->st;
+  uint64_t flags = st->sigact[sig].flags;
+  uint32_t sp = (uint32_t)reg(emu, "esp");
+  bool on_alt = st->altstack_size && sp > st->altstack_sp &&
+                sp <= st->altstack_sp + st->altstack_size;
+  if ((flags & SA_ONSTACK_V) && st->altstack_size && !on_alt &&
+      !(st->altstack_flags & SS_DISABLE_V))
+    sp = (uint32_t)(st->altstack_sp + st->altstack_size);
+  uint32_t fp = (sp - FXSAVE_SIZE) & ~63u;
+  uint8_t fx[FXSAVE_SIZE];
+  fx_save(emu, fx);
+  if (!(flags & 4u)) { /* no SA_SIGINFO: the legacy frame */
+    uint8_t l[L_FRAME];
+    uint32_t lframe = ((fp - L_FRAME + 4) & ~15u) - 4;
+    memset(l, 0, sizeof l);
+    put32(l, (uint32_t)st->sigact[sig].restorer);
+    put32(l + 4, (uint32_t)sig);
+    fill_sigcontext_32(emu, l + L_SC, fp, st->sigmask);
+    put32(l + L_EXTRAMASK, (uint32_t)(st->sigmask >> 32));
+    if (!(flags & SA_RESTORER_V) || tc_emu_write(emu, fp, fx, sizeof fx) < 0 ||
+        tc_emu_write(emu, lframe, l, sizeof l) < 0)
+      return -1;
+    set(emu, "eax", (uint64_t)sig);
+    set(emu, "edx", 0);
+    set(emu, "ecx", 0);
+    set(emu, "esp", lframe);
+    set(emu, "eflags", reg(emu, "eflags") & ~(uint64_t)0x10500);
+    set(emu, "eip", st->sigact[sig].handler);
+    return 0;
+  }
+  uint32_t frame = ((fp - I_FRAME + 4) & ~15u) - 4; /* (esp+4) % 16 == 0 */
+  uint8_t f[I_FRAME];
+  memset(f, 0, sizeof f);
+  put32(f, (uint32_t)st->sigact[sig].restorer);
+  put32(f + 4, (uint32_t)sig);
+  put32(f + 8, frame + I_INFO);
+  put32(f + 12, frame + I_UC);
+  int32_t v[3] = {sig, 0, st->pending_code};
+  memcpy(f + I_INFO, v, sizeof v);
+  put32(f + I_INFO + 12, emu->pid);
+  put32(f + I_INFO + 16, TC_GUEST_UID);
+  uint8_t *uc = f + I_UC;
+  put32(uc + I_UC_STACK, (uint32_t)st->altstack_sp);
+  put32(uc + I_UC_STACK + 4,
+        st->altstack_size ? (on_alt ? SS_ONSTACK_V : 0) : SS_DISABLE_V);
+  put32(uc + I_UC_STACK + 8, (uint32_t)st->altstack_size);
+  fill_sigcontext_32(emu, uc + I_MCTX, fp, st->sigmask);
+  put64(uc + I_SIGMASK, st->sigmask);
+  if (!(flags & SA_RESTORER_V) || tc_emu_write(emu, fp, fx, sizeof fx) < 0 ||
+      tc_emu_write(emu, frame, f, sizeof f) < 0)
+    return -1;
+  set(emu, "eax", (uint64_t)sig);
+  set(emu, "edx", frame + I_INFO);
+  set(emu, "ecx", frame + I_UC);
+  set(emu, "esp", frame);
+  set(emu, "eflags", reg(emu, "eflags") & ~(uint64_t)0x10500);
+  set(emu, "eip", st->sigact[sig].handler);
+  return 0;
+}
+
+static int64_t sigreturn_i386(tc_sys_call *c) {
+  tc_emu *emu = c->emu;
+  uint8_t uc[I_UC_SIZE];
+  uint32_t frame = (uint32_t)reg(emu, "esp") - 4; /* ret popped pretcode */
+  if (tc_sys_read(emu, frame + I_UC, uc, sizeof uc) < 0)
+    return -EFAULT;
+  restore_sigcontext_32(emu, uc + I_MCTX);
+  c->st->sigmask = get64(uc + I_SIGMASK) & ~((1ull << 8) | (1ull << 18));
+  return 0;
+}
+
+/* sigreturn (i386, legacy frame): glibc's __restore popped the signal
+ * number, so the frame starts 8 bytes below esp. */
+int64_t tc_sys_sigreturn(tc_sys_call *c) {
+  tc_emu *emu = c->emu;
+  c->no_return = true;
+  uint8_t l[L_FRAME];
+  uint32_t frame = (uint32_t)reg(emu, "esp") - 8;
+  if (emu->arch->id != TC_ARCH_X86 ||
+      tc_sys_read(emu, frame, l, sizeof l) < 0) {
+    c->action = TC_SYS_ACT_KILL;
+    c->action_arg = 11;
+    return -EFAULT;
+  }
+  restore_sigcontext_32(emu, l + L_SC);
+  c->st->sigmask =
+      ((uint64_t)get32(l + L_EXTRAMASK) << 32 | get32(l + L_SC + 80)) &
+      ~((1ull << 8) | (1ull << 18));
+  return 0;
 }
 
 /* Called at the end of the syscall that sent the signal (the syscall
@@ -115,6 +270,21 @@ int tc_signal_deliver(tc_sys_call *c) {
   tc_linux_state *st = c->st;
   int sig = st->pending_sig;
   st->pending_sig = 0;
+  if (emu->arch->id == TC_ARCH_X86) {
+    uint64_t handler = st->sigact[sig].handler, flags = st->sigact[sig].flags;
+    if (deliver_i386(c, sig) < 0) {
+      c->action = TC_SYS_ACT_KILL; /* no way to run it: SIGSEGV */
+      c->action_arg = 11;
+      return -1;
+    }
+    st->sigmask |= st->sigact[sig].mask;
+    if (!(flags & SA_NODEFER_V))
+      st->sigmask |= 1ull << (sig - 1);
+    if (flags & SA_RESETHAND_V)
+      st->sigact[sig].handler = 0;
+    (void)handler;
+    return 0;
+  }
   const uint64_t resume = reg(emu, "rip") + 2;
   uint64_t sp = reg(emu, "rsp");
   uint64_t flags = st->sigact[sig].flags;
@@ -185,6 +355,14 @@ int64_t tc_sys_rt_sigreturn(tc_sys_call *c) {
   uint8_t uc[UC_SIZE], fx[FXSAVE_SIZE];
   uint64_t at = reg(emu, "rsp");
   c->no_return = true; /* every register comes from the frame */
+  if (emu->arch->id == TC_ARCH_X86) {
+    int64_t r = sigreturn_i386(c);
+    if (r < 0) {
+      c->action = TC_SYS_ACT_KILL;
+      c->action_arg = 11;
+    }
+    return r;
+  }
   if (tc_sys_read(emu, at, uc, sizeof uc) < 0) {
     c->action = TC_SYS_ACT_KILL; /* a bad frame: SIGSEGV, as Linux */
     c->action_arg = 11;

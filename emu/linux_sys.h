@@ -83,6 +83,7 @@ tc_linux_state *tc_linux_state_of(tc_emu *emu);
 bool tc_signal_can_deliver(const tc_emu *emu);
 int tc_signal_deliver(tc_sys_call *c);
 int64_t tc_sys_rt_sigreturn(tc_sys_call *c);
+int64_t tc_sys_sigreturn(tc_sys_call *c);
 /* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
  * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done by the first set_thread_area
  * at the latest; best called at process start, before the first

@@ -853,6 +853,7 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"tgkill", sys_tgkill},
     {"rt_sigaction", sys_rt_sigaction},
     {"rt_sigreturn", tc_sys_rt_sigreturn},
+    {"sigreturn", tc_sys_sigreturn},
     {"rt_sigprocmask", sys_rt_sigprocmask},
     {"sigaltstack", sys_sigaltstack},
     {"clock_gettime", sys_clock_gettime},
