@@ -8,13 +8,14 @@ _tracecorn_cmds="record dump strace convert verify info formats"
 _tracecorn_opts_record="-o --output -f --format --force -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
-  -O --writer-option --ucir-layout --cache-every --keyframe -h --help"
+  -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum -h
+  --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
 _tracecorn_opts_verify="-o --output -f --format --force -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
-  -O --writer-option --ucir-layout --cache-every --keyframe --report -h
-  --help"
+  -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --report
+  -h --help"
 # dump and strace share the selection options (--range to -e).
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle
   --range --pc --from --skip --count --syscalls-only --syscall -e -h --help"
@@ -107,7 +108,7 @@ _tracecorn() {
     ;;
   *:--seed | *:-E | *:--env | *:--base | *:--entry | *:--max-insns | \
     *:--max-memory | *:-O | *:--writer-option | *:--cache-every | \
-    *:--keyframe | *:--trace-range | *:--trace-func | dump:--from | \
+    *:--keyframe | *:--sched-quantum | *:--trace-range | *:--trace-func | dump:--from | \
     strace:--from | *:--range | *:--pc | *:--skip | *:--count | \
     *:--syscall | strace:-s)
     # A value of the user's own: no file names.

@@ -116,7 +116,9 @@ static void hook_syscall_insn(uc_engine *uc, void *user) {
     uc_reg_write(uc, UC_X86_REG_RCX, &rip);
     uc_reg_write(uc, UC_X86_REG_R11, &rflags);
   }
+  emu->trap_insn_size = 2; /* the engine then steps over the instruction */
   tc_linux_syscall(emu);
+  emu->trap_insn_size = 0;
   /* Unicorn continues after the syscall instruction by itself. */
 }
 
@@ -417,6 +419,7 @@ void tc_emu_free(tc_emu *emu) {
     if (emu->fds[i].kind != TC_FD_CLOSED && emu->fds[i].owned)
       close(emu->fds[i].host_fd);
   tc_linux_forget(emu);
+  tc_linux_threads_free(emu);
   if (emu->uc)
     uc_close(emu->uc);
   free(emu->regions);

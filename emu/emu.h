@@ -68,6 +68,47 @@ typedef struct tc_fd {
   uint64_t path_hash;
 } tc_fd;
 
+/* A guest thread (CLONE_THREAD). The table exists from the first clone
+ * on; a single-threaded program never has one (nothing per instruction
+ * then). The running thread's registers are the engine's; the others'
+ * wait in ctx. Per-thread kernel state lives in the emu/linux_state
+ * fields while the thread runs and is swapped here on a switch. */
+typedef enum tc_thread_state {
+  TC_THREAD_RUNNABLE = 0,
+  TC_THREAD_FUTEX, /* blocked in FUTEX_WAIT on futex_addr */
+  TC_THREAD_EXITED
+} tc_thread_state;
+
+typedef struct tc_thread {
+  uint32_t tid;
+  tc_thread_state state;
+  uc_context *ctx; /* registers while not running */
+  /* Not run yet: ctx is the parent's at clone; these are set on first
+   * switch-in (return value 0, stack, pc after the trap, TLS). */
+  bool fresh, set_tls;
+  uint64_t start_pc, start_sp, tls;
+  /* swapped with the emu / linux_state fields of the running thread */
+  uint64_t clear_child_tid, robust_list, sigmask;
+  uint64_t altstack_sp, altstack_size;
+  int altstack_flags;
+  uint64_t gdt_addr; /* i386: this thread's GDT page (its TLS entries) */
+  /* FUTEX_WAIT: address, bitset, absolute deadline on emu->clock_ns
+   * (UINT64_MAX: none), arrival order (wake is FIFO). */
+  uint64_t futex_addr, deadline, wait_seq;
+  uint32_t futex_bitset;
+  /* Woken: the restarted wait returns restart_ret (0, or -ETIMEDOUT). */
+  bool restart;
+  int64_t restart_ret;
+} tc_thread;
+
+/* What the scheduler is asked to do when the engine stops (tc_emu.resched). */
+enum {
+  TC_RESCHED_NONE = 0,
+  TC_RESCHED_KEEP,  /* threads changed (clone): the current one goes on */
+  TC_RESCHED_YIELD, /* the current thread yields (sched_yield, sleeps) */
+  TC_RESCHED_BLOCK  /* the current thread blocked or exited */
+};
+
 typedef struct tc_emu {
   uc_engine *uc;
   const tc_arch *arch;
@@ -107,6 +148,20 @@ typedef struct tc_emu {
   /* The PC of the instruction being executed (kept by the recorder's code
    * hook, since Unicorn's PC is stale inside memory hooks). */
   uint64_t cur_pc;
+
+  /* Threads (emu/linux_thread.c): empty until the first clone. */
+  tc_thread *threads;
+  size_t nthreads, cap_threads, cur_thread;
+  uint32_t next_tid;
+  uint64_t wait_seq;
+  int resched; /* TC_RESCHED_*: set by a syscall, which stops the engine */
+  /* A blocked syscall's trap instruction, where the PC goes once the
+   * engine has stopped (tc_emu_restart_pc). */
+  uint64_t restart_pc;
+  bool restart_pending;
+  /* Bytes the engine adds to the PC after the trap hook returns: 2 for
+   * x86's syscall/sysenter hooks, 0 for interrupt-style traps. */
+  uint8_t trap_insn_size;
 
   /* Unknown syscall numbers already reported (bitmap of the first 4096). */
   uint8_t unknown_reported[512];
@@ -172,6 +227,21 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig);
 #define TC_GUEST_PID 1000
 #define TC_GUEST_UID 1000
 #define TC_EPOCH_NS (1704067200ull * 1000000000ull) /* 2024-01-01 UTC */
+
+/* Threads (emu/linux_thread.c). Live (not exited) threads; 1 when the
+ * program never cloned. */
+size_t tc_emu_live_threads(const tc_emu *emu);
+/* Picks the thread to run next, as emu->resched asks (round-robin over
+ * the runnable ones; waits that time out on the virtual clock are woken,
+ * and when nobody can run the clock jumps to the earliest deadline).
+ * Saves the current thread's registers and loads the next one's. 0, or -1
+ * with a message when every live thread is blocked for good (deadlock). */
+int tc_emu_schedule(tc_emu *emu, tc_error *err);
+/* With the engine stopped: moves the PC of a thread whose syscall blocked
+ * back to its trap instruction. Call before reading the thread's state. */
+void tc_emu_restart_pc(tc_emu *emu);
+/* Frees the thread table (tc_emu_free). */
+void tc_linux_threads_free(tc_emu *emu);
 
 /* Kernel (emu/linux_syscalls.c): handles the syscall the guest just
  * trapped into. Reads number/args via arch->sys, writes the return

@@ -43,6 +43,8 @@ typedef struct tc_linux_state {
   char comm[16];
   uint64_t robust_list;
   bool futex_reported;
+  bool clone_reported;  /* a fork-like clone was refused */
+  bool tkill_reported;  /* a signal for another thread was dropped */
   bool handler_reported; /* a signal for a guest handler was dropped */
   int pending_sig;       /* delivered when the current syscall returns */
   int pending_code;      /* its si_code: SI_USER (kill) or SI_TKILL */
@@ -63,6 +65,10 @@ typedef struct tc_sys_call {
   int action;    /* TC_SYS_ACT_* */
   int action_arg;
   bool no_return; /* the syscall does not return (ret reg untouched) */
+  /* The thread blocked: the PC goes back to the trap instruction, which
+   * runs again when the thread is woken (then returning its result);
+   * nothing is written or reported now. */
+  bool restart;
 } tc_sys_call;
 
 typedef int64_t (*tc_sys_fn)(tc_sys_call *c);
@@ -76,6 +82,7 @@ typedef struct tc_sys_entry {
 extern const tc_sys_entry tc_sys_fs_table[];
 extern const tc_sys_entry tc_sys_mm_table[];
 extern const tc_sys_entry tc_sys_misc_table[];
+extern const tc_sys_entry tc_sys_thread_table[];
 
 /* State lookup (created on first use). */
 tc_linux_state *tc_linux_state_of(tc_emu *emu);
@@ -182,5 +189,22 @@ int tc_guestfs_exe_path(tc_emu *emu, char *out, size_t max);
 
 /* ---- time (linux_sys_misc.c) */
 uint64_t tc_sys_now_ns(tc_emu *emu, int clockid);
+/* A timespec argument in nanoseconds (time64: the 64-bit layout on 32-bit
+ * guests); 0 or -errno. */
+int tc_sys_read_timespec_ns(tc_sys_call *c, uint64_t addr, bool time64,
+                            uint64_t *ns);
+
+/* ---- threads (linux_thread.c) */
+/* exit(2) with other live threads: ends the calling thread only (clear
+ * its child tid, wake a joiner). Returns false if it is the last one (the
+ * caller then ends the process). */
+bool tc_thread_exit(tc_sys_call *c);
+/* The running thread gives way after this syscall (no-op when alone). */
+void tc_thread_yield(tc_sys_call *c);
+/* tid names a live thread of the process. */
+bool tc_thread_exists(const tc_emu *emu, uint32_t tid);
+/* i386 CLONE_SETTLS: a GDT page for a new thread, the current one's with
+ * the TLS entry of the user_desc at desc_addr set. 0 or -errno. */
+int tc_linux_x86_thread_gdt(tc_emu *emu, uint64_t desc_addr, uint64_t *gdt);
 
 #endif

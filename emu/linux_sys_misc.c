@@ -101,8 +101,12 @@ static int64_t sys_exit_group(tc_sys_call *c) {
   return 0;
 }
 
-/* exit() ends the calling thread; the emulated process has only one. */
-static int64_t sys_exit(tc_sys_call *c) { return sys_exit_group(c); }
+/* exit() ends the calling thread; the last one's ends the process. */
+static int64_t sys_exit(tc_sys_call *c) {
+  if (tc_thread_exit(c))
+    return 0;
+  return sys_exit_group(c);
+}
 
 /* -------------------------------------------------------------- signals */
 
@@ -179,11 +183,36 @@ static int64_t sys_kill(tc_sys_call *c) {
   return -ESRCH;
 }
 
+/* A signal for another thread of the process. Its default action (end the
+ * process, or nothing) is the same whichever thread takes it; a handler
+ * would have to run on that thread, which is not implemented: dropped,
+ * with a notice. */
+static int64_t send_other_thread(tc_sys_call *c, int sig, uint32_t tid) {
+  tc_linux_state *st = c->st;
+  if (sig != 0 && sig != 9 && sig != 19 &&
+      st->sigact[sig].handler != SIG_DFL_V &&
+      st->sigact[sig].handler != SIG_IGN_V) {
+    if (!st->tkill_reported && !c->emu->opt.quiet)
+      fprintf(stderr,
+              "tracecorn: signal %d for thread %u has a guest handler; "
+              "delivery to another thread is not implemented, so it is "
+              "dropped\n",
+              sig, (unsigned)tid);
+    st->tkill_reported = true;
+    return 0;
+  }
+  return send_self(c, sig);
+}
+
 static int64_t sys_tkill(tc_sys_call *c) {
   int tid = tc_sys_int(c, 0), sig = host_sig(c, tc_sys_int(c, 1));
   if (tid <= 0 || sig < 0 || sig > TC_NSIG)
     return -EINVAL;
-  return (uint32_t)tid == c->emu->tid ? send_self(c, sig) : -ESRCH;
+  if ((uint32_t)tid == c->emu->tid)
+    return send_self(c, sig);
+  if (tc_thread_exists(c->emu, (uint32_t)tid))
+    return send_other_thread(c, sig, (uint32_t)tid);
+  return -ESRCH;
 }
 
 static int64_t sys_tgkill(tc_sys_call *c) {
@@ -191,8 +220,10 @@ static int64_t sys_tgkill(tc_sys_call *c) {
       sig = host_sig(c, tc_sys_int(c, 2));
   if (tgid <= 0 || tid <= 0 || sig < 0 || sig > TC_NSIG)
     return -EINVAL;
-  if ((uint32_t)tgid != c->emu->pid || (uint32_t)tid != c->emu->tid)
+  if ((uint32_t)tgid != c->emu->pid || !tc_thread_exists(c->emu, (uint32_t)tid))
     return -ESRCH;
+  if ((uint32_t)tid != c->emu->tid)
+    return send_other_thread(c, sig, (uint32_t)tid);
   return send_self(c, sig);
 }
 
@@ -432,7 +463,7 @@ static int64_t sys_time(tc_sys_call *c) {
 }
 
 /* Reads a relative or absolute timespec argument into nanoseconds. */
-static int read_timespec_ns(tc_sys_call *c, uint64_t addr, bool time64,
+int tc_sys_read_timespec_ns(tc_sys_call *c, uint64_t addr, bool time64,
                             uint64_t *ns) {
   uint8_t ts[16];
   int r =
@@ -451,10 +482,11 @@ static int read_timespec_ns(tc_sys_call *c, uint64_t addr, bool time64,
 
 static int64_t sys_nanosleep(tc_sys_call *c) {
   uint64_t ns;
-  int r = read_timespec_ns(c, c->a[0], false, &ns);
+  int r = tc_sys_read_timespec_ns(c, c->a[0], false, &ns);
   if (r < 0)
     return r;
   c->emu->clock_ns += ns;
+  tc_thread_yield(c); /* the other threads run meanwhile */
   return 0;
 }
 
@@ -466,12 +498,13 @@ static int64_t clock_nanosleep_common(tc_sys_call *c, bool time64) {
   if (now == UINT64_MAX)
     return -EINVAL;
   uint64_t ns;
-  int r = read_timespec_ns(c, c->a[2], time64, &ns);
+  int r = tc_sys_read_timespec_ns(c, c->a[2], time64, &ns);
   if (r < 0)
     return r;
   if (c->a[1] & 1) /* TIMER_ABSTIME */
     ns = ns > now ? ns - now : 0;
   c->emu->clock_ns += ns;
+  tc_thread_yield(c);
   return 0;
 }
 
@@ -670,8 +703,6 @@ static int64_t sys_sched_setaffinity(tc_sys_call *c) {
   return 0;
 }
 
-static int64_t sys_sched_yield(tc_sys_call *c) { return 0; }
-
 static int64_t sys_getcpu(tc_sys_call *c) {
   int r;
   for (int i = 0; i < 2; i++)
@@ -711,102 +742,6 @@ static int64_t sys_prctl(tc_sys_call *c) {
   default:
     return -EINVAL;
   }
-}
-
-/* ----------------------------------------------------------------- futex */
-
-static int64_t futex_common(tc_sys_call *c, bool time64) {
-  tc_emu *emu = c->emu;
-  uint64_t uaddr = c->a[0];
-  int op = tc_sys_int(c, 1);
-  int cmd = op & ~(128 | 256); /* FUTEX_PRIVATE_FLAG, FUTEX_CLOCK_REALTIME */
-  uint32_t val = (uint32_t)c->a[2], val3 = (uint32_t)c->a[5];
-  if (uaddr & 3)
-    return -EINVAL;
-  uint64_t cur;
-  int r;
-  switch (cmd) {
-  case 0:   /* FUTEX_WAIT */
-  case 9: { /* FUTEX_WAIT_BITSET */
-    if (cmd == 9 && val3 == 0)
-      return -EINVAL;
-    if ((r = tc_sys_get_uint(emu, uaddr, 4, &cur)) < 0)
-      return r;
-    if ((uint32_t)cur != val)
-      return -EAGAIN;
-    /* Only one thread exists: nobody can wake this waiter. */
-    if (c->a[3]) {
-      uint64_t ns;
-      if ((r = read_timespec_ns(c, c->a[3], time64, &ns)) < 0)
-        return r;
-      if (cmd == 9) { /* absolute */
-        uint64_t now = tc_sys_now_ns(emu, (op & 256) ? 0 : 1);
-        ns = ns > now ? ns - now : 0;
-      }
-      emu->clock_ns += ns;
-      return -ETIMEDOUT;
-    }
-    if (!c->st->futex_reported && !emu->opt.quiet)
-      fprintf(stderr,
-              "tracecorn: futex wait at 0x%llx would block forever (the "
-              "guest has one thread); returning -ETIMEDOUT\n",
-              (unsigned long long)uaddr);
-    c->st->futex_reported = true;
-    return -ETIMEDOUT;
-  }
-  case 1:  /* FUTEX_WAKE */
-  case 10: /* FUTEX_WAKE_BITSET */
-    if (cmd == 10 && val3 == 0)
-      return -EINVAL;
-    return 0; /* no waiters */
-  case 3:     /* FUTEX_REQUEUE */
-    return 0;
-  case 4: /* FUTEX_CMP_REQUEUE */
-    if ((r = tc_sys_get_uint(emu, uaddr, 4, &cur)) < 0)
-      return r;
-    return (uint32_t)cur != val3 ? -EAGAIN : 0;
-  case 5: { /* FUTEX_WAKE_OP: *uaddr2 = *uaddr2 OP oparg, then wake */
-    uint64_t uaddr2 = c->a[4];
-    if (uaddr2 & 3)
-      return -EINVAL;
-    int fop = (int)((val3 >> 28) & 7);
-    int32_t oparg = (int32_t)(val3 << 8) >> 20;
-    if ((val3 >> 28) & 8) /* FUTEX_OP_OPARG_SHIFT */
-      oparg = (oparg < 0 || oparg > 31) ? 0 : (int32_t)(1u << oparg);
-    if ((r = tc_sys_get_uint(emu, uaddr2, 4, &cur)) < 0)
-      return r;
-    uint32_t old = (uint32_t)cur, nv;
-    switch (fop) {
-    case 0:
-      nv = (uint32_t)oparg;
-      break;
-    case 1:
-      nv = old + (uint32_t)oparg;
-      break;
-    case 2:
-      nv = old | (uint32_t)oparg;
-      break;
-    case 3:
-      nv = old & ~(uint32_t)oparg;
-      break;
-    case 4:
-      nv = old ^ (uint32_t)oparg;
-      break;
-    default:
-      return -ENOSYS;
-    }
-    if ((r = tc_sys_put_uint(emu, uaddr2, 4, nv)) < 0)
-      return r;
-    return 0;
-  }
-  default:
-    return -ENOSYS; /* PI futexes, FUTEX_WAITV... */
-  }
-}
-
-static int64_t sys_futex(tc_sys_call *c) { return futex_common(c, false); }
-static int64_t sys_futex_time64(tc_sys_call *c) {
-  return futex_common(c, true);
 }
 
 const tc_sys_entry tc_sys_misc_table[] = {
@@ -874,10 +809,7 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"sysinfo", sys_sysinfo},
     {"sched_getaffinity", sys_sched_getaffinity},
     {"sched_setaffinity", sys_sched_setaffinity},
-    {"sched_yield", sys_sched_yield},
     {"getcpu", sys_getcpu},
     {"prctl", sys_prctl},
-    {"futex", sys_futex},
-    {"futex_time64", sys_futex_time64},
     {NULL, NULL},
 };

@@ -520,30 +520,23 @@ int tc_linux_x86_setup_gdt(tc_emu *emu) {
   return 0;
 }
 
-static int64_t sys_set_thread_area(tc_sys_call *c) {
-  tc_emu *emu = c->emu;
-  int ulr = tc_arch_reg_index(emu->arch, "userlocal");
-  if (ulr >= 0) {
-    /* mips: the pointer itself, read back with `rdhwr $29` (UserLocal). */
-    tc_emu_set_reg(emu, ulr, c->a[0]);
-    return 0;
-  }
-  if (emu->arch->id != TC_ARCH_X86)
-    return -ENOSYS; /* x86-64 programs use arch_prctl */
-  uint8_t ud[16];   /* struct user_desc */
-  int r = tc_sys_read(emu, c->a[0], ud, sizeof ud);
+/* Writes the TLS descriptor of the user_desc at desc_addr into the GDT
+ * at gdt. An entry of -1 picks a free one and stores its number back
+ * (set_thread_area); clone's CLONE_SETTLS may not allocate. */
+static int set_tls_desc(tc_emu *emu, uint64_t gdt, uint64_t desc_addr,
+                        bool can_allocate) {
+  uint8_t ud[16]; /* struct user_desc */
+  int r = tc_sys_read(emu, desc_addr, ud, sizeof ud);
   if (r < 0)
     return r;
   uint32_t entry = (uint32_t)tc_abi_get(emu->arch, ud, 4);
   uint32_t base = (uint32_t)tc_abi_get(emu->arch, ud + 4, 4);
   uint32_t limit = (uint32_t)tc_abi_get(emu->arch, ud + 8, 4);
   uint32_t flags = (uint32_t)tc_abi_get(emu->arch, ud + 12, 4);
-  if ((r = tc_linux_x86_setup_gdt(emu)) < 0)
-    return r;
-  if (entry == 0xffffffffu) {
+  if (entry == 0xffffffffu && can_allocate) {
     for (uint32_t e = TLS_MIN; e <= TLS_MAX && entry == 0xffffffffu; e++) {
       uint8_t cur[8];
-      if (tc_emu_read(emu, emu->gdt_addr + e * 8, cur, 8) < 0)
+      if (tc_emu_read(emu, gdt + e * 8, cur, 8) < 0)
         return -EFAULT;
       static const uint8_t zero[8];
       if (memcmp(cur, zero, 8) == 0)
@@ -551,7 +544,7 @@ static int64_t sys_set_thread_area(tc_sys_call *c) {
     }
     if (entry == 0xffffffffu)
       return -ESRCH;
-    if ((r = tc_sys_put_uint(emu, c->a[0], 4, entry)) < 0)
+    if ((r = tc_sys_put_uint(emu, desc_addr, 4, entry)) < 0)
       return r;
   }
   if (entry < TLS_MIN || entry > TLS_MAX)
@@ -567,7 +560,49 @@ static int64_t sys_set_thread_area(tc_sys_call *c) {
     tc_abi_put(emu->arch, d, 4, lo);
     tc_abi_put(emu->arch, d + 4, 4, hi);
   }
-  return tc_emu_write(emu, emu->gdt_addr + entry * 8, d, 8);
+  return tc_emu_write(emu, gdt + entry * 8, d, 8);
+}
+
+static int64_t sys_set_thread_area(tc_sys_call *c) {
+  tc_emu *emu = c->emu;
+  int ulr = tc_arch_reg_index(emu->arch, "userlocal");
+  if (ulr >= 0) {
+    /* mips: the pointer itself, read back with `rdhwr $29` (UserLocal). */
+    tc_emu_set_reg(emu, ulr, c->a[0]);
+    return 0;
+  }
+  if (emu->arch->id != TC_ARCH_X86)
+    return -ENOSYS; /* x86-64 programs use arch_prctl */
+  int r = tc_linux_x86_setup_gdt(emu);
+  if (r < 0)
+    return r;
+  return set_tls_desc(emu, emu->gdt_addr, c->a[0], true);
+}
+
+/* Linux keeps the TLS entries per thread and loads them into the GDT on a
+ * switch; here each thread has its own GDT page (GDTR is in its saved
+ * registers), so the descriptors the recorder reads stay right. */
+int tc_linux_x86_thread_gdt(tc_emu *emu, uint64_t desc_addr, uint64_t *gdt) {
+  int r = tc_linux_x86_setup_gdt(emu);
+  if (r < 0)
+    return r;
+  uint64_t ps = page_size(emu);
+  uint64_t addr = tc_emu_find_free(emu, ps);
+  if (!addr)
+    return -ENOMEM;
+  uint8_t table[GDT_ENTRIES * 8];
+  if ((r = tc_emu_read(emu, emu->gdt_addr, table, sizeof table)) < 0)
+    return r;
+  if ((r = tc_emu_map(emu, addr, ps, TC_PROT_READ | TC_PROT_WRITE, "[gdt]",
+                      0)) < 0)
+    return r;
+  if ((r = tc_emu_write(emu, addr, table, sizeof table)) < 0 ||
+      (r = set_tls_desc(emu, addr, desc_addr, false)) < 0) {
+    tc_emu_unmap(emu, addr, ps);
+    return r;
+  }
+  *gdt = addr;
+  return 0;
 }
 
 /* ------------------------------------------------- arm private calls */

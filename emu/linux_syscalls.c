@@ -179,7 +179,7 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static sys_table tables[32]; /* by tc_arch_id */
 
 static const tc_sys_entry *const handler_tables[] = {
-    tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table};
+    tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table, tc_sys_thread_table};
 
 static const sys_table *table_for(const tc_arch *arch) {
   if ((unsigned)arch->id >= sizeof tables / sizeof tables[0])
@@ -291,6 +291,16 @@ void tc_linux_syscall(tc_emu *emu) {
     unknown = true;
     ret = -ENOSYS;
     report_unknown(&c, nr);
+  }
+  if (c.restart) {
+    /* The thread blocked (emu/linux_thread.c): it goes back to the trap
+     * instruction, which runs again once the thread is woken; the call is
+     * reported then, with its result. The PC is moved once the engine has
+     * stopped (tc_emu_schedule): a PC write inside a hook makes Unicorn
+     * 2.0.1 resume at once, dropping the stop request. */
+    emu->restart_pc = emu->cur_pc | (tc_emu_thumb(emu) ? 1 : 0);
+    emu->restart_pending = true;
+    return;
   }
   emu->syscall_count++;
   /* Handlers speak host errno; the guest may number them otherwise. */

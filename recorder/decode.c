@@ -258,6 +258,12 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
     const char *mn = insn->mnemonic;
     if (strncmp(mn, "rep", 3) == 0)
       e->is_rep = true;
+    /* capstone's regs_access omits the accumulator cmpxchg loads when the
+     * comparison fails, and operands of lock-prefixed forms; rare enough
+     * (contended atomics, with threads) to read everything after them. */
+    if (strncmp(mn, "cmpxchg", 7) == 0 || strcmp(mn, "xadd") == 0 ||
+        det->x86.prefix[0] == 0xf0)
+      e->full_read = true;
     /* Traps and state-restoring instructions touch registers capstone
      * does not list. */
     if (strcmp(mn, "syscall") == 0 || strcmp(mn, "sysenter") == 0 ||

@@ -90,6 +90,13 @@ struct tc_recorder {
 
   uint64_t insn_index; /* instructions emitted */
   uint64_t executed;   /* code hooks counted against --max-insns */
+  /* The code hook stops at `executed == insn_limit`: the --max-insns
+   * limit or the end of the running thread's quantum, whichever is first
+   * (one comparison per instruction, threads or not). */
+  uint64_t insn_limit, max_limit;
+  uint64_t quantum;   /* instructions per thread turn */
+  bool switch_due;    /* the quantum ended: the scheduler runs next */
+  bool deadlock;      /* every thread blocked for good */
   bool hit_max;
   volatile sig_atomic_t stop_requested;
   int stop_status; /* 128 + the signal that asked to stop */
@@ -528,8 +535,13 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
     return;
   }
   r->rep_tail = false;
-  if (r->stop_requested || r->oom ||
-      (r->max_insns && r->executed >= r->max_insns)) {
+  if (r->stop_requested || r->oom || r->executed >= r->insn_limit) {
+    if (!r->stop_requested && !r->oom && r->executed < r->max_limit) {
+      /* The thread's turn is over, before this instruction runs. */
+      r->switch_due = true;
+      uc_emu_stop(uc);
+      return;
+    }
     if (r->max_insns && r->executed >= r->max_insns)
       r->hit_max = true;
     r->stopped = true;
@@ -747,6 +759,9 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->exact = emu->opt.exact != 0;
   r->memory = emu->opt.record_memory != 0;
   r->max_insns = emu->opt.max_insns;
+  r->max_limit = r->max_insns ? r->max_insns : UINT64_MAX;
+  r->insn_limit = r->max_limit;
+  r->quantum = emu->opt.sched_quantum ? emu->opt.sched_quantum : 10000;
   r->keyframe_interval = emu->opt.keyframe_interval;
   r->state_cur = calloc(1, a->state_size);
   r->state_next = calloc(1, a->state_size);
@@ -911,6 +926,38 @@ static void pend_from_memory(tc_recorder *r, uint64_t pc) {
   r->have_pending = r->pend.size > 0;
 }
 
+/* The engine stopped for the scheduler (a quantum ended, or a syscall
+ * blocked, yielded, exited a thread or made one): the pending instruction
+ * is emitted under the thread that ran it, the scheduler picks the next
+ * thread, and if that is another one a KEYFRAME with its tid and whole
+ * state follows, so every reader sees the registers change hands. */
+static int switch_thread(tc_recorder *r, tc_error *err) {
+  tc_emu *emu = r->emu;
+  tc_emu_restart_pc(emu);
+  if (r->have_pending)
+    finalize(r, tc_emu_reg(emu, r->arch->pc_reg), true);
+  r->switch_due = false;
+  if (emu->resched == TC_RESCHED_NONE)
+    emu->resched = TC_RESCHED_YIELD; /* the quantum ended */
+  uint32_t before = emu->tid;
+  if (tc_emu_schedule(emu, err) < 0) {
+    r->deadlock = true;
+    return -1;
+  }
+  r->rep_tail = false;
+  uint64_t turn_end = tc_emu_live_threads(emu) > 1 &&
+                              r->executed < UINT64_MAX - r->quantum
+                          ? r->executed + r->quantum
+                          : UINT64_MAX;
+  r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  if (emu->tid != before && !r->skipping) {
+    read_all_regs(r, r->state_cur);
+    r->stale_all = true;
+    emit_keyframe(r);
+  }
+  return 0;
+}
+
 int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   tc_emu *emu = r->emu;
   const tc_arch *a = r->arch;
@@ -959,6 +1006,12 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     }
     if (emu->exited || r->stopped)
       break;
+    if (r->switch_due || emu->resched) {
+      if (switch_thread(r, err) < 0)
+        break;
+      spins = 0;
+      continue;
+    }
     if (e != UC_ERR_OK) {
       /* An exception no hook turned into a signal. */
       tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc, SIGSEGV);
@@ -976,6 +1029,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
 
   /* Flush the last record, or the faulting instruction's (recorded even
    * outside the window: the fault ends the program). */
+  tc_emu_restart_pc(emu);
   if (emu->faulted && r->skipping && !r->have_pending)
     window_resume(r);
   if (emu->faulted) {
@@ -1003,6 +1057,10 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   } else if (emu->exited) {
     x.reason = TC_EXIT_EXITED;
     x.status = emu->exit_code;
+  } else if (r->deadlock) {
+    x.reason = TC_EXIT_ERROR;
+    x.status = 125;
+    message = err && err->msg[0] ? err->msg : "deadlock";
   } else if (r->hit_max) {
     x.reason = TC_EXIT_MAX_INSNS;
     x.status = 124;

@@ -136,7 +136,12 @@ static void usage_record(FILE *f) {
           "spec)\n"
           "      --cache-every N   same as -O rvn.cache-every=N\n"
           "      --keyframe N      full-state keyframe every N instructions "
-          "(default 4096)\n");
+          "(default 4096)\n"
+          "      --sched-quantum N guest threads: instructions a thread runs "
+          "before the\n"
+          "                        next one's turn (default 10000; also at "
+          "blocking\n"
+          "                        waits, yields and thread exits)\n");
 }
 
 static void usage(FILE *f) {
@@ -337,6 +342,7 @@ static int cmd_record(int argc, char **argv) {
       {"no-memory", no_argument, 0, 10},
       {"exact", no_argument, 0, 11},
       {"keyframe", required_argument, 0, 12},
+      {"sched-quantum", required_argument, 0, 20},
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
@@ -506,6 +512,14 @@ static int cmd_record(int argc, char **argv) {
       opt.keyframe_interval = (uint32_t)k;
       break;
     }
+    case 20:
+      if (parse_u64(optarg, &opt.sched_quantum) < 0 || opt.sched_quantum == 0) {
+        fprintf(stderr,
+                "tracecorn: --sched-quantum: not a positive number: %s\n",
+                optarg);
+        return 2;
+      }
+      break;
     case 'h':
       usage_record(stdout);
       return 0;

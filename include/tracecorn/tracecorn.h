@@ -466,6 +466,10 @@ typedef struct tc_options {
    * return into the selection after a gap starts with a KEYFRAME. */
   const char *const *trace_ranges;
   const char *const *trace_funcs;
+  /* Guest threads: instructions a thread runs before the next runnable one
+   * takes its turn (it also gives way when it blocks, yields or exits).
+   * 0 = 10000. */
+  uint64_t sched_quantum;
 } tc_options;
 
 /* Fills *o with the defaults: every field 0/NULL except record_memory = 1,

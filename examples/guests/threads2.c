@@ -1,0 +1,53 @@
+/* threads2: two threads sharing a counter under a mutex (issue 15). The
+ * output does not depend on the interleaving, so it equals a native
+ * run's; the recording of it is deterministic because tracecorn schedules
+ * the threads itself. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static long counter;
+static long per_thread[2];
+static pid_t worker_tid;
+static int rounds = 2000;
+
+static void *work(void *arg) {
+  long id = (long)arg;
+  if (id == 1)
+    worker_tid = (pid_t)syscall(SYS_gettid);
+  for (int i = 0; i < rounds; i++) {
+    pthread_mutex_lock(&lock);
+    counter += id + 1;
+    per_thread[id]++;
+    pthread_mutex_unlock(&lock);
+  }
+  return (void *)(id * 10 + 7);
+}
+
+/* threads2 [ROUNDS]: exit status 0, or 5 when ROUNDS is given. */
+int main(int argc, char **argv) {
+  if (argc > 1)
+    rounds = atoi(argv[1]);
+  pthread_t t;
+  if (pthread_create(&t, NULL, work, (void *)1L) != 0) {
+    puts("pthread_create failed");
+    return 1;
+  }
+  work((void *)0L);
+  void *ret = NULL;
+  if (pthread_join(t, &ret) != 0) {
+    puts("pthread_join failed");
+    return 1;
+  }
+  printf("counter %ld (expected %ld)\n", counter, (long)rounds * 3);
+  printf("thread 0: %ld, thread 1: %ld, returned %ld\n", per_thread[0],
+         per_thread[1], (long)ret);
+  printf("worker is another thread: %s\n",
+         worker_tid != 0 && worker_tid != getpid() ? "yes" : "no");
+  puts("done");
+  return argc > 1 ? 5 : 0;
+}
