@@ -252,16 +252,12 @@ static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
 
 static int64_t sys_clone(tc_sys_call *c) {
   clone_req q = {.flags = c->a[0], .stack = c->a[1], .ptid = c->a[2]};
-  switch (c->emu->arch->id) {
-  case TC_ARCH_X86_64:
-  case TC_ARCH_ARM64: /* (flags, sp, ptid, ctid, tls) */
+  if (c->emu->arch->id == TC_ARCH_X86_64) { /* (flags, sp, ptid, ctid, tls) */
     q.ctid = c->a[3];
     q.tls = c->a[4];
-    break;
-  default: /* CLONE_BACKWARDS: i386, arm, mips: (flags, sp, ptid, tls, ctid) */
+  } else { /* i386, arm, arm64, mips: (flags, sp, ptid, tls, ctid) */
     q.tls = c->a[3];
     q.ctid = c->a[4];
-    break;
   }
   return clone_thread(c, &q); /* a thread's exit signal is ignored */
 }
