@@ -30,6 +30,10 @@ struct tc_writer {
   bool full_keyframes; /* -O text.keyframes=full: every keyframe's state */
   bool demangle;       /* -O text.demangle=1: C++ names demangled */
   uint64_t keyframes;  /* keyframes printed so far */
+  /* The thread of the last instruction printed: a "thread N" line marks
+   * each change (guest threads), so every instruction's thread shows. */
+  uint32_t last_tid;
+  bool seen_insn;
 };
 
 /* Colours (only with text.color=1, which dump sets on a terminal unless
@@ -269,6 +273,10 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
   FILE *f = w->f;
   const tc_arch *a = w->arch;
   char dis[192];
+  if (w->seen_insn && e->tid != w->last_tid)
+    fprintf(f, "thread  %u\n", e->tid);
+  w->seen_insn = true;
+  w->last_tid = e->tid;
   tc_disasm(a, e->pc | (uint64_t)tc_insn_thumb(a, e), e->bytes, e->size, dis,
             sizeof dis);
   annotate_target(w, dis, sizeof dis);

@@ -1389,6 +1389,9 @@ struct tc_reader {
   lvl lv[MAX_SYS_DEPTH + 2];
   int depth;
   int nkeyframes, kf_first, kf_mapped, ops_seen, resolved;
+  /* The current KEYFRAME is another thread's (guest threads): its
+   * registers are that thread's, not a check of the replay. */
+  int kf_switch;
   kmap *kmaps;
   size_t nkmaps, capkmaps;
   ubuf knames;
@@ -2158,6 +2161,7 @@ static int apply_op(tc_reader *r, const uop *o, tc_error *err) {
                    op_names[o->op], op_names[r->lv[r->depth - 1].op]);
       return -1;
     }
+    r->kf_switch = o->op == OP_KEYFRAME && (uint32_t)o->a != r->tid;
     r->tid = (uint32_t)o->a;
     r->kf_mapped = 0;
     if (o->op == OP_KEYFRAME)
@@ -2182,7 +2186,7 @@ static int apply_op(tc_reader *r, const uop *o, tc_error *err) {
   case OP_SPREG:
     if (frame_level)
       build_touch(r);
-    return set_reg(r, o, later_kf);
+    return set_reg(r, o, later_kf && !r->kf_switch);
   case OP_MEM_READ:
     if (!frame_level)
       return 0; /* the kernel's (or strace's) reads carry nothing */
