@@ -1061,6 +1061,8 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     x.reason = TC_EXIT_ERROR;
     x.status = 125;
     message = err && err->msg[0] ? err->msg : "deadlock";
+    /* an error of the guest's, said even with -q: it never ends natively */
+    fprintf(stderr, "tracecorn: %s\n", message);
   } else if (r->hit_max) {
     x.reason = TC_EXIT_MAX_INSNS;
     x.status = 124;

@@ -1,24 +1,31 @@
 /* threads2: two threads sharing a counter under a mutex (issue 15). The
  * output does not depend on the interleaving, so it equals a native
  * run's; the recording of it is deterministic because tracecorn schedules
- * the threads itself. */
+ * the threads itself.
+ *
+ *   threads2 [ROUNDS]   exit status 0, or 5 when ROUNDS is given
+ *   threads2 deadlock   the worker waits for a mutex main holds while main
+ *                       joins it: never ends natively */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
+#include <string.h>
 #include <sys/syscall.h>
-
+#include <unistd.h>
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long counter;
 static long per_thread[2];
 static pid_t worker_tid;
 static int rounds = 2000;
+static volatile int worker_ready;
 
 static void *work(void *arg) {
   long id = (long)arg;
-  if (id == 1)
+  if (id == 1) {
     worker_tid = (pid_t)syscall(SYS_gettid);
+    worker_ready = 1;
+  }
   for (int i = 0; i < rounds; i++) {
     pthread_mutex_lock(&lock);
     counter += id + 1;
@@ -28,15 +35,29 @@ static void *work(void *arg) {
   return (void *)(id * 10 + 7);
 }
 
-/* threads2 [ROUNDS]: exit status 0, or 5 when ROUNDS is given. */
+static void *stuck(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&lock);
+  return NULL;
+}
+
 int main(int argc, char **argv) {
+  pthread_t t;
+  if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
+    pthread_mutex_lock(&lock);
+    pthread_create(&t, NULL, stuck, NULL);
+    pthread_join(t, NULL);
+    return 1;
+  }
   if (argc > 1)
     rounds = atoi(argv[1]);
-  pthread_t t;
   if (pthread_create(&t, NULL, work, (void *)1L) != 0) {
     puts("pthread_create failed");
     return 1;
   }
+  /* sleeping lets the worker run (tracecorn: a sleep yields) */
+  while (!worker_ready)
+    usleep(100);
   work((void *)0L);
   void *ret = NULL;
   if (pthread_join(t, &ret) != 0) {

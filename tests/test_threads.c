@@ -1,0 +1,277 @@
+/* Guest threads (issue 15): pthread programs behave as their reference
+ * runs (native, or qemu-user), recordings are deterministic, every event
+ * is attributed to the thread that made it, the formats that hold thread
+ * ids give them back, and `tracecorn verify` passes. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evlog.h"
+#include "testutil.h"
+
+/* stdout and exit status equal the reference run's. */
+static void test_reference_x86(void) {
+  tu_check_reference(TU_REF_AUTO, "threads2-64", "300");
+  tu_check_reference(TU_REF_AUTO, "threads2-64", "");
+  tu_check_reference(TU_REF_AUTO, "threads8-64", "");
+  tu_check_reference(TU_REF_AUTO, "threads2-32", "300");
+  tu_check_reference(TU_REF_AUTO, "threads8-32", "");
+}
+
+static void test_reference_arm64(void) {
+  tu_check_reference(TU_REF_AUTO, "threads2-arm64", "300");
+  tu_check_reference(TU_REF_AUTO, "threads8-arm64", "");
+}
+
+/* Records guest (args: up to 2) with --sched-quantum quantum into
+ * tu_tmp(label).tct; returns the exit status. */
+static int record(const char *label, const char *quantum, const char *extra,
+                  const char *guest, const char *arg) {
+  char *out = NULL;
+  int st = tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                        tu_tmp(label), "--sched-quantum", quantum,
+                        extra ? extra : "-q", "--", tu_guest(guest), arg, NULL);
+  free(out);
+  return st;
+}
+
+static char *tct_path(const char *label, char *buf, size_t max) {
+  snprintf(buf, max, "%s.tct", tu_tmp(label));
+  return buf;
+}
+
+/* Same input, same interleaving: two recordings are byte-identical, with
+ * any quantum; another quantum interleaves otherwise, same output. */
+static void test_deterministic(void) {
+  char a[4200], b[4200], c[4200];
+  CU_ASSERT_EQUAL(record("det-a", "250", NULL, "threads8-64", ""), 0);
+  CU_ASSERT_EQUAL(record("det-b", "250", NULL, "threads8-64", ""), 0);
+  CU_ASSERT_EQUAL(record("det-c", "3000", NULL, "threads8-64", ""), 0);
+  size_t na = 0, nb = 0, nc = 0;
+  uint8_t *da = tu_read_file(tct_path("det-a", a, sizeof a), &na);
+  uint8_t *db = tu_read_file(tct_path("det-b", b, sizeof b), &nb);
+  uint8_t *dc = tu_read_file(tct_path("det-c", c, sizeof c), &nc);
+  CU_ASSERT(da && db && na == nb && na > 0 && memcmp(da, db, na) == 0);
+  CU_ASSERT(dc && (nc != na || memcmp(da, dc, na) != 0));
+  free(da);
+  free(db);
+  free(dc);
+}
+
+/* Every INSN carries the tid of the thread that ran it: a switch to
+ * another tid comes right after a KEYFRAME of that tid (the new thread's
+ * whole state), syscalls carry their instruction's tid, gettid returns the
+ * tid of the instruction that asked, clone returns a tid that then runs. */
+static void check_attribution(const char *label, int nthreads) {
+  char path[4200];
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(
+      evlog_read(&l, tct_path(label, path, sizeof path), &err), 0);
+  uint32_t tids[64];
+  size_t ntids = 0, switches = 0, bad_switch = 0, bad_sys = 0, gettids = 0,
+         bad_gettid = 0;
+  uint32_t last_insn_tid = 0, last_key_tid = 0;
+  uint64_t cloned[64];
+  size_t ncloned = 0;
+  bool last_was_key = false;
+  for (size_t i = 0; i < l.n; i++) {
+    const tc_event *e = &l.ev[i];
+    if (e->kind == TC_EV_KEYFRAME) {
+      last_key_tid = e->u.key.tid;
+      last_was_key = true;
+    } else if (e->kind == TC_EV_INSN) {
+      uint32_t t = e->u.insn.tid;
+      size_t k = 0;
+      while (k < ntids && tids[k] != t)
+        k++;
+      if (k == ntids && ntids < 64)
+        tids[ntids++] = t;
+      if (last_insn_tid && t != last_insn_tid) {
+        switches++;
+        if (!last_was_key || last_key_tid != t)
+          bad_switch++;
+      }
+      last_insn_tid = t;
+      last_was_key = false;
+    } else if (e->kind == TC_EV_SYSCALL && e->u.sys.part == 0) {
+      const tc_syscall_event *s = &e->u.sys;
+      if (s->tid != last_insn_tid)
+        bad_sys++;
+      if (s->name && strcmp(s->name, "gettid") == 0) {
+        gettids++;
+        if ((uint64_t)s->ret != s->tid)
+          bad_gettid++;
+      }
+      if (s->name && strncmp(s->name, "clone", 5) == 0 && s->ret > 0 &&
+          ncloned < 64)
+        cloned[ncloned++] = (uint64_t)s->ret;
+    }
+  }
+  CU_ASSERT_EQUAL(ntids, (size_t)nthreads);
+  CU_ASSERT(switches >= (size_t)nthreads - 1);
+  CU_ASSERT_EQUAL(bad_switch, 0);
+  CU_ASSERT_EQUAL(bad_sys, 0);
+  if (nthreads == 2) /* threads2's worker asks for its tid */
+    CU_ASSERT(gettids > 0);
+  CU_ASSERT_EQUAL(bad_gettid, 0);
+  CU_ASSERT_EQUAL(ncloned, (size_t)nthreads - 1);
+  for (size_t c = 0; c < ncloned; c++) {
+    bool ran = false;
+    for (size_t k = 0; k < ntids; k++)
+      ran |= tids[k] == cloned[c];
+    CU_ASSERT(ran);
+  }
+  evlog_free(&l);
+}
+
+static void test_attribution(void) {
+  CU_ASSERT_EQUAL(record("attr2", "400", NULL, "threads2-64", "50"), 5);
+  check_attribution("attr2", 2);
+  CU_ASSERT_EQUAL(record("attr8", "400", NULL, "threads8-64", ""), 0);
+  check_attribution("attr8", 9);
+  CU_ASSERT_EQUAL(record("attr32", "400", NULL, "threads2-32", "50"), 5);
+  check_attribution("attr32", 2);
+}
+
+/* The dump shows both threads: json gives each instruction's tid, text
+ * marks each change of thread. */
+static void test_dump_shows_tids(void) {
+  char path[4200], *out = NULL;
+  CU_ASSERT_EQUAL(record("dump2", "400", NULL, "threads2-64", "20"), 5);
+  tct_path("dump2", path, sizeof path);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", "--json", path, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"type\":\"insn\""));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"tid\":1000"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"tid\":1001"));
+  free(out);
+  out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "dump", path, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nthread  1001\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "\nthread  1000\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "keyframe #"));
+  free(out);
+}
+
+/* The formats that hold a thread id per record give every instruction's
+ * back (TRAC, UCIR, BAP frames); --exact records the same stream. */
+static void test_formats_keep_tids(void) {
+  char path[4200], conv[4300];
+  CU_ASSERT_EQUAL(record("fmt", "300", NULL, "threads2-64", "20"), 5);
+  tct_path("fmt", path, sizeof path);
+  evlog ref = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&ref, path, &err), 0);
+  static const char *const formats[] = {"trac", "ucir", "bap"};
+  for (size_t f = 0; f < 3; f++) {
+    snprintf(conv, sizeof conv, "%s.%s", tu_tmp("fmt-conv"), formats[f]);
+    char *out = NULL;
+    int st = tu_run_merge(&out, TC_CLI, "convert", path, "--to", formats[f],
+                          conv, NULL);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st != 0)
+      fprintf(stderr, "\nconvert to %s: %s\n", formats[f], out ? out : "");
+    free(out);
+    evlog got = {0};
+    tc_error e2 = {{0}};
+    CU_ASSERT_EQUAL_FATAL(evlog_read(&got, conv, &e2), 0);
+    size_t i = 0, k = 0, checked = 0, wrong = 0;
+    for (;;) {
+      while (i < ref.n && ref.ev[i].kind != TC_EV_INSN)
+        i++;
+      while (k < got.n && got.ev[k].kind != TC_EV_INSN)
+        k++;
+      if (i >= ref.n || k >= got.n)
+        break;
+      checked++;
+      wrong += ref.ev[i].u.insn.tid != got.ev[k].u.insn.tid ||
+               ref.ev[i].u.insn.pc != got.ev[k].u.insn.pc;
+      i++;
+      k++;
+    }
+    CU_ASSERT(checked == evlog_count(&ref, TC_EV_INSN) && checked > 1000);
+    CU_ASSERT_EQUAL(wrong, 0);
+    if (wrong)
+      fprintf(stderr, "\n%s: %zu of %zu instructions with another tid\n",
+              formats[f], wrong, checked);
+    evlog_free(&got);
+  }
+  /* --exact: the same events (contended atomics included) */
+  CU_ASSERT_EQUAL(record("fmt-exact", "300", "--exact", "threads2-64", "20"),
+                  5);
+  evlog ex = {0};
+  CU_ASSERT_EQUAL_FATAL(
+      evlog_read(&ex, tct_path("fmt-exact", path, sizeof path), &err), 0);
+  char why[256] = "";
+  CU_ASSERT_EQUAL(evlog_equal(&ref, &ex, why, sizeof why), 0);
+  if (why[0])
+    fprintf(stderr, "\n--exact differs: %s\n", why);
+  evlog_free(&ex);
+  evlog_free(&ref);
+}
+
+/* Every readable format round-trips against the lossless recording. */
+static void test_verify(void) {
+  char *out = NULL;
+  int st = tu_run_merge(&out, TC_CLI, "verify", "-q", "--sched-quantum", "300",
+                        "--", tu_guest("threads2-64"), "15", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  if (st != 0)
+    fprintf(stderr, "\nverify threads2-64: %s\n", out ? out : "");
+  free(out);
+  out = NULL;
+  st = tu_run_merge(&out, TC_CLI, "verify", "-q", "-f", "trac,ucir,bap,rvn",
+                    "--sched-quantum", "500", "--", tu_guest("threads2-32"),
+                    "15", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  if (st != 0)
+    fprintf(stderr, "\nverify threads2-32: %s\n", out ? out : "");
+  free(out);
+}
+
+/* Every thread blocked for good: a clear message, status 125, and a
+ * trace that ends validly with an error EXIT. */
+static void test_deadlock(void) {
+  char *out = NULL, path[4200];
+  int st = tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                        tu_tmp("deadlock"), "--", tu_guest("threads2-64"),
+                        "deadlock", NULL);
+  CU_ASSERT_EQUAL(st, 125);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "deadlock: every guest thread"));
+  free(out);
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(
+      evlog_read(&l, tct_path("deadlock", path, sizeof path), &err), 0);
+  CU_ASSERT(l.n > 0 && l.ev[l.n - 1].kind == TC_EV_EXIT &&
+            l.ev[l.n - 1].u.exit.reason == TC_EXIT_ERROR);
+  evlog_free(&l);
+}
+
+/* Bad option values are refused. */
+static void test_bad_quantum(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "--sched-quantum", "0",
+                               "--", tu_guest("hello64"), NULL),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "--sched-quantum"));
+  free(out);
+}
+
+int main(void) {
+  static const tu_case cases[] = {
+      {"x86-64 and i386 threads behave as natively", test_reference_x86},
+      {"arm64 threads behave as under qemu", test_reference_arm64},
+      {"recordings are deterministic", test_deterministic},
+      {"events carry their thread's tid", test_attribution},
+      {"dump shows the threads", test_dump_shows_tids},
+      {"formats keep tids; --exact agrees", test_formats_keep_tids},
+      {"verify passes", test_verify},
+      {"deadlock ends the run clearly", test_deadlock},
+      {"bad --sched-quantum", test_bad_quantum},
+      {NULL, NULL}};
+  return tu_run_suite("threads", cases);
+}
