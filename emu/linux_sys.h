@@ -43,8 +43,8 @@ typedef struct tc_linux_state {
   char comm[16];
   uint64_t robust_list;
   bool futex_reported;
-  bool clone_reported;  /* a fork-like clone was refused */
-  bool tkill_reported;  /* a signal for another thread was dropped */
+  bool clone_reported;   /* a fork-like clone was refused */
+  bool tkill_reported;   /* a signal for another thread was dropped */
   bool handler_reported; /* a signal for a guest handler was dropped */
   int pending_sig;       /* delivered when the current syscall returns */
   int pending_code;      /* its si_code: SI_USER (kill) or SI_TKILL */

@@ -94,9 +94,9 @@ struct tc_recorder {
    * limit or the end of the running thread's quantum, whichever is first
    * (one comparison per instruction, threads or not). */
   uint64_t insn_limit, max_limit;
-  uint64_t quantum;   /* instructions per thread turn */
-  bool switch_due;    /* the quantum ended: the scheduler runs next */
-  bool deadlock;      /* every thread blocked for good */
+  uint64_t quantum; /* instructions per thread turn */
+  bool switch_due;  /* the quantum ended: the scheduler runs next */
+  bool deadlock;    /* every thread blocked for good */
   bool hit_max;
   volatile sig_atomic_t stop_requested;
   int stop_status; /* 128 + the signal that asked to stop */
@@ -945,10 +945,10 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
     return -1;
   }
   r->rep_tail = false;
-  uint64_t turn_end = tc_emu_live_threads(emu) > 1 &&
-                              r->executed < UINT64_MAX - r->quantum
-                          ? r->executed + r->quantum
-                          : UINT64_MAX;
+  uint64_t turn_end =
+      tc_emu_live_threads(emu) > 1 && r->executed < UINT64_MAX - r->quantum
+          ? r->executed + r->quantum
+          : UINT64_MAX;
   r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
   if (emu->tid != before && !r->skipping) {
     read_all_regs(r, r->state_cur);
