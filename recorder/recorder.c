@@ -66,6 +66,13 @@ struct tc_recorder {
   bool windowed, skipping;
   bool func_active; /* inside a --trace-func activation */
   uint64_t func_sp, func_ret;
+  /* Activations are per thread: the others' wait here while one runs. */
+  struct {
+    uint32_t tid;
+    bool active;
+    uint64_t sp, ret;
+  } func_saved[64];
+  int nfunc_saved;
   /* An instruction tracecorn runs itself (decode.h: emulate), stopped
    * before Unicorn runs it. */
   uint8_t emulate_kind, emulate_size;
@@ -926,6 +933,30 @@ static void pend_from_memory(tc_recorder *r, uint64_t pc) {
   r->have_pending = r->pend.size > 0;
 }
 
+/* --trace-func: keeps the outgoing thread's activation, takes up the
+ * incoming one's (none if it has not been seen). */
+static void swap_func_activation(tc_recorder *r, uint32_t from, uint32_t to) {
+  int slot = -1;
+  for (int i = 0; i < r->nfunc_saved && slot < 0; i++)
+    if (r->func_saved[i].tid == from)
+      slot = i;
+  if (slot < 0 && r->nfunc_saved < 64)
+    slot = r->nfunc_saved++;
+  if (slot >= 0) {
+    r->func_saved[slot].tid = from;
+    r->func_saved[slot].active = r->func_active;
+    r->func_saved[slot].sp = r->func_sp;
+    r->func_saved[slot].ret = r->func_ret;
+  }
+  r->func_active = false;
+  for (int i = 0; i < r->nfunc_saved; i++)
+    if (r->func_saved[i].tid == to) {
+      r->func_active = r->func_saved[i].active;
+      r->func_sp = r->func_saved[i].sp;
+      r->func_ret = r->func_saved[i].ret;
+    }
+}
+
 /* The engine stopped for the scheduler (a quantum ended, or a syscall
  * blocked, yielded, exited a thread or made one): the pending instruction
  * is emitted under the thread that ran it, the scheduler picks the next
@@ -945,6 +976,8 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
     return -1;
   }
   r->rep_tail = false;
+  if (emu->tid != before && r->win.nfuncs)
+    swap_func_activation(r, before, emu->tid);
   uint64_t turn_end =
       tc_emu_live_threads(emu) > 1 && r->executed < UINT64_MAX - r->quantum
           ? r->executed + r->quantum
