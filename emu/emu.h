@@ -66,6 +66,9 @@ typedef struct tc_fd {
   /* FNV-1a state of the host path it was opened by (0: none), for the
    * deterministic inode numbers of normalised stat (tc_options.host_stat). */
   uint64_t path_hash;
+  /* A pipe the guest made: only guest threads write (read) its other
+   * end, so a read (write) that would block waits for them. */
+  bool guest_pipe;
 } tc_fd;
 
 /* A guest thread (CLONE_THREAD). The table exists from the first clone
@@ -76,6 +79,7 @@ typedef struct tc_fd {
 typedef enum tc_thread_state {
   TC_THREAD_RUNNABLE = 0,
   TC_THREAD_FUTEX, /* blocked in FUTEX_WAIT on futex_addr */
+  TC_THREAD_FD,    /* blocked in read/write of a guest pipe (wait_fd) */
   TC_THREAD_EXITED
 } tc_thread_state;
 
@@ -96,6 +100,8 @@ typedef struct tc_thread {
    * (UINT64_MAX: none), arrival order (wake is FIFO). */
   uint64_t futex_addr, deadline, wait_seq;
   uint32_t futex_bitset;
+  int wait_fd; /* TC_THREAD_FD: the host fd and the poll events awaited */
+  short wait_events;
   /* Woken: the restarted wait returns restart_ret (0, or -ETIMEDOUT). */
   bool restart;
   int64_t restart_ret;

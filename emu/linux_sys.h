@@ -199,6 +199,11 @@ int tc_sys_read_timespec_ns(tc_sys_call *c, uint64_t addr, bool time64,
  * its child tid, wake a joiner). Returns false if it is the last one (the
  * caller then ends the process). */
 bool tc_thread_exit(tc_sys_call *c);
+/* read/write of a guest pipe that would block (poll events `events` not
+ * ready on host_fd) while other threads live: the thread waits for them
+ * (the call restarts once the fd is ready) and true is returned; the
+ * handler then returns at once. */
+bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events);
 /* The running thread gives way after this syscall (no-op when alone). */
 void tc_thread_yield(tc_sys_call *c);
 /* tid names a live thread of the process. */

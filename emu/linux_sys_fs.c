@@ -169,13 +169,24 @@ static int64_t sys_no_xattr(tc_sys_call *c) {
   return -EOPNOTSUPP;
 }
 
+/* A blocking read/write of a guest pipe with other threads alive waits
+ * for them in the scheduler instead of blocking the host. */
+static bool waits_for_threads(tc_sys_call *c, const tc_fd *f, short events) {
+  return f->guest_pipe && !(f->flags & O_NONBLOCK) && c->a[2] > 0 &&
+         tc_thread_wait_fd(c, f->host_fd, events);
+}
+
 static int64_t sys_read(tc_sys_call *c) {
   tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (f && waits_for_threads(c, f, POLLIN))
+    return 0;
   return f ? fd_read(c, f, c->a[1], c->a[2], -1) : -EBADF;
 }
 
 static int64_t sys_write(tc_sys_call *c) {
   tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (f && waits_for_threads(c, f, POLLOUT))
+    return 0;
   return f ? fd_write(c, f, c->a[1], c->a[2], -1) : -EBADF;
 }
 
@@ -1160,12 +1171,14 @@ static int64_t do_pipe(tc_sys_call *c, int guest_flags) {
                          .host_fd = hp[0],
                          .flags = O_RDONLY | fl,
                          .cloexec = cloexec,
-                         .owned = true};
+                         .owned = true,
+                         .guest_pipe = true};
   emu->fds[g1] = (tc_fd){.kind = TC_FD_HOST,
                          .host_fd = hp[1],
                          .flags = O_WRONLY | fl,
                          .cloexec = cloexec,
-                         .owned = true};
+                         .owned = true,
+                         .guest_pipe = true};
   return 0;
 }
 

@@ -20,6 +20,7 @@
  * The table is created by the first clone; a program that never clones
  * has none, and nothing here costs it anything. */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,6 +522,23 @@ bool tc_thread_exit(tc_sys_call *c) {
   return true;
 }
 
+bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events) {
+  tc_emu *emu = c->emu;
+  if (tc_emu_live_threads(emu) <= 1)
+    return false;
+  struct pollfd p = {host_fd, events, 0};
+  if (poll(&p, 1, 0) != 0)
+    return false; /* ready, hung up, or an error the call will report */
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  self->state = TC_THREAD_FD;
+  self->wait_fd = host_fd;
+  self->wait_events = events;
+  c->restart = true;
+  emu->resched = TC_RESCHED_BLOCK;
+  uc_emu_stop(emu->uc);
+  return true;
+}
+
 void tc_thread_yield(tc_sys_call *c) {
   tc_emu *emu = c->emu;
   if (tc_emu_live_threads(emu) <= 1)
@@ -549,6 +567,14 @@ void tc_emu_restart_pc(tc_emu *emu) {
 static void wake_timed_out(tc_emu *emu) {
   for (size_t i = 0; i < emu->nthreads; i++) {
     tc_thread *t = &emu->threads[i];
+    if (t->state == TC_THREAD_FD) {
+      /* Guest pipes: what is in them depends only on what the guest's
+       * threads did, so this is deterministic. The call runs again. */
+      struct pollfd p = {t->wait_fd, t->wait_events, 0};
+      if (poll(&p, 1, 0) != 0)
+        t->state = TC_THREAD_RUNNABLE;
+      continue;
+    }
     if (t->state == TC_THREAD_FUTEX && t->deadline <= emu->clock_ns) {
       t->state = TC_THREAD_RUNNABLE;
       t->restart = true;
@@ -585,18 +611,22 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
           emu->threads[i].deadline < first)
         first = emu->threads[i].deadline;
     if (first == UINT64_MAX) {
-      char list[160] = "";
+      char list[200] = "";
       size_t len = 0;
-      for (size_t i = 0; i < emu->nthreads && len < sizeof list - 40; i++)
-        if (emu->threads[i].state == TC_THREAD_FUTEX)
+      for (size_t i = 0; i < emu->nthreads && len < sizeof list - 48; i++) {
+        const tc_thread *t = &emu->threads[i];
+        if (t->state == TC_THREAD_FUTEX)
+          len += (size_t)snprintf(list + len, sizeof list - len,
+                                  "%s%u on futex 0x%llx", len ? ", " : "",
+                                  (unsigned)t->tid,
+                                  (unsigned long long)t->futex_addr);
+        else if (t->state == TC_THREAD_FD)
           len +=
-              (size_t)snprintf(list + len, sizeof list - len, "%s%u at 0x%llx",
-                               len ? ", " : "", (unsigned)emu->threads[i].tid,
-                               (unsigned long long)emu->threads[i].futex_addr);
-      tc_error_set(err,
-                   "deadlock: every guest thread waits on a futex nobody "
-                   "can wake (%s)",
-                   list);
+              (size_t)snprintf(list + len, sizeof list - len, "%s%u on a pipe",
+                               len ? ", " : "", (unsigned)t->tid);
+      }
+      tc_error_set(
+          err, "deadlock: every guest thread waits for another one (%s)", list);
       return -1;
     }
     emu->clock_ns = first;

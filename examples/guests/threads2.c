@@ -5,7 +5,9 @@
  *
  *   threads2 [ROUNDS]   exit status 0, or 5 when ROUNDS is given
  *   threads2 deadlock   the worker waits for a mutex main holds while main
- *                       joins it: never ends natively */
+ *                       joins it: never ends natively
+ *   threads2 pipe       main reads what the worker writes into a pipe (main
+ *                       reads first: the read waits for the worker) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +37,46 @@ static void *work(void *arg) {
   return (void *)(id * 10 + 7);
 }
 
+static int pipe_fds[2];
+
+static void *pipe_writer(void *arg) {
+  (void)arg;
+  for (int i = 1; i <= 50; i++) {
+    char msg[16];
+    int n = snprintf(msg, sizeof msg, "%d\n", i * i);
+    if (write(pipe_fds[1], msg, (size_t)n) != n)
+      return (void *)1L;
+  }
+  close(pipe_fds[1]);
+  return NULL;
+}
+
+static int pipe_mode(void) {
+  pthread_t t;
+  if (pipe(pipe_fds) != 0 || pthread_create(&t, NULL, pipe_writer, NULL) != 0)
+    return 1;
+  long sum = 0, lines = 0;
+  char buf[64], num[16];
+  int k = 0;
+  ssize_t n;
+  while ((n = read(pipe_fds[0], buf, sizeof buf)) > 0)
+    for (ssize_t i = 0; i < n; i++) {
+      if (buf[i] == '\n') {
+        num[k] = 0;
+        sum += atol(num);
+        lines++;
+        k = 0;
+      } else if (k < 15) {
+        num[k++] = buf[i];
+      }
+    }
+  void *ret;
+  pthread_join(t, &ret);
+  printf("pipe: %ld lines, sum %ld, writer returned %ld\n", lines, sum,
+         (long)ret);
+  return 0;
+}
+
 static void *stuck(void *arg) {
   (void)arg;
   pthread_mutex_lock(&lock);
@@ -49,6 +91,8 @@ int main(int argc, char **argv) {
     pthread_join(t, NULL);
     return 1;
   }
+  if (argc > 1 && strcmp(argv[1], "pipe") == 0)
+    return pipe_mode();
   if (argc > 1)
     rounds = atoi(argv[1]);
   if (pthread_create(&t, NULL, work, (void *)1L) != 0) {
