@@ -21,9 +21,12 @@ static void test_reference_x86(void) {
   tu_check_reference(TU_REF_AUTO, "threads8-32", "");
 }
 
-static void test_reference_arm64(void) {
+static void test_reference_other_arches(void) {
   tu_check_reference(TU_REF_AUTO, "threads2-arm64", "300");
   tu_check_reference(TU_REF_AUTO, "threads8-arm64", "");
+  tu_check_reference(TU_REF_AUTO, "threads2-arm64", "pipe");
+  tu_check_reference(TU_REF_AUTO, "threads2-armhf", "300");
+  tu_check_reference(TU_REF_AUTO, "threads2-mipsel", "300");
 }
 
 /* Records guest (args: up to 2) with --sched-quantum quantum into
@@ -232,6 +235,18 @@ static void test_verify(void) {
   if (st != 0)
     fprintf(stderr, "\nverify threads2-32: %s\n", out ? out : "");
   free(out);
+  static const char *const others[] = {"threads2-arm64", "threads2-armhf",
+                                       "threads2-mipsel"};
+  for (size_t i = 0; i < 3; i++) {
+    out = NULL;
+    st = tu_run_merge(&out, TC_CLI, "verify", "-q", "-f", "tfile,ucir,tenet",
+                      "--sched-quantum", "400", "--", tu_guest(others[i]), "15",
+                      NULL);
+    CU_ASSERT_EQUAL(st, 0);
+    if (st != 0)
+      fprintf(stderr, "\nverify %s: %s\n", others[i], out ? out : "");
+    free(out);
+  }
 }
 
 /* A read of an empty guest pipe waits for the writing thread: the read
@@ -300,7 +315,8 @@ static void test_bad_quantum(void) {
 int main(void) {
   static const tu_case cases[] = {
       {"x86-64 and i386 threads behave as natively", test_reference_x86},
-      {"arm64 threads behave as under qemu", test_reference_arm64},
+      {"arm64, armhf, mipsel threads behave as under qemu",
+       test_reference_other_arches},
       {"recordings are deterministic", test_deterministic},
       {"events carry their thread's tid", test_attribution},
       {"dump shows the threads", test_dump_shows_tids},
