@@ -750,6 +750,15 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
 void tc_emu_fix_state(tc_emu *emu, uint8_t *state) {
   if (emu->arch->id != TC_ARCH_X86 || !emu->gdt_addr)
     return;
+  /* Unicorn runs at CPL 0, so SS holds __USER_DS with RPL 0 (see
+   * tc_linux_x86_setup_gdt); the guest's state as Linux has it is RPL 3 (0x2b).
+   */
+  int ss_reg = tc_arch_reg_index(emu->arch, "ss");
+  if (ss_reg >= 0) {
+    uint64_t ss = tc_state_get(emu->arch, state, ss_reg);
+    if ((ss & 3) == 0 && (ss >> 3) != 0)
+      tc_state_set(emu->arch, state, ss_reg, ss | 3);
+  }
   static const char *const pairs[2][2] = {{"fs", "fs_base"}, {"gs", "gs_base"}};
   for (int i = 0; i < 2; i++) {
     int sel_reg = tc_arch_reg_index(emu->arch, pairs[i][0]);

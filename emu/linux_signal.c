@@ -150,7 +150,7 @@ static void fill_sigcontext_32(tc_emu *emu, uint8_t *m, uint32_t fp,
   put32(m + 60, (uint32_t)reg(emu, "cs"));
   put32(m + 64, (uint32_t)reg(emu, "eflags"));
   put32(m + 68, (uint32_t)reg(emu, "esp"));
-  put32(m + 72, (uint32_t)reg(emu, "ss"));
+  put32(m + 72, (uint32_t)reg(emu, "ss") | 3); /* RPL 3, as Linux */
   put32(m + 76, fp);
   put32(m + 80, (uint32_t)mask);
 }
