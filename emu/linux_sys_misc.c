@@ -454,8 +454,9 @@ static int64_t sys_nanosleep(tc_sys_call *c) {
   int r = read_timespec_ns(c, c->a[0], false, &ns);
   if (r < 0)
     return r;
-  c->emu->clock_ns += ns;
-  return 0;
+  bool intr;
+  c->emu->clock_ns += tc_signal_sleep_ns(c, ns, &intr);
+  return intr ? -EINTR : 0; /* the timer's SIGALRM cut it short */
 }
 
 static int64_t clock_nanosleep_common(tc_sys_call *c, bool time64) {
@@ -471,8 +472,9 @@ static int64_t clock_nanosleep_common(tc_sys_call *c, bool time64) {
     return r;
   if (c->a[1] & 1) /* TIMER_ABSTIME */
     ns = ns > now ? ns - now : 0;
-  c->emu->clock_ns += ns;
-  return 0;
+  bool intr;
+  c->emu->clock_ns += tc_signal_sleep_ns(c, ns, &intr);
+  return intr ? -EINTR : 0;
 }
 
 static int64_t sys_clock_nanosleep(tc_sys_call *c) {
@@ -853,6 +855,11 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"tgkill", sys_tgkill},
     {"rt_sigaction", sys_rt_sigaction},
     {"rt_sigreturn", tc_sys_rt_sigreturn},
+    {"alarm", tc_sys_alarm},
+    {"setitimer", tc_sys_setitimer},
+    {"getitimer", tc_sys_getitimer},
+    {"pause", tc_sys_pause},
+    {"rt_sigsuspend", tc_sys_rt_sigsuspend},
     {"sigreturn", tc_sys_sigreturn},
     {"rt_sigprocmask", sys_rt_sigprocmask},
     {"sigaltstack", sys_sigaltstack},

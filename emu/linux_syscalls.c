@@ -322,8 +322,7 @@ void tc_linux_syscall(tc_emu *emu) {
   /* A signal the call sent to the process itself, with a handler: the
    * handler runs now, as the kernel delivers on the way back to user mode
    * (its frame is a kernel write of this syscall). */
-  if (c.st->pending_sig && c.action == TC_SYS_ACT_NONE)
-    tc_signal_deliver(&c);
+  tc_signal_syscall_end(&c);
   if (c.action == TC_SYS_ACT_EXIT)
     tc_emu_exit(emu, c.action_arg);
   else if (c.action == TC_SYS_ACT_KILL)

@@ -462,7 +462,8 @@ static int drcov_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   case TC_EV_INSN:
     return write_insn(w, &ev->u.insn, err);
   case TC_EV_SYSCALL:
-    w->state = AT_START; /* DynamoRIO ends a block at a syscall */
+  case TC_EV_SIGNAL:
+    w->state = AT_START; /* DynamoRIO ends a block at a syscall, a signal */
     return 0;
   case TC_EV_MAP:
   case TC_EV_UNMAP:

@@ -28,7 +28,8 @@ enum {
   REC_PROTECT = 0x14,
   REC_KEYFRAME = 0x15,
   REC_FAULT = 0x16,
-  REC_EXIT = 0x17
+  REC_EXIT = 0x17,
+  REC_SIGNAL = 0x18
 };
 
 /* INSN flags: which implied fields are stored explicitly. */
@@ -455,6 +456,21 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     put_uv(w, f->addr);
     put_uv(w, (uint64_t)f->kind);
     put_uv(w, (uint64_t)f->signal);
+    break;
+  }
+  case TC_EV_SIGNAL: {
+    const tc_signal_event *g = &ev->u.sig;
+    put_u8(w, REC_SIGNAL);
+    put_uv(w, g->insn_index);
+    put_uv(w, g->tid);
+    put_uv(w, (uint64_t)g->signal);
+    put_sv(w, g->code);
+    put_uv(w, g->addr);
+    put_uv(w, g->pid);
+    put_uv(w, g->uid);
+    put_uv(w, g->handler);
+    put_uv(w, g->frame);
+    put_mem(w, g->nmem, g->mem);
     break;
   }
   case TC_EV_EXIT: {
@@ -1074,6 +1090,30 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       ev->kind = TC_EV_FAULT;
       ev->u.fault =
           (tc_fault_event){v[0], v[1], v[2], (tc_fault_kind)v[3], (int)v[4]};
+      return 1;
+    }
+    case REC_SIGNAL: {
+      tc_signal_event *g = &ev->u.sig;
+      uint64_t idx, tid, sig, pid, uid;
+      int64_t code;
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+          get_uv(r, &sig, err) < 0 || get_sv(r, &code, err) < 0 ||
+          get_uv(r, &g->addr, err) < 0 || get_uv(r, &pid, err) < 0 ||
+          get_uv(r, &uid, err) < 0 || get_uv(r, &g->handler, err) < 0 ||
+          get_uv(r, &g->frame, err) < 0 ||
+          get_mem(r, &g->nmem, &g->mem, err) < 0)
+        return -1;
+      if (sig < 1 || sig > 64) {
+        tc_error_set(err, "tct: %s: corrupt signal record", r->path);
+        return -1;
+      }
+      ev->kind = TC_EV_SIGNAL;
+      g->insn_index = idx;
+      g->tid = (uint32_t)tid;
+      g->signal = (int)sig;
+      g->code = (int)code;
+      g->pid = (uint32_t)pid;
+      g->uid = (uint32_t)uid;
       return 1;
     }
     case REC_EXIT: {

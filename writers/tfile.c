@@ -958,6 +958,7 @@ static int tfile_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   case TC_EV_MAP:
   case TC_EV_UNMAP:
   case TC_EV_SYSCALL:
+  case TC_EV_SIGNAL:
     /* not stored, but they change the memory frames show */
     if (w->image && tc_memimage_apply(w->image, ev) < 0)
       return w_oom(w, err);

@@ -1102,6 +1102,20 @@ static int ucir_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     return 0;
   case TC_EV_FAULT:
     return 0; /* UCIR has no fault op; the trace just ends with EXIT */
+  case TC_EV_SIGNAL: {
+    /* No signal op either: the frame's bytes become MEM_WRITE ops before
+     * the handler's first instruction, like maps outside a syscall. */
+    const tc_signal_event *g = &ev->u.sig;
+    w->kw_at = NONE;
+    for (uint32_t i = 0; i < g->nmem; i++) {
+      long k = put_writes(w, &w->pend, g->mem[i].addr, g->mem[i].after,
+                          g->mem[i].size, 1);
+      if (k < 0)
+        return w_oom(w, err);
+      w->npend += (uint32_t)k;
+    }
+    return 0;
+  }
   case TC_EV_EXIT:
     return write_exit(w, &ev->u.exit, err);
   }

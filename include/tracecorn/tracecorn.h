@@ -190,7 +190,8 @@ typedef enum tc_event_kind {
   TC_EV_PROTECT,  /* protection changed */
   TC_EV_KEYFRAME, /* full register state (random-access point) */
   TC_EV_FAULT,    /* the guest faulted (follows the faulting INSN) */
-  TC_EV_EXIT      /* the recording ends; always the last event */
+  TC_EV_EXIT,     /* the recording ends; always the last event */
+  TC_EV_SIGNAL    /* a signal delivered to a guest handler (its frame) */
 } tc_event_kind;
 
 enum { TC_MEM_READ = 1, TC_MEM_WRITE = 2 };
@@ -308,6 +309,26 @@ typedef struct tc_exit_event {
   const char *message; /* may be NULL */
 } tc_exit_event;
 
+/* TC_EV_SIGNAL: the kernel delivered a signal to a handler the guest
+ * installed. It follows the SYSCALL that sent it (kill, tgkill...) or the
+ * FAULT that raised it. `mem` is the signal frame as the kernel wrote it
+ * (kind WRITE, old and new bytes), applied like a syscall's kernel writes.
+ * The handler's entry state is the next state: the syscall INSN's
+ * state_after, or, after a fault, a KEYFRAME that comes next. The return
+ * is the guest's rt_sigreturn/sigreturn SYSCALL. */
+typedef struct tc_signal_event {
+  uint64_t insn_index; /* the INSN it was delivered after */
+  uint32_t tid;
+  int signal;
+  int code;          /* si_code: SI_USER 0, SI_TKILL -6, SEGV_MAPERR 1... */
+  uint64_t addr;     /* si_addr (faults), else 0 */
+  uint32_t pid, uid; /* si_pid, si_uid of a sent signal (code <= 0) */
+  uint64_t handler;  /* the handler's address */
+  uint64_t frame;    /* the frame's address: the handler's stack pointer */
+  uint32_t nmem;
+  const tc_mem_access *mem;
+} tc_signal_event;
+
 typedef struct tc_event {
   tc_event_kind kind;
   union {
@@ -317,6 +338,7 @@ typedef struct tc_event {
     tc_keyframe_event key;
     tc_fault_event fault;
     tc_exit_event exit;
+    tc_signal_event sig;
   } u;
 } tc_event;
 
