@@ -189,8 +189,9 @@ int tc_loss_dropped(const tc_loss *l, char *buf, size_t max) {
       if ((d & TC_CAP_MEM_WRITES_ONLY) && !(s & TC_CAP_MEM_WRITES_ONLY) &&
           l->reads)
         add(&b, "memory read values");
-      if ((s & TC_CAP_MEM_KIND) && !(d & TC_CAP_MEM_KIND) &&
-          !(d & TC_CAP_MEM_WRITES_ONLY))
+      /* a writes-only source knows every access is a write */
+      if ((s & (TC_CAP_MEM_KIND | TC_CAP_MEM_WRITES_ONLY)) &&
+          !(d & TC_CAP_MEM_KIND) && !(d & TC_CAP_MEM_WRITES_ONLY))
         add(&b, "read/write kinds");
       if ((s & TC_CAP_MEM_EXACT) && !(d & TC_CAP_MEM_EXACT))
         add(&b, "exact access sizes");
@@ -222,6 +223,11 @@ void tc_loss_rebuilt(const tc_loss *l, char *buf, size_t max) {
   strbuf b = {buf, max, 0, 0};
   if (max)
     buf[0] = 0;
+  if (l->rebuilt_pages)
+    add(&b,
+        "initial memory from the instruction bytes and the values read "
+        "(%" PRIu64 " page%s)",
+        l->rebuilt_pages, l->rebuilt_pages == 1 ? "" : "s");
   if (l->synthetic_exit)
     add(&b, "an exit record (the %s input has none)", l->src->name);
 }

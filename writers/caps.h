@@ -22,6 +22,7 @@ typedef struct tc_loss {
   bool first_state_seen;
   uint8_t *reg_data; /* per register: it held a non-zero value */
   bool synthetic_exit;
+  uint64_t rebuilt_pages; /* initial memory rebuilt (writers/rebuild.h) */
 } tc_loss;
 
 /* 0, or -1 (out of memory). */

@@ -10,6 +10,7 @@
 #include "writers/caps.h"
 #include "writers/filter.h"
 #include "writers/outfile.h"
+#include "writers/rebuild.h"
 
 typedef struct convert_ctx {
   const tc_format *out;
@@ -126,12 +127,46 @@ int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
     in_fmt->close_reader(r);
     return -1;
   }
+  /* A target that keeps memory as an image gets one rebuilt from what a
+   * source without map contents shows (a second pass over it). */
+  tc_rebuild *rb = NULL;
+  if ((out_fmt->caps & TC_CAP_MAP_DATA) && out_fmt->open_reader &&
+      !(in_fmt->caps & (TC_CAP_MAP_DATA | TC_CAP_COVERAGE)) &&
+      (in_fmt->caps & (TC_CAP_MEM | TC_CAP_INSN_BYTES)) && !from_insn) {
+    tc_error rerr = {{0}};
+    rb = tc_rebuild_scan(in_path, in_fmt, &rerr);
+    if (!rb && rerr.msg[0]) {
+      tc_error_set(err, "%s", rerr.msg);
+      out_fmt->close_writer(c.w, &rerr);
+      tc_outfile_discard(tmp);
+      tc_loss_free(&loss);
+      tc_filter_free(fs);
+      in_fmt->close_reader(r);
+      return -1;
+    }
+  }
+  bool rebuilt_maps = false;
   tc_event ev;
   int rc;
   bool stopped = false;
   tc_error werr = {{0}};
   while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
     tc_loss_see(&loss, &ev);
+    if (rb && ev.kind == TC_EV_MAP && !ev.u.map.data)
+      ev.u.map.data = tc_rebuild_fill(rb, ev.u.map.addr, ev.u.map.size);
+    if (rb && !rebuilt_maps && ev.kind != TC_EV_MAP) {
+      rebuilt_maps = true;
+      tc_event m;
+      int k = 1;
+      while (k > 0 && tc_rebuild_next_map(rb, &m) == 1)
+        k = tc_filter_event(fs, &m, out_fmt, c.w, &werr);
+      if (k < 0) {
+        rc = -1;
+        tc_error_set(err, "%s", werr.msg);
+        break;
+      }
+      loss.rebuilt_pages = tc_rebuild_pages(rb);
+    }
     if (ev.kind == TC_EV_EXIT)
       c.seen_exit = true;
     else if (ev.kind == TC_EV_INSN)
@@ -189,6 +224,7 @@ int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
     tc_error_set(err, "%s", cerr.msg);
     rc = -1;
   }
+  tc_rebuild_free(rb);
   tc_filter_free(fs);
   in_fmt->close_reader(r);
   return rc < 0 ? -1 : 0;
