@@ -360,8 +360,8 @@ static void test_verify_catches_corruption(void) {
   tc_error err;
   tc_reader *r = tct->open_reader(ref, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  /* the info's pointers live as long as the reader */
   tc_trace_info info = *tct->reader_info(r);
-  tct->close_reader(r);
   static corrupt_ctx c;
   memset(&c, 0, sizeof c);
   c.fmt = trac;
@@ -372,6 +372,7 @@ static void test_verify_catches_corruption(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(c.w);
   CU_ASSERT_EQUAL(tc_read_trace(ref, tct, corrupt_sink, &c, &err), 0);
   CU_ASSERT_EQUAL_FATAL(trac->close_writer(c.w, &err), 0);
+  tct->close_reader(r);
   CU_ASSERT_FATAL(c.mem_insn >= 40);
 
   /* the reader still takes it; verify names both differences */
