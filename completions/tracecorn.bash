@@ -20,7 +20,7 @@ _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --dem
   --range --pc --from --skip --count --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_strace="-s -f --format --range --pc --from --skip --count
   --syscalls-only --syscall -e -h --help"
-_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force -h
+_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -h
   --help --from-insn --range --pc --skip --count --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_formats=""

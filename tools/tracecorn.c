@@ -1084,12 +1084,48 @@ static int cmd_dump(int argc, char **argv) {
   return run_dump(argv[optind], in, tc_format_by_name(out), &cf, wopts);
 }
 
+static void convert_help(void) {
+  printf(
+      "usage: tracecorn convert [--from FMT] [-O FORMAT.KEY=VALUE] [--strict] "
+      "IN --to FMT OUT\n\n"
+      "Reads the trace IN and writes the same recording to OUT in FMT.\n\n"
+      "Formats: IN is tct, trac, tfile, ucir, bap, rvn, drcov or tenet, found "
+      "from its\ncontent (--from FMT names it instead); FMT is any format with "
+      "a writer\n(`tracecorn formats`), text and json included. FMT must hold "
+      "IN's arch\n(trac, rvn: x86 and x86-64; tenet: also arm; tfile: no "
+      "mips64el).\n\n"
+      "Losses: each format holds only part of a recording (registers, "
+      "memory values,\nread/write kinds, old values, syscalls and their "
+      "memory writes, maps, module\nnames, thread ids, faults, the exit; see "
+      "docs/formats/README.md). What OUT\ncannot hold of what IN held is "
+      "named on stderr in one line:\n  tracecorn: convert: tenet drops: 5 "
+      "syscalls, maps, 41 of 59 registers (...)\nNothing is printed when "
+      "nothing is lost. --strict makes any loss an error:\nOUT is not "
+      "written and the status is 1. What OUT needs and IN lacks is\nrebuilt "
+      "and said so (`rebuilt: an exit record`), or the conversion fails\n"
+      "saying what is missing (trac needs instruction bytes, which tenet and "
+      "drcov\nlack).\n\n"
+      "Output: OUT may not be IN; it is written under a temporary name and "
+      "renamed\nwhen complete; an existing OUT that is not a trace is only "
+      "replaced with\n--force. -O passes writer options (see `record "
+      "--help`).\n\n"
+      "Selection (as in `tracecorn dump --help`): --range R, --pc ADDR, "
+      "--skip N,\n--count N, --syscalls-only, --syscall NAMES, -e "
+      "trace=NAMES write only part of\nIN; --from-insn N starts at "
+      "instruction N (a keyframe with the state there\nfirst). The events "
+      "left out still keep the writer's memory image right.\n\n"
+      "Exit status: 0 written (with or without losses), 1 IN unreadable, "
+      "OUT not\nwritable, or a loss with --strict, 2 usage error or an "
+      "existing OUT that is not\na trace.\n");
+}
+
 static int cmd_convert(int argc, char **argv) {
   static const struct option longopts[] = {
       {"from", required_argument, 0, 'F'},
       {"to", required_argument, 0, 't'},
       {"writer-option", required_argument, 0, 'O'},
       {"force", no_argument, 0, 'y'},
+      {"strict", no_argument, 0, 'S'},
       {"help", no_argument, 0, 'h'},
       {"from-insn", required_argument, 0, OPT_FROM},
       FILTER_LONGOPTS,
@@ -1097,7 +1133,7 @@ static int cmd_convert(int argc, char **argv) {
   const char *from = NULL, *to = NULL;
   const char *wopts[33];
   int nwopts = 0, c;
-  bool force = false;
+  bool force = false, strict = false;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
   optind = 1;
@@ -1116,20 +1152,10 @@ static int cmd_convert(int argc, char **argv) {
     else if (c == 'O' && nwopts < 32 && strchr(optarg, '.') &&
              strchr(optarg, '='))
       wopts[nwopts++] = optarg;
+    else if (c == 'S')
+      strict = true;
     else if (c == 'h') {
-      printf("usage: tracecorn convert [--from FMT] [-O FORMAT.KEY=VALUE] IN "
-             "--to FMT OUT\n\n"
-             "Reads IN (format detected from its content unless --from) and "
-             "writes every\nevent to OUT in FMT. -O passes writer options "
-             "(see `record --help`). A\nstream without an exit record gets "
-             "a synthetic one; OUT may not be IN. OUT is written under a\n"
-             "temporary name and renamed when complete; an existing OUT that "
-             "is not a\ntrace is only replaced with --force.\n\n"
-             "Selection (as in `tracecorn dump --help`): --range R, --pc "
-             "ADDR, --skip N,\n--count N, --syscalls-only, --syscall NAMES, "
-             "-e trace=NAMES write only part of\nIN; --from-insn N starts at "
-             "instruction N (a keyframe with the state there\nfirst). The "
-             "events left out still keep the writer's memory image right.\n");
+      convert_help();
       return 0;
     } else {
       fprintf(stderr, "usage: tracecorn convert [--from FMT] "
@@ -1158,11 +1184,18 @@ static int cmd_convert(int argc, char **argv) {
   cf.f.syscalls = cf.nnames ? cf.names : NULL;
   cf.f.pcs = cf.pcs;
   tc_error err = {{0}};
-  if (tc_convert_filtered(argv[optind], in, out, argv[optind + 1], &cf.f, wopts,
-                          &err) < 0) {
-    fprintf(stderr, "tracecorn: %s\n", err.msg);
+  tc_convert_report rep;
+  int rc = tc_convert_checked(argv[optind], in, out, argv[optind + 1], &cf.f,
+                              wopts, strict, &rep, &err);
+  if (rc < 0) {
+    fprintf(stderr, "tracecorn: convert: %s\n", err.msg);
     return 1;
   }
+  if (rep.dropped_kinds)
+    fprintf(stderr, "tracecorn: convert: %s drops: %s\n", out->name,
+            rep.dropped);
+  if (rep.rebuilt[0])
+    fprintf(stderr, "tracecorn: convert: rebuilt: %s\n", rep.rebuilt);
   return 0;
 }
 
@@ -1188,8 +1221,12 @@ static int cmd_verify(int argc, char **argv) {
              "of LIST\n(default all: every format that holds the arch and has "
              "a reader),\nreads every file back and "
              "compares each instruction\nwith the tct recording, within what "
-             "the format holds: pc, bytes, tid,\nregisters, and the memory "
-             "each instruction touched. The verdicts go to stderr (the "
+             "the format holds: pc, bytes, tid,\nregisters, memory and old "
+             "values, syscalls and their memory writes, maps,\nfaults, the "
+             "exit. The verdicts, a table format x check (ok, - where the\n"
+             "format cannot hold it, or the instruction of the first "
+             "difference) and a\nline per format with each first difference "
+             "(instruction, field, expected,\nfound), go to stderr (the "
              "guest's\noutput stays on stdout), or to FILE with --report FILE. "
              "Exits 0 when all\nmatch, 1 when a format differs or cannot be "
              "read, 2 on a usage error,\n125 when the program could not be "
@@ -1313,39 +1350,114 @@ static int cmd_verify(int argc, char **argv) {
         check[ncheck++] = *f;
     }
   }
+  /* One row per format, one column per check: ok, - (the format cannot
+   * hold it) or where the first difference is; then a verdict line per
+   * format with each first difference in full. */
+  tc_verify_table *tab = calloc((size_t)(ncheck ? ncheck : 1), sizeof *tab);
+  int *state = calloc((size_t)(ncheck ? ncheck : 1), sizeof *state);
+  char(*msg)[600] = calloc((size_t)(ncheck ? ncheck : 1), sizeof *msg);
+  if (!tab || !state || !msg) {
+    fprintf(stderr, "tracecorn: verify: out of memory\n");
+    free(tab);
+    free(state);
+    free(msg);
+    return 125;
+  }
+  int rows = 0;
+  for (int i = 0; i < ncheck; i++) {
+    const tc_format *f = check[i];
+    state[i] = 0; /* 0 not verified, 1 compared, 2 unreadable */
+    if (!f->open_reader || (f->supports && f->supports(arch, &err) < 0))
+      continue; /* no reader; or refused at record time, already reported */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s%s", prefix, f->extension(arch));
+    if (tc_verify_checks(ref, path, f, &tab[i], &err) < 0) {
+      snprintf(msg[i], sizeof msg[i], "%s", err.msg);
+      state[i] = 2;
+      result = 1;
+    } else {
+      state[i] = 1;
+      rows++;
+    }
+  }
+  if (rows) {
+    int w[TC_VCHK_COUNT];
+    fprintf(out, "%-6s", "format");
+    for (int k = 0; k < TC_VCHK_COUNT; k++) {
+      w[k] = (int)strlen(tc_verify_check_name(k));
+      for (int i = 0; i < ncheck; i++) {
+        const tc_verify_result *c = &tab[i].checks[k];
+        char cell[40];
+        snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
+        if (state[i] == 1 && c->mismatches && (int)strlen(cell) > w[k])
+          w[k] = (int)strlen(cell);
+      }
+      fprintf(out, "  %-*s", w[k], tc_verify_check_name(k));
+    }
+    fprintf(out, "\n");
+    for (int i = 0; i < ncheck; i++) {
+      if (state[i] != 1)
+        continue;
+      fprintf(out, "%-6s", check[i]->name);
+      for (int k = 0; k < TC_VCHK_COUNT; k++) {
+        const tc_verify_result *c = &tab[i].checks[k];
+        char cell[40];
+        if (!c->held)
+          snprintf(cell, sizeof cell, "-");
+        else if (!c->mismatches)
+          snprintf(cell, sizeof cell, "ok");
+        else
+          snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
+        fprintf(out, "  %-*s", w[k], cell);
+      }
+      fprintf(out, "\n");
+    }
+  }
   for (int i = 0; i < ncheck; i++) {
     const tc_format *f = check[i];
     if (!f->open_reader) {
       fprintf(out, "%-6s no reader: not verified\n", f->name);
       continue;
     }
-    if (f->supports && f->supports(arch, &err) < 0)
-      continue; /* refused at record time, already reported */
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s%s", prefix, f->extension(arch));
-    tc_verify_report rep;
-    if (tc_verify(ref, path, f, &rep, &err) < 0) {
-      fprintf(out, "%-6s FAILED: %s\n", f->name, err.msg);
+    if (state[i] == 2) {
+      fprintf(out, "%-6s FAILED: %s\n", f->name, msg[i]);
+      continue;
+    }
+    if (state[i] != 1)
+      continue;
+    const tc_verify_table *t = &tab[i];
+    uint64_t bad = 0;
+    for (int k = 0; k < TC_VCHK_COUNT; k++)
+      bad += t->checks[k].mismatches;
+    if (bad) {
       result = 1;
-    } else if (rep.mismatches) {
-      fprintf(out,
-              "%-6s FAILED: %" PRIu64 " of %" PRIu64
-              " instructions differ; first: %s\n",
-              f->name, rep.mismatches, rep.insns, rep.first);
-      result = 1;
-    } else if (f->caps & TC_CAP_COVERAGE) {
+      fprintf(out, "%-6s FAILED: %" PRIu64 " instructions compared\n", f->name,
+              t->insns);
+      for (int k = 0; k < TC_VCHK_COUNT; k++) {
+        const tc_verify_result *c = &t->checks[k];
+        if (c->mismatches)
+          fprintf(out,
+                  "       %s: instruction %" PRIu64 ", %s: expected %s, "
+                  "found %s (%" PRIu64 " difference%s)\n",
+                  tc_verify_check_name(k), c->insn, c->field, c->expected,
+                  c->found, c->mismatches, c->mismatches == 1 ? "" : "s");
+      }
+    } else if (t->coverage) {
       fprintf(out,
               "%-6s ok: %" PRIu64 " instructions, each in a block, every "
               "block executed (coverage only)\n",
-              f->name, rep.insns);
+              f->name, t->insns);
     } else {
       fprintf(out,
               "%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
               "held%s)\n",
-              f->name, rep.insns, rep.regs_held, rep.regs_total,
+              f->name, t->insns, t->regs_held, t->regs_total,
               (f->caps & TC_CAP_MEM) ? ", memory" : "");
     }
   }
+  free(tab);
+  free(state);
+  free(msg);
   if (prefix == pathbuf) {
     /* The scratch directory holds only PREFIX.<ext> files we wrote. */
     for (const tc_format *const *f = tc_formats(); *f; f++) {

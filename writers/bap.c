@@ -1694,6 +1694,9 @@ static int frame_event(tc_reader *r, tc_event *ev, tc_error *err) {
     /* The return value is the trapping instruction's post list. */
     sy->ret = sign_extend(tc_state_get(a, r->state, a->sys.ret_reg),
                           a->regs[a->sys.ret_reg].size);
+    /* mips: a3 set means the positive v0 is an errno */
+    if (a->sys.err_reg >= 0 && tc_state_get(a, r->state, a->sys.err_reg))
+      sy->ret = -sy->ret;
     if (sy->name && (strcmp(sy->name, "exit") == 0 ||
                      strcmp(sy->name, "exit_group") == 0)) {
       sy->ret = 0; /* it never returns */
@@ -2029,7 +2032,8 @@ const tc_format tc_format_bap = {
     .name = "bap",
     .description = "BAP frames trace (.frames): protobuf frames with a TOC",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
-            TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_FAULTS | TC_CAP_TID,
+            TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_FAULTS | TC_CAP_TID |
+            TC_CAP_MODULES,
     .holds_reg = NULL,
     .extension = bap_extension,
     .supports = bap_supports,

@@ -804,6 +804,7 @@ static void make_syscall(tc_reader *r, const devent *d, const uint8_t *before,
       (strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0)) {
     r->exited = 1;
     r->exit_status = (int)(s->args[0] & 0xff);
+    s->ret = 0; /* it never returns: rax still holds the number */
   }
 }
 

@@ -1143,7 +1143,8 @@ const tc_format tc_format_tct = {
     .description = "tracecorn's lossless native trace (zstd-compressed)",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
-            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD,
+            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD |
+            TC_CAP_SYSCALL_MEM | TC_CAP_MODULES | TC_CAP_MAP_DATA,
     .holds_reg = NULL,
     .extension = tct_extension,
     .supports = NULL,

@@ -955,6 +955,15 @@ static int tfile_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
       return -1;
     }
     return 0;
+  case TC_EV_KEYFRAME:
+    /* A trace with no instruction (usercorn's strace-only and block-only
+     * files) still gets one frame, the registers its keyframe holds, so
+     * that GDB has a frame to select. */
+    if (!w->ninsns) {
+      memcpy(w->final_state, ev->u.key.state, w->arch->state_size);
+      w->have_final = 1;
+    }
+    return 0;
   case TC_EV_MAP:
   case TC_EV_UNMAP:
   case TC_EV_SYSCALL:

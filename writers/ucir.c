@@ -2891,7 +2891,7 @@ const tc_format tc_format_ucir = {
                    "that usercorn trace reads; the reader replays it",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_MEM_OLD | TC_CAP_SYSCALLS | TC_CAP_MAPS |
-            TC_CAP_TID,
+            TC_CAP_TID | TC_CAP_SYSCALL_MEM | TC_CAP_MODULES | TC_CAP_MAP_DATA,
     .holds_reg = ucir_holds_reg,
     .extension = ucir_extension,
     .supports = ucir_supports,
