@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/zst.h"
 
 static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 
@@ -559,7 +560,7 @@ static int r_fill(tc_reader *r, size_t n, tc_error *err) {
       if (got == 0) {
         if (ferror(r->f)) {
           tc_error_set(err, "tct: %s: read error: %s", r->path,
-                       strerror(errno));
+                       tc_infile_strerror(errno));
           return -1;
         }
         r->eof = true;
@@ -783,9 +784,8 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
   }
   err->msg[0] = 0;
   r->path = strdup(path);
-  r->f = fopen(path, "rb");
+  r->f = tc_infile_open(path, TC_INFILE_STREAM, "tct", err);
   if (!r->f) {
-    tc_error_set(err, "tct: %s: %s", path, strerror(errno));
     tct_close_reader(r);
     return NULL;
   }
