@@ -277,7 +277,8 @@ static void test_bad_input(void) {
     expect_clean_failure("info", t, "truncated zstd data");
   }
   const char *bad = path_of("corrupt", ".trace64", ".zst");
-  tu_write_file(bad, "\x28\xb5\x2f\xfd garbage, not a frame", 29);
+  static const char garbage[] = "\x28\xb5\x2f\xfd garbage, not a frame";
+  tu_write_file(bad, garbage, sizeof garbage - 1);
   expect_clean_failure("dump", bad, "corrupt zstd data");
   expect_clean_failure("dump --format trac", bad, "corrupt zstd data");
 
