@@ -5,12 +5,12 @@
 # against `tracecorn CMD --help` (both ways).
 
 _tracecorn_cmds="record dump strace convert verify info formats"
-_tracecorn_opts_record="-o --output -f --format --force -q --quiet --seed -E
+_tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe -h --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
-_tracecorn_opts_verify="-o --output -f --format --force -q --quiet --seed -E
+_tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --report -h

@@ -21,6 +21,10 @@
 #define MAX_FORMATS 16
 
 static tc_session *g_session;
+/* The formats the last `record` could not open an output for (it said
+ * why): `verify` does not look for their files. */
+static const tc_format *g_refused[MAX_FORMATS];
+static int g_nrefused;
 
 /* Ctrl-C / SIGTERM: stop after the current instruction, status 128+sig.
  * A watchdog alarm follows: if the engine has not returned 2 s later (a
@@ -72,6 +76,12 @@ static void usage_record(FILE *f) {
           "                        format the arch can hold, `readable`: those "
           "with a\n"
           "                        reader too; see `tracecorn formats`\n"
+          "  -z, --zst             compress every output with zstd: "
+          "NAME.EXT.zst\n"
+          "                        (read back by every command; zstd "
+          "decompresses\n"
+          "                        them to the plain files; not for rvn, a "
+          "directory)\n"
           "      --force           replace existing files that are not "
           "traces (each\n"
           "                        output is written as NAME.partial.EXT and "
@@ -159,7 +169,10 @@ static void usage(FILE *f) {
           "       tracecorn formats                              list the "
           "formats\n"
           "       tracecorn COMMAND --help                       help for a "
-          "command\n",
+          "command\n"
+          "\n"
+          "Every command reads zstd-compressed traces (FILE.zst) as they "
+          "are; record -z\nand convert ... OUT.zst write them.\n",
           TC_VERSION_STRING);
 }
 
@@ -341,6 +354,7 @@ static int cmd_record(int argc, char **argv) {
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
       {"force", no_argument, 0, 17},
+      {"zst", no_argument, 0, 'z'},
       {"trace-range", required_argument, 0, 18},
       {"trace-func", required_argument, 0, 19},
       {"ucir-layout", required_argument, 0, 13},
@@ -361,11 +375,11 @@ static int cmd_record(int argc, char **argv) {
   char walias[2][256];
   int nwopts = 0;
   int c;
-  bool force = false;
+  bool force = false, zst = false;
   const char *tranges[17], *tfuncs[17];
   int ntranges = 0, ntfuncs = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+o:f:qE:O:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:f:qzE:O:h", longopts, NULL)) != -1) {
     if ((c == 'O' || c == 13 || c == 14) && nwopts == MAX_WOPTS) {
       fprintf(stderr, "tracecorn: too many writer options (at most %d)\n",
               MAX_WOPTS);
@@ -386,6 +400,9 @@ static int cmd_record(int argc, char **argv) {
       break;
     case 17:
       force = true;
+      break;
+    case 'z':
+      zst = true;
       break;
     case 18:
     case 19:
@@ -659,8 +676,13 @@ static int cmd_record(int argc, char **argv) {
    * every output before any is created). */
   for (int i = 0; i < nchosen && !force; i++) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s%s", prefix,
-             chosen[i]->extension(info->arch));
+    int k = snprintf(path, sizeof path, "%s%s%s", prefix,
+                     chosen[i]->extension(info->arch), zst ? ".zst" : "");
+    if (k < 0 || k >= (int)sizeof path) {
+      fprintf(stderr, "tracecorn: -o %s: name too long\n", prefix);
+      tc_session_free(s);
+      return 2;
+    }
     if (clobbers_non_trace(path, chosen[i])) {
       refuse_clobber(path);
       tc_session_free(s);
@@ -677,11 +699,18 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "tracecorn: %s: skipped (%s)\n", fmt->name, why.msg);
       continue;
     }
-    snprintf(paths[npaths], PATH_MAX, "%s%s", prefix,
-             fmt->extension(info->arch));
+    int k = snprintf(paths[npaths], PATH_MAX, "%s%s%s", prefix,
+                     fmt->extension(info->arch), zst ? ".zst" : "");
+    if (k < 0 || k >= PATH_MAX) {
+      fprintf(stderr, "tracecorn: -o %s: name too long\n", prefix);
+      refused++;
+      continue;
+    }
     if (tc_session_add_writer(s, fmt, paths[npaths], &err) < 0) {
       fprintf(stderr, "tracecorn: %s\n", err.msg);
       refused++;
+      if (g_nrefused < MAX_FORMATS)
+        g_refused[g_nrefused++] = fmt;
       continue;
     }
     npaths++;
@@ -1108,7 +1137,9 @@ static void convert_help(void) {
       "Output: OUT may not be IN; it is written under a temporary name and "
       "renamed\nwhen complete; an existing OUT that is not a trace is only "
       "replaced with\n--force. -O passes writer options (see `record "
-      "--help`).\n\n"
+      "--help`). An OUT named\n*.zst is compressed with zstd (every format "
+      "but rvn, a directory); IN may be\nzstd-compressed, as every "
+      "command's input may (told by its content).\n\n"
       "Selection (as in `tracecorn dump --help`): --range R, --pc ADDR, "
       "--skip N,\n--count N, --syscalls-only, --syscall NAMES, -e "
       "trace=NAMES write only part of\nIN; --from-insn N starts at "
@@ -1204,6 +1235,7 @@ static int cmd_convert(int argc, char **argv) {
  * other than -f/-o go to `record` unchanged. */
 static int cmd_verify(int argc, char **argv) {
   const char *list = "readable", *prefix = NULL, *report = NULL;
+  const char *zsfx = ""; /* ".zst" with -z: every file is NAME.EXT.zst */
   char **rec = calloc((size_t)argc + 6, sizeof *rec);
   int n = 0;
   if (!rec)
@@ -1230,7 +1262,8 @@ static int cmd_verify(int argc, char **argv) {
              "guest's\noutput stays on stdout), or to FILE with --report FILE. "
              "Exits 0 when all\nmatch, 1 when a format differs or cannot be "
              "read, 2 on a usage error,\n125 when the program could not be "
-             "recorded. Files stay under PREFIX when\n-o is given.\n");
+             "recorded. Files stay under PREFIX when\n-o is given. With -z "
+             "(--zst) every file is compressed and read back so.\n");
       free(rec);
       return 0;
     }
@@ -1243,6 +1276,8 @@ static int cmd_verify(int argc, char **argv) {
       report = argv[++i];
       continue;
     }
+    if (!passthrough && (strcmp(a, "-z") == 0 || strcmp(a, "--zst") == 0))
+      zsfx = ".zst"; /* and passed on to record */
     if (!passthrough && i + 1 < argc &&
         (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
       prefix = argv[++i];
@@ -1299,7 +1334,7 @@ static int cmd_verify(int argc, char **argv) {
   free(rec);
   int result = 0;
   char ref[PATH_MAX + 8];
-  snprintf(ref, sizeof ref, "%s.tct", prefix);
+  snprintf(ref, sizeof ref, "%s.tct%s", prefix, zsfx);
   tc_error err = {{0}};
   const tc_format *tct = tc_format_by_name("tct");
   tc_reader *r = tct->open_reader(ref, &err);
@@ -1313,7 +1348,8 @@ static int cmd_verify(int argc, char **argv) {
           if (!a)
             continue;
           char path[PATH_MAX + 32], part[PATH_MAX + 48];
-          snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(a));
+          snprintf(path, sizeof path, "%s%s%s", prefix, (*f)->extension(a),
+                   zsfx);
           remove_output(path);
           snprintf(part, sizeof part, "%s.partial%s", prefix,
                    (*f)->extension(a));
@@ -1367,10 +1403,13 @@ static int cmd_verify(int argc, char **argv) {
   for (int i = 0; i < ncheck; i++) {
     const tc_format *f = check[i];
     state[i] = 0; /* 0 not verified, 1 compared, 2 unreadable */
-    if (!f->open_reader || (f->supports && f->supports(arch, &err) < 0))
+    bool refused = f->supports && f->supports(arch, &err) < 0;
+    for (int k = 0; k < g_nrefused; k++)
+      refused |= g_refused[k] == f;
+    if (!f->open_reader || refused)
       continue; /* no reader; or refused at record time, already reported */
     char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s%s", prefix, f->extension(arch));
+    snprintf(path, sizeof path, "%s%s%s", prefix, f->extension(arch), zsfx);
     if (tc_verify_checks(ref, path, f, &tab[i], &err) < 0) {
       snprintf(msg[i], sizeof msg[i], "%s", err.msg);
       state[i] = 2;
@@ -1462,7 +1501,8 @@ static int cmd_verify(int argc, char **argv) {
     /* The scratch directory holds only PREFIX.<ext> files we wrote. */
     for (const tc_format *const *f = tc_formats(); *f; f++) {
       char path[PATH_MAX + 32];
-      snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(arch));
+      snprintf(path, sizeof path, "%s%s%s", prefix, (*f)->extension(arch),
+               zsfx);
       remove_output(path);
     }
     if (rmdir(tmpdir) != 0)
@@ -1550,6 +1590,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
+  /* Over a file-size limit, writes fail with EFBIG and are reported like a
+   * full disk (an output, a zstd input decompressed into $TMPDIR) instead
+   * of killing tracecorn. */
+  signal(SIGXFSZ, SIG_IGN);
   if (strcmp(cmd, "record") == 0)
     return cmd_record(argc - 1, argv + 1);
   if (strcmp(cmd, "dump") == 0)

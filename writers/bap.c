@@ -42,6 +42,7 @@
 #include "writers/insn_access.h"
 #include "writers/md5.h"
 #include "writers/memimage.h"
+#include "writers/zst.h"
 
 enum {
   BAP_OUT_BUF = 1 << 20,
@@ -1960,11 +1961,9 @@ static tc_reader *bap_open_reader(const char *path, tc_error *err) {
   r->alloc.alloc = arena_alloc;
   r->alloc.free = arena_free;
   r->alloc.allocator_data = &r->ar;
-  r->fp = fopen(path, "rb");
-  if (!r->fp) {
-    tc_error_set(err, "bap: %s: cannot open: %s", path, strerror(errno));
+  r->fp = tc_infile_open(path, TC_INFILE_SEEK, "bap", err);
+  if (!r->fp)
     goto fail;
-  }
   setvbuf(r->fp, NULL, _IOFBF, 1 << 20);
   struct stat st;
   if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)) {

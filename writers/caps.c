@@ -92,6 +92,9 @@ void tc_loss_see(tc_loss *l, const tc_event *ev) {
   case TC_EV_FAULT:
     l->faults++;
     break;
+  case TC_EV_SIGNAL:
+    l->signals++;
+    break;
   case TC_EV_EXIT:
     l->have_exit = true;
     l->exit_reason = ev->u.exit.reason;
@@ -214,6 +217,9 @@ int tc_loss_dropped(const tc_loss *l, char *buf, size_t max) {
     add(&b, "thread ids");
   if ((s & TC_CAP_FAULTS) && l->faults && !(d & TC_CAP_FAULTS))
     add(&b, "%" PRIu64 " fault%s", l->faults, l->faults == 1 ? "" : "s");
+  if ((s & TC_CAP_SIGNALS) && l->signals && !(d & TC_CAP_SIGNALS))
+    add(&b, "%" PRIu64 " signal deliver%s (the frames' bytes are kept)",
+        l->signals, l->signals == 1 ? "y" : "ies");
   if (source_exit(l) && !target_exit(l))
     add(&b, "the exit status");
   return b.items;

@@ -121,6 +121,11 @@ int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
   char tmp[4200];
   tc_outfile_temp(out_path, tmp, sizeof tmp);
   convert_ctx c = {out_fmt, out_fmt->open_writer(tmp, &winfo, err), false, 0};
+  if (c.w && tc_outfile_check(tmp, out_path, err) < 0) {
+    out_fmt->close_writer(c.w, NULL);
+    tc_outfile_discard(tmp);
+    c.w = NULL;
+  }
   if (!c.w) {
     tc_loss_free(&loss);
     tc_filter_free(fs);

@@ -36,6 +36,7 @@
 
 #include "tracecorn/tracecorn.h"
 #include "writers/byteorder.h"
+#include "writers/zst.h"
 
 #define UNKNOWN_MODULE 0xFFFFu /* DynamoRIO's id for code outside modules */
 #define MAX_BB_INSNS 256       /* DynamoRIO's -max_bb_instrs default */
@@ -974,11 +975,9 @@ static tc_reader *drcov_open_reader(const char *path, tc_error *err) {
     free(r);
     return NULL;
   }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    tc_error_set(err, "drcov: %s: cannot open: %s", path, strerror(errno));
+  FILE *f = tc_infile_open(path, TC_INFILE_SEEK, "drcov", err);
+  if (!f)
     goto fail;
-  }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
     tc_error_set(err, "drcov: %s: not a regular file", path);

@@ -28,6 +28,7 @@
 
 #include "writers/byteorder.h"
 #include "writers/rvn.h"
+#include "writers/zst.h"
 
 int rvn_probe(const uint8_t *head, size_t n, const char *path);
 tc_reader *rvn_open_reader(const char *path, tc_error *err);
@@ -1397,12 +1398,19 @@ tc_reader *rvn_open_reader(const char *path, tc_error *err) {
     rvn_close_reader(r);
     return NULL;
   }
-  int fd = open(r->bin_path, O_RDONLY | O_CLOEXEC);
+  /* trace.bin itself, or its decompressed bytes if it is zstd. */
+  FILE *bin = tc_infile_open(r->bin_path, TC_INFILE_SEEK, "rvn", err);
+  int fd = bin ? dup(fileno(bin)) : -1;
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) < 0) {
+  if (bin && (fd < 0 || fstat(fd, &st) < 0)) {
     tc_error_set(err, "rvn: %s: cannot open: %s", r->bin_path, strerror(errno));
     if (fd >= 0)
       close(fd);
+    fd = -1;
+  }
+  if (bin)
+    fclose(bin);
+  if (fd < 0) {
     rvn_close_reader(r);
     return NULL;
   }

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/zst.h"
 
 static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 
@@ -575,7 +576,7 @@ static int r_fill(tc_reader *r, size_t n, tc_error *err) {
       if (got == 0) {
         if (ferror(r->f)) {
           tc_error_set(err, "tct: %s: read error: %s", r->path,
-                       strerror(errno));
+                       tc_infile_strerror(errno));
           return -1;
         }
         r->eof = true;
@@ -799,9 +800,8 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
   }
   err->msg[0] = 0;
   r->path = strdup(path);
-  r->f = fopen(path, "rb");
+  r->f = tc_infile_open(path, TC_INFILE_STREAM, "tct", err);
   if (!r->f) {
-    tc_error_set(err, "tct: %s: %s", path, strerror(errno));
     tct_close_reader(r);
     return NULL;
   }
@@ -1143,8 +1143,8 @@ const tc_format tc_format_tct = {
     .description = "tracecorn's lossless native trace (zstd-compressed)",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
-            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD |
-            TC_CAP_SYSCALL_MEM | TC_CAP_MODULES | TC_CAP_MAP_DATA,
+            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD | TC_CAP_SYSCALL_MEM |
+            TC_CAP_MODULES | TC_CAP_MAP_DATA | TC_CAP_SIGNALS,
     .holds_reg = NULL,
     .extension = tct_extension,
     .supports = NULL,

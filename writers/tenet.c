@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/zst.h"
 
 #define MAX_TREGS 17
 
@@ -377,7 +378,7 @@ static int read_line(tc_reader *r, size_t *len, tc_error *err) {
     if (n < 0) {
       if (ferror(r->f)) {
         tc_error_set(err, "tenet: %s: read failed: %s", r->path,
-                     strerror(errno));
+                     tc_infile_strerror(errno));
         return -1;
       }
       return 0;
@@ -574,11 +575,9 @@ static tc_reader *tenet_open_reader(const char *path, tc_error *err) {
     free(r);
     return NULL;
   }
-  r->f = fopen(path, "r");
-  if (!r->f) {
-    tc_error_set(err, "tenet: %s: cannot open: %s", path, strerror(errno));
+  r->f = tc_infile_open(path, TC_INFILE_STREAM, "tenet", err);
+  if (!r->f)
     goto fail;
-  }
   size_t len;
   int rc = read_line(r, &len, err);
   if (rc <= 0) {

@@ -22,6 +22,7 @@
 #include "tracecorn/tracecorn.h"
 #include "writers/memimage.h"
 #include "writers/tfile_tdesc.h"
+#include "writers/zst.h"
 
 static const char tf_magic[8] = {0x7f, 'T', 'R', 'A', 'C', 'E', '0', '\n'};
 
@@ -1739,9 +1740,11 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
   r->icount_tsv = -1;
   r->notes_be = -1;
   r->info.has_memory = 1;
-  r->fp = fopen(path, "rb");
+  r->fp = tc_infile_open(path, TC_INFILE_SEEK, "tfile", err);
   struct stat st;
-  if (!r->fp || fstat(fileno(r->fp), &st) != 0) {
+  if (!r->fp)
+    goto fail;
+  if (fstat(fileno(r->fp), &st) != 0) {
     tc_error_set(err, "tfile: cannot open %s: %s", path, strerror(errno));
     goto fail;
   }

@@ -31,6 +31,7 @@
 #include "writers/memimage.h"
 #include "writers/snappy_frame.h"
 #include "writers/ucir.h"
+#include "writers/zst.h"
 
 enum {
   OP_NOP = 0,
@@ -2768,11 +2769,9 @@ static tc_reader *open_reader(const char *path, tc_ucir_stats *stats,
     return NULL;
   }
   r->stats = stats;
-  r->fp = fopen(path, "rb");
-  if (!r->fp) {
-    tc_error_set(err, "ucir: %s: cannot open: %s", path, strerror(errno));
+  r->fp = tc_infile_open(path, TC_INFILE_SEEK, "ucir", err);
+  if (!r->fp)
     goto fail;
-  }
   setvbuf(r->fp, NULL, _IOFBF, 1 << 20);
   struct stat st;
   if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)) {

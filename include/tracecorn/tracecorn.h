@@ -387,15 +387,16 @@ enum {
                                   the values after it) */
   TC_CAP_MEM_WRITES_ONLY = 1u << 10, /* with TC_CAP_MEM: only writes are
                                         recorded, reads are not (REVEN) */
-  TC_CAP_COVERAGE = 1u << 11, /* coverage, not an execution: each distinct
-                                 basic block once, as a block event (see
-                                 tc_insn_event); verify compares the code
-                                 covered, not a sequence */
+  TC_CAP_COVERAGE = 1u << 11,    /* coverage, not an execution: each distinct
+                                    basic block once, as a block event (see
+                                    tc_insn_event); verify compares the code
+                                    covered, not a sequence */
   TC_CAP_SYSCALL_MEM = 1u << 12, /* with TC_CAP_SYSCALLS: the memory the
                                     kernel wrote (tc_syscall_event.mem) */
   TC_CAP_MODULES = 1u << 13,     /* the names and ranges of file-backed maps
                                     (modules), even without TC_CAP_MAPS */
-  TC_CAP_MAP_DATA = 1u << 14     /* the initial contents of mapped memory */
+  TC_CAP_MAP_DATA = 1u << 14,    /* the initial contents of mapped memory */
+  TC_CAP_SIGNALS = 1u << 15      /* signal delivery events (TC_EV_SIGNAL) */
 };
 
 typedef struct tc_format {
@@ -635,17 +636,17 @@ TC_API int tc_verify(const char *ref_tct, const char *path,
 /* The checks of tc_verify_checks, one column each in `tracecorn verify`'s
  * table. */
 typedef enum tc_verify_check {
-  TC_VCHK_PC = 0,    /* the instruction sequence: pc, and the count */
-  TC_VCHK_BYTES,     /* instruction bytes (TC_CAP_INSN_BYTES) */
-  TC_VCHK_TID,       /* thread ids (TC_CAP_TID) */
-  TC_VCHK_REGS,      /* every held register before each instruction */
-  TC_VCHK_MEM,       /* memory values after each instruction (TC_CAP_MEM) */
-  TC_VCHK_MEM_OLD,   /* memory values before it (TC_CAP_MEM_OLD) */
-  TC_VCHK_SYSCALLS,  /* syscall number, arguments, return (TC_CAP_SYSCALLS) */
-  TC_VCHK_SYSMEM,    /* the memory each syscall wrote (TC_CAP_SYSCALL_MEM) */
-  TC_VCHK_MAPS,      /* map/unmap/protect: address, size, protection, name */
-  TC_VCHK_FAULTS,    /* fault instruction, pc and signal (TC_CAP_FAULTS) */
-  TC_VCHK_EXIT,      /* exit reason and status (held or rebuilt) */
+  TC_VCHK_PC = 0,   /* the instruction sequence: pc, and the count */
+  TC_VCHK_BYTES,    /* instruction bytes (TC_CAP_INSN_BYTES) */
+  TC_VCHK_TID,      /* thread ids (TC_CAP_TID) */
+  TC_VCHK_REGS,     /* every held register before each instruction */
+  TC_VCHK_MEM,      /* memory values after each instruction (TC_CAP_MEM) */
+  TC_VCHK_MEM_OLD,  /* memory values before it (TC_CAP_MEM_OLD) */
+  TC_VCHK_SYSCALLS, /* syscall number, arguments, return (TC_CAP_SYSCALLS) */
+  TC_VCHK_SYSMEM,   /* the memory each syscall wrote (TC_CAP_SYSCALL_MEM) */
+  TC_VCHK_MAPS,     /* map/unmap/protect: address, size, protection, name */
+  TC_VCHK_FAULTS,   /* fault instruction, pc and signal (TC_CAP_FAULTS) */
+  TC_VCHK_EXIT,     /* exit reason and status (held or rebuilt) */
   TC_VCHK_COUNT
 } tc_verify_check;
 
