@@ -1431,7 +1431,9 @@ static int cmd_verify(int argc, char **argv) {
         if (state[i] == 1 && c->mismatches && (int)strlen(cell) > w[k])
           w[k] = (int)strlen(cell);
       }
-      fprintf(out, "  %-*s", w[k], tc_verify_check_name(k));
+      /* the last column unpadded: no trailing spaces */
+      fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0,
+              tc_verify_check_name(k));
     }
     fprintf(out, "\n");
     for (int i = 0; i < ncheck; i++) {
@@ -1447,7 +1449,7 @@ static int cmd_verify(int argc, char **argv) {
           snprintf(cell, sizeof cell, "ok");
         else
           snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
-        fprintf(out, "  %-*s", w[k], cell);
+        fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0, cell);
       }
       fprintf(out, "\n");
     }

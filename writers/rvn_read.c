@@ -937,7 +937,8 @@ static int next_from_events(tc_reader *r, tc_event *ev, tc_error *err) {
     } else if ((f = fault_of(&d))) {
       tc_fault_event *fe = &r->fault;
       fe->insn_index = r->insn ? r->insn - 1 : 0;
-      fe->pc = tc_get(r, r->tc_cur, r->arch->pc_reg);
+      /* the state before the event: after it, a handler may run */
+      fe->pc = tc_get(r, r->tc_before, r->arch->pc_reg);
       fe->addr = fe->pc;
       fe->kind = f->kind;
       fe->signal = f->signal;
