@@ -5,13 +5,13 @@
 # against `tracecorn CMD --help` (both ways).
 
 _tracecorn_cmds="record dump strace convert verify info formats"
-_tracecorn_opts_record="-o --output -f --format --force -q --quiet --seed -E
+_tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum -h
   --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
-_tracecorn_opts_verify="-o --output -f --format --force -q --quiet --seed -E
+_tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --report
@@ -21,7 +21,7 @@ _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --dem
   --range --pc --from --skip --count --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_strace="-s -f --format --range --pc --from --skip --count
   --syscalls-only --syscall -e -h --help"
-_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force -h
+_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -h
   --help --from-insn --range --pc --skip --count --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_formats=""

@@ -218,6 +218,26 @@ static int mips_signal_for_intno(tc_emu *emu, uint32_t intno,
   }
 }
 
+/* Whether the x86 instruction at pc is div/idiv (F6/F7 /6, /7). */
+static bool x86_is_div(tc_emu *emu, uint64_t pc) {
+  uint8_t b[16];
+  size_t n = 0;
+  while (n < sizeof b && tc_emu_read(emu, pc + n, &b[n], 1) == 0)
+    n++;
+  size_t i = 0;
+  while (i < n &&
+         (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 ||
+          b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+          b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65))
+    i++;
+  if (emu->arch->ptr_size == 8 && i < n && (b[i] & 0xf0) == 0x40)
+    i++; /* REX */
+  if (i + 1 >= n || (b[i] != 0xf6 && b[i] != 0xf7))
+    return false;
+  unsigned reg = (b[i + 1] >> 3) & 7;
+  return reg == 6 || reg == 7;
+}
+
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   tc_emu *emu = user;
   const tc_trap *t = emu->arch->sys.traps;
@@ -234,7 +254,14 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   (void)uc;
   tc_fault_kind kind = TC_FAULT_OTHER;
   int sig = SIGSEGV;
-  if (emu->arch->uc_arch == UC_ARCH_X86)
+  if (emu->arch->uc_arch == UC_ARCH_X86 && intno == 8) {
+    /* Unicorn 2.0.1 never clears QEMU's old_exception after an interrupt
+     * hook, so the second contributory exception of a run (#DE, #GP)
+     * arrives as a double fault. Which one it was: a div/idiv raises #DE
+     * (the program is still at the instruction), anything else #GP. */
+    sig = x86_is_div(emu, emu->cur_pc) ? x86_signal_for_intno(0, &kind)
+                                       : x86_signal_for_intno(13, &kind);
+  } else if (emu->arch->uc_arch == UC_ARCH_X86)
     sig = x86_signal_for_intno(intno, &kind);
   else if (emu->arch->uc_arch == UC_ARCH_ARM ||
            emu->arch->uc_arch == UC_ARCH_ARM64)
@@ -753,6 +780,15 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
 void tc_emu_fix_state(tc_emu *emu, uint8_t *state) {
   if (emu->arch->id != TC_ARCH_X86 || !emu->gdt_addr)
     return;
+  /* Unicorn runs at CPL 0, so SS holds __USER_DS with RPL 0 (see
+   * tc_linux_x86_setup_gdt); the guest's state as Linux has it is RPL 3 (0x2b).
+   */
+  int ss_reg = tc_arch_reg_index(emu->arch, "ss");
+  if (ss_reg >= 0) {
+    uint64_t ss = tc_state_get(emu->arch, state, ss_reg);
+    if ((ss & 3) == 0 && (ss >> 3) != 0)
+      tc_state_set(emu->arch, state, ss_reg, ss | 3);
+  }
   static const char *const pairs[2][2] = {{"fs", "fs_base"}, {"gs", "gs_base"}};
   for (int i = 0; i < 2; i++) {
     int sel_reg = tc_arch_reg_index(emu->arch, pairs[i][0]);

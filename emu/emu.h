@@ -45,6 +45,11 @@ typedef struct tc_emu_observer {
   void (*on_kernel_write)(void *ctx, uint64_t addr, const uint8_t *old_bytes,
                           const uint8_t *new_bytes, size_t size);
   void (*on_syscall)(void *ctx, const tc_syscall_record *rec);
+  /* Signal delivery to a guest handler: on_signal_frame before the frame
+   * is written (the kernel writes after it are the frame), on_signal once
+   * the handler's registers are set (rec->nmem/mem unused). */
+  void (*on_signal_frame)(void *ctx);
+  void (*on_signal)(void *ctx, const tc_signal_event *rec);
 } tc_emu_observer;
 
 typedef enum tc_fd_kind {
@@ -253,6 +258,13 @@ void tc_linux_threads_free(tc_emu *emu);
  * trapped into. Reads number/args via arch->sys, writes the return
  * register, reports on_syscall. */
 void tc_linux_syscall(tc_emu *emu);
+/* After a fault (emu->faulted): if the guest has a handler for its signal
+ * (installed, not blocked), builds the signal frame, points the registers
+ * at the handler, clears the fault and returns true; else false and the
+ * fault ends the process. */
+bool tc_linux_deliver_fault(tc_emu *emu);
+/* Whether tc_linux_deliver_fault would run a handler. */
+bool tc_linux_fault_handled(tc_emu *emu);
 /* Process-start kernel setup done by exec after loading (i386: the GDT
  * with flat 32-bit segments). Returns 0 or -errno. */
 int tc_linux_process_init(tc_emu *emu);

@@ -14,6 +14,7 @@
 #include "emu/emu.h"
 #include "emu/linux_abi.h"
 #include "emu/linux_sys.h"
+#include "emu/linux_xlat.h"
 
 #define SA_ONSTACK_V 0x08000000u
 #define SA_RESETHAND_V 0x80000000u
@@ -21,6 +22,20 @@
 #define SA_RESTORER_V 0x04000000u
 #define SS_ONSTACK_V 1
 #define SS_DISABLE_V 2
+
+/* One delivery: what the frame says and where the interrupted code goes
+ * on. */
+typedef struct sig_desc {
+  int sig, code;
+  bool fault;      /* si_addr instead of si_pid/si_uid */
+  uint64_t addr;   /* si_addr, cr2 */
+  uint32_t trapno; /* x86 exception vector of a fault */
+  uint32_t err;    /* its error code (page faults) */
+  uint64_t resume; /* the interrupted pc saved in the frame */
+  uint64_t mask;   /* the mask the frame saves (sigreturn restores it) */
+  uint64_t bias;   /* subtracted from the handler address written to the
+                      pc (x86-64 syscall hook: Unicorn adds 2 after it) */
+} sig_desc;
 
 /* struct rt_sigframe (x86-64): pretcode, ucontext, siginfo. */
 enum {
@@ -139,20 +154,23 @@ static uint32_t get32(const uint8_t *p) {
 enum { L_SC = 8, L_EXTRAMASK = 8 + 88 + 624, L_FRAME = L_EXTRAMASK + 4 + 8 };
 
 static void fill_sigcontext_32(tc_emu *emu, uint8_t *m, uint32_t fp,
-                               uint64_t mask) {
+                               uint64_t mask, const sig_desc *d) {
   put32(m + 0, (uint32_t)reg(emu, "gs"));
   put32(m + 4, (uint32_t)reg(emu, "fs"));
   put32(m + 8, (uint32_t)reg(emu, "es"));
   put32(m + 12, (uint32_t)reg(emu, "ds"));
   for (int i = 0; i < 8; i++)
     put32(m + 16 + 4 * i, (uint32_t)reg(emu, i_regs[i]));
-  put32(m + 56, (uint32_t)reg(emu, "eip"));
+  put32(m + 48, d->trapno);
+  put32(m + 52, d->err);
+  put32(m + 56, (uint32_t)d->resume);
   put32(m + 60, (uint32_t)reg(emu, "cs"));
   put32(m + 64, (uint32_t)reg(emu, "eflags"));
   put32(m + 68, (uint32_t)reg(emu, "esp"));
-  put32(m + 72, (uint32_t)reg(emu, "ss"));
+  put32(m + 72, (uint32_t)reg(emu, "ss") | 3); /* RPL 3, as Linux */
   put32(m + 76, fp);
   put32(m + 80, (uint32_t)mask);
+  put32(m + 84, d->fault ? (uint32_t)d->addr : 0); /* cr2 */
 }
 
 static void restore_sigcontext_32(tc_emu *emu, const uint8_t *m) {
@@ -169,9 +187,9 @@ static void restore_sigcontext_32(tc_emu *emu, const uint8_t *m) {
 
 /* int 0x80 has already moved EIP past itself when its hook runs: what
  * is written to EIP here is where execution goes on. */
-static int deliver_i386(tc_sys_call *c, int sig) {
-  tc_emu *emu = c->emu;
-  tc_linux_state *st = c->st;
+static int deliver_i386(tc_emu *emu, tc_linux_state *st, const sig_desc *d,
+                        uint64_t *frame_at) {
+  int sig = d->sig;
   uint64_t flags = st->sigact[sig].flags;
   uint32_t sp = (uint32_t)reg(emu, "esp");
   bool on_alt = st->altstack_size && sp > st->altstack_sp &&
@@ -188,8 +206,8 @@ static int deliver_i386(tc_sys_call *c, int sig) {
     memset(l, 0, sizeof l);
     put32(l, (uint32_t)st->sigact[sig].restorer);
     put32(l + 4, (uint32_t)sig);
-    fill_sigcontext_32(emu, l + L_SC, fp, st->sigmask);
-    put32(l + L_EXTRAMASK, (uint32_t)(st->sigmask >> 32));
+    fill_sigcontext_32(emu, l + L_SC, fp, d->mask, d);
+    put32(l + L_EXTRAMASK, (uint32_t)(d->mask >> 32));
     if (!(flags & SA_RESTORER_V) || tc_emu_write(emu, fp, fx, sizeof fx) < 0 ||
         tc_emu_write(emu, lframe, l, sizeof l) < 0)
       return -1;
@@ -199,6 +217,7 @@ static int deliver_i386(tc_sys_call *c, int sig) {
     set(emu, "esp", lframe);
     set(emu, "eflags", reg(emu, "eflags") & ~(uint64_t)0x10500);
     set(emu, "eip", st->sigact[sig].handler);
+    *frame_at = lframe;
     return 0;
   }
   uint32_t frame = ((fp - I_FRAME + 4) & ~15u) - 4; /* (esp+4) % 16 == 0 */
@@ -208,17 +227,21 @@ static int deliver_i386(tc_sys_call *c, int sig) {
   put32(f + 4, (uint32_t)sig);
   put32(f + 8, frame + I_INFO);
   put32(f + 12, frame + I_UC);
-  int32_t v[3] = {sig, 0, st->pending_code};
+  int32_t v[3] = {sig, 0, d->code};
   memcpy(f + I_INFO, v, sizeof v);
-  put32(f + I_INFO + 12, emu->pid);
-  put32(f + I_INFO + 16, TC_GUEST_UID);
+  if (d->fault) {
+    put32(f + I_INFO + 12, (uint32_t)d->addr);
+  } else {
+    put32(f + I_INFO + 12, emu->pid);
+    put32(f + I_INFO + 16, TC_GUEST_UID);
+  }
   uint8_t *uc = f + I_UC;
   put32(uc + I_UC_STACK, (uint32_t)st->altstack_sp);
   put32(uc + I_UC_STACK + 4,
         st->altstack_size ? (on_alt ? SS_ONSTACK_V : 0) : SS_DISABLE_V);
   put32(uc + I_UC_STACK + 8, (uint32_t)st->altstack_size);
-  fill_sigcontext_32(emu, uc + I_MCTX, fp, st->sigmask);
-  put64(uc + I_SIGMASK, st->sigmask);
+  fill_sigcontext_32(emu, uc + I_MCTX, fp, d->mask, d);
+  put64(uc + I_SIGMASK, d->mask);
   if (!(flags & SA_RESTORER_V) || tc_emu_write(emu, fp, fx, sizeof fx) < 0 ||
       tc_emu_write(emu, frame, f, sizeof f) < 0)
     return -1;
@@ -228,6 +251,7 @@ static int deliver_i386(tc_sys_call *c, int sig) {
   set(emu, "esp", frame);
   set(emu, "eflags", reg(emu, "eflags") & ~(uint64_t)0x10500);
   set(emu, "eip", st->sigact[sig].handler);
+  *frame_at = frame;
   return 0;
 }
 
@@ -262,30 +286,9 @@ int64_t tc_sys_sigreturn(tc_sys_call *c) {
   return 0;
 }
 
-/* Called at the end of the syscall that sent the signal (the syscall
- * instruction's own hook: RIP is still its address and Unicorn adds its
- * 2 bytes after the hook returns). */
-int tc_signal_deliver(tc_sys_call *c) {
-  tc_emu *emu = c->emu;
-  tc_linux_state *st = c->st;
-  int sig = st->pending_sig;
-  st->pending_sig = 0;
-  if (emu->arch->id == TC_ARCH_X86) {
-    uint64_t handler = st->sigact[sig].handler, flags = st->sigact[sig].flags;
-    if (deliver_i386(c, sig) < 0) {
-      c->action = TC_SYS_ACT_KILL; /* no way to run it: SIGSEGV */
-      c->action_arg = 11;
-      return -1;
-    }
-    st->sigmask |= st->sigact[sig].mask;
-    if (!(flags & SA_NODEFER_V))
-      st->sigmask |= 1ull << (sig - 1);
-    if (flags & SA_RESETHAND_V)
-      st->sigact[sig].handler = 0;
-    (void)handler;
-    return 0;
-  }
-  const uint64_t resume = reg(emu, "rip") + 2;
+static int deliver_x86_64(tc_emu *emu, tc_linux_state *st, const sig_desc *d,
+                          uint64_t *frame_at) {
+  int sig = d->sig;
   uint64_t sp = reg(emu, "rsp");
   uint64_t flags = st->sigact[sig].flags;
   bool on_alt = st->altstack_size && sp > st->altstack_sp &&
@@ -307,39 +310,173 @@ int tc_signal_deliver(tc_sys_call *c) {
   memcpy(uc + UC_STACK + 8, &ssf, 4);
   put64(uc + UC_STACK + 16, st->altstack_size);
   for (size_t i = 0; i < N_MCTX; i++)
-    put64(uc + UC_MCTX + 8 * i, i == 16 ? resume : reg(emu, mctx_regs[i]));
-  put64(uc + UC_MCTX + 8 * 18, 0x2b000000000033ull);       /* ss, fs, gs, cs */
-  put64(uc + UC_MCTX + 8 * 21, st->sigmask & 0xffffffffu); /* oldmask */
+    put64(uc + UC_MCTX + 8 * i, i == 16 ? d->resume : reg(emu, mctx_regs[i]));
+  put64(uc + UC_MCTX + 8 * 18, 0x2b000000000033ull); /* ss, fs, gs, cs */
+  put64(uc + UC_MCTX + 8 * 19, d->err);
+  put64(uc + UC_MCTX + 8 * 20, d->trapno);
+  put64(uc + UC_MCTX + 8 * 21, d->mask & 0xffffffffu);  /* oldmask */
+  put64(uc + UC_MCTX + 8 * 22, d->fault ? d->addr : 0); /* cr2 */
   put64(uc + UC_MCTX + MCTX_FPSTATE, fp);
-  put64(uc + UC_SIGMASK, st->sigmask);
+  put64(uc + UC_SIGMASK, d->mask);
   uint8_t *si = f + INFO_OFF;
-  int32_t v[4] = {sig, 0, st->pending_code, 0};
+  int32_t v[4] = {sig, 0, d->code, 0};
   memcpy(si, v, sizeof v);
-  uint32_t pid = emu->pid, uid = TC_GUEST_UID;
-  memcpy(si + 16, &pid, 4);
-  memcpy(si + 20, &uid, 4);
+  if (d->fault) {
+    put64(si + 16, d->addr);
+  } else {
+    uint32_t pid = emu->pid, uid = TC_GUEST_UID;
+    memcpy(si + 16, &pid, 4);
+    memcpy(si + 20, &uid, 4);
+  }
   fx_save(emu, fx);
   if (!(flags & SA_RESTORER_V) || tc_emu_write(emu, fp, fx, sizeof fx) < 0 ||
-      tc_emu_write(emu, frame, f, sizeof f) < 0) {
-    /* No way to run the handler: Linux kills with SIGSEGV. */
-    c->action = TC_SYS_ACT_KILL;
-    c->action_arg = 11;
+      tc_emu_write(emu, frame, f, sizeof f) < 0)
     return -1;
-  }
-  uint64_t handler = st->sigact[sig].handler;
-  st->sigmask |= st->sigact[sig].mask;
-  if (!(flags & SA_NODEFER_V))
-    st->sigmask |= 1ull << (sig - 1);
-  if (flags & SA_RESETHAND_V)
-    st->sigact[sig].handler = 0;
   set(emu, "rdi", (uint64_t)sig);
   set(emu, "rsi", frame + INFO_OFF);
   set(emu, "rdx", frame + UC_OFF);
   set(emu, "rax", 0);
   set(emu, "rsp", frame);
   set(emu, "rflags", reg(emu, "rflags") & ~(uint64_t)0x10500); /* DF RF TF */
-  set(emu, "rip", handler - 2); /* Unicorn adds 2 */
+  set(emu, "rip", st->sigact[sig].handler - d->bias);
+  *frame_at = frame;
   return 0;
+}
+
+/* Builds the frame, moves the registers to the handler, applies the
+ * handler's mask and flags and reports the delivery. -1 if the frame
+ * cannot be written (the caller kills with SIGSEGV, as Linux). */
+static int deliver(tc_emu *emu, tc_linux_state *st, const sig_desc *d) {
+  int sig = d->sig;
+  uint64_t handler = st->sigact[sig].handler, flags = st->sigact[sig].flags;
+  if (emu->obs.on_signal_frame)
+    emu->obs.on_signal_frame(emu->obs.ctx);
+  uint64_t frame = 0;
+  int r = emu->arch->id == TC_ARCH_X86 ? deliver_i386(emu, st, d, &frame)
+                                       : deliver_x86_64(emu, st, d, &frame);
+  if (r < 0)
+    return -1;
+  st->sigmask |= st->sigact[sig].mask;
+  if (!(flags & SA_NODEFER_V))
+    st->sigmask |= 1ull << (sig - 1);
+  if (flags & SA_RESETHAND_V)
+    st->sigact[sig].handler = 0;
+  if (emu->obs.on_signal) {
+    tc_signal_event ev = {0};
+    ev.tid = emu->tid;
+    ev.signal = sig;
+    ev.code = d->code;
+    ev.addr = d->fault ? d->addr : 0;
+    if (!d->fault) {
+      ev.pid = emu->pid;
+      ev.uid = TC_GUEST_UID;
+    }
+    ev.handler = handler;
+    ev.frame = frame;
+    emu->obs.on_signal(emu->obs.ctx, &ev);
+  }
+  return 0;
+}
+
+/* Called at the end of the syscall that sent the signal (the syscall
+ * instruction's own hook: x86-64's RIP is still its address and Unicorn
+ * adds its 2 bytes after the hook returns; int 0x80 has moved EIP past
+ * itself already). */
+int tc_signal_deliver(tc_sys_call *c) {
+  tc_emu *emu = c->emu;
+  tc_linux_state *st = c->st;
+  sig_desc d = {0};
+  d.sig = st->pending_sig;
+  d.code = st->pending_code;
+  d.mask = st->suspend_active ? st->suspend_saved : st->sigmask;
+  st->pending_sig = 0;
+  if (emu->arch->id == TC_ARCH_X86) {
+    d.resume = reg(emu, "eip");
+  } else {
+    d.resume = reg(emu, "rip") + 2;
+    d.bias = 2;
+  }
+  if (deliver(emu, st, &d) < 0) {
+    c->action = TC_SYS_ACT_KILL; /* no way to run it: SIGSEGV */
+    c->action_arg = 11;
+    return -1;
+  }
+  return 0;
+}
+
+/* si_code and the x86 exception of a fault, as arch/x86/mm/fault.c and
+ * traps.c report them. */
+static void fault_desc(const tc_fault_event *f, sig_desc *d) {
+  d->fault = true;
+  d->addr = f->addr;
+  switch (f->kind) {
+  case TC_FAULT_UNMAPPED_READ:
+  case TC_FAULT_UNMAPPED_WRITE:
+  case TC_FAULT_UNMAPPED_FETCH:
+  case TC_FAULT_PROT_READ:
+  case TC_FAULT_PROT_WRITE:
+  case TC_FAULT_PROT_FETCH: {
+    bool prot = f->kind >= TC_FAULT_PROT_READ;
+    d->code = prot ? 2 /* SEGV_ACCERR */ : 1 /* SEGV_MAPERR */;
+    d->trapno = 14;
+    d->err =
+        4u /* user */ | (prot ? 1u : 0u) |
+        (f->kind == TC_FAULT_UNMAPPED_WRITE || f->kind == TC_FAULT_PROT_WRITE
+             ? 2u
+             : 0u) |
+        (f->kind == TC_FAULT_UNMAPPED_FETCH || f->kind == TC_FAULT_PROT_FETCH
+             ? 16u
+             : 0u);
+    break;
+  }
+  case TC_FAULT_INVALID_INSN:
+    d->code = 2; /* ILL_ILLOPN */
+    d->trapno = 6;
+    d->addr = f->pc;
+    break;
+  case TC_FAULT_DIVIDE:
+    d->code = 1; /* FPE_INTDIV */
+    d->trapno = 0;
+    d->addr = f->pc;
+    break;
+  default:          /* general protection: privileged instructions */
+    d->code = 0x80; /* SI_KERNEL */
+    d->trapno = 13;
+    d->addr = 0;
+    break;
+  }
+}
+
+bool tc_linux_fault_handled(tc_emu *emu) {
+  if (!emu->faulted || !tc_signal_can_deliver(emu))
+    return false;
+  tc_linux_state *st = tc_linux_state_of(emu);
+  int sig = emu->fault.signal;
+  if (!st || sig < 1 || sig > TC_NSIG)
+    return false;
+  uint64_t h = st->sigact[sig].handler;
+  /* Linux forces a blocked or ignored fault signal to its default. */
+  return h > 1 && !(st->sigmask & (1ull << (sig - 1)));
+}
+
+bool tc_linux_deliver_fault(tc_emu *emu) {
+  if (!tc_linux_fault_handled(emu))
+    return false;
+  tc_linux_state *st = tc_linux_state_of(emu);
+  sig_desc d = {0};
+  d.sig = emu->fault.signal;
+  d.mask = st->sigmask;
+  fault_desc(&emu->fault, &d);
+  d.resume = emu->fault.pc;
+  /* The frame saves the faulting instruction as the place to go on. */
+  tc_emu_set_reg(emu, emu->arch->pc_reg, d.resume);
+  if (deliver(emu, st, &d) < 0)
+    return false;
+  emu->faulted = false;
+  emu->exited = false;
+  emu->exit_signal = 0;
+  emu->exit_code = 0;
+  return true;
 }
 
 /* rt_sigreturn: the handler returned through sa_restorer, whose syscall
@@ -382,4 +519,222 @@ int64_t tc_sys_rt_sigreturn(tc_sys_call *c) {
   uint64_t mask = get64(uc + UC_SIGMASK);
   c->st->sigmask = mask & ~((1ull << 8) | (1ull << 18)); /* not KILL/STOP */
   return 0;
+}
+
+/* ------------------------------------------------- timers and waiting */
+
+#define NS_PER_S 1000000000ull
+enum { SIGALRM_V = 14, SI_KERNEL_V = 0x80 };
+
+/* A signal the kernel raises for the process (timer expiry): delivered
+ * at the end of this syscall, kept pending while blocked, or its default
+ * action (SIGALRM: terminate). */
+static void raise_self(tc_sys_call *c, int sig, int code) {
+  tc_linux_state *st = c->st;
+  uint64_t h = st->sigact[sig].handler;
+  if (h == 1)
+    return; /* SIG_IGN */
+  if (st->sigmask & (1ull << (sig - 1))) {
+    st->pending_set |= 1ull << (sig - 1);
+    st->pending_set_code[sig] = code;
+    return;
+  }
+  if (h == 0) {
+    c->action = TC_SYS_ACT_KILL;
+    c->action_arg = sig;
+    return;
+  }
+  if (!st->pending_sig) {
+    st->pending_sig = sig;
+    st->pending_code = code;
+  }
+}
+
+static void timer_check(tc_sys_call *c) {
+  tc_linux_state *st = c->st;
+  uint64_t now = c->emu->clock_ns;
+  if (!st->timer_deadline || now < st->timer_deadline)
+    return;
+  if (st->timer_interval) {
+    uint64_t late = (now - st->timer_deadline) / st->timer_interval + 1;
+    st->timer_deadline += late * st->timer_interval;
+  } else {
+    st->timer_deadline = 0;
+  }
+  raise_self(c, SIGALRM_V, SI_KERNEL_V);
+}
+
+void tc_signal_syscall_end(tc_sys_call *c) {
+  tc_linux_state *st = c->st;
+  if (c->action == TC_SYS_ACT_NONE)
+    timer_check(c);
+  if (!st->pending_sig && c->action == TC_SYS_ACT_NONE) {
+    uint64_t ready = st->pending_set & ~st->sigmask;
+    if (ready) {
+      int sig = __builtin_ctzll(ready) + 1;
+      st->pending_set &= ~(1ull << (sig - 1));
+      uint64_t h = st->sigact[sig].handler;
+      if (h > 1 && tc_signal_can_deliver(c->emu)) {
+        st->pending_sig = sig;
+        st->pending_code = st->pending_set_code[sig];
+      } else if (h == 0 && sig == SIGALRM_V) {
+        c->action = TC_SYS_ACT_KILL;
+        c->action_arg = sig;
+      }
+    }
+  }
+  bool delivered = false;
+  if (st->pending_sig && c->action == TC_SYS_ACT_NONE)
+    delivered = tc_signal_deliver(c) == 0;
+  if (st->suspend_active) {
+    /* delivered: the frame saved the old mask, sigreturn restores it;
+     * else the old mask is back now */
+    if (!delivered)
+      st->sigmask = st->suspend_saved;
+    st->suspend_active = false;
+  }
+  st->pending_sig = 0;
+}
+
+static uint64_t timer_left(tc_linux_state *st, uint64_t now) {
+  return st->timer_deadline > now ? st->timer_deadline - now : 0;
+}
+
+int64_t tc_sys_alarm(tc_sys_call *c) {
+  tc_linux_state *st = c->st;
+  uint64_t now = c->emu->clock_ns;
+  uint64_t left = st->timer_deadline ? timer_left(st, now) : 0;
+  /* Linux rounds to the nearest second, and never reports 0 for a
+   * pending alarm. */
+  int64_t prev =
+      st->timer_deadline ? (int64_t)((left + NS_PER_S / 2) / NS_PER_S) : 0;
+  if (st->timer_deadline && prev == 0)
+    prev = 1;
+  uint32_t secs = (uint32_t)c->a[0];
+  st->timer_deadline = secs ? now + secs * NS_PER_S : 0;
+  st->timer_interval = 0;
+  return prev;
+}
+
+/* struct itimerval: it_interval, it_value, each {tv_sec, tv_usec} longs. */
+static int put_itimer(tc_sys_call *c, uint64_t at) {
+  tc_linux_state *st = c->st;
+  unsigned l = c->emu->arch->ptr_size;
+  uint64_t left = st->timer_deadline ? timer_left(st, c->emu->clock_ns) : 0;
+  if (st->timer_deadline && left == 0)
+    left = 1000; /* due: 1 µs, as Linux shows an expiring timer */
+  uint64_t v[4] = {st->timer_interval / NS_PER_S,
+                   st->timer_interval % NS_PER_S / 1000, left / NS_PER_S,
+                   (left % NS_PER_S + 999) / 1000};
+  if (v[3] == 1000000) {
+    v[2]++;
+    v[3] = 0;
+  }
+  for (int i = 0; i < 4; i++) {
+    int r = tc_sys_put_uint(c->emu, at + i * l, l, v[i]);
+    if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
+int64_t tc_sys_getitimer(tc_sys_call *c) {
+  int which = (int)c->a[0];
+  if (which < 0 || which > 2)
+    return -EINVAL;
+  if (which != 0) { /* ITIMER_VIRTUAL/PROF: never armed here */
+    unsigned l = c->emu->arch->ptr_size;
+    for (int i = 0; i < 4; i++) {
+      int r = tc_sys_put_uint(c->emu, c->a[1] + i * l, l, 0);
+      if (r < 0)
+        return r;
+    }
+    return 0;
+  }
+  return put_itimer(c, c->a[1]);
+}
+
+int64_t tc_sys_setitimer(tc_sys_call *c) {
+  tc_linux_state *st = c->st;
+  int which = (int)c->a[0];
+  unsigned l = c->emu->arch->ptr_size;
+  if (which < 0 || which > 2)
+    return -EINVAL;
+  uint64_t v[4] = {0, 0, 0, 0};
+  if (c->a[1])
+    for (int i = 0; i < 4; i++) {
+      int r = tc_sys_get_uint(c->emu, c->a[1] + i * l, l, &v[i]);
+      if (r < 0)
+        return r;
+    }
+  for (int i = 1; i < 4; i += 2)
+    if (v[i] >= 1000000)
+      return -EINVAL;
+  if (which != 0) {
+    /* CPU-time timers: tracecorn has no per-process CPU clock to run
+     * them on; refused rather than silently never firing. */
+    return v[2] || v[3] ? -EINVAL : 0;
+  }
+  if (c->a[2]) {
+    int r = put_itimer(c, c->a[2]);
+    if (r < 0)
+      return r;
+  }
+  uint64_t value = v[2] * NS_PER_S + v[3] * 1000;
+  st->timer_deadline = value ? c->emu->clock_ns + value : 0;
+  st->timer_interval = value ? v[0] * NS_PER_S + v[1] * 1000 : 0;
+  return 0;
+}
+
+/* Waiting for a signal: the only thing that can come is the timer (one
+ * thread, no other process), so the virtual clock jumps to it. */
+static int64_t wait_for_signal(tc_sys_call *c, const char *what) {
+  tc_linux_state *st = c->st;
+  if (st->pending_set & ~st->sigmask)
+    return -EINTR;
+  uint64_t alrm = 1ull << (SIGALRM_V - 1);
+  if (st->timer_deadline && st->sigact[SIGALRM_V].handler != 1 &&
+      !(st->sigmask & alrm)) {
+    if (c->emu->clock_ns < st->timer_deadline)
+      c->emu->clock_ns = st->timer_deadline;
+    return -EINTR;
+  }
+  if (!c->emu->opt.quiet)
+    fprintf(stderr,
+            "tracecorn: %s would wait forever (no timer armed and no other "
+            "thread or process to send a signal); returning -EINTR\n",
+            what);
+  return -EINTR;
+}
+
+int64_t tc_sys_pause(tc_sys_call *c) { return wait_for_signal(c, "pause"); }
+
+int64_t tc_sys_rt_sigsuspend(tc_sys_call *c) {
+  tc_linux_state *st = c->st;
+  const tc_arch *arch = c->emu->arch;
+  if (c->a[1] != tc_xlat_sigset_size(arch))
+    return -EINVAL;
+  uint8_t buf[8];
+  int r = tc_sys_read(c->emu, c->a[0], buf, sizeof buf);
+  if (r < 0)
+    return r;
+  uint64_t m = get64(buf); /* x86: little-endian words, signals 1..64 */
+  st->suspend_saved = st->sigmask;
+  st->suspend_active = true;
+  st->sigmask = tc_xlat_sigset_to_host(arch, m) & ~((1ull << 8) | (1ull << 18));
+  r = (int)wait_for_signal(c, "sigsuspend");
+  /* Not delivered (nothing came): the old mask is back at once. */
+  return r;
+}
+
+uint64_t tc_signal_sleep_ns(tc_sys_call *c, uint64_t ns, bool *interrupted) {
+  tc_linux_state *st = c->st;
+  uint64_t now = c->emu->clock_ns;
+  *interrupted = false;
+  if (!st->timer_deadline || st->sigact[SIGALRM_V].handler == 1 ||
+      (st->sigmask & (1ull << (SIGALRM_V - 1))) ||
+      st->timer_deadline >= now + ns)
+    return ns;
+  *interrupted = true;
+  return timer_left(st, now);
 }

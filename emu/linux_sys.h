@@ -48,13 +48,26 @@ typedef struct tc_linux_state {
   bool handler_reported; /* a signal for a guest handler was dropped */
   int pending_sig;       /* delivered when the current syscall returns */
   int pending_code;      /* its si_code: SI_USER (kill) or SI_TKILL */
+  /* Raised while blocked: delivered once unblocked (bit sig-1). */
+  uint64_t pending_set;
+  int pending_set_code[TC_NSIG + 1];
+  /* ITIMER_REAL (alarm, setitimer) on the virtual clock: 0 = disarmed. */
+  uint64_t timer_deadline, timer_interval;
+  /* rt_sigsuspend in progress: the mask to restore after it. */
+  bool suspend_active;
+  uint64_t suspend_saved;
   bool high_unknown_reported;
 } tc_linux_state;
 
 /* One syscall in flight. Handlers return the value the guest sees
  * (-errno on failure). Actions that end the process are deferred until
  * the syscall has been reported to the observer. */
-enum { TC_SYS_ACT_NONE = 0, TC_SYS_ACT_EXIT, TC_SYS_ACT_KILL };
+enum {
+  TC_SYS_ACT_NONE = 0,
+  TC_SYS_ACT_EXIT,
+  TC_SYS_ACT_KILL,
+  TC_SYS_ACT_THREAD_EXIT /* exit(2) ended the calling thread only */
+};
 
 typedef struct tc_sys_call {
   tc_emu *emu;
@@ -89,6 +102,18 @@ tc_linux_state *tc_linux_state_of(tc_emu *emu);
 /* linux_signal.c: delivery to guest handlers (x86-64 so far). */
 bool tc_signal_can_deliver(const tc_emu *emu);
 int tc_signal_deliver(tc_sys_call *c);
+/* At the end of every syscall: fires an expired timer, picks a pending
+ * signal the mask now allows, delivers it (tc_signal_deliver) and ends a
+ * sigsuspend. */
+void tc_signal_syscall_end(tc_sys_call *c);
+int64_t tc_sys_alarm(tc_sys_call *c);
+int64_t tc_sys_setitimer(tc_sys_call *c);
+int64_t tc_sys_getitimer(tc_sys_call *c);
+int64_t tc_sys_pause(tc_sys_call *c);
+int64_t tc_sys_rt_sigsuspend(tc_sys_call *c);
+/* nanosleep & co.: how long a sleep of ns really lasts before the timer
+ * interrupts it (ns itself if it does not). */
+uint64_t tc_signal_sleep_ns(tc_sys_call *c, uint64_t ns, bool *interrupted);
 int64_t tc_sys_rt_sigreturn(tc_sys_call *c);
 int64_t tc_sys_sigreturn(tc_sys_call *c);
 /* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit

@@ -485,9 +485,10 @@ static int64_t sys_nanosleep(tc_sys_call *c) {
   int r = tc_sys_read_timespec_ns(c, c->a[0], false, &ns);
   if (r < 0)
     return r;
-  c->emu->clock_ns += ns;
+  bool intr;
+  c->emu->clock_ns += tc_signal_sleep_ns(c, ns, &intr);
   tc_thread_yield(c); /* the other threads run meanwhile */
-  return 0;
+  return intr ? -EINTR : 0; /* the timer's SIGALRM cut it short */
 }
 
 static int64_t clock_nanosleep_common(tc_sys_call *c, bool time64) {
@@ -503,9 +504,10 @@ static int64_t clock_nanosleep_common(tc_sys_call *c, bool time64) {
     return r;
   if (c->a[1] & 1) /* TIMER_ABSTIME */
     ns = ns > now ? ns - now : 0;
-  c->emu->clock_ns += ns;
+  bool intr;
+  c->emu->clock_ns += tc_signal_sleep_ns(c, ns, &intr);
   tc_thread_yield(c);
-  return 0;
+  return intr ? -EINTR : 0;
 }
 
 static int64_t sys_clock_nanosleep(tc_sys_call *c) {
@@ -788,6 +790,11 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"tgkill", sys_tgkill},
     {"rt_sigaction", sys_rt_sigaction},
     {"rt_sigreturn", tc_sys_rt_sigreturn},
+    {"alarm", tc_sys_alarm},
+    {"setitimer", tc_sys_setitimer},
+    {"getitimer", tc_sys_getitimer},
+    {"pause", tc_sys_pause},
+    {"rt_sigsuspend", tc_sys_rt_sigsuspend},
     {"sigreturn", tc_sys_sigreturn},
     {"rt_sigprocmask", sys_rt_sigprocmask},
     {"sigaltstack", sys_sigaltstack},

@@ -325,6 +325,12 @@ void tc_linux_syscall(tc_emu *emu) {
     rec.name = c.name;
     memcpy(rec.args, c.a, sizeof rec.args);
     rec.ret = c.no_return ? 0 : ret;
+    if (c.no_return && c.action == TC_SYS_ACT_NONE) {
+      /* sigreturn: what the guest sees in the return register is the
+       * interrupted code's value, restored from the frame */
+      uint64_t v = tc_emu_reg(emu, abi->ret_reg) & mask;
+      rec.ret = arch->ptr_size == 4 ? (int64_t)(int32_t)v : (int64_t)v;
+    }
     rec.unknown = unknown;
     emu->obs.on_syscall(emu->obs.ctx, &rec);
   }
@@ -332,8 +338,7 @@ void tc_linux_syscall(tc_emu *emu) {
   /* A signal the call sent to the process itself, with a handler: the
    * handler runs now, as the kernel delivers on the way back to user mode
    * (its frame is a kernel write of this syscall). */
-  if (c.st->pending_sig && c.action == TC_SYS_ACT_NONE)
-    tc_signal_deliver(&c);
+  tc_signal_syscall_end(&c);
   if (c.action == TC_SYS_ACT_EXIT)
     tc_emu_exit(emu, c.action_arg);
   else if (c.action == TC_SYS_ACT_KILL)

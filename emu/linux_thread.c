@@ -517,6 +517,7 @@ bool tc_thread_exit(tc_sys_call *c) {
     futex_wake(emu, emu->clear_child_tid, BITSET_MATCH_ANY, 1);
   self->state = TC_THREAD_EXITED;
   c->no_return = true;
+  c->action = TC_SYS_ACT_THREAD_EXIT;
   emu->resched = TC_RESCHED_BLOCK;
   uc_emu_stop(emu->uc);
   return true;

@@ -396,6 +396,11 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
   tc_writer *w = fmt->open_writer(tmp, &s->info, err);
   if (!w)
     return -1;
+  if (tc_outfile_check(tmp, path, err) < 0) {
+    fmt->close_writer(w, NULL);
+    tc_outfile_discard(tmp);
+    return -1;
+  }
   output *o = &s->out[s->nout++];
   memset(o, 0, sizeof *o);
   o->fmt = fmt;

@@ -92,6 +92,13 @@ struct tc_recorder {
   bool kspooled;
   bool have_sys;
   tc_syscall_record sys;
+  /* A signal delivered to a guest handler: its frame (the kernel writes
+   * after on_signal_frame) and the event, emitted after the SYSCALL that
+   * sent it or right away after a fault. */
+  bool in_signal_frame, have_sig;
+  mem_list sigmem;
+  tc_signal_event sig;
+  bool fault_emitted;
   kernel_ev *kev;
   size_t nkev, capkev;
 
@@ -338,6 +345,19 @@ static int kspool_next_part(tc_recorder *r) {
   }
 }
 
+static void emit_signal(tc_recorder *r, uint64_t insn_index) {
+  if (!r->have_sig)
+    return;
+  tc_event ev = {.kind = TC_EV_SIGNAL};
+  ev.u.sig = r->sig;
+  ev.u.sig.insn_index = insn_index;
+  ev.u.sig.nmem = (uint32_t)r->sigmem.n;
+  ev.u.sig.mem = mem_build(r, &r->sigmem);
+  emit_event(r, &ev);
+  mem_clear(&r->sigmem);
+  r->have_sig = false;
+}
+
 static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
   for (size_t i = 0; i < r->nkev; i++) {
     kernel_ev *k = &r->kev[i];
@@ -374,6 +394,7 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
     r->stats.syscalls++;
     r->have_sys = false;
   }
+  emit_signal(r, insn_index);
   if (r->kspooled) {
     rewind(r->kspool);
     if (ftruncate(fileno(r->kspool), 0) < 0)
@@ -715,6 +736,10 @@ static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
     check_code_write(r, addr, size);
     return;
   }
+  if (r->in_signal_frame) {
+    mem_add(r, &r->sigmem, addr, (uint32_t)size, TC_MEM_WRITE, old, nw);
+    return;
+  }
   /* Large kernel writes (read(2) into a buffer) are kept whole: they
    * are the guest's input and must be in the trace. Past KMEM_INLINE
    * bytes they go to a spool file, so host memory stays bounded. */
@@ -749,6 +774,19 @@ static void obs_syscall(void *ctx, const tc_syscall_record *rec) {
     return; /* outside the window */
   r->sys = *rec;
   r->have_sys = true;
+}
+
+static void obs_signal_frame(void *ctx) {
+  tc_recorder *r = ctx;
+  mem_clear(&r->sigmem);
+  r->in_signal_frame = true;
+}
+
+static void obs_signal(void *ctx, const tc_signal_event *rec) {
+  tc_recorder *r = ctx;
+  r->in_signal_frame = false;
+  r->sig = *rec;
+  r->have_sig = !(r->skipping && !r->have_pending);
 }
 
 /* ------------------------------------------------------------ lifecycle */
@@ -808,6 +846,7 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->scratch_ptrs);
   mem_free(&r->mem);
   mem_free(&r->kmem);
+  mem_free(&r->sigmem);
   if (r->kspool)
     fclose(r->kspool);
   free(r->kev);
@@ -933,6 +972,46 @@ static void pend_from_memory(tc_recorder *r, uint64_t pc) {
   r->have_pending = r->pend.size > 0;
 }
 
+/* The faulting instruction (did not complete) and the FAULT event. */
+static void emit_fault(tc_recorder *r) {
+  tc_emu *emu = r->emu;
+  if (r->skipping && !r->have_pending)
+    window_resume(r);
+  uint64_t fpc = emu->fault.pc;
+  if (r->have_pending && r->pend.pc != fpc)
+    finalize(r, fpc, true);
+  if (!r->have_pending && emu->fault.kind != TC_FAULT_UNMAPPED_FETCH &&
+      emu->fault.kind != TC_FAULT_PROT_FETCH)
+    pend_from_memory(r, fpc);
+  if (r->have_pending)
+    finalize(r, fpc, false);
+  tc_event ev = {.kind = TC_EV_FAULT};
+  ev.u.fault = emu->fault;
+  ev.u.fault.insn_index = r->insn_index ? r->insn_index - 1 : 0;
+  emit_event(r, &ev);
+  r->fault_emitted = true;
+}
+
+/* A fault the guest has a handler for: the faulting instruction and the
+ * FAULT, then the SIGNAL with the frame and a KEYFRAME with the handler's
+ * entry state; the run goes on in the handler. False if it ends the run. */
+static bool deliver_fault(tc_recorder *r) {
+  tc_emu *emu = r->emu;
+  if (r->stop_requested || !tc_linux_fault_handled(emu))
+    return false;
+  emit_fault(r);
+  if (!tc_linux_deliver_fault(emu)) {
+    tc_emu_kill(emu, 11); /* the frame could not be written */
+    return false;
+  }
+  r->fault_emitted = false;
+  emit_signal(r, r->insn_index ? r->insn_index - 1 : 0);
+  read_all_regs(r, r->state_cur);
+  r->stale_all = true;
+  emit_keyframe(r);
+  return true;
+}
+
 /* --trace-func: keeps the outgoing thread's activation, takes up the
  * incoming one's (none if it has not been seen). */
 static void swap_func_activation(tc_recorder *r, uint32_t from, uint32_t to) {
@@ -1000,8 +1079,9 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   r->stale_all = true;
   emit_keyframe(r);
   exec_ranges_rebuild(r);
-  emu->obs = (tc_emu_observer){r,           obs_map,          obs_unmap,
-                               obs_protect, obs_kernel_write, obs_syscall};
+  emu->obs = (tc_emu_observer){
+      r,           obs_map,          obs_unmap, obs_protect, obs_kernel_write,
+      obs_syscall, obs_signal_frame, obs_signal};
   if (install_hooks(r, err) < 0)
     return -1;
 
@@ -1037,6 +1117,10 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
       run_emulated(r);
       continue;
     }
+    if (emu->faulted && !r->stopped && deliver_fault(r)) {
+      spins = 0;
+      continue;
+    }
     if (emu->exited || r->stopped)
       break;
     if (r->switch_due || emu->resched) {
@@ -1063,21 +1147,10 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   /* Flush the last record, or the faulting instruction's (recorded even
    * outside the window: the fault ends the program). */
   tc_emu_restart_pc(emu);
-  if (emu->faulted && r->skipping && !r->have_pending)
-    window_resume(r);
-  if (emu->faulted) {
-    uint64_t fpc = emu->fault.pc;
-    if (r->have_pending && r->pend.pc != fpc)
-      finalize(r, fpc, true);
-    if (!r->have_pending && emu->fault.kind != TC_FAULT_UNMAPPED_FETCH &&
-        emu->fault.kind != TC_FAULT_PROT_FETCH)
-      pend_from_memory(r, fpc);
-    if (r->have_pending)
-      finalize(r, fpc, false);
-    tc_event ev = {.kind = TC_EV_FAULT};
-    ev.u.fault = emu->fault;
-    ev.u.fault.insn_index = r->insn_index ? r->insn_index - 1 : 0;
-    emit_event(r, &ev);
+  if (emu->faulted && !r->fault_emitted) {
+    emit_fault(r);
+  } else if (emu->faulted) {
+    /* delivery failed after the FAULT was written: Linux's SIGSEGV */
   } else if (r->have_pending) {
     finalize(r, tc_emu_reg(emu, a->pc_reg), true);
   }

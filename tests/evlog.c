@@ -47,6 +47,9 @@ int evlog_sink(void *ctx, const tc_event *ev, tc_error *err) {
   case TC_EV_SYSCALL:
     c->u.sys.mem = dup_mem(ev->u.sys.mem, ev->u.sys.nmem);
     break;
+  case TC_EV_SIGNAL:
+    c->u.sig.mem = dup_mem(ev->u.sig.mem, ev->u.sig.nmem);
+    break;
   case TC_EV_MAP:
   case TC_EV_UNMAP:
   case TC_EV_PROTECT:
@@ -85,6 +88,9 @@ void evlog_free(evlog *l) {
       break;
     case TC_EV_SYSCALL:
       free_mem(e->u.sys.mem, e->u.sys.nmem);
+      break;
+    case TC_EV_SIGNAL:
+      free_mem(e->u.sig.mem, e->u.sig.nmem);
       break;
     case TC_EV_MAP:
     case TC_EV_UNMAP:
@@ -221,6 +227,17 @@ int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max) {
     case TC_EV_FAULT:
       DIFF(memcmp(&x->u.fault, &y->u.fault, sizeof x->u.fault), "fault");
       break;
+    case TC_EV_SIGNAL: {
+      const tc_signal_event *p = &x->u.sig, *q = &y->u.sig;
+      DIFF(p->insn_index != q->insn_index || p->tid != q->tid ||
+               p->signal != q->signal || p->code != q->code ||
+               p->addr != q->addr || p->pid != q->pid || p->uid != q->uid ||
+               p->handler != q->handler || p->frame != q->frame,
+           "signal");
+      DIFF(p->nmem != q->nmem || !mem_equal(p->mem, q->mem, p->nmem),
+           "signal frame memory");
+      break;
+    }
     case TC_EV_EXIT:
       DIFF(x->u.exit.reason != y->u.exit.reason ||
                x->u.exit.status != y->u.exit.status ||
@@ -308,7 +325,8 @@ int evlog_write_mips64el_tct(const char *ref, tc_error *err) {
     in->mem = i == 1 ? &sd : i == 2 ? &ld : NULL;
   }
   ev[n].kind = TC_EV_SYSCALL;
-  ev[n++].u.sys = (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL, 0, 0};
+  ev[n++].u.sys =
+      (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL, 0, 0};
   ev[n].kind = TC_EV_EXIT;
   ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 0, 0, 4, NULL};
   tc_trace_info info = {0};

@@ -295,6 +295,60 @@ static void test_signal_handlers(void) {
   free(out);
 }
 
+/* Faults go to the guest's handlers (issue 15): SIGSEGV (unmapped,
+ * write-protected then repaired and the store re-run), SIGFPE, SIGILL with
+ * Linux's si_code/si_addr/trapno/err, siglongjmp out of handlers, alarm()
+ * and setitimer() waking pause()/sigsuspend() on the virtual clock, and a
+ * blocked fault signal killing: output and status equal Linux's on x86-64
+ * and i386. The trace holds FAULT, SIGNAL and the handler's KEYFRAME;
+ * strace shows the signals as strace does; every format verifies. */
+static void test_fault_handlers(void) {
+  tu_check_reference(TU_REF_AUTO, "sigfault64", "");
+  tu_check_reference(TU_REF_AUTO, "sigfault32", "");
+  char *out = NULL, tct[4200];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("sigfault"));
+  int st = tu_run_merge(&out, TC_CLI, "record", "-q", "-o", tu_tmp("sigfault"),
+                        "--", tu_guest("sigfault64"), NULL);
+  CU_ASSERT_EQUAL(st, 128 + 8); /* the blocked SIGFPE at the end */
+  free(out);
+  out = NULL;
+  tu_run_merge(&out, TC_CLI, "strace", tct, NULL);
+  const char *o = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(
+      o,
+      "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x10} ---"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "si_code=FPE_INTDIV"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "si_code=ILL_ILLOPN"));
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(o, "--- SIGALRM {si_signo=SIGALRM, si_code=SI_KERNEL} ---"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "+++ killed by SIGFPE +++"));
+  /* one line per fault, not one for the FAULT and one for the SIGNAL */
+  int segv = 0;
+  for (const char *p = o; (p = strstr(p, "--- SIGSEGV")) != NULL; p++)
+    segv++;
+  CU_ASSERT_EQUAL(segv, 3);
+  free(out);
+  out = NULL;
+  tu_run_merge(&out, TC_CLI, "dump", tct, NULL);
+  o = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "signal  SIGSEGV (code 1, addr 0x10) to "
+                                   "handler"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "<on_write_protect>"));
+  free(out);
+  out = NULL;
+  st = tu_run_merge(&out, TC_CLI, "verify", "-q", "--", tu_guest("sigfault64"),
+                    NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "FAILED"));
+  free(out);
+  out = NULL;
+  st = tu_run_merge(&out, TC_CLI, "verify", "-q", "-f", "trac,tfile,bap,rvn",
+                    "--", tu_guest("sigfault32"), NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "FAILED"));
+  free(out);
+}
+
 /* convert takes dump's selection: a tct of one function's instructions
  * that reads back, and --syscalls-only keeps only the syscalls. */
 static void test_convert_selection(void) {
@@ -347,6 +401,8 @@ int main(void) {
       {"convert with a selection", test_convert_selection},
       {"signal handlers: x86-64 = native; elsewhere a notice",
        test_signal_handlers},
+      {"fault handlers, alarm, setitimer: x86-64, i386 = native",
+       test_fault_handlers},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

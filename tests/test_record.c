@@ -219,6 +219,23 @@ static void test_i386_gs_base(void) {
     checked++;
   }
   CU_ASSERT(checked > 10);
+  /* Every state shows the selectors Linux gives a 32-bit process:
+   * __USER32_CS 0x23 and __USER_DS 0x2b, both RPL 3. */
+  int cs = tc_arch_reg_index(l.arch, "cs"),
+      ss = tc_arch_reg_index(l.arch, "ss");
+  CU_ASSERT_FATAL(cs >= 0 && ss >= 0);
+  size_t states = 0;
+  for (size_t i = 0; i < l.n; i++) {
+    const uint8_t *st = l.ev[i].kind == TC_EV_INSN ? l.ev[i].u.insn.state_after
+                        : l.ev[i].kind == TC_EV_KEYFRAME ? l.ev[i].u.key.state
+                                                         : NULL;
+    if (!st)
+      continue;
+    CU_ASSERT_EQUAL(tc_state_get(l.arch, st, cs), 0x23);
+    CU_ASSERT_EQUAL(tc_state_get(l.arch, st, ss), 0x2b);
+    states++;
+  }
+  CU_ASSERT(states > 1000);
   evlog_free(&l);
 }
 

@@ -147,7 +147,8 @@ static void test_format_identity(void) {
   CU_ASSERT_STRING_EQUAL(F->extension(tc_arch_by_id(TC_ARCH_X86_64)), ".rvn");
   CU_ASSERT_EQUAL(F->caps, TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_EXACT |
                                TC_CAP_MEM_OLD | TC_CAP_MEM_WRITES_ONLY |
-                               TC_CAP_SYSCALLS);
+                               TC_CAP_SYSCALLS | TC_CAP_SYSCALL_MEM |
+                               TC_CAP_MAP_DATA | TC_CAP_FAULTS);
   CU_ASSERT_PTR_NOT_NULL(F->seek);
   tc_error err = {{0}};
   CU_ASSERT_EQUAL(F->supports(tc_arch_by_id(TC_ARCH_X86_64), &err), 0);

@@ -21,6 +21,10 @@
 #define MAX_FORMATS 16
 
 static tc_session *g_session;
+/* The formats the last `record` could not open an output for (it said
+ * why): `verify` does not look for their files. */
+static const tc_format *g_refused[MAX_FORMATS];
+static int g_nrefused;
 
 /* Ctrl-C / SIGTERM: stop after the current instruction, status 128+sig.
  * A watchdog alarm follows: if the engine has not returned 2 s later (a
@@ -72,6 +76,12 @@ static void usage_record(FILE *f) {
           "                        format the arch can hold, `readable`: those "
           "with a\n"
           "                        reader too; see `tracecorn formats`\n"
+          "  -z, --zst             compress every output with zstd: "
+          "NAME.EXT.zst\n"
+          "                        (read back by every command; zstd "
+          "decompresses\n"
+          "                        them to the plain files; not for rvn, a "
+          "directory)\n"
           "      --force           replace existing files that are not "
           "traces (each\n"
           "                        output is written as NAME.partial.EXT and "
@@ -164,7 +174,10 @@ static void usage(FILE *f) {
           "       tracecorn formats                              list the "
           "formats\n"
           "       tracecorn COMMAND --help                       help for a "
-          "command\n",
+          "command\n"
+          "\n"
+          "Every command reads zstd-compressed traces (FILE.zst) as they "
+          "are; record -z\nand convert ... OUT.zst write them.\n",
           TC_VERSION_STRING);
 }
 
@@ -347,6 +360,7 @@ static int cmd_record(int argc, char **argv) {
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
       {"force", no_argument, 0, 17},
+      {"zst", no_argument, 0, 'z'},
       {"trace-range", required_argument, 0, 18},
       {"trace-func", required_argument, 0, 19},
       {"ucir-layout", required_argument, 0, 13},
@@ -367,11 +381,11 @@ static int cmd_record(int argc, char **argv) {
   char walias[2][256];
   int nwopts = 0;
   int c;
-  bool force = false;
+  bool force = false, zst = false;
   const char *tranges[17], *tfuncs[17];
   int ntranges = 0, ntfuncs = 0;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+o:f:qE:O:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:f:qzE:O:h", longopts, NULL)) != -1) {
     if ((c == 'O' || c == 13 || c == 14) && nwopts == MAX_WOPTS) {
       fprintf(stderr, "tracecorn: too many writer options (at most %d)\n",
               MAX_WOPTS);
@@ -392,6 +406,9 @@ static int cmd_record(int argc, char **argv) {
       break;
     case 17:
       force = true;
+      break;
+    case 'z':
+      zst = true;
       break;
     case 18:
     case 19:
@@ -673,8 +690,13 @@ static int cmd_record(int argc, char **argv) {
    * every output before any is created). */
   for (int i = 0; i < nchosen && !force; i++) {
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s%s", prefix,
-             chosen[i]->extension(info->arch));
+    int k = snprintf(path, sizeof path, "%s%s%s", prefix,
+                     chosen[i]->extension(info->arch), zst ? ".zst" : "");
+    if (k < 0 || k >= (int)sizeof path) {
+      fprintf(stderr, "tracecorn: -o %s: name too long\n", prefix);
+      tc_session_free(s);
+      return 2;
+    }
     if (clobbers_non_trace(path, chosen[i])) {
       refuse_clobber(path);
       tc_session_free(s);
@@ -691,11 +713,18 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "tracecorn: %s: skipped (%s)\n", fmt->name, why.msg);
       continue;
     }
-    snprintf(paths[npaths], PATH_MAX, "%s%s", prefix,
-             fmt->extension(info->arch));
+    int k = snprintf(paths[npaths], PATH_MAX, "%s%s%s", prefix,
+                     fmt->extension(info->arch), zst ? ".zst" : "");
+    if (k < 0 || k >= PATH_MAX) {
+      fprintf(stderr, "tracecorn: -o %s: name too long\n", prefix);
+      refused++;
+      continue;
+    }
     if (tc_session_add_writer(s, fmt, paths[npaths], &err) < 0) {
       fprintf(stderr, "tracecorn: %s\n", err.msg);
       refused++;
+      if (g_nrefused < MAX_FORMATS)
+        g_refused[g_nrefused++] = fmt;
       continue;
     }
     npaths++;
@@ -1098,12 +1127,50 @@ static int cmd_dump(int argc, char **argv) {
   return run_dump(argv[optind], in, tc_format_by_name(out), &cf, wopts);
 }
 
+static void convert_help(void) {
+  printf(
+      "usage: tracecorn convert [--from FMT] [-O FORMAT.KEY=VALUE] [--strict] "
+      "IN --to FMT OUT\n\n"
+      "Reads the trace IN and writes the same recording to OUT in FMT.\n\n"
+      "Formats: IN is tct, trac, tfile, ucir, bap, rvn, drcov or tenet, found "
+      "from its\ncontent (--from FMT names it instead); FMT is any format with "
+      "a writer\n(`tracecorn formats`), text and json included. FMT must hold "
+      "IN's arch\n(trac, rvn: x86 and x86-64; tenet: also arm; tfile: no "
+      "mips64el).\n\n"
+      "Losses: each format holds only part of a recording (registers, "
+      "memory values,\nread/write kinds, old values, syscalls and their "
+      "memory writes, maps, module\nnames, thread ids, faults, the exit; see "
+      "docs/formats/README.md). What OUT\ncannot hold of what IN held is "
+      "named on stderr in one line:\n  tracecorn: convert: tenet drops: 5 "
+      "syscalls, maps, 41 of 59 registers (...)\nNothing is printed when "
+      "nothing is lost. --strict makes any loss an error:\nOUT is not "
+      "written and the status is 1. What OUT needs and IN lacks is\nrebuilt "
+      "and said so (`rebuilt: an exit record`), or the conversion fails\n"
+      "saying what is missing (trac needs instruction bytes, which tenet and "
+      "drcov\nlack).\n\n"
+      "Output: OUT may not be IN; it is written under a temporary name and "
+      "renamed\nwhen complete; an existing OUT that is not a trace is only "
+      "replaced with\n--force. -O passes writer options (see `record "
+      "--help`). An OUT named\n*.zst is compressed with zstd (every format "
+      "but rvn, a directory); IN may be\nzstd-compressed, as every "
+      "command's input may (told by its content).\n\n"
+      "Selection (as in `tracecorn dump --help`): --range R, --pc ADDR, "
+      "--skip N,\n--count N, --syscalls-only, --syscall NAMES, -e "
+      "trace=NAMES write only part of\nIN; --from-insn N starts at "
+      "instruction N (a keyframe with the state there\nfirst). The events "
+      "left out still keep the writer's memory image right.\n\n"
+      "Exit status: 0 written (with or without losses), 1 IN unreadable, "
+      "OUT not\nwritable, or a loss with --strict, 2 usage error or an "
+      "existing OUT that is not\na trace.\n");
+}
+
 static int cmd_convert(int argc, char **argv) {
   static const struct option longopts[] = {
       {"from", required_argument, 0, 'F'},
       {"to", required_argument, 0, 't'},
       {"writer-option", required_argument, 0, 'O'},
       {"force", no_argument, 0, 'y'},
+      {"strict", no_argument, 0, 'S'},
       {"help", no_argument, 0, 'h'},
       {"from-insn", required_argument, 0, OPT_FROM},
       FILTER_LONGOPTS,
@@ -1111,7 +1178,7 @@ static int cmd_convert(int argc, char **argv) {
   const char *from = NULL, *to = NULL;
   const char *wopts[33];
   int nwopts = 0, c;
-  bool force = false;
+  bool force = false, strict = false;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
   optind = 1;
@@ -1130,20 +1197,10 @@ static int cmd_convert(int argc, char **argv) {
     else if (c == 'O' && nwopts < 32 && strchr(optarg, '.') &&
              strchr(optarg, '='))
       wopts[nwopts++] = optarg;
+    else if (c == 'S')
+      strict = true;
     else if (c == 'h') {
-      printf("usage: tracecorn convert [--from FMT] [-O FORMAT.KEY=VALUE] IN "
-             "--to FMT OUT\n\n"
-             "Reads IN (format detected from its content unless --from) and "
-             "writes every\nevent to OUT in FMT. -O passes writer options "
-             "(see `record --help`). A\nstream without an exit record gets "
-             "a synthetic one; OUT may not be IN. OUT is written under a\n"
-             "temporary name and renamed when complete; an existing OUT that "
-             "is not a\ntrace is only replaced with --force.\n\n"
-             "Selection (as in `tracecorn dump --help`): --range R, --pc "
-             "ADDR, --skip N,\n--count N, --syscalls-only, --syscall NAMES, "
-             "-e trace=NAMES write only part of\nIN; --from-insn N starts at "
-             "instruction N (a keyframe with the state there\nfirst). The "
-             "events left out still keep the writer's memory image right.\n");
+      convert_help();
       return 0;
     } else {
       fprintf(stderr, "usage: tracecorn convert [--from FMT] "
@@ -1172,11 +1229,18 @@ static int cmd_convert(int argc, char **argv) {
   cf.f.syscalls = cf.nnames ? cf.names : NULL;
   cf.f.pcs = cf.pcs;
   tc_error err = {{0}};
-  if (tc_convert_filtered(argv[optind], in, out, argv[optind + 1], &cf.f, wopts,
-                          &err) < 0) {
-    fprintf(stderr, "tracecorn: %s\n", err.msg);
+  tc_convert_report rep;
+  int rc = tc_convert_checked(argv[optind], in, out, argv[optind + 1], &cf.f,
+                              wopts, strict, &rep, &err);
+  if (rc < 0) {
+    fprintf(stderr, "tracecorn: convert: %s\n", err.msg);
     return 1;
   }
+  if (rep.dropped_kinds)
+    fprintf(stderr, "tracecorn: convert: %s drops: %s\n", out->name,
+            rep.dropped);
+  if (rep.rebuilt[0])
+    fprintf(stderr, "tracecorn: convert: rebuilt: %s\n", rep.rebuilt);
   return 0;
 }
 
@@ -1185,6 +1249,7 @@ static int cmd_convert(int argc, char **argv) {
  * other than -f/-o go to `record` unchanged. */
 static int cmd_verify(int argc, char **argv) {
   const char *list = "readable", *prefix = NULL, *report = NULL;
+  const char *zsfx = ""; /* ".zst" with -z: every file is NAME.EXT.zst */
   char **rec = calloc((size_t)argc + 6, sizeof *rec);
   int n = 0;
   if (!rec)
@@ -1202,12 +1267,17 @@ static int cmd_verify(int argc, char **argv) {
              "of LIST\n(default all: every format that holds the arch and has "
              "a reader),\nreads every file back and "
              "compares each instruction\nwith the tct recording, within what "
-             "the format holds: pc, bytes, tid,\nregisters, and the memory "
-             "each instruction touched. The verdicts go to stderr (the "
+             "the format holds: pc, bytes, tid,\nregisters, memory and old "
+             "values, syscalls and their memory writes, maps,\nfaults, the "
+             "exit. The verdicts, a table format x check (ok, - where the\n"
+             "format cannot hold it, or the instruction of the first "
+             "difference) and a\nline per format with each first difference "
+             "(instruction, field, expected,\nfound), go to stderr (the "
              "guest's\noutput stays on stdout), or to FILE with --report FILE. "
              "Exits 0 when all\nmatch, 1 when a format differs or cannot be "
              "read, 2 on a usage error,\n125 when the program could not be "
-             "recorded. Files stay under PREFIX when\n-o is given.\n");
+             "recorded. Files stay under PREFIX when\n-o is given. With -z "
+             "(--zst) every file is compressed and read back so.\n");
       free(rec);
       return 0;
     }
@@ -1220,6 +1290,8 @@ static int cmd_verify(int argc, char **argv) {
       report = argv[++i];
       continue;
     }
+    if (!passthrough && (strcmp(a, "-z") == 0 || strcmp(a, "--zst") == 0))
+      zsfx = ".zst"; /* and passed on to record */
     if (!passthrough && i + 1 < argc &&
         (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)) {
       prefix = argv[++i];
@@ -1276,7 +1348,7 @@ static int cmd_verify(int argc, char **argv) {
   free(rec);
   int result = 0;
   char ref[PATH_MAX + 8];
-  snprintf(ref, sizeof ref, "%s.tct", prefix);
+  snprintf(ref, sizeof ref, "%s.tct%s", prefix, zsfx);
   tc_error err = {{0}};
   const tc_format *tct = tc_format_by_name("tct");
   tc_reader *r = tct->open_reader(ref, &err);
@@ -1290,7 +1362,8 @@ static int cmd_verify(int argc, char **argv) {
           if (!a)
             continue;
           char path[PATH_MAX + 32], part[PATH_MAX + 48];
-          snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(a));
+          snprintf(path, sizeof path, "%s%s%s", prefix, (*f)->extension(a),
+                   zsfx);
           remove_output(path);
           snprintf(part, sizeof part, "%s.partial%s", prefix,
                    (*f)->extension(a));
@@ -1327,44 +1400,125 @@ static int cmd_verify(int argc, char **argv) {
         check[ncheck++] = *f;
     }
   }
+  /* One row per format, one column per check: ok, - (the format cannot
+   * hold it) or where the first difference is; then a verdict line per
+   * format with each first difference in full. */
+  tc_verify_table *tab = calloc((size_t)(ncheck ? ncheck : 1), sizeof *tab);
+  int *state = calloc((size_t)(ncheck ? ncheck : 1), sizeof *state);
+  char(*msg)[600] = calloc((size_t)(ncheck ? ncheck : 1), sizeof *msg);
+  if (!tab || !state || !msg) {
+    fprintf(stderr, "tracecorn: verify: out of memory\n");
+    free(tab);
+    free(state);
+    free(msg);
+    return 125;
+  }
+  int rows = 0;
+  for (int i = 0; i < ncheck; i++) {
+    const tc_format *f = check[i];
+    state[i] = 0; /* 0 not verified, 1 compared, 2 unreadable */
+    bool refused = f->supports && f->supports(arch, &err) < 0;
+    for (int k = 0; k < g_nrefused; k++)
+      refused |= g_refused[k] == f;
+    if (!f->open_reader || refused)
+      continue; /* no reader; or refused at record time, already reported */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s%s%s", prefix, f->extension(arch), zsfx);
+    if (tc_verify_checks(ref, path, f, &tab[i], &err) < 0) {
+      snprintf(msg[i], sizeof msg[i], "%s", err.msg);
+      state[i] = 2;
+      result = 1;
+    } else {
+      state[i] = 1;
+      rows++;
+    }
+  }
+  if (rows) {
+    int w[TC_VCHK_COUNT];
+    fprintf(out, "%-6s", "format");
+    for (int k = 0; k < TC_VCHK_COUNT; k++) {
+      w[k] = (int)strlen(tc_verify_check_name(k));
+      for (int i = 0; i < ncheck; i++) {
+        const tc_verify_result *c = &tab[i].checks[k];
+        char cell[40];
+        snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
+        if (state[i] == 1 && c->mismatches && (int)strlen(cell) > w[k])
+          w[k] = (int)strlen(cell);
+      }
+      /* the last column unpadded: no trailing spaces */
+      fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0,
+              tc_verify_check_name(k));
+    }
+    fprintf(out, "\n");
+    for (int i = 0; i < ncheck; i++) {
+      if (state[i] != 1)
+        continue;
+      fprintf(out, "%-6s", check[i]->name);
+      for (int k = 0; k < TC_VCHK_COUNT; k++) {
+        const tc_verify_result *c = &tab[i].checks[k];
+        char cell[40];
+        if (!c->held)
+          snprintf(cell, sizeof cell, "-");
+        else if (!c->mismatches)
+          snprintf(cell, sizeof cell, "ok");
+        else
+          snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
+        fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0, cell);
+      }
+      fprintf(out, "\n");
+    }
+  }
   for (int i = 0; i < ncheck; i++) {
     const tc_format *f = check[i];
     if (!f->open_reader) {
       fprintf(out, "%-6s no reader: not verified\n", f->name);
       continue;
     }
-    if (f->supports && f->supports(arch, &err) < 0)
-      continue; /* refused at record time, already reported */
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s%s", prefix, f->extension(arch));
-    tc_verify_report rep;
-    if (tc_verify(ref, path, f, &rep, &err) < 0) {
-      fprintf(out, "%-6s FAILED: %s\n", f->name, err.msg);
+    if (state[i] == 2) {
+      fprintf(out, "%-6s FAILED: %s\n", f->name, msg[i]);
+      continue;
+    }
+    if (state[i] != 1)
+      continue;
+    const tc_verify_table *t = &tab[i];
+    uint64_t bad = 0;
+    for (int k = 0; k < TC_VCHK_COUNT; k++)
+      bad += t->checks[k].mismatches;
+    if (bad) {
       result = 1;
-    } else if (rep.mismatches) {
-      fprintf(out,
-              "%-6s FAILED: %" PRIu64 " of %" PRIu64
-              " instructions differ; first: %s\n",
-              f->name, rep.mismatches, rep.insns, rep.first);
-      result = 1;
-    } else if (f->caps & TC_CAP_COVERAGE) {
+      fprintf(out, "%-6s FAILED: %" PRIu64 " instructions compared\n", f->name,
+              t->insns);
+      for (int k = 0; k < TC_VCHK_COUNT; k++) {
+        const tc_verify_result *c = &t->checks[k];
+        if (c->mismatches)
+          fprintf(out,
+                  "       %s: instruction %" PRIu64 ", %s: expected %s, "
+                  "found %s (%" PRIu64 " difference%s)\n",
+                  tc_verify_check_name(k), c->insn, c->field, c->expected,
+                  c->found, c->mismatches, c->mismatches == 1 ? "" : "s");
+      }
+    } else if (t->coverage) {
       fprintf(out,
               "%-6s ok: %" PRIu64 " instructions, each in a block, every "
               "block executed (coverage only)\n",
-              f->name, rep.insns);
+              f->name, t->insns);
     } else {
       fprintf(out,
               "%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
               "held%s)\n",
-              f->name, rep.insns, rep.regs_held, rep.regs_total,
+              f->name, t->insns, t->regs_held, t->regs_total,
               (f->caps & TC_CAP_MEM) ? ", memory" : "");
     }
   }
+  free(tab);
+  free(state);
+  free(msg);
   if (prefix == pathbuf) {
     /* The scratch directory holds only PREFIX.<ext> files we wrote. */
     for (const tc_format *const *f = tc_formats(); *f; f++) {
       char path[PATH_MAX + 32];
-      snprintf(path, sizeof path, "%s%s", prefix, (*f)->extension(arch));
+      snprintf(path, sizeof path, "%s%s%s", prefix, (*f)->extension(arch),
+               zsfx);
       remove_output(path);
     }
     if (rmdir(tmpdir) != 0)
@@ -1452,6 +1606,10 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[1];
+  /* Over a file-size limit, writes fail with EFBIG and are reported like a
+   * full disk (an output, a zstd input decompressed into $TMPDIR) instead
+   * of killing tracecorn. */
+  signal(SIGXFSZ, SIG_IGN);
   if (strcmp(cmd, "record") == 0)
     return cmd_record(argc - 1, argv + 1);
   if (strcmp(cmd, "dump") == 0)

@@ -42,6 +42,7 @@
 #include "writers/insn_access.h"
 #include "writers/md5.h"
 #include "writers/memimage.h"
+#include "writers/zst.h"
 
 enum {
   BAP_OUT_BUF = 1 << 20,
@@ -1694,6 +1695,9 @@ static int frame_event(tc_reader *r, tc_event *ev, tc_error *err) {
     /* The return value is the trapping instruction's post list. */
     sy->ret = sign_extend(tc_state_get(a, r->state, a->sys.ret_reg),
                           a->regs[a->sys.ret_reg].size);
+    /* mips: a3 set means the positive v0 is an errno */
+    if (a->sys.err_reg >= 0 && tc_state_get(a, r->state, a->sys.err_reg))
+      sy->ret = -sy->ret;
     if (sy->name && (strcmp(sy->name, "exit") == 0 ||
                      strcmp(sy->name, "exit_group") == 0)) {
       sy->ret = 0; /* it never returns */
@@ -1957,11 +1961,9 @@ static tc_reader *bap_open_reader(const char *path, tc_error *err) {
   r->alloc.alloc = arena_alloc;
   r->alloc.free = arena_free;
   r->alloc.allocator_data = &r->ar;
-  r->fp = fopen(path, "rb");
-  if (!r->fp) {
-    tc_error_set(err, "bap: %s: cannot open: %s", path, strerror(errno));
+  r->fp = tc_infile_open(path, TC_INFILE_SEEK, "bap", err);
+  if (!r->fp)
     goto fail;
-  }
   setvbuf(r->fp, NULL, _IOFBF, 1 << 20);
   struct stat st;
   if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -2029,7 +2031,8 @@ const tc_format tc_format_bap = {
     .name = "bap",
     .description = "BAP frames trace (.frames): protobuf frames with a TOC",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
-            TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_FAULTS | TC_CAP_TID,
+            TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_FAULTS | TC_CAP_TID |
+            TC_CAP_MODULES,
     .holds_reg = NULL,
     .extension = bap_extension,
     .supports = bap_supports,

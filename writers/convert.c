@@ -7,8 +7,10 @@
 #include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/caps.h"
 #include "writers/filter.h"
 #include "writers/outfile.h"
+#include "writers/rebuild.h"
 
 typedef struct convert_ctx {
   const tc_format *out;
@@ -52,6 +54,19 @@ int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
                         const tc_format *out_fmt, const char *out_path,
                         const tc_filter *filter,
                         const char *const *writer_options, tc_error *err) {
+  return tc_convert_checked(in_path, in_fmt, out_fmt, out_path, filter,
+                            writer_options, 0, NULL, err);
+}
+
+int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
+                       const tc_format *out_fmt, const char *out_path,
+                       const tc_filter *filter,
+                       const char *const *writer_options, int strict,
+                       tc_convert_report *rep, tc_error *err) {
+  tc_convert_report scratch;
+  if (!rep)
+    rep = &scratch;
+  memset(rep, 0, sizeof *rep);
   if (!in_fmt)
     in_fmt = tc_format_detect(in_path, err);
   if (!in_fmt)
@@ -89,8 +104,15 @@ int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
     in_fmt->close_reader(r);
     return -1;
   }
+  tc_loss loss;
+  if (tc_loss_init(&loss, in_fmt, out_fmt, info->arch) < 0) {
+    tc_error_set(err, "out of memory");
+    in_fmt->close_reader(r);
+    return -1;
+  }
   tc_filter_state *fs = tc_filter_new(filter, info, seeked, err);
   if (!fs) {
+    tc_loss_free(&loss);
     in_fmt->close_reader(r);
     return -1;
   }
@@ -99,16 +121,57 @@ int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
   char tmp[4200];
   tc_outfile_temp(out_path, tmp, sizeof tmp);
   convert_ctx c = {out_fmt, out_fmt->open_writer(tmp, &winfo, err), false, 0};
+  if (c.w && tc_outfile_check(tmp, out_path, err) < 0) {
+    out_fmt->close_writer(c.w, NULL);
+    tc_outfile_discard(tmp);
+    c.w = NULL;
+  }
   if (!c.w) {
+    tc_loss_free(&loss);
     tc_filter_free(fs);
     in_fmt->close_reader(r);
     return -1;
   }
+  /* A target that keeps memory as an image gets one rebuilt from what a
+   * source without map contents shows (a second pass over it). */
+  tc_rebuild *rb = NULL;
+  if ((out_fmt->caps & TC_CAP_MAP_DATA) && out_fmt->open_reader &&
+      !(in_fmt->caps & (TC_CAP_MAP_DATA | TC_CAP_COVERAGE)) &&
+      (in_fmt->caps & (TC_CAP_MEM | TC_CAP_INSN_BYTES)) && !from_insn) {
+    tc_error rerr = {{0}};
+    rb = tc_rebuild_scan(in_path, in_fmt, &rerr);
+    if (!rb && rerr.msg[0]) {
+      tc_error_set(err, "%s", rerr.msg);
+      out_fmt->close_writer(c.w, &rerr);
+      tc_outfile_discard(tmp);
+      tc_loss_free(&loss);
+      tc_filter_free(fs);
+      in_fmt->close_reader(r);
+      return -1;
+    }
+  }
+  bool rebuilt_maps = false;
   tc_event ev;
   int rc;
   bool stopped = false;
   tc_error werr = {{0}};
   while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
+    tc_loss_see(&loss, &ev);
+    if (rb && ev.kind == TC_EV_MAP && !ev.u.map.data)
+      ev.u.map.data = tc_rebuild_fill(rb, ev.u.map.addr, ev.u.map.size);
+    if (rb && !rebuilt_maps && ev.kind != TC_EV_MAP) {
+      rebuilt_maps = true;
+      tc_event m;
+      int k = 1;
+      while (k > 0 && tc_rebuild_next_map(rb, &m) == 1)
+        k = tc_filter_event(fs, &m, out_fmt, c.w, &werr);
+      if (k < 0) {
+        rc = -1;
+        tc_error_set(err, "%s", werr.msg);
+        break;
+      }
+      loss.rebuilt_pages = tc_rebuild_pages(rb);
+    }
     if (ev.kind == TC_EV_EXIT)
       c.seen_exit = true;
     else if (ev.kind == TC_EV_INSN)
@@ -139,17 +202,34 @@ int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
       rc = -1;
       tc_error_set(err, "%s", werr.msg);
     }
+    loss.synthetic_exit = true;
   }
+  /* Listings without a reader (text, json, strace) are views, not
+   * recordings: nothing is said to be lost to them. */
+  if (out_fmt->open_reader)
+    rep->dropped_kinds =
+        tc_loss_dropped(&loss, rep->dropped, sizeof rep->dropped);
+  tc_loss_rebuilt(&loss, rep->rebuilt, sizeof rep->rebuilt);
+  tc_loss_free(&loss);
+  /* --strict: a lossy output is not kept */
+  bool refuse = strict && rep->dropped_kinds && rc == 0;
   /* Close the output even after a read error: what was read is kept. */
   tc_error cerr = {{0}};
   if (out_fmt->close_writer(c.w, &cerr) < 0) {
     if (rc >= 0)
       tc_error_set(err, "%s (the partial output is kept as %s)", cerr.msg, tmp);
     rc = -1;
+  } else if (refuse) {
+    if (strcmp(tmp, out_path) != 0)
+      tc_outfile_discard(tmp);
+    tc_error_set(err, "%s drops: %s; %s not written (strict)", out_fmt->name,
+                 rep->dropped, out_path);
+    rc = -1;
   } else if (tc_outfile_commit(tmp, out_path, &cerr) < 0 && rc >= 0) {
     tc_error_set(err, "%s", cerr.msg);
     rc = -1;
   }
+  tc_rebuild_free(rb);
   tc_filter_free(fs);
   in_fmt->close_reader(r);
   return rc < 0 ? -1 : 0;

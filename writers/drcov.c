@@ -36,6 +36,7 @@
 
 #include "tracecorn/tracecorn.h"
 #include "writers/byteorder.h"
+#include "writers/zst.h"
 
 #define UNKNOWN_MODULE 0xFFFFu /* DynamoRIO's id for code outside modules */
 #define MAX_BB_INSNS 256       /* DynamoRIO's -max_bb_instrs default */
@@ -462,7 +463,8 @@ static int drcov_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   case TC_EV_INSN:
     return write_insn(w, &ev->u.insn, err);
   case TC_EV_SYSCALL:
-    w->state = AT_START; /* DynamoRIO ends a block at a syscall */
+  case TC_EV_SIGNAL:
+    w->state = AT_START; /* DynamoRIO ends a block at a syscall, a signal */
     return 0;
   case TC_EV_MAP:
   case TC_EV_UNMAP:
@@ -973,11 +975,9 @@ static tc_reader *drcov_open_reader(const char *path, tc_error *err) {
     free(r);
     return NULL;
   }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    tc_error_set(err, "drcov: %s: cannot open: %s", path, strerror(errno));
+  FILE *f = tc_infile_open(path, TC_INFILE_SEEK, "drcov", err);
+  if (!f)
     goto fail;
-  }
   struct stat st;
   if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
     tc_error_set(err, "drcov: %s: not a regular file", path);
@@ -1210,7 +1210,7 @@ static int drcov_holds_reg(const tc_arch *arch, int reg) {
 const tc_format tc_format_drcov = {
     .name = "drcov",
     .description = "DynamoRIO drcov coverage (Lighthouse, Lightkeeper, bncov)",
-    .caps = TC_CAP_COVERAGE,
+    .caps = TC_CAP_COVERAGE | TC_CAP_MODULES,
     .holds_reg = drcov_holds_reg,
     .extension = drcov_extension,
     .supports = NULL,

@@ -304,6 +304,13 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
                    s->insn_shown
                ? pass(ev, out, w, err)
                : hide(ev, out, w, err);
+  case TC_EV_SIGNAL: /* shown where a fault would be (strace shows both) */
+    if (ev->u.sig.insn_index < s->f.from)
+      return hide(ev, out, w, err);
+    return (s->f.syscalls_only && s->insn_passed && !s->stop_next) ||
+                   s->insn_shown
+               ? pass(ev, out, w, err)
+               : hide(ev, out, w, err);
   case TC_EV_EXIT:
     return pass(ev, out, w, err);
   }

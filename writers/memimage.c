@@ -263,6 +263,8 @@ int tc_memimage_apply(tc_memimage *m, const tc_event *ev) {
     return apply_accesses(m, ev->u.insn.mem, ev->u.insn.nmem);
   case TC_EV_SYSCALL:
     return apply_accesses(m, ev->u.sys.mem, ev->u.sys.nmem);
+  case TC_EV_SIGNAL:
+    return apply_accesses(m, ev->u.sig.mem, ev->u.sig.nmem);
   default:
     return 0;
   }

@@ -3,10 +3,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "writers/zst.h"
 
 /* Removes a directory output and the regular files in it (one level: the
  * only directory format, REVEN's, holds trace.bin and trace.cache). */
@@ -59,26 +63,61 @@ uint64_t tc_output_size(const char *path) {
   return total;
 }
 
-void tc_outfile_temp(const char *final, char *tmp, size_t max) {
-  struct stat st;
-  if (strcmp(final, "-") == 0 ||
-      (stat(final, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
-    snprintf(tmp, max, "%s", final);
-    return;
-  }
-  const char *slash = strrchr(final, '/');
+/* "DIR/NAME.partial.EXT" for "DIR/NAME.EXT" ("NAME.partial" without an
+ * extension). */
+static void partial_name(const char *final, size_t len, char *tmp, size_t max) {
+  const char *slash = memrchr(final, '/', len);
   const char *base = slash ? slash + 1 : final;
-  const char *dot = strrchr(base, '.');
+  const char *dot = memrchr(base, '.', len - (size_t)(base - final));
   if (!dot || dot == base)
-    snprintf(tmp, max, "%s.partial", final);
+    snprintf(tmp, max, "%.*s.partial", (int)len, final);
   else
-    snprintf(tmp, max, "%.*s.partial%s", (int)(dot - final), final, dot);
-  remove_output(tmp);
+    snprintf(tmp, max, "%.*s.partial%.*s", (int)(dot - final), final,
+             (int)(len - (size_t)(dot - final)), dot);
 }
 
-int tc_outfile_commit(const char *tmp, const char *final, tc_error *err) {
-  if (strcmp(tmp, final) == 0)
-    return 0;
+void tc_outfile_temp(const char *final, char *tmp, size_t max) {
+  struct stat st;
+  bool zst = tc_zst_name(final);
+  size_t len = strlen(final) - (zst ? 4 : 0);
+  if (strcmp(final, "-") == 0 ||
+      (stat(final, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+    if (!zst) {
+      snprintf(tmp, max, "%s", final);
+      return;
+    }
+    /* A FIFO or device named *.zst: the plain trace goes to a temporary
+     * file, compressed into it at commit. */
+    const char *dir = getenv("TMPDIR");
+    const char *slash = memrchr(final, '/', len);
+    const char *base = slash ? slash + 1 : final;
+    snprintf(tmp, max, "%s/tracecorn-%ld-%.*s", dir && *dir ? dir : "/tmp",
+             (long)getpid(), (int)(len - (size_t)(base - final)), base);
+  } else {
+    partial_name(final, len, tmp, max);
+  }
+  remove_output(tmp);
+  if (zst) {
+    char ztmp[4200];
+    snprintf(ztmp, sizeof ztmp, "%s.zst", tmp);
+    remove_output(ztmp);
+  }
+}
+
+int tc_outfile_check(const char *tmp, const char *final, tc_error *err) {
+  struct stat st;
+  if (tc_zst_name(final) && strcmp(tmp, final) != 0 && stat(tmp, &st) == 0 &&
+      S_ISDIR(st.st_mode)) {
+    tc_error_set(err,
+                 "%s: this format writes a directory, which .zst cannot "
+                 "hold (write it without .zst)",
+                 final);
+    return -1;
+  }
+  return 0;
+}
+
+static int rename_over(const char *tmp, const char *final, tc_error *err) {
   struct stat st;
   if (lstat(final, &st) == 0 && S_ISDIR(st.st_mode))
     remove_dir_output(final); /* rename cannot replace a directory */
@@ -89,4 +128,37 @@ int tc_outfile_commit(const char *tmp, const char *final, tc_error *err) {
     return -1;
   }
   return 0;
+}
+
+/* A .zst output: the plain trace in tmp compressed into final (through
+ * tmp.zst, renamed, when final is a regular file), tmp removed. */
+static int commit_zst(const char *tmp, const char *final, tc_error *err) {
+  struct stat st;
+  if (stat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
+    return tc_outfile_check(tmp, final, err);
+  bool direct =
+      stat(final, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  char ztmp[4200];
+  snprintf(ztmp, sizeof ztmp, "%s%s", direct ? final : tmp,
+           direct ? "" : ".zst");
+  tc_error why = {{0}};
+  if (tc_zst_compress_file(tmp, ztmp, &why) < 0) {
+    tc_error_set(err,
+                 "%s: cannot compress: %s (the trace is complete, "
+                 "uncompressed, in %s)",
+                 final, why.msg, tmp);
+    return -1;
+  }
+  unlink(tmp);
+  if (!direct && rename_over(ztmp, final, err) < 0)
+    return -1;
+  return 0;
+}
+
+int tc_outfile_commit(const char *tmp, const char *final, tc_error *err) {
+  if (strcmp(tmp, final) == 0)
+    return 0;
+  if (tc_zst_name(final))
+    return commit_zst(tmp, final, err);
+  return rename_over(tmp, final, err);
 }

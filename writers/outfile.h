@@ -11,10 +11,18 @@
 
 /* The name to write `final` under: "DIR/NAME.partial.EXT" for a regular
  * file or directory output, `final` itself for "-" and for existing
- * non-regular files (/dev/null, a FIFO). Removes a stale temporary. */
+ * non-regular files (/dev/null, a FIFO). Removes a stale temporary.
+ * A .zst output "DIR/NAME.EXT.zst" is written plain under
+ * "DIR/NAME.partial.EXT" (writers seek back to patch headers), compressed
+ * at commit. */
 void tc_outfile_temp(const char *final, char *tmp, size_t max);
+/* After the writer opened tmp: -1 with a message if final is a .zst but
+ * the format wrote a directory (REVEN's NAME.rvn/), which is refused. */
+int tc_outfile_check(const char *tmp, const char *final, tc_error *err);
 /* Moves a closed output from tmp to final (replacing an earlier file, or
- * an earlier directory output such as REVEN's NAME.rvn/). 0, or -1. */
+ * an earlier directory output such as REVEN's NAME.rvn/); for a .zst
+ * final, compresses tmp into final (zst.h: streaming, deterministic) and
+ * removes tmp. 0, or -1 (tmp is then kept, complete). */
 int tc_outfile_commit(const char *tmp, const char *final, tc_error *err);
 
 /* Removes an output that holds nothing worth keeping (file or directory). */

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/zst.h"
 
 extern const tc_format tc_format_text;
 extern const tc_format tc_format_json;
@@ -42,16 +43,19 @@ const tc_format *tc_format_detect(const char *path, tc_error *err) {
     snprintf(sub, sizeof sub, "%s/trace.bin", path);
     file = sub;
   }
-  FILE *fp = fopen(file, "rb");
-  if (!fp) {
-    tc_error_set(err, "%s: cannot open: %m", file);
-    return NULL;
-  }
+  /* The first bytes as the readers see them: decompressed if the file is
+   * zstd (zst.h), whatever its name. */
   uint8_t head[64];
-  size_t n = fread(head, 1, sizeof head, fp);
-  fclose(fp);
+  long got = tc_infile_head(file, head, sizeof head, err);
+  if (got < 0)
+    return NULL;
+  size_t n = (size_t)got;
+  /* Probes that look at the name see it without ".zst". */
+  char plain[4096];
+  snprintf(plain, sizeof plain, "%.*s",
+           (int)(strlen(path) - (tc_zst_name(path) ? 4 : 0)), path);
   for (const tc_format *const *f = registry; *f; f++)
-    if ((*f)->probe && (*f)->open_reader && (*f)->probe(head, n, path))
+    if ((*f)->probe && (*f)->open_reader && (*f)->probe(head, n, plain))
       return *f;
   tc_error_set(err, "%s: not a trace file tracecorn can read", path);
   return NULL;

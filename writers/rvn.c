@@ -803,9 +803,16 @@ static int on_syscall(tc_writer *w, const tc_syscall_event *s) {
   return sys_writes(w, s);
 }
 
+static int kernel_writes(tc_writer *w, const tc_mem_access *mem, uint32_t n);
 static int sys_writes(tc_writer *w, const tc_syscall_event *s) {
-  for (uint32_t i = 0; i < s->nmem; i++) {
-    const tc_mem_access *a = &s->mem[i];
+  return kernel_writes(w, s->mem, s->nmem);
+}
+
+/* Memory the kernel wrote (a syscall's results, a signal frame): part of
+ * the "other" event begun for the syscall or fault. */
+static int kernel_writes(tc_writer *w, const tc_mem_access *mem, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    const tc_mem_access *a = &mem[i];
     if (a->size == 0)
       continue;
     if (ensure_region(w, a->addr, a->size) < 0 ||
@@ -956,6 +963,11 @@ static int rvn_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     break;
   case TC_EV_FAULT:
     rc = on_fault(w, &ev->u.fault);
+    break;
+  case TC_EV_SIGNAL: /* the frame joins the syscall's or fault's event */
+    rc = ensure_started(w, NULL) < 0
+             ? -1
+             : kernel_writes(w, ev->u.sig.mem, ev->u.sig.nmem);
     break;
   case TC_EV_EXIT:
     if (w->started)
@@ -1489,7 +1501,8 @@ const tc_format tc_format_rvn = {
     .description = "REVEN binary trace 1.0 (rvnbintrace): directory with "
                    "trace.bin and trace.cache, seekable",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_EXACT | TC_CAP_MEM_OLD |
-            TC_CAP_MEM_WRITES_ONLY | TC_CAP_SYSCALLS,
+            TC_CAP_MEM_WRITES_ONLY | TC_CAP_SYSCALLS | TC_CAP_SYSCALL_MEM |
+            TC_CAP_MAP_DATA | TC_CAP_FAULTS,
     .holds_reg = rvn_holds,
     .extension = rvn_extension,
     .supports = rvn_supports,

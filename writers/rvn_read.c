@@ -28,6 +28,7 @@
 
 #include "writers/byteorder.h"
 #include "writers/rvn.h"
+#include "writers/zst.h"
 
 int rvn_probe(const uint8_t *head, size_t n, const char *path);
 tc_reader *rvn_open_reader(const char *path, tc_error *err);
@@ -804,6 +805,7 @@ static void make_syscall(tc_reader *r, const devent *d, const uint8_t *before,
       (strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0)) {
     r->exited = 1;
     r->exit_status = (int)(s->args[0] & 0xff);
+    s->ret = 0; /* it never returns: rax still holds the number */
   }
 }
 
@@ -935,7 +937,8 @@ static int next_from_events(tc_reader *r, tc_event *ev, tc_error *err) {
     } else if ((f = fault_of(&d))) {
       tc_fault_event *fe = &r->fault;
       fe->insn_index = r->insn ? r->insn - 1 : 0;
-      fe->pc = tc_get(r, r->tc_cur, r->arch->pc_reg);
+      /* the state before the event: after it, a handler may run */
+      fe->pc = tc_get(r, r->tc_before, r->arch->pc_reg);
       fe->addr = fe->pc;
       fe->kind = f->kind;
       fe->signal = f->signal;
@@ -1396,12 +1399,19 @@ tc_reader *rvn_open_reader(const char *path, tc_error *err) {
     rvn_close_reader(r);
     return NULL;
   }
-  int fd = open(r->bin_path, O_RDONLY | O_CLOEXEC);
+  /* trace.bin itself, or its decompressed bytes if it is zstd. */
+  FILE *bin = tc_infile_open(r->bin_path, TC_INFILE_SEEK, "rvn", err);
+  int fd = bin ? dup(fileno(bin)) : -1;
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) < 0) {
+  if (bin && (fd < 0 || fstat(fd, &st) < 0)) {
     tc_error_set(err, "rvn: %s: cannot open: %s", r->bin_path, strerror(errno));
     if (fd >= 0)
       close(fd);
+    fd = -1;
+  }
+  if (bin)
+    fclose(bin);
+  if (fd < 0) {
     rvn_close_reader(r);
     return NULL;
   }

@@ -7,6 +7,7 @@
  *
  * Writer option: strace.s=N, the string limit (strace's -s; default 32). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ struct tc_writer {
   int own;
   tc_sysdecode *dec;
   char path[4096];
+  bool after_fault; /* the last event was a FAULT (its line is shown) */
 };
 
 static tc_writer *strace_open(const char *path, const tc_trace_info *info,
@@ -81,12 +83,17 @@ static int strace_write(tc_writer *w, const tc_event *ev, tc_error *err) {
   case TC_EV_FAULT:
     rc = line(w, tc_sysdecode_fault(w->dec, &ev->u.fault), err);
     break;
+  case TC_EV_SIGNAL: /* a fault's signal was shown at the FAULT */
+    if (!w->after_fault)
+      rc = line(w, tc_sysdecode_signal(w->dec, &ev->u.sig), err);
+    break;
   case TC_EV_EXIT:
     rc = line(w, tc_sysdecode_exit(w->dec, &ev->u.exit), err);
     break;
   default:
     break;
   }
+  w->after_fault = ev->kind == TC_EV_FAULT;
   if (tc_sysdecode_observe(w->dec, ev) < 0 && rc == 0) {
     tc_error_set(err, "%s: out of memory", w->path);
     rc = -1;

@@ -2615,6 +2615,37 @@ const char *tc_sysdecode_fault(tc_sysdecode *d, const tc_fault_event *f) {
   return b->oom ? "(out of memory)" : b->p;
 }
 
+const char *tc_sysdecode_signal(tc_sysdecode *d, const tc_signal_event *g) {
+  sbuf *b = &d->out;
+  b->n = 0;
+  b->oom = false;
+  sb_puts(b, "");
+  const char *sig = host_signame(g->signal);
+  const char *code = g->code == 0      ? "SI_USER"
+                     : g->code == -6   ? "SI_TKILL"
+                     : g->code == -1   ? "SI_QUEUE"
+                     : g->code == 0x80 ? "SI_KERNEL"
+                                       : NULL;
+  if (sig)
+    sb_printf(b, "--- %s {si_signo=%s, si_code=", sig, sig);
+  else
+    sb_printf(b, "--- %d {si_signo=%d, si_code=", g->signal, g->signal);
+  if (code)
+    sb_puts(b, code);
+  else
+    sb_printf(b, "%d", g->code);
+  if (g->code <= 0) {
+    sb_printf(b, ", si_pid=%u, si_uid=%u} ---", g->pid, g->uid);
+  } else if (g->code == 0x80) {
+    sb_puts(b, "} ---");
+  } else {
+    sb_puts(b, ", si_addr=");
+    put_addr(b, g->addr);
+    sb_puts(b, "} ---");
+  }
+  return b->oom ? "(out of memory)" : b->p;
+}
+
 const char *tc_sysdecode_exit(tc_sysdecode *d, const tc_exit_event *x) {
   sbuf *b = &d->out;
   b->n = 0;

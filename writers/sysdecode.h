@@ -56,6 +56,10 @@ const char *tc_sysdecode_syscall(tc_sysdecode *d, const tc_syscall_event *s,
 /* A fault as strace shows the signal: "--- SIGSEGV {si_signo=SIGSEGV,
  * si_code=SEGV_MAPERR, si_addr=0x10} ---". */
 const char *tc_sysdecode_fault(tc_sysdecode *d, const tc_fault_event *f);
+/* A signal delivered to a handler, as strace shows it: "--- SIGUSR1
+ * {si_signo=SIGUSR1, si_code=SI_USER, si_pid=1000, si_uid=1000} ---",
+ * "--- SIGALRM {si_signo=SIGALRM, si_code=SI_KERNEL} ---". */
+const char *tc_sysdecode_signal(tc_sysdecode *d, const tc_signal_event *g);
 /* The end of the process: "+++ exited with 0 +++", "+++ killed by SIGSEGV
  * +++"; NULL when the recording did not end the process (--max-insns,
  * Ctrl-C, an error). */

@@ -15,6 +15,7 @@
 #include <zstd.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/zst.h"
 
 static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 
@@ -28,7 +29,8 @@ enum {
   REC_PROTECT = 0x14,
   REC_KEYFRAME = 0x15,
   REC_FAULT = 0x16,
-  REC_EXIT = 0x17
+  REC_EXIT = 0x17,
+  REC_SIGNAL = 0x18
 };
 
 /* INSN flags: which implied fields are stored explicitly. */
@@ -457,6 +459,21 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     put_uv(w, (uint64_t)f->signal);
     break;
   }
+  case TC_EV_SIGNAL: {
+    const tc_signal_event *g = &ev->u.sig;
+    put_u8(w, REC_SIGNAL);
+    put_uv(w, g->insn_index);
+    put_uv(w, g->tid);
+    put_uv(w, (uint64_t)g->signal);
+    put_sv(w, g->code);
+    put_uv(w, g->addr);
+    put_uv(w, g->pid);
+    put_uv(w, g->uid);
+    put_uv(w, g->handler);
+    put_uv(w, g->frame);
+    put_mem(w, g->nmem, g->mem);
+    break;
+  }
   case TC_EV_EXIT: {
     const tc_exit_event *x = &ev->u.exit;
     put_u8(w, REC_EXIT);
@@ -559,7 +576,7 @@ static int r_fill(tc_reader *r, size_t n, tc_error *err) {
       if (got == 0) {
         if (ferror(r->f)) {
           tc_error_set(err, "tct: %s: read error: %s", r->path,
-                       strerror(errno));
+                       tc_infile_strerror(errno));
           return -1;
         }
         r->eof = true;
@@ -783,9 +800,8 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
   }
   err->msg[0] = 0;
   r->path = strdup(path);
-  r->f = fopen(path, "rb");
+  r->f = tc_infile_open(path, TC_INFILE_STREAM, "tct", err);
   if (!r->f) {
-    tc_error_set(err, "tct: %s: %s", path, strerror(errno));
     tct_close_reader(r);
     return NULL;
   }
@@ -1076,6 +1092,30 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
           (tc_fault_event){v[0], v[1], v[2], (tc_fault_kind)v[3], (int)v[4]};
       return 1;
     }
+    case REC_SIGNAL: {
+      tc_signal_event *g = &ev->u.sig;
+      uint64_t idx, tid, sig, pid, uid;
+      int64_t code;
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+          get_uv(r, &sig, err) < 0 || get_sv(r, &code, err) < 0 ||
+          get_uv(r, &g->addr, err) < 0 || get_uv(r, &pid, err) < 0 ||
+          get_uv(r, &uid, err) < 0 || get_uv(r, &g->handler, err) < 0 ||
+          get_uv(r, &g->frame, err) < 0 ||
+          get_mem(r, &g->nmem, &g->mem, err) < 0)
+        return -1;
+      if (sig < 1 || sig > 64) {
+        tc_error_set(err, "tct: %s: corrupt signal record", r->path);
+        return -1;
+      }
+      ev->kind = TC_EV_SIGNAL;
+      g->insn_index = idx;
+      g->tid = (uint32_t)tid;
+      g->signal = (int)sig;
+      g->code = (int)code;
+      g->pid = (uint32_t)pid;
+      g->uid = (uint32_t)uid;
+      return 1;
+    }
     case REC_EXIT: {
       uint64_t reason, sig, count;
       int64_t status;
@@ -1103,7 +1143,8 @@ const tc_format tc_format_tct = {
     .description = "tracecorn's lossless native trace (zstd-compressed)",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
-            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD,
+            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD | TC_CAP_SYSCALL_MEM |
+            TC_CAP_MODULES | TC_CAP_MAP_DATA | TC_CAP_SIGNALS,
     .holds_reg = NULL,
     .extension = tct_extension,
     .supports = NULL,

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/zst.h"
 
 #define MAX_TREGS 17
 
@@ -227,11 +228,13 @@ static int write_insn(tc_writer *w, const tc_insn_event *e, tc_error *err) {
 static int tenet_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   if (ev->kind == TC_EV_INSN)
     return write_insn(w, &ev->u.insn, err);
-  if (ev->kind == TC_EV_SYSCALL) {
+  if (ev->kind == TC_EV_SYSCALL || ev->kind == TC_EV_SIGNAL) {
     /* What the kernel wrote is part of the change the next line shows
-     * (Tenet's memory view then has read(2)'s data). */
-    for (uint32_t i = 0; i < ev->u.sys.nmem; i++) {
-      const tc_mem_access *m = &ev->u.sys.mem[i];
+     * (Tenet's memory view then has read(2)'s data, a signal's frame). */
+    bool sys = ev->kind == TC_EV_SYSCALL;
+    uint32_t n = sys ? ev->u.sys.nmem : ev->u.sig.nmem;
+    for (uint32_t i = 0; i < n; i++) {
+      const tc_mem_access *m = sys ? &ev->u.sys.mem[i] : &ev->u.sig.mem[i];
       if (!pend_mem(w, true, m->addr, m->after, m->size)) {
         tc_error_set(err, "tenet: out of memory");
         return -1;
@@ -375,7 +378,7 @@ static int read_line(tc_reader *r, size_t *len, tc_error *err) {
     if (n < 0) {
       if (ferror(r->f)) {
         tc_error_set(err, "tenet: %s: read failed: %s", r->path,
-                     strerror(errno));
+                     tc_infile_strerror(errno));
         return -1;
       }
       return 0;
@@ -572,11 +575,9 @@ static tc_reader *tenet_open_reader(const char *path, tc_error *err) {
     free(r);
     return NULL;
   }
-  r->f = fopen(path, "r");
-  if (!r->f) {
-    tc_error_set(err, "tenet: %s: cannot open: %s", path, strerror(errno));
+  r->f = tc_infile_open(path, TC_INFILE_STREAM, "tenet", err);
+  if (!r->f)
     goto fail;
-  }
   size_t len;
   int rc = read_line(r, &len, err);
   if (rc <= 0) {

@@ -428,6 +428,27 @@ static int text_event(tc_writer *w, const tc_event *ev) {
             sig_name(x->signal), fault_what(x->kind), x->addr, x->pc);
     break;
   }
+  case TC_EV_SIGNAL: {
+    const tc_signal_event *g = &ev->u.sig;
+    fprintf(f, "signal  %s (code %d", sig_name(g->signal), g->code);
+    if (g->code > 0)
+      fprintf(f, ", addr 0x%" PRIx64, g->addr);
+    else
+      fprintf(f, ", from pid %u", g->pid);
+    fprintf(f, ") to handler 0x%" PRIx64, g->handler);
+    uint64_t off = 1;
+    const char *hs = w->syms ? tc_symtab_find(w->syms, g->handler, &off) : NULL;
+    if (hs && off == 0) {
+      fputs(" <", f);
+      put_text(f, hs);
+      fputc('>', f);
+    }
+    fprintf(f, ", frame 0x%" PRIx64, g->frame);
+    for (uint32_t i = 0; i < g->nmem; i++)
+      fprintf(f, " W[0x%" PRIx64 ":%u]", g->mem[i].addr, g->mem[i].size);
+    fputc('\n', f);
+    break;
+  }
   case TC_EV_EXIT: {
     const tc_exit_event *x = &ev->u.exit;
     fprintf(f, "exit    %s", exit_reason(x->reason));
@@ -563,6 +584,19 @@ static int json_event(tc_writer *w, const tc_event *ev) {
             ev->u.fault.insn_index, ev->u.fault.pc, ev->u.fault.addr,
             ev->u.fault.signal, fault_what(ev->u.fault.kind));
     break;
+  case TC_EV_SIGNAL: {
+    const tc_signal_event *g = &ev->u.sig;
+    fprintf(f,
+            "{\"type\":\"signal\",\"index\":%" PRIu64
+            ",\"tid\":%u,\"signal\":%d,\"code\":%d,\"addr\":\"0x%" PRIx64
+            "\",\"pid\":%u,\"uid\":%u,\"handler\":\"0x%" PRIx64
+            "\",\"frame\":\"0x%" PRIx64 "\",\"mem\":",
+            g->insn_index, g->tid, g->signal, g->code, g->addr, g->pid, g->uid,
+            g->handler, g->frame);
+    json_mem(f, g->mem, g->nmem);
+    fputs("}\n", f);
+    break;
+  }
   case TC_EV_EXIT:
     fprintf(f,
             "{\"type\":\"exit\",\"reason\":\"%s\",\"status\":%d,\"signal\":%d,"

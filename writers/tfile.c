@@ -22,6 +22,7 @@
 #include "tracecorn/tracecorn.h"
 #include "writers/memimage.h"
 #include "writers/tfile_tdesc.h"
+#include "writers/zst.h"
 
 static const char tf_magic[8] = {0x7f, 'T', 'R', 'A', 'C', 'E', '0', '\n'};
 
@@ -955,9 +956,19 @@ static int tfile_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
       return -1;
     }
     return 0;
+  case TC_EV_KEYFRAME:
+    /* A trace with no instruction (usercorn's strace-only and block-only
+     * files) still gets one frame, the registers its keyframe holds, so
+     * that GDB has a frame to select. */
+    if (!w->ninsns) {
+      memcpy(w->final_state, ev->u.key.state, w->arch->state_size);
+      w->have_final = 1;
+    }
+    return 0;
   case TC_EV_MAP:
   case TC_EV_UNMAP:
   case TC_EV_SYSCALL:
+  case TC_EV_SIGNAL:
     /* not stored, but they change the memory frames show */
     if (w->image && tc_memimage_apply(w->image, ev) < 0)
       return w_oom(w, err);
@@ -1729,9 +1740,11 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
   r->icount_tsv = -1;
   r->notes_be = -1;
   r->info.has_memory = 1;
-  r->fp = fopen(path, "rb");
+  r->fp = tc_infile_open(path, TC_INFILE_SEEK, "tfile", err);
   struct stat st;
-  if (!r->fp || fstat(fileno(r->fp), &st) != 0) {
+  if (!r->fp)
+    goto fail;
+  if (fstat(fileno(r->fp), &st) != 0) {
     tc_error_set(err, "tfile: cannot open %s: %s", path, strerror(errno));
     goto fail;
   }

@@ -19,6 +19,7 @@
 #include "writers/memimage.h"
 #include "writers/murmurhash3.h"
 #include "writers/trac.h"
+#include "writers/zst.h"
 
 enum {
   TRAC_HEADER_MAX_WRITE = 16384, /* what every x64dbg build accepts */
@@ -861,7 +862,7 @@ static int rd(tc_reader *r, void *buf, size_t n, uint64_t boff, tc_error *err) {
     return 0;
   if (ferror(r->fp))
     tc_error_set(err, "trac: %s: read failed at offset 0x%" PRIx64 ": %s",
-                 r->path, r->off, strerror(errno));
+                 r->path, r->off, tc_infile_strerror(errno));
   else
     tc_error_set(err, "trac: %s: truncated block at offset 0x%" PRIx64, r->path,
                  boff);
@@ -1194,11 +1195,9 @@ static tc_reader *trac_open_reader(const char *path, tc_error *err) {
     tc_error_set(err, "trac: out of memory");
     return NULL;
   }
-  r->fp = fopen(path, "rb");
-  if (!r->fp) {
-    tc_error_set(err, "trac: %s: cannot open: %s", path, strerror(errno));
+  r->fp = tc_infile_open(path, TC_INFILE_STREAM, "trac", err);
+  if (!r->fp)
     goto fail;
-  }
   /* Traces reach gigabytes: stream them through a large buffer. */
   setvbuf(r->fp, NULL, _IOFBF, 1 << 20);
   struct stat st;

@@ -31,6 +31,7 @@
 #include "writers/memimage.h"
 #include "writers/snappy_frame.h"
 #include "writers/ucir.h"
+#include "writers/zst.h"
 
 enum {
   OP_NOP = 0,
@@ -1102,6 +1103,20 @@ static int ucir_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     return 0;
   case TC_EV_FAULT:
     return 0; /* UCIR has no fault op; the trace just ends with EXIT */
+  case TC_EV_SIGNAL: {
+    /* No signal op either: the frame's bytes become MEM_WRITE ops before
+     * the handler's first instruction, like maps outside a syscall. */
+    const tc_signal_event *g = &ev->u.sig;
+    w->kw_at = NONE;
+    for (uint32_t i = 0; i < g->nmem; i++) {
+      long k = put_writes(w, &w->pend, g->mem[i].addr, g->mem[i].after,
+                          g->mem[i].size, 1);
+      if (k < 0)
+        return w_oom(w, err);
+      w->npend += (uint32_t)k;
+    }
+    return 0;
+  }
   case TC_EV_EXIT:
     return write_exit(w, &ev->u.exit, err);
   }
@@ -2758,11 +2773,9 @@ static tc_reader *open_reader(const char *path, tc_ucir_stats *stats,
     return NULL;
   }
   r->stats = stats;
-  r->fp = fopen(path, "rb");
-  if (!r->fp) {
-    tc_error_set(err, "ucir: %s: cannot open: %s", path, strerror(errno));
+  r->fp = tc_infile_open(path, TC_INFILE_SEEK, "ucir", err);
+  if (!r->fp)
     goto fail;
-  }
   setvbuf(r->fp, NULL, _IOFBF, 1 << 20);
   struct stat st;
   if (fstat(fileno(r->fp), &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -2881,7 +2894,7 @@ const tc_format tc_format_ucir = {
                    "that usercorn trace reads; the reader replays it",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_MEM_OLD | TC_CAP_SYSCALLS | TC_CAP_MAPS |
-            TC_CAP_TID,
+            TC_CAP_TID | TC_CAP_SYSCALL_MEM | TC_CAP_MODULES | TC_CAP_MAP_DATA,
     .holds_reg = ucir_holds_reg,
     .extension = ucir_extension,
     .supports = ucir_supports,

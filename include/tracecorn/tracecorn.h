@@ -190,7 +190,8 @@ typedef enum tc_event_kind {
   TC_EV_PROTECT,  /* protection changed */
   TC_EV_KEYFRAME, /* full register state (random-access point) */
   TC_EV_FAULT,    /* the guest faulted (follows the faulting INSN) */
-  TC_EV_EXIT      /* the recording ends; always the last event */
+  TC_EV_EXIT,     /* the recording ends; always the last event */
+  TC_EV_SIGNAL    /* a signal delivered to a guest handler (its frame) */
 } tc_event_kind;
 
 enum { TC_MEM_READ = 1, TC_MEM_WRITE = 2 };
@@ -308,6 +309,26 @@ typedef struct tc_exit_event {
   const char *message; /* may be NULL */
 } tc_exit_event;
 
+/* TC_EV_SIGNAL: the kernel delivered a signal to a handler the guest
+ * installed. It follows the SYSCALL that sent it (kill, tgkill...) or the
+ * FAULT that raised it. `mem` is the signal frame as the kernel wrote it
+ * (kind WRITE, old and new bytes), applied like a syscall's kernel writes.
+ * The handler's entry state is the next state: the syscall INSN's
+ * state_after, or, after a fault, a KEYFRAME that comes next. The return
+ * is the guest's rt_sigreturn/sigreturn SYSCALL. */
+typedef struct tc_signal_event {
+  uint64_t insn_index; /* the INSN it was delivered after */
+  uint32_t tid;
+  int signal;
+  int code;          /* si_code: SI_USER 0, SI_TKILL -6, SEGV_MAPERR 1... */
+  uint64_t addr;     /* si_addr (faults), else 0 */
+  uint32_t pid, uid; /* si_pid, si_uid of a sent signal (code <= 0) */
+  uint64_t handler;  /* the handler's address */
+  uint64_t frame;    /* the frame's address: the handler's stack pointer */
+  uint32_t nmem;
+  const tc_mem_access *mem;
+} tc_signal_event;
+
 typedef struct tc_event {
   tc_event_kind kind;
   union {
@@ -317,6 +338,7 @@ typedef struct tc_event {
     tc_keyframe_event key;
     tc_fault_event fault;
     tc_exit_event exit;
+    tc_signal_event sig;
   } u;
 } tc_event;
 
@@ -365,10 +387,16 @@ enum {
                                   the values after it) */
   TC_CAP_MEM_WRITES_ONLY = 1u << 10, /* with TC_CAP_MEM: only writes are
                                         recorded, reads are not (REVEN) */
-  TC_CAP_COVERAGE = 1u << 11 /* coverage, not an execution: each distinct
-                                basic block once, as a block event (see
-                                tc_insn_event); verify compares the code
-                                covered, not a sequence */
+  TC_CAP_COVERAGE = 1u << 11,    /* coverage, not an execution: each distinct
+                                    basic block once, as a block event (see
+                                    tc_insn_event); verify compares the code
+                                    covered, not a sequence */
+  TC_CAP_SYSCALL_MEM = 1u << 12, /* with TC_CAP_SYSCALLS: the memory the
+                                    kernel wrote (tc_syscall_event.mem) */
+  TC_CAP_MODULES = 1u << 13,     /* the names and ranges of file-backed maps
+                                    (modules), even without TC_CAP_MAPS */
+  TC_CAP_MAP_DATA = 1u << 14,    /* the initial contents of mapped memory */
+  TC_CAP_SIGNALS = 1u << 15      /* signal delivery events (TC_EV_SIGNAL) */
 };
 
 typedef struct tc_format {
@@ -609,6 +637,50 @@ TC_API int tc_verify(const char *ref_tct, const char *path,
                      const tc_format *fmt, tc_verify_report *rep,
                      tc_error *err);
 
+/* The checks of tc_verify_checks, one column each in `tracecorn verify`'s
+ * table. */
+typedef enum tc_verify_check {
+  TC_VCHK_PC = 0,   /* the instruction sequence: pc, and the count */
+  TC_VCHK_BYTES,    /* instruction bytes (TC_CAP_INSN_BYTES) */
+  TC_VCHK_TID,      /* thread ids (TC_CAP_TID) */
+  TC_VCHK_REGS,     /* every held register before each instruction */
+  TC_VCHK_MEM,      /* memory values after each instruction (TC_CAP_MEM) */
+  TC_VCHK_MEM_OLD,  /* memory values before it (TC_CAP_MEM_OLD) */
+  TC_VCHK_SYSCALLS, /* syscall number, arguments, return (TC_CAP_SYSCALLS) */
+  TC_VCHK_SYSMEM,   /* the memory each syscall wrote (TC_CAP_SYSCALL_MEM) */
+  TC_VCHK_MAPS,     /* map/unmap/protect: address, size, protection, name */
+  TC_VCHK_FAULTS,   /* fault instruction, pc and signal (TC_CAP_FAULTS) */
+  TC_VCHK_EXIT,     /* exit reason and status (held or rebuilt) */
+  TC_VCHK_COUNT
+} tc_verify_check;
+
+/* The short name of a check ("pc", "registers", "syscalls"...), or NULL. */
+TC_API const char *tc_verify_check_name(int check);
+
+typedef struct tc_verify_result {
+  uint8_t held;        /* 0: the format cannot hold it, not compared */
+  uint64_t mismatches; /* events that differ in this check */
+  /* The first difference: the instruction (the one it belongs to, or the
+   * last one before a syscall/map/fault/exit), the field, the values in
+   * the recording and in the file. */
+  uint64_t insn;
+  char field[64];
+  char expected[96], found[96];
+} tc_verify_result;
+
+typedef struct tc_verify_table {
+  uint64_t insns; /* instructions compared */
+  uint16_t regs_held, regs_total;
+  int coverage; /* a coverage format: only TC_VCHK_PC, as code covered */
+  tc_verify_result checks[TC_VCHK_COUNT];
+} tc_verify_table;
+
+/* tc_verify check by check: 0 with *t filled (no check with mismatches:
+ * equal), or -1 with a message if a file cannot be read. */
+TC_API int tc_verify_checks(const char *ref_tct, const char *path,
+                            const tc_format *fmt, tc_verify_table *t,
+                            tc_error *err);
+
 /* Reads in_path (in_fmt, or detected when NULL) and writes every event to
  * out_path in out_fmt ("-" = stdout for text/json). What was read before a
  * read error is still written and closed validly; returns -1 then. */
@@ -666,6 +738,29 @@ TC_API int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
                                const tc_filter *filter,
                                const char *const *writer_options,
                                tc_error *err);
+
+/* What a conversion could not carry over, from the two formats'
+ * capabilities (tc_format.caps, holds_reg) and what the input really held:
+ * a recording without syscalls loses none to a format without them. */
+typedef struct tc_convert_report {
+  int dropped_kinds; /* kinds of data the output lost; 0 = lossless */
+  /* Each lost kind, readable: "12 syscalls, maps, 42 of 59 registers
+   * (rflags, fs_base, ...), memory read values"; "" if none. */
+  char dropped[1024];
+  /* What the conversion made up because the output needs it: "an exit
+   * record (the trac input has none)"; "" if nothing. */
+  char rebuilt[256];
+} tc_convert_report;
+
+/* tc_convert_filtered that fills *rep (may be NULL). With strict, an
+ * output that would lose data is not written (nothing is left under
+ * out_path or its temporary name) and -1 is returned, the message naming
+ * what it drops. */
+TC_API int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
+                              const tc_format *out_fmt, const char *out_path,
+                              const tc_filter *filter,
+                              const char *const *writer_options, int strict,
+                              tc_convert_report *rep, tc_error *err);
 
 #ifdef __cplusplus
 }

@@ -5,7 +5,9 @@
  * formats that store initial memory raw (rvn) stay small, and each guest
  * ELF is a seed of the ELF harness. Layout: OUTDIR/<format>/<guest>, and
  * OUTDIR/elf/<guest>; an rvn seed is the harness's packed form (see
- * fuzz_reader.c). */
+ * fuzz_reader.c). Each seed but rvn's has a zstd-compressed twin,
+ * OUTDIR/<format>/<guest>.zst, so the readers' decompression (every reader
+ * takes zstd content: writers/zst.h) is fuzzed too. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,7 @@
 #include <tracecorn/tracecorn.h>
 
 #include "tests/fuzz/fuzz_common.h"
+#include "writers/zst.h"
 
 static int copy_file(const char *from, const char *to) {
   size_t n;
@@ -87,6 +90,11 @@ int main(int argc, char **argv) {
       snprintf(dir, sizeof dir, "%s/%s/%s", out, (*f)->name, base);
       int rc = strcmp((*f)->name, "rvn") == 0 ? fz_pack_rvn(path, dir)
                                               : copy_file(path, dir);
+      if (rc == 0 && strcmp((*f)->name, "rvn") != 0) {
+        char zdir[4200];
+        snprintf(zdir, sizeof zdir, "%s.zst", dir);
+        rc = tc_zst_compress_file(path, zdir, &err);
+      }
       fz_rmtree(tmp);
       if (rc < 0) {
         fprintf(stderr, "fuzz_seeds: %s: cannot write\n", dir);
