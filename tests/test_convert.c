@@ -415,11 +415,12 @@ static void test_verify_table_cli(void) {
                   "syscalls  kernel writes  maps  faults  exit\n"));
   CU_ASSERT_PTR_NOT_NULL(
       strstr(out, "trac    ok  ok     ok   ok         ok      ok          -  "
-                  "       -              -     -       -   \n"));
+                  "       -              -     -       -\n"));
   CU_ASSERT_PTR_NOT_NULL(
       strstr(out, "ucir    ok  ok     ok   ok         ok      ok          ok "
-                  "       ok             ok    -       ok  \n"));
+                  "       ok             ok    -       ok\n"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "drcov   ok  -  "));
+  CU_ASSERT_PTR_NULL(strstr(out, " \n")); /* no trailing spaces */
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "trac   ok: "));
   if (st)
     fprintf(stderr, "\n%s\n", out);
