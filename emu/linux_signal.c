@@ -490,7 +490,6 @@ int64_t tc_sys_rt_sigreturn(tc_sys_call *c) {
     return -ENOSYS;
   }
   uint8_t uc[UC_SIZE], fx[FXSAVE_SIZE];
-  uint64_t at = reg(emu, "rsp");
   c->no_return = true; /* every register comes from the frame */
   if (emu->arch->id == TC_ARCH_X86) {
     int64_t r = sigreturn_i386(c);
@@ -500,6 +499,7 @@ int64_t tc_sys_rt_sigreturn(tc_sys_call *c) {
     }
     return r;
   }
+  uint64_t at = reg(emu, "rsp"); /* x86-64 only: i386 has no rsp */
   if (tc_sys_read(emu, at, uc, sizeof uc) < 0) {
     c->action = TC_SYS_ACT_KILL; /* a bad frame: SIGSEGV, as Linux */
     c->action_arg = 11;
