@@ -681,6 +681,12 @@ int64_t tc_sys_setitimer(tc_sys_call *c) {
     if (r < 0)
       return r;
   }
+  /* a hostile tv_sec must not wrap the deadline: past ~146 years it is
+   * "never" for any recording */
+  const uint64_t max_s = UINT64_MAX / NS_PER_S / 4;
+  for (int i = 0; i < 4; i += 2)
+    if (v[i] > max_s)
+      v[i] = max_s;
   uint64_t value = v[2] * NS_PER_S + v[3] * 1000;
   st->timer_deadline = value ? c->emu->clock_ns + value : 0;
   st->timer_interval = value ? v[0] * NS_PER_S + v[1] * 1000 : 0;
