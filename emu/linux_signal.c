@@ -57,11 +57,16 @@ static const char *const mctx_regs[] = {
 #define N_MCTX (sizeof mctx_regs / sizeof *mctx_regs)
 enum { MCTX_FPSTATE = 8 * 23 };
 
+/* By name; a register the arch lacks reads 0 and ignores writes (one
+ * frame code serves x86-64 and i386). */
 static uint64_t reg(tc_emu *emu, const char *name) {
-  return tc_emu_reg(emu, tc_arch_reg_index(emu->arch, name));
+  int r = tc_arch_reg_index(emu->arch, name);
+  return r < 0 ? 0 : tc_emu_reg(emu, r);
 }
 static void set(tc_emu *emu, const char *name, uint64_t v) {
-  tc_emu_set_reg(emu, tc_arch_reg_index(emu->arch, name), v);
+  int r = tc_arch_reg_index(emu->arch, name);
+  if (r >= 0)
+    tc_emu_set_reg(emu, r, v);
 }
 
 static void put64(uint8_t *p, uint64_t v) {
@@ -75,6 +80,22 @@ static uint64_t get64(const uint8_t *p) {
   return v;
 }
 
+/* The FP/SSE registers held in the fxsave area, with their offsets: one
+ * table read one way to save and the other to restore. */
+static void fx_regs(tc_emu *emu, uint8_t *fx, bool save) {
+  char n[8];
+  for (int i = 0; i < 8 + 16; i++) {
+    bool st = i < 8;
+    snprintf(n, sizeof n, st ? "st%d" : "xmm%d", st ? i : i - 8);
+    int r = tc_arch_reg_index(emu->arch, n); /* i386: xmm8-15 absent */
+    uint8_t *at = st ? fx + 32 + 16 * i : fx + 160 + 16 * (i - 8);
+    if (save)
+      tc_emu_read_reg_bytes(emu, r, at, st ? 10 : 16);
+    else
+      tc_emu_write_reg_bytes(emu, r, at, st ? 10 : 16);
+  }
+}
+
 /* The FP/SSE state in fxsave layout: fcw@0, fsw@2, mxcsr@24, st0-7@32
  * (16 bytes each), xmm0-15@160. */
 static void fx_save(tc_emu *emu, uint8_t *fx) {
@@ -86,17 +107,7 @@ static void fx_save(tc_emu *emu, uint8_t *fx) {
   for (int i = 0; i < 4; i++)
     fx[24 + i] = (uint8_t)(mx >> (8 * i));
   fx[28] = 0xff, fx[29] = 0xff; /* mxcsr_mask */
-  char n[8];
-  for (int i = 0; i < 8; i++) {
-    snprintf(n, sizeof n, "st%d", i);
-    tc_emu_read_reg_bytes(emu, tc_arch_reg_index(emu->arch, n),
-                          fx + 32 + 16 * i, 10);
-  }
-  for (int i = 0; i < 16; i++) {
-    snprintf(n, sizeof n, "xmm%d", i);
-    tc_emu_read_reg_bytes(emu, tc_arch_reg_index(emu->arch, n),
-                          fx + 160 + 16 * i, 16);
-  }
+  fx_regs(emu, fx, true);
 }
 
 static void fx_restore(tc_emu *emu, const uint8_t *fx) {
@@ -106,17 +117,7 @@ static void fx_restore(tc_emu *emu, const uint8_t *fx) {
   for (int i = 0; i < 4; i++)
     mx |= (uint64_t)fx[24 + i] << (8 * i);
   set(emu, "mxcsr", mx & 0xffff);
-  char n[8];
-  for (int i = 0; i < 8; i++) {
-    snprintf(n, sizeof n, "st%d", i);
-    tc_emu_write_reg_bytes(emu, tc_arch_reg_index(emu->arch, n),
-                           fx + 32 + 16 * i, 10);
-  }
-  for (int i = 0; i < 16; i++) {
-    snprintf(n, sizeof n, "xmm%d", i);
-    tc_emu_write_reg_bytes(emu, tc_arch_reg_index(emu->arch, n),
-                           fx + 160 + 16 * i, 16);
-  }
+  fx_regs(emu, (uint8_t *)fx, false); /* only read when restoring */
 }
 
 bool tc_signal_can_deliver(const tc_emu *emu) {
@@ -490,7 +491,6 @@ int64_t tc_sys_rt_sigreturn(tc_sys_call *c) {
     return -ENOSYS;
   }
   uint8_t uc[UC_SIZE], fx[FXSAVE_SIZE];
-  uint64_t at = reg(emu, "rsp");
   c->no_return = true; /* every register comes from the frame */
   if (emu->arch->id == TC_ARCH_X86) {
     int64_t r = sigreturn_i386(c);
@@ -500,6 +500,7 @@ int64_t tc_sys_rt_sigreturn(tc_sys_call *c) {
     }
     return r;
   }
+  uint64_t at = reg(emu, "rsp"); /* x86-64 only: i386 has no rsp */
   if (tc_sys_read(emu, at, uc, sizeof uc) < 0) {
     c->action = TC_SYS_ACT_KILL; /* a bad frame: SIGSEGV, as Linux */
     c->action_arg = 11;
@@ -680,6 +681,12 @@ int64_t tc_sys_setitimer(tc_sys_call *c) {
     if (r < 0)
       return r;
   }
+  /* a hostile tv_sec must not wrap the deadline: past ~146 years it is
+   * "never" for any recording */
+  const uint64_t max_s = UINT64_MAX / NS_PER_S / 4;
+  for (int i = 0; i < 4; i += 2)
+    if (v[i] > max_s)
+      v[i] = max_s;
   uint64_t value = v[2] * NS_PER_S + v[3] * 1000;
   st->timer_deadline = value ? c->emu->clock_ns + value : 0;
   st->timer_interval = value ? v[0] * NS_PER_S + v[1] * 1000 : 0;

@@ -942,6 +942,21 @@ static int run_dump(const char *path, const tc_format *in, const tc_format *out,
 }
 
 /* strace FILE: the syscalls of any readable trace as strace prints them. */
+/* dump and strace: exactly one FILE after the options, and the format
+ * --format named (NULL: detected). -1 after a usage message. */
+static int one_input(int argc, const char *usage, const char *fmt_name,
+                     const tc_format **in) {
+  if (optind != argc - 1) {
+    fprintf(stderr, "usage: %s\n", usage);
+    return -1;
+  }
+  if (fmt_name && !(*in = tc_format_by_name(fmt_name))) {
+    fprintf(stderr, "tracecorn: unknown format '%s'\n", fmt_name);
+    return -1;
+  }
+  return 0;
+}
+
 static int cmd_strace(int argc, char **argv) {
   static const struct option longopts[] = {
       FILTER_LONGOPTS,
@@ -991,15 +1006,9 @@ static int cmd_strace(int argc, char **argv) {
       return 2;
     }
   }
-  if (optind != argc - 1) {
-    fprintf(stderr, "usage: tracecorn strace [options] FILE\n");
-    return 2;
-  }
   const tc_format *in = NULL;
-  if (in_fmt_name && !(in = tc_format_by_name(in_fmt_name))) {
-    fprintf(stderr, "tracecorn: unknown format '%s'\n", in_fmt_name);
+  if (one_input(argc, "tracecorn strace [options] FILE", in_fmt_name, &in) < 0)
     return 2;
-  }
   const char *wopts[2] = {sopt[0] ? sopt : NULL, NULL};
   return run_dump(argv[optind], in, tc_format_by_name("strace"), &cf, wopts);
 }
@@ -1092,15 +1101,9 @@ static int cmd_dump(int argc, char **argv) {
       return 2;
     }
   }
-  if (optind != argc - 1) {
-    fprintf(stderr, "usage: tracecorn dump [--json] FILE\n");
-    return 2;
-  }
   const tc_format *in = NULL;
-  if (in_fmt_name && !(in = tc_format_by_name(in_fmt_name))) {
-    fprintf(stderr, "tracecorn: unknown format '%s'\n", in_fmt_name);
+  if (one_input(argc, "tracecorn dump [--json] FILE", in_fmt_name, &in) < 0)
     return 2;
-  }
   cf.f.from = from;
   const char *out = json ? "json" : cf.f.syscalls_only ? "strace" : "text";
   /* text writer options: colour on a terminal (NO_COLOR honoured), full

@@ -162,3 +162,16 @@ int tc_outfile_commit(const char *tmp, const char *final, tc_error *err) {
     return commit_zst(tmp, final, err);
   return rename_over(tmp, final, err);
 }
+
+int tc_outfile_close_stream(FILE *f, int own, const char *path, tc_error *err) {
+  int rc = 0;
+  if (fflush(f) != 0 || ferror(f)) {
+    tc_error_set(err, "%s: write failed: %s", path, strerror(errno));
+    rc = -1;
+  }
+  if (own && fclose(f) != 0 && rc == 0) {
+    tc_error_set(err, "%s: %s", path, strerror(errno));
+    rc = -1;
+  }
+  return rc;
+}

@@ -6,6 +6,7 @@
 #define TC_OUTFILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "tracecorn/tracecorn.h"
 
@@ -24,6 +25,10 @@ int tc_outfile_check(const char *tmp, const char *final, tc_error *err);
  * final, compresses tmp into final (zst.h: streaming, deterministic) and
  * removes tmp. 0, or -1 (tmp is then kept, complete). */
 int tc_outfile_commit(const char *tmp, const char *final, tc_error *err);
+
+/* Ends a text output written through stdio: flushes f, closes it if own,
+ * and says which write failed (a full disk shows at the flush). 0 or -1. */
+int tc_outfile_close_stream(FILE *f, int own, const char *path, tc_error *err);
 
 /* Removes an output that holds nothing worth keeping (file or directory). */
 void tc_outfile_discard(const char *tmp);

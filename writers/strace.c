@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/outfile.h"
 #include "writers/sysdecode.h"
 
 struct tc_writer {
@@ -94,32 +95,18 @@ static int strace_write(tc_writer *w, const tc_event *ev, tc_error *err) {
     break;
   }
   w->after_fault = ev->kind == TC_EV_FAULT;
-  if (tc_sysdecode_observe(w->dec, ev) < 0 && rc == 0) {
-    tc_error_set(err, "%s: out of memory", w->path);
+  if (tc_sysdecode_observe_or_fail(w->dec, ev, w->path, rc ? NULL : err) < 0)
     rc = -1;
-  }
   return rc;
 }
 
 /* An event a filter left out: only its effect on memory matters. */
 static int strace_skip(tc_writer *w, const tc_event *ev, tc_error *err) {
-  if (tc_sysdecode_observe(w->dec, ev) < 0) {
-    tc_error_set(err, "%s: out of memory", w->path);
-    return -1;
-  }
-  return 0;
+  return tc_sysdecode_observe_or_fail(w->dec, ev, w->path, err);
 }
 
 static int strace_close(tc_writer *w, tc_error *err) {
-  int rc = 0;
-  if (fflush(w->f) != 0 || ferror(w->f)) {
-    tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
-    rc = -1;
-  }
-  if (w->own && fclose(w->f) != 0 && rc == 0) {
-    tc_error_set(err, "%s: %s", w->path, strerror(errno));
-    rc = -1;
-  }
+  int rc = tc_outfile_close_stream(w->f, w->own, w->path, err);
   tc_sysdecode_free(w->dec);
   free(w);
   return rc;

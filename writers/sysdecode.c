@@ -144,6 +144,15 @@ int tc_sysdecode_observe(tc_sysdecode *d, const tc_event *ev) {
   }
 }
 
+int tc_sysdecode_observe_or_fail(tc_sysdecode *d, const tc_event *ev,
+                                 const char *path, tc_error *err) {
+  if (tc_sysdecode_observe(d, ev) < 0) {
+    tc_error_set(err, "%s: out of memory", path);
+    return -1;
+  }
+  return 0;
+}
+
 /* Guest memory as the syscall saw it on entry. 1 if every byte is known. */
 static bool mem_in(const tc_sysdecode *d, uint64_t addr, void *out, size_t n) {
   if (n == 0)

@@ -41,6 +41,9 @@ void tc_sysdecode_free(tc_sysdecode *d);
  * for every event in order, AFTER formatting a SYSCALL event (its inputs
  * are read as they were before the kernel wrote). -1 on out-of-memory. */
 int tc_sysdecode_observe(tc_sysdecode *d, const tc_event *ev);
+/* The same, with "PATH: out of memory" in err on failure. */
+int tc_sysdecode_observe_or_fail(tc_sysdecode *d, const tc_event *ev,
+                                 const char *path, tc_error *err);
 
 enum {
   /* Pad the line with spaces so " = " starts at column 40, as strace

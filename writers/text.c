@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/outfile.h"
 #include "writers/symbols.h"
 #include "writers/sysdecode.h"
 
@@ -739,23 +740,11 @@ static int write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
 
 /* An event a filter left out: only its effect on memory matters. */
 static int skip_event(tc_writer *w, const tc_event *ev, tc_error *err) {
-  if (tc_sysdecode_observe(w->dec, ev) < 0) {
-    tc_error_set(err, "%s: out of memory", w->path);
-    return -1;
-  }
-  return 0;
+  return tc_sysdecode_observe_or_fail(w->dec, ev, w->path, err);
 }
 
 static int close_writer(tc_writer *w, tc_error *err) {
-  int rc = 0;
-  if (fflush(w->f) != 0 || ferror(w->f)) {
-    tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
-    rc = -1;
-  }
-  if (w->own && fclose(w->f) != 0 && rc == 0) {
-    tc_error_set(err, "%s: %s", w->path, strerror(errno));
-    rc = -1;
-  }
+  int rc = tc_outfile_close_stream(w->f, w->own, w->path, err);
   tc_symtab_free(w->syms);
   for (int i = 0; i < w->nmodules; i++)
     free(w->modules[i]);

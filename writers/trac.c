@@ -914,7 +914,7 @@ static int read_block(tc_reader *r, trac_block *b, const uint8_t *prev_state,
     if (got == 0) {
       if (ferror(r->fp)) {
         tc_error_set(err, "trac: %s: read failed at offset 0x%" PRIx64 ": %s",
-                     r->path, r->off, strerror(errno));
+                     r->path, r->off, tc_infile_strerror(errno));
         return -1;
       }
       return 0;
