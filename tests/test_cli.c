@@ -387,6 +387,37 @@ static void test_convert_selection(void) {
   free(j);
 }
 
+/* -o names the file itself when it already ends in the format's extension
+ * (and .zst compresses); otherwise it is a prefix. */
+static void test_output_names(void) {
+  char *out = NULL, want[4200], doubled[4200];
+  const char *named = tu_tmp("named.tct"), *pfx = tu_tmp("prefix");
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-o", named, "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  free(out);
+  snprintf(doubled, sizeof doubled, "%s.tct", named);
+  CU_ASSERT_EQUAL(access(named, F_OK), 0);
+  CU_ASSERT_NOT_EQUAL(access(doubled, F_OK), 0);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "trac,tct",
+                               "-o", tu_tmp("z.trace64.zst"), "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  free(out);
+  snprintf(want, sizeof want, "%s", tu_tmp("z.tct.zst"));
+  CU_ASSERT_EQUAL(access(want, F_OK), 0);
+  CU_ASSERT_EQUAL(access(tu_tmp("z.trace64.zst"), F_OK), 0);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "info", want, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "instructions:"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-o", pfx, "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  free(out);
+  snprintf(want, sizeof want, "%s.tct", pfx);
+  CU_ASSERT_EQUAL(access(want, F_OK), 0);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -403,6 +434,7 @@ int main(void) {
        test_signal_handlers},
       {"fault handlers, alarm, setitimer: x86-64, i386 = native",
        test_fault_handlers},
+      {"-o NAME.EXT names the file", test_output_names},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

@@ -70,7 +70,9 @@ static void usage_record(FILE *f) {
           "Output:\n"
           "  -o, --output PREFIX   output name without extension (default: "
           "the program's\n"
-          "                        base name in the current directory)\n"
+          "                        base name in the current directory); "
+          "`-o x.tct`\n"
+          "                        and `-o x.tct.zst` name the file itself\n"
           "  -f, --format LIST     comma-separated formats (default: tct); "
           "`all`: every\n"
           "                        format the arch can hold, `readable`: those "
@@ -685,6 +687,26 @@ static int cmd_record(int argc, char **argv) {
       dup |= chosen[i] == fmt;
     if (!dup && nchosen < MAX_FORMATS)
       chosen[nchosen++] = fmt;
+  }
+  /* `-o NAME.EXT` names the file itself when EXT is a chosen format's
+   * extension (users type `-o x.tct`, not `-o x`); a `.zst` suffix asks for
+   * compression as -z does. */
+  if (prefix != defprefix) {
+    snprintf(defprefix, sizeof defprefix, "%s", prefix);
+    prefix = defprefix;
+  }
+  size_t plen = strlen(defprefix);
+  if (plen > 4 && strcmp(defprefix + plen - 4, ".zst") == 0) {
+    zst = true;
+    defprefix[plen -= 4] = '\0';
+  }
+  for (int i = 0; i < nchosen; i++) {
+    const char *ext = chosen[i]->extension(info->arch);
+    size_t elen = strlen(ext);
+    if (elen && plen > elen && strcmp(defprefix + plen - elen, ext) == 0) {
+      defprefix[plen - elen] = '\0';
+      break;
+    }
   }
   /* No existing non-trace file is replaced unless --force (checked for
    * every output before any is created). */
