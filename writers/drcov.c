@@ -1210,7 +1210,7 @@ static int drcov_holds_reg(const tc_arch *arch, int reg) {
 const tc_format tc_format_drcov = {
     .name = "drcov",
     .description = "DynamoRIO drcov coverage (Lighthouse, Lightkeeper, bncov)",
-    .caps = TC_CAP_COVERAGE | TC_CAP_MODULES,
+    .caps = TC_CAP_BLOCKS | TC_CAP_COVERAGE | TC_CAP_MODULES,
     .holds_reg = drcov_holds_reg,
     .extension = drcov_extension,
     .supports = NULL,

@@ -1492,6 +1492,7 @@ static int rvn_holds(const tc_arch *arch, int reg) {
 int rvn_probe(const uint8_t *head, size_t n, const char *path);
 tc_reader *rvn_open_reader(const char *path, tc_error *err);
 const tc_trace_info *rvn_reader_info(tc_reader *r);
+const char *rvn_reader_writer(tc_reader *r);
 int rvn_next_event(tc_reader *r, tc_event *ev, tc_error *err);
 void rvn_close_reader(tc_reader *r);
 int rvn_seek(tc_reader *r, uint64_t insn, tc_error *err);
@@ -1512,6 +1513,7 @@ const tc_format tc_format_rvn = {
     .probe = rvn_probe,
     .open_reader = rvn_open_reader,
     .reader_info = rvn_reader_info,
+    .reader_writer = rvn_reader_writer,
     .next_event = rvn_next_event,
     .close_reader = rvn_close_reader,
     .seek = rvn_seek,
