@@ -1598,8 +1598,8 @@ static int cmd_info(int argc, char **argv) {
     fprintf(f, "usage: tracecorn info FILE\n\n"
                "Reads a trace in any readable format and prints its format, "
                "arch, program,\ninstruction count, first and last PC, "
-               "modules, syscalls, size and B/insn,\nand whether it can "
-               "seek.\n");
+               "modules, syscalls, size and B/insn,\nthe writer when the "
+               "file names it, and whether it can seek (tried).\n");
     return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
                ? 0
                : 2;
