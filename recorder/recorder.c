@@ -1047,6 +1047,20 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   if (r->have_pending)
     finalize(r, tc_emu_reg(emu, r->arch->pc_reg), true);
   r->switch_due = false;
+  if (emu->execed) {
+    /* execve: the new image runs from here; its whole start state as a
+     * KEYFRAME after the SYSCALL, in the tid it now has. */
+    tc_emu_exec_done(emu);
+    emu->resched = TC_RESCHED_NONE;
+    r->insn_limit = r->max_limit;
+    r->rep_tail = false;
+    if (!r->skipping) {
+      read_all_regs(r, r->state_cur);
+      r->stale_all = true;
+      emit_keyframe(r);
+    }
+    return 0;
+  }
   if (emu->resched == TC_RESCHED_NONE)
     emu->resched = TC_RESCHED_YIELD; /* the quantum ended */
   uint32_t before = emu->tid;
@@ -1156,7 +1170,11 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   }
 
   tc_exit_event x = {0};
-  if (emu->exited && emu->exit_signal) {
+  if (emu->exec_stopped) {
+    x.reason = TC_EXIT_INTERRUPTED;
+    x.status = 0;
+    message = emu->exec_notice;
+  } else if (emu->exited && emu->exit_signal) {
     x.reason = TC_EXIT_SIGNALED;
     x.signal = emu->exit_signal;
     x.status = 128 + emu->exit_signal;

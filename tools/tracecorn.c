@@ -153,7 +153,12 @@ static void usage_record(FILE *f) {
           "before the\n"
           "                        next one's turn (default 10000; also at "
           "blocking\n"
-          "                        waits, yields and thread exits)\n");
+          "                        waits, yields and thread exits)\n"
+          "      --no-follow       do not follow execve: a call that would "
+          "succeed ends\n"
+          "                        the recording there (with a notice; "
+          "status 0); calls\n"
+          "                        that fail still return their error\n");
 }
 
 static void usage(FILE *f) {
@@ -358,6 +363,7 @@ static int cmd_record(int argc, char **argv) {
       {"exact", no_argument, 0, 11},
       {"keyframe", required_argument, 0, 12},
       {"sched-quantum", required_argument, 0, 20},
+      {"no-follow", no_argument, 0, 21},
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
@@ -538,6 +544,9 @@ static int cmd_record(int argc, char **argv) {
                 optarg);
         return 2;
       }
+      break;
+    case 21:
+      opt.no_follow_exec = 1;
       break;
     case 'h':
       usage_record(stdout);
@@ -788,9 +797,12 @@ static int cmd_record(int argc, char **argv) {
   if (rc < 0)
     fprintf(stderr, "tracecorn: %s\n", err.msg);
   if (!opt.quiet) {
-    const char *what = res.reason == TC_EXIT_EXITED        ? "exited"
-                       : res.reason == TC_EXIT_SIGNALED    ? "was killed"
-                       : res.reason == TC_EXIT_MAX_INSNS   ? "was stopped"
+    const char *what = res.reason == TC_EXIT_EXITED      ? "exited"
+                       : res.reason == TC_EXIT_SIGNALED  ? "was killed"
+                       : res.reason == TC_EXIT_MAX_INSNS ? "was stopped"
+                       : res.reason == TC_EXIT_INTERRUPTED &&
+                               opt.no_follow_exec && res.status == 0
+                           ? "stopped at execve (--no-follow)"
                        : res.reason == TC_EXIT_INTERRUPTED ? "was interrupted"
                                                            : "failed";
     fprintf(stderr,

@@ -1045,7 +1045,16 @@ static int rvn_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     if (w->started)
       rc = flush_orphan_kpend(w) < 0 || flush(w) < 0 ? -1 : 0;
     break;
-  default: /* UNMAP: REVEN memory keeps its contents */
+  case TC_EV_UNMAP:
+    /* REVEN's memory is physical and outlives an unmap; the guest sees
+     * zeros in whatever is mapped there later. Zeroed now, as writes of
+     * the syscall that unmapped (so a later map, brk, or the next image
+     * of an execve finds the zeros it expects). */
+    rc = w->started ? diff_into(w, &w->kpend, ev->u.map.addr, NULL,
+                                ev->u.map.size)
+                    : 0;
+    break;
+  default:
     break;
   }
   if (rc < 0 || w->failed) {

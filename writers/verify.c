@@ -424,9 +424,10 @@ static void compare_gaps(tc_verify_table *t, const tc_format *f,
       bool plain = e->digest == g->digest && e->nbytes == g->nbytes;
       bool folded = e->sig_nbytes && e->digest + e->sig_digest == g->digest &&
                     e->nbytes + e->sig_nbytes == g->nbytes;
-      /* A format without maps (rvn) writes the zeros a new mapping puts
-       * over older contents as the call's writes: the same non-zero bytes,
-       * and more bytes, all zero. */
+      /* A format without maps (rvn) writes as the call's writes the zeros
+       * a new mapping puts over older contents, and those an unmap leaves
+       * (REVEN's memory outlives an unmap; execve unmaps the whole image):
+       * the same non-zero bytes, and more bytes, all zero. */
       bool zero_fill = !(caps & TC_CAP_MAPS) && x->g.nmap &&
                        e->nz_digest == g->nz_digest && g->nbytes > e->nbytes;
       if ((caps & TC_CAP_SYSCALL_MEM) && !plain && !folded && !zero_fill) {

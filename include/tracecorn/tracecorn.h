@@ -504,6 +504,11 @@ typedef struct tc_options {
    * takes its turn (it also gives way when it blocks, yields or exits).
    * 0 = 10000. */
   uint64_t sched_quantum;
+  /* execve/execveat that would succeed are not followed: the run ends
+   * there (EXIT of reason TC_EXIT_INTERRUPTED, status 0, with a message)
+   * instead of the new program replacing the recorded one. Failing calls
+   * (a missing file...) still return their error to the program. */
+  int no_follow_exec;
 } tc_options;
 
 /* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
