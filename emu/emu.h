@@ -101,6 +101,9 @@ typedef struct tc_thread {
   uint64_t altstack_sp, altstack_size;
   int altstack_flags;
   uint64_t gdt_addr; /* i386: this thread's GDT page (its TLS entries) */
+  /* Signals aimed at this thread (tgkill from another one), bit sig-1:
+   * delivered when it next runs and does not block them. */
+  uint64_t sig_pending;
   /* FUTEX_WAIT: address, bitset, absolute deadline on emu->clock_ns
    * (UINT64_MAX: none), arrival order (wake is FIFO). */
   uint64_t futex_addr, deadline, wait_seq;

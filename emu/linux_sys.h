@@ -57,6 +57,13 @@ typedef struct tc_linux_state {
   bool suspend_active;
   uint64_t suspend_saved;
   bool high_unknown_reported;
+  /* arm, arm64, mips: the page holding the sigreturn trampolines
+   * ("[sigpage]"), mapped at the first delivery that needs one; 0 until
+   * then. */
+  uint64_t sigpage;
+  /* Signals sent to the running thread itself by another thread
+   * (tgkill/tkill, bit sig-1), swapped with tc_thread.sig_pending. */
+  uint64_t thread_pending;
 } tc_linux_state;
 
 /* One syscall in flight. Handlers return the value the guest sees
@@ -110,6 +117,9 @@ int64_t tc_sys_alarm(tc_sys_call *c);
 int64_t tc_sys_setitimer(tc_sys_call *c);
 int64_t tc_sys_getitimer(tc_sys_call *c);
 int64_t tc_sys_pause(tc_sys_call *c);
+/* Waits for a signal (pause, ppoll without fds): the virtual clock jumps
+ * to the armed timer; -EINTR. `what` names the call in a notice. */
+int64_t tc_signal_wait(tc_sys_call *c, const char *what);
 int64_t tc_sys_rt_sigsuspend(tc_sys_call *c);
 /* nanosleep & co.: how long a sleep of ns really lasts before the timer
  * interrupts it (ns itself if it does not). */

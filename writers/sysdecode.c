@@ -2606,8 +2606,16 @@ const char *tc_sysdecode_fault(tc_sysdecode *d, const tc_fault_event *f) {
     code = "SEGV_ACCERR";
     addr = f->addr;
     break;
-  case TC_FAULT_INVALID_INSN:
-    code = "ILL_ILLOPN";
+  case TC_FAULT_INVALID_INSN: /* as each arch's kernel reports it */
+    if (d->arch->id == TC_ARCH_MIPS || d->arch->id == TC_ARCH_MIPSEL ||
+        d->arch->id == TC_ARCH_MIPS64EL) {
+      sb_printf(b, "--- %s {si_signo=%s, si_code=SI_KERNEL} ---",
+                sig ? sig : "?", sig ? sig : "?");
+      return b->oom ? "(out of memory)" : b->p;
+    }
+    code = d->arch->id == TC_ARCH_ARM || d->arch->id == TC_ARCH_ARM64
+               ? "ILL_ILLOPC"
+               : "ILL_ILLOPN";
     addr = f->pc;
     break;
   case TC_FAULT_DIVIDE:
