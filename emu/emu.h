@@ -104,6 +104,7 @@ typedef struct tc_thread {
   /* Signals aimed at this thread (tgkill from another one), bit sig-1:
    * delivered when it next runs and does not block them. */
   uint64_t sig_pending;
+  uint64_t sig_user; /* of those, sent by kill() (SI_USER), not tgkill */
   /* FUTEX_WAIT: address, bitset, absolute deadline on emu->clock_ns
    * (UINT64_MAX: none), arrival order (wake is FIFO). */
   uint64_t futex_addr, deadline, wait_seq;

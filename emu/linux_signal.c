@@ -885,6 +885,53 @@ int tc_signal_deliver(tc_sys_call *c) {
   return 0;
 }
 
+bool tc_signal_default_kills(int sig) {
+  switch (sig) {
+  case 17:        /* SIGCHLD */
+  case 18:        /* SIGCONT */
+  case 19:        /* SIGSTOP */
+  case 20:        /* SIGTSTP */
+  case 21:        /* SIGTTIN */
+  case 22:        /* SIGTTOU */
+  case 23:        /* SIGURG */
+  case 28:        /* SIGWINCH */
+    return false; /* ignore, or stop (no job control here) */
+  default:
+    return true;
+  }
+}
+
+/* A thread the scheduler just switched to runs the handler of a signal
+ * aimed at it (tgkill from another thread, or a kill() Linux would give
+ * it), at the instruction it was about to run: the interrupted code goes
+ * on there when the handler returns; a thread blocked in a syscall has
+ * its PC at the trap, so the call runs again. */
+void tc_signal_thread_resumed(tc_emu *emu) {
+  tc_linux_state *st = tc_linux_state_of(emu);
+  if (!st || !tc_signal_can_deliver(emu))
+    return;
+  uint64_t ready = st->thread_pending & ~st->sigmask;
+  if (!ready)
+    return;
+  int sig = __builtin_ctzll(ready) + 1;
+  uint64_t bit = 1ull << (sig - 1);
+  sig_desc d = {0};
+  d.sig = sig;
+  d.code = (st->thread_pending_user & bit) ? 0 : -6; /* SI_USER, SI_TKILL */
+  d.mask = st->sigmask;
+  st->thread_pending &= ~bit;
+  st->thread_pending_user &= ~bit;
+  uint64_t h = st->sigact[sig].handler;
+  if (h <= 1) { /* the disposition changed since it was sent */
+    if (h == 0 && tc_signal_default_kills(sig))
+      tc_emu_kill(emu, sig);
+    return;
+  }
+  d.resume = tc_emu_reg(emu, emu->arch->pc_reg);
+  if (deliver(emu, st, &d) < 0)
+    tc_emu_kill(emu, 11);
+}
+
 /* si_code and the x86 exception of a fault, as arch/x86/mm/fault.c and
  * traps.c report them. */
 static void fault_desc(tc_arch_id arch, const tc_fault_event *f, sig_desc *d) {
@@ -1072,15 +1119,25 @@ void tc_signal_syscall_end(tc_sys_call *c) {
   if (c->action == TC_SYS_ACT_NONE)
     timer_check(c);
   if (!st->pending_sig && c->action == TC_SYS_ACT_NONE) {
-    uint64_t ready = st->pending_set & ~st->sigmask;
+    /* the thread's own signals first, as Linux dequeues them */
+    uint64_t mine = st->thread_pending & ~st->sigmask;
+    uint64_t ready = mine ? mine : st->pending_set & ~st->sigmask;
     if (ready) {
       int sig = __builtin_ctzll(ready) + 1;
-      st->pending_set &= ~(1ull << (sig - 1));
+      uint64_t bit = 1ull << (sig - 1);
+      int code = st->pending_set_code[sig];
+      if (mine) {
+        code = (st->thread_pending_user & bit) ? 0 : -6;
+        st->thread_pending &= ~bit;
+        st->thread_pending_user &= ~bit;
+      } else {
+        st->pending_set &= ~bit;
+      }
       uint64_t h = st->sigact[sig].handler;
       if (h > 1 && tc_signal_can_deliver(c->emu)) {
         st->pending_sig = sig;
-        st->pending_code = st->pending_set_code[sig];
-      } else if (h == 0 && sig == SIGALRM_V) {
+        st->pending_code = code;
+      } else if (h == 0 && tc_signal_default_kills(sig)) {
         c->action = TC_SYS_ACT_KILL;
         c->action_arg = sig;
       }
@@ -1199,7 +1256,7 @@ int64_t tc_sys_setitimer(tc_sys_call *c) {
  * thread, no other process), so the virtual clock jumps to it. */
 int64_t tc_signal_wait(tc_sys_call *c, const char *what) {
   tc_linux_state *st = c->st;
-  if (st->pending_set & ~st->sigmask)
+  if ((st->pending_set | st->thread_pending) & ~st->sigmask)
     return -EINTR;
   uint64_t alrm = 1ull << (SIGALRM_V - 1);
   if (st->timer_deadline && st->sigact[SIGALRM_V].handler != 1 &&

@@ -126,7 +126,12 @@ static int64_t send_self(tc_sys_call *c, int sig) {
   } else if (sig == 19) {
     kill = false; /* SIGSTOP: no job control */
   } else if (st->sigmask & (1ull << (sig - 1))) {
-    kill = false; /* stays pending forever */
+    kill = false; /* pending until unblocked (tc_signal_syscall_end) */
+    if (st->sigact[sig].handler != SIG_IGN_V) {
+      st->pending_set |= 1ull << (sig - 1);
+      st->pending_set_code[sig] =
+          strcmp(c->name ? c->name : "", "kill") ? -6 : 0;
+    }
   } else if (st->sigact[sig].handler != SIG_DFL_V) {
     kill = false; /* SIG_IGN, or a handler */
     if (st->sigact[sig].handler != SIG_IGN_V && tc_signal_can_deliver(c->emu)) {
@@ -143,19 +148,7 @@ static int64_t send_self(tc_sys_call *c, int sig) {
       st->handler_reported = true;
     }
   } else {
-    switch (sig) {
-    case 17: /* SIGCHLD */
-    case 18: /* SIGCONT */
-    case 23: /* SIGURG */
-    case 28: /* SIGWINCH */
-    case 20: /* SIGTSTP */
-    case 21: /* SIGTTIN */
-    case 22: /* SIGTTOU */
-      kill = false;
-      break;
-    default:
-      kill = true;
-    }
+    kill = tc_signal_default_kills(sig);
   }
   if (kill) {
     c->action = TC_SYS_ACT_KILL;
@@ -178,20 +171,29 @@ static int64_t sys_kill(tc_sys_call *c) {
   if (sig < 0 || sig > TC_NSIG)
     return -EINVAL;
   if (pid == 0 || pid == -1 || (uint32_t)pid == c->emu->pid ||
-      (uint32_t)-pid == c->emu->pid)
+      (uint32_t)-pid == c->emu->pid) {
+    /* process-directed: with threads, the one Linux would pick */
+    uint32_t tid = 0;
+    if (sig != 0 && sig != 9 && sig != 19 &&
+        c->st->sigact[sig].handler > SIG_IGN_V && tc_signal_can_deliver(c->emu))
+      tid = tc_thread_pick_for_signal(c->emu, sig);
+    if (tid)
+      return tc_thread_queue_signal(c->emu, tid, sig, true);
     return send_self(c, sig);
+  }
   return -ESRCH;
 }
 
 /* A signal for another thread of the process. Its default action (end the
  * process, or nothing) is the same whichever thread takes it; a handler
- * would have to run on that thread, which is not implemented: dropped,
- * with a notice. */
+ * runs on that thread when it next runs (tc_thread_queue_signal). */
 static int64_t send_other_thread(tc_sys_call *c, int sig, uint32_t tid) {
   tc_linux_state *st = c->st;
   if (sig != 0 && sig != 9 && sig != 19 &&
       st->sigact[sig].handler != SIG_DFL_V &&
       st->sigact[sig].handler != SIG_IGN_V) {
+    if (tc_signal_can_deliver(c->emu))
+      return tc_thread_queue_signal(c->emu, tid, sig, false);
     if (!st->tkill_reported && !c->emu->opt.quiet)
       fprintf(stderr,
               "tracecorn: signal %d for thread %u has a guest handler; "
@@ -487,7 +489,7 @@ static int64_t sys_nanosleep(tc_sys_call *c) {
     return r;
   bool intr;
   c->emu->clock_ns += tc_signal_sleep_ns(c, ns, &intr);
-  tc_thread_yield(c); /* the other threads run meanwhile */
+  tc_thread_yield(c);       /* the other threads run meanwhile */
   return intr ? -EINTR : 0; /* the timer's SIGALRM cut it short */
 }
 

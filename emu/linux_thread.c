@@ -116,6 +116,8 @@ static void thread_park(tc_emu *emu, tc_thread *t) {
   t->altstack_sp = st->altstack_sp;
   t->altstack_size = st->altstack_size;
   t->altstack_flags = st->altstack_flags;
+  t->sig_pending = st->thread_pending;
+  t->sig_user = st->thread_pending_user;
 }
 
 static void thread_unpark(tc_emu *emu, const tc_thread *t) {
@@ -128,6 +130,50 @@ static void thread_unpark(tc_emu *emu, const tc_thread *t) {
   st->altstack_sp = t->altstack_sp;
   st->altstack_size = t->altstack_size;
   st->altstack_flags = t->altstack_flags;
+  st->thread_pending = t->sig_pending;
+  st->thread_pending_user = t->sig_user;
+}
+
+int tc_thread_queue_signal(tc_emu *emu, uint32_t tid, int sig, bool user) {
+  uint64_t bit = 1ull << (sig - 1);
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    tc_thread *t = &emu->threads[i];
+    if (t->tid != tid || t->state == TC_THREAD_EXITED || i == emu->cur_thread)
+      continue;
+    t->sig_pending |= bit;
+    t->sig_user = user ? t->sig_user | bit : t->sig_user & ~bit;
+    /* Woken without a result: its PC is still at the trap, so the call
+     * runs again once the handler returns. */
+    if ((t->state == TC_THREAD_FUTEX || t->state == TC_THREAD_FD) &&
+        !(t->sigmask & bit))
+      t->state = TC_THREAD_RUNNABLE;
+    return 0;
+  }
+  return -ESRCH;
+}
+
+uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig) {
+  if (emu->nthreads == 0)
+    return 0;
+  tc_linux_state *st = tc_linux_state_of(emu);
+  uint64_t bit = 1ull << (sig - 1);
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    const tc_thread *t = &emu->threads[i];
+    if (t->tid != emu->pid || t->state == TC_THREAD_EXITED)
+      continue;
+    if (i == emu->cur_thread ? !(st->sigmask & bit) : !(t->sigmask & bit))
+      return i == emu->cur_thread ? 0 : t->tid;
+    break;
+  }
+  if (!(st->sigmask & bit))
+    return 0;
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    const tc_thread *t = &emu->threads[i];
+    if (i != emu->cur_thread && t->state != TC_THREAD_EXITED &&
+        !(t->sigmask & bit))
+      return t->tid;
+  }
+  return 0;
 }
 
 /* Writes the PC keeping the ISA state (arm: Unicorn takes Thumb from bit 0
@@ -654,6 +700,7 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     tc_error_set(err, "unicorn: cannot start thread %u", (unsigned)t->tid);
     return -1;
   }
+  tc_signal_thread_resumed(emu);
   return 0;
 }
 

@@ -1069,6 +1069,12 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
           ? r->executed + r->quantum
           : UINT64_MAX;
   r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  /* a signal aimed at the thread now running went to its handler
+   * (emu/linux_signal.c): SIGNAL with the frame, then the keyframe */
+  if (r->have_sig) {
+    emit_map_events(r);
+    emit_signal(r, r->insn_index ? r->insn_index - 1 : 0);
+  }
   if (emu->tid != before && !r->skipping) {
     read_all_regs(r, r->state_cur);
     r->stale_all = true;
