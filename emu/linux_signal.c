@@ -1,12 +1,14 @@
-/* Signal delivery to guest handlers and rt_sigreturn, as Linux does it
- * (arch/x86/kernel/signal.c), x86-64 for now: a signal sent to the process
- * itself (kill, tkill, tgkill, raise) with a handler installed is delivered
- * when the syscall that sent it returns. The frame the kernel builds
- * (return address = sa_restorer, ucontext with the interrupted registers
- * and mask, siginfo, an fxsave-layout FP area) is written to the guest
- * stack like any kernel write, so every format records it. i386 has its
- * own frame (arch/x86/kernel/signal_32.c); other arches keep the notice
- * (linux_sys_misc.c) until their frames are done. */
+/* Signal delivery to guest handlers and rt_sigreturn, as Linux does it: a
+ * signal sent to the process itself (kill, tkill, tgkill, raise) with a
+ * handler installed is delivered when the syscall that sent it returns; a
+ * fault when the engine stops on it; a signal for another thread when the
+ * scheduler switches to that thread. The frame the kernel builds (x86-64,
+ * arch/x86/kernel/signal.c: return address = sa_restorer, ucontext with the
+ * interrupted registers and mask, siginfo, an fxsave-layout FP area) is
+ * written to the guest stack like any kernel write, so every format
+ * records it. i386 (signal_32.c), arm64, arm and mips o32 have their own
+ * frames below (docs/arches.md); mips64el keeps the notice
+ * (linux_sys_misc.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -112,10 +112,11 @@ static int64_t sys_exit(tc_sys_call *c) {
 
 enum { SIG_DFL_V = 0, SIG_IGN_V = 1 };
 
-/* Sends sig to the process itself. Signal handlers are not run yet: a
- * signal that is caught, ignored, blocked, or whose default action is to
- * ignore or stop, has no effect. A default action of "terminate" or "core"
- * ends the process after the syscall has been reported. */
+/* Sends sig to the calling thread. A caught signal runs its handler when
+ * this syscall returns (linux_signal.c); a blocked one waits in the
+ * pending set for the unblock; an ignored one, or one whose default action
+ * is to ignore or stop, has no effect. A default action of "terminate" or
+ * "core" ends the process after the syscall has been reported. */
 static int64_t send_self(tc_sys_call *c, int sig) {
   if (sig == 0)
     return 0;
@@ -142,9 +143,9 @@ static int64_t send_self(tc_sys_call *c, int sig) {
       /* not silently: the run diverges from Linux here */
       fprintf(stderr,
               "tracecorn: signal %d has a guest handler; delivery to "
-              "handlers is not implemented yet, so it is dropped and the "
+              "handlers is not implemented on %s, so it is dropped and the "
               "program goes on as if it never came\n",
-              sig);
+              sig, c->emu->arch->name);
       st->handler_reported = true;
     }
   } else {
