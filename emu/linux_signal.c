@@ -1089,6 +1089,7 @@ static void raise_self(tc_sys_call *c, int sig, int code) {
   if (st->sigmask & (1ull << (sig - 1))) {
     st->pending_set |= 1ull << (sig - 1);
     st->pending_set_code[sig] = code;
+    tc_thread_wake_sigwaiters(c->emu, sig);
     return;
   }
   if (h == 0) {
@@ -1267,6 +1268,9 @@ int64_t tc_signal_wait(tc_sys_call *c, const char *what) {
       c->emu->clock_ns = st->timer_deadline;
     return -EINTR;
   }
+  /* another thread may send one: wait for it (the call runs again) */
+  if (tc_thread_wait_signal(c, st->sigmask))
+    return 0;
   if (!c->emu->opt.quiet)
     fprintf(stderr,
             "tracecorn: %s would wait forever (no timer armed and no other "
@@ -1277,20 +1281,146 @@ int64_t tc_signal_wait(tc_sys_call *c, const char *what) {
 
 int64_t tc_sys_pause(tc_sys_call *c) { return tc_signal_wait(c, "pause"); }
 
+/* A sigset_t argument: the guest's longs in its byte order and numbering,
+ * as the host numbers it. */
+static int read_sigset(tc_sys_call *c, uint64_t addr, uint64_t *set) {
+  const tc_arch *a = c->emu->arch;
+  uint8_t buf[8];
+  int r = tc_sys_read(c->emu, addr, buf, sizeof buf);
+  if (r < 0)
+    return r;
+  uint64_t g = a->ptr_size == 8
+                   ? tc_abi_get(a, buf, 8)
+                   : tc_abi_get(a, buf, 4) | tc_abi_get(a, buf + 4, 4) << 32;
+  *set = tc_xlat_sigset_to_host(a, g);
+  return 0;
+}
+
+/* rt_sigpending: the signals pending for the thread or the process that
+ * it blocks. */
+int64_t tc_sys_rt_sigpending(tc_sys_call *c) {
+  const tc_arch *a = c->emu->arch;
+  unsigned ss = tc_xlat_sigset_size(a);
+  if (c->a[1] > ss)
+    return -EINVAL;
+  uint8_t buf[16] = {0};
+  put_sigset(a, buf,
+             (c->st->pending_set | c->st->thread_pending) & c->st->sigmask);
+  return tc_sys_write(c->emu, c->a[0], buf, (size_t)c->a[1]);
+}
+
+/* Takes the lowest pending signal of `set` (the thread's own first): its
+ * number, or 0. */
+static int dequeue(tc_linux_state *st, uint64_t set, int *code) {
+  uint64_t mine = st->thread_pending & set;
+  uint64_t ready = mine ? mine : st->pending_set & set;
+  if (!ready)
+    return 0;
+  int sig = __builtin_ctzll(ready) + 1;
+  uint64_t bit = 1ull << (sig - 1);
+  if (mine) {
+    *code = (st->thread_pending_user & bit) ? 0 : -6;
+    st->thread_pending &= ~bit;
+    st->thread_pending_user &= ~bit;
+  } else {
+    *code = st->pending_set_code[sig];
+    st->pending_set &= ~bit;
+  }
+  return sig;
+}
+
+/* rt_sigtimedwait(set, info, timeout, sigsetsize) (sigwait, sigwaitinfo,
+ * sigtimedwait): a pending signal of set is taken without running its
+ * handler; else the timer's SIGALRM if it comes first (the clock jumps
+ * to it), the timeout (the clock advances; -EAGAIN), another thread's
+ * signal (the thread waits), or a notice and -EAGAIN when nothing can
+ * come. */
+static int64_t sigtimedwait_common(tc_sys_call *c, bool time64) {
+  tc_emu *emu = c->emu;
+  tc_linux_state *st = c->st;
+  if (c->a[3] != tc_xlat_sigset_size(emu->arch))
+    return -EINVAL;
+  uint64_t set;
+  int r = read_sigset(c, c->a[0], &set);
+  if (r < 0)
+    return r;
+  set &= ~((1ull << 8) | (1ull << 18));
+  uint64_t ns = UINT64_MAX;
+  if (c->a[2] && (r = tc_sys_read_timespec_ns(c, c->a[2], time64, &ns)) < 0)
+    return r;
+  int code = 0, sig = dequeue(st, set, &code);
+  uint64_t alrm = 1ull << (SIGALRM_V - 1);
+  if (!sig && st->timer_deadline && (set & alrm) &&
+      (ns == UINT64_MAX || st->timer_deadline <= emu->clock_ns + ns)) {
+    if (emu->clock_ns < st->timer_deadline)
+      emu->clock_ns = st->timer_deadline;
+    if (st->timer_interval)
+      st->timer_deadline += st->timer_interval;
+    else
+      st->timer_deadline = 0;
+    sig = SIGALRM_V;
+    code = SI_KERNEL_V;
+  }
+  if (sig) {
+    if (c->a[1]) {
+      uint8_t si[128];
+      memset(si, 0, sizeof si);
+      sig_desc d = {.sig = sig, .code = code, .fault = code == SI_KERNEL_V};
+      if (emu->arch->id == TC_ARCH_X86_64 || emu->arch->id == TC_ARCH_X86) {
+        int32_t v[3] = {sig, 0, code};
+        memcpy(si, v, sizeof v);
+        unsigned u = emu->arch->ptr_size == 8 ? 16 : 12;
+        if (!d.fault) {
+          uint32_t pu[2] = {emu->pid, TC_GUEST_UID};
+          memcpy(si + u, pu, sizeof pu);
+        }
+      } else {
+        put_siginfo(emu, si, &d);
+      }
+      if ((r = tc_sys_write(emu, c->a[1], si, sizeof si)) < 0)
+        return r;
+    }
+    return tc_xlat_signal_to_guest(emu->arch, sig);
+  }
+  if (ns != UINT64_MAX) {
+    emu->clock_ns += ns;
+    return -EAGAIN;
+  }
+  if (tc_thread_wait_signal(c, st->sigmask & ~set))
+    return 0;
+  if (!emu->opt.quiet)
+    fprintf(stderr,
+            "tracecorn: %s would wait forever (nothing pending, no timer and "
+            "no other thread to send a signal); returning -EAGAIN\n",
+            c->name ? c->name : "rt_sigtimedwait");
+  return -EAGAIN;
+}
+
+int64_t tc_sys_rt_sigtimedwait(tc_sys_call *c) {
+  return sigtimedwait_common(c, false);
+}
+int64_t tc_sys_rt_sigtimedwait_time64(tc_sys_call *c) {
+  return sigtimedwait_common(c, true);
+}
+
 int64_t tc_sys_rt_sigsuspend(tc_sys_call *c) {
   tc_linux_state *st = c->st;
   const tc_arch *arch = c->emu->arch;
   if (c->a[1] != tc_xlat_sigset_size(arch))
     return -EINVAL;
-  uint8_t buf[8];
-  int r = tc_sys_read(c->emu, c->a[0], buf, sizeof buf);
+  uint64_t m;
+  int r = read_sigset(c, c->a[0], &m);
   if (r < 0)
     return r;
-  uint64_t m = get64(buf); /* x86: little-endian words, signals 1..64 */
   st->suspend_saved = st->sigmask;
   st->suspend_active = true;
-  st->sigmask = tc_xlat_sigset_to_host(arch, m) & ~((1ull << 8) | (1ull << 18));
+  st->sigmask = m & ~((1ull << 8) | (1ull << 18));
   r = (int)tc_signal_wait(c, "sigsuspend");
+  if (c->restart) {
+    /* waiting for another thread with this mask; the call runs again */
+    st->sigmask = st->suspend_saved;
+    st->suspend_active = false;
+  }
   /* Not delivered (nothing came): the old mask is back at once. */
   return r;
 }

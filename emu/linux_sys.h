@@ -122,6 +122,9 @@ int64_t tc_sys_pause(tc_sys_call *c);
  * to the armed timer; -EINTR. `what` names the call in a notice. */
 int64_t tc_signal_wait(tc_sys_call *c, const char *what);
 int64_t tc_sys_rt_sigsuspend(tc_sys_call *c);
+int64_t tc_sys_rt_sigpending(tc_sys_call *c);
+int64_t tc_sys_rt_sigtimedwait(tc_sys_call *c);
+int64_t tc_sys_rt_sigtimedwait_time64(tc_sys_call *c);
 /* nanosleep & co.: how long a sleep of ns really lasts before the timer
  * interrupts it (ns itself if it does not). */
 uint64_t tc_signal_sleep_ns(tc_sys_call *c, uint64_t ns, bool *interrupted);
@@ -259,6 +262,14 @@ int tc_thread_queue_signal(tc_emu *emu, uint32_t tid, int sig, bool user);
  * the running one, else the first other one that does not block it. 0
  * means the running thread. */
 uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig);
+/* The calling thread waits for a signal (pause, sigsuspend,
+ * rt_sigtimedwait) while other threads live: it blocks with `mask`
+ * blocked, the call restarts once a signal it does not block is queued
+ * for it or the process, and true is returned; false when it is alone. */
+bool tc_thread_wait_signal(tc_sys_call *c, uint64_t mask);
+/* A signal went to the process pending set: threads waiting for a signal
+ * that do not block it wake up to look. */
+void tc_thread_wake_sigwaiters(tc_emu *emu, int sig);
 /* i386 CLONE_SETTLS: a GDT page for a new thread, the current one's with
  * the TLS entry of the user_desc at desc_addr set. 0 or -errno. */
 int tc_linux_x86_thread_gdt(tc_emu *emu, uint64_t desc_addr, uint64_t *gdt);

@@ -132,6 +132,7 @@ static int64_t send_self(tc_sys_call *c, int sig) {
       st->pending_set |= 1ull << (sig - 1);
       st->pending_set_code[sig] =
           strcmp(c->name ? c->name : "", "kill") ? -6 : 0;
+      tc_thread_wake_sigwaiters(c->emu, sig);
     }
   } else if (st->sigact[sig].handler != SIG_DFL_V) {
     kill = false; /* SIG_IGN, or a handler */
@@ -798,6 +799,9 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"getitimer", tc_sys_getitimer},
     {"pause", tc_sys_pause},
     {"rt_sigsuspend", tc_sys_rt_sigsuspend},
+    {"rt_sigpending", tc_sys_rt_sigpending},
+    {"rt_sigtimedwait", tc_sys_rt_sigtimedwait},
+    {"rt_sigtimedwait_time64", tc_sys_rt_sigtimedwait_time64},
     {"sigreturn", tc_sys_sigreturn},
     {"rt_sigprocmask", sys_rt_sigprocmask},
     {"sigaltstack", sys_sigaltstack},

@@ -147,9 +147,42 @@ int tc_thread_queue_signal(tc_emu *emu, uint32_t tid, int sig, bool user) {
     if ((t->state == TC_THREAD_FUTEX || t->state == TC_THREAD_FD) &&
         !(t->sigmask & bit))
       t->state = TC_THREAD_RUNNABLE;
+    if (t->state == TC_THREAD_SIGWAIT && !(t->sigwait_mask & bit)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->sig_woken = true; /* the wait itself takes it */
+    }
     return 0;
   }
   return -ESRCH;
+}
+
+/* What a thread blocks: while it waits for a signal, the wait's mask. */
+static uint64_t blocked_by(const tc_thread *t) {
+  return t->state == TC_THREAD_SIGWAIT ? t->sigwait_mask : t->sigmask;
+}
+
+void tc_thread_wake_sigwaiters(tc_emu *emu, int sig) {
+  uint64_t bit = 1ull << (sig - 1);
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    tc_thread *t = &emu->threads[i];
+    if (t->state == TC_THREAD_SIGWAIT && !(t->sigwait_mask & bit)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->sig_woken = true;
+    }
+  }
+}
+
+bool tc_thread_wait_signal(tc_sys_call *c, uint64_t mask) {
+  tc_emu *emu = c->emu;
+  if (tc_emu_live_threads(emu) <= 1)
+    return false;
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  self->state = TC_THREAD_SIGWAIT;
+  self->sigwait_mask = mask;
+  c->restart = true;
+  emu->resched = TC_RESCHED_BLOCK;
+  uc_emu_stop(emu->uc);
+  return true;
 }
 
 uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig) {
@@ -161,7 +194,7 @@ uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig) {
     const tc_thread *t = &emu->threads[i];
     if (t->tid != emu->pid || t->state == TC_THREAD_EXITED)
       continue;
-    if (i == emu->cur_thread ? !(st->sigmask & bit) : !(t->sigmask & bit))
+    if (i == emu->cur_thread ? !(st->sigmask & bit) : !(blocked_by(t) & bit))
       return i == emu->cur_thread ? 0 : t->tid;
     break;
   }
@@ -170,7 +203,7 @@ uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig) {
   for (size_t i = 0; i < emu->nthreads; i++) {
     const tc_thread *t = &emu->threads[i];
     if (i != emu->cur_thread && t->state != TC_THREAD_EXITED &&
-        !(t->sigmask & bit))
+        !(blocked_by(t) & bit))
       return t->tid;
   }
   return 0;
@@ -671,6 +704,10 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
           len +=
               (size_t)snprintf(list + len, sizeof list - len, "%s%u on a pipe",
                                len ? ", " : "", (unsigned)t->tid);
+        else if (t->state == TC_THREAD_SIGWAIT)
+          len += (size_t)snprintf(list + len, sizeof list - len,
+                                  "%s%u for a signal", len ? ", " : "",
+                                  (unsigned)t->tid);
       }
       tc_error_set(
           err, "deadlock: every guest thread waits for another one (%s)", list);
@@ -700,7 +737,9 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     tc_error_set(err, "unicorn: cannot start thread %u", (unsigned)t->tid);
     return -1;
   }
-  tc_signal_thread_resumed(emu);
+  if (!t->sig_woken)
+    tc_signal_thread_resumed(emu);
+  t->sig_woken = false;
   return 0;
 }
 

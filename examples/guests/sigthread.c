@@ -3,7 +3,8 @@
  * afterwards); kill() of the process from the second thread runs the
  * handler on the main thread, which Linux picks first when it does not
  * block the signal; a signal the target blocks waits until it unblocks
- * it. The output equals Linux's. */
+ * it; sigwait() and sigsuspend() in the main thread take signals another
+ * thread sends. The output equals Linux's. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
@@ -52,6 +53,18 @@ static void *worker(void *arg) {
   return NULL;
 }
 
+static void *send_term(void *arg) {
+  (void)arg;
+  kill(getpid(), SIGTERM); /* every thread blocks it: sigwait takes it */
+  return NULL;
+}
+
+static void *send_usr2(void *arg) {
+  (void)arg;
+  pthread_kill(main_id, SIGUSR2); /* ends the main thread's sigsuspend */
+  return NULL;
+}
+
 int main(void) {
   main_id = pthread_self();
   struct sigaction sa;
@@ -74,5 +87,28 @@ int main(void) {
   printf("hup: hits=%d in_worker=%d before_unblock=%d\n", hup_hits,
          hup_in_worker, hup_before_unblock);
   printf("usr2: hits=%d in_main=%d\n", usr2_hits, usr2_in_main);
+
+  sigset_t term, usr2, old;
+  sigemptyset(&term);
+  sigaddset(&term, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &term, NULL);
+  pthread_t t;
+  pthread_create(&t, NULL, send_term, NULL);
+  int got = 0;
+  int r = sigwait(&term, &got);
+  pthread_join(t, NULL);
+  sigset_t pend;
+  sigpending(&pend);
+  printf("sigwait: r=%d got_term=%d still_pending=%d\n", r, got == SIGTERM,
+         sigismember(&pend, SIGTERM));
+
+  sigemptyset(&usr2);
+  sigaddset(&usr2, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &usr2, &old);
+  pthread_create(&t, NULL, send_usr2, NULL);
+  r = sigsuspend(&old);
+  pthread_join(t, NULL);
+  printf("sigsuspend: r=%d usr2 hits=%d in_main=%d\n", r, usr2_hits,
+         usr2_in_main);
   return 0;
 }
