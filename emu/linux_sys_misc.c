@@ -349,14 +349,26 @@ static int64_t sys_sigaltstack(tc_sys_call *c) {
   int r;
   if (c->a[0] && (r = tc_sys_read(emu, c->a[0], in, size)) < 0)
     return r;
+  /* running on it (a handler with SA_ONSTACK): SS_ONSTACK, and it cannot
+   * be changed (the kernel's on_sig_stack / sas_ss_flags) */
+  uint64_t cur_sp = tc_emu_reg(emu, arch->sp_reg);
+  const tc_linux_state *st = c->st;
+  bool on = st->altstack_size && !(st->altstack_flags & (1u << 31)) &&
+            cur_sp > st->altstack_sp &&
+            cur_sp - st->altstack_sp <= st->altstack_size;
   if (c->a[1]) {
     memset(out, 0, sizeof out);
+    uint32_t oflags = (uint32_t)st->altstack_flags;
+    if (st->altstack_size)
+      oflags = (oflags & ~2u) | (on ? 1u : 0u); /* SS_ONSTACK */
     tc_abi_put(arch, out, l, c->st->altstack_sp);
-    tc_abi_put(arch, out + flags_off, 4, (uint32_t)c->st->altstack_flags);
+    tc_abi_put(arch, out + flags_off, 4, oflags);
     tc_abi_put(arch, out + size_off, l, c->st->altstack_size);
     if ((r = tc_sys_write(emu, c->a[1], out, size)) < 0)
       return r;
   }
+  if (c->a[0] && on)
+    return -EPERM;
   if (c->a[0]) {
     uint64_t sp = tc_abi_get(arch, in, l),
              ssz = tc_abi_get(arch, in + size_off, l);
