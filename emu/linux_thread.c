@@ -142,11 +142,20 @@ int tc_thread_queue_signal(tc_emu *emu, uint32_t tid, int sig, bool user) {
       continue;
     t->sig_pending |= bit;
     t->sig_user = user ? t->sig_user | bit : t->sig_user & ~bit;
-    /* Woken without a result: its PC is still at the trap, so the call
-     * runs again once the handler returns. */
+    /* Woken: its PC is still at the trap, so the call runs again once
+     * the handler returns. A futex wait without a timeout then fails with
+     * -EINTR unless the handler has SA_RESTART (Linux's -ERESTARTSYS; a
+     * timed wait restarts in any case); a pipe wait restarts. */
     if ((t->state == TC_THREAD_FUTEX || t->state == TC_THREAD_FD) &&
-        !(t->sigmask & bit))
+        !(t->sigmask & bit)) {
+      const tc_linux_state *st = tc_linux_state_of(emu);
+      if (t->state == TC_THREAD_FUTEX && t->deadline == UINT64_MAX &&
+          !(st->sigact[sig].flags & 0x10000000u /* SA_RESTART */)) {
+        t->restart = true;
+        t->restart_ret = -EINTR;
+      }
       t->state = TC_THREAD_RUNNABLE;
+    }
     if (t->state == TC_THREAD_SIGWAIT && !(t->sigwait_mask & bit)) {
       t->state = TC_THREAD_RUNNABLE;
       t->sig_woken = true; /* the wait itself takes it */
