@@ -1180,6 +1180,13 @@ static const sysdesc syscalls[] = {
      0,
      {K_SIGHOW, K_SIGSET_IN, K_SIGSET_OUT, K_ULONG}},
     {"sigaltstack", R_DEC, 0, {K_STACK_IN, K_STACK_OUT}},
+    {"rt_sigsuspend", R_DEC, 0, {K_SIGSET_IN, K_ULONG}},
+    {"rt_sigpending", R_DEC, 0, {K_SIGSET_OUT, K_ULONG}},
+    {"rt_sigtimedwait", R_DEC, 0, {K_SIGSET_IN, K_PTR, K_TIMESPEC_IN, K_ULONG}},
+    {"rt_sigtimedwait_time64",
+     R_DEC,
+     0,
+     {K_SIGSET_IN, K_PTR, K_TIMESPEC64_IN, K_ULONG}},
     /* time */
     {"clock_gettime", R_DEC, 0, {K_CLOCK, K_TIMESPEC_OUT}},
     {"clock_gettime64", R_DEC, 0, {K_CLOCK, K_TIMESPEC64_OUT}},
