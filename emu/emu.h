@@ -83,8 +83,9 @@ typedef struct tc_fd {
  * fields while the thread runs and is swapped here on a switch. */
 typedef enum tc_thread_state {
   TC_THREAD_RUNNABLE = 0,
-  TC_THREAD_FUTEX, /* blocked in FUTEX_WAIT on futex_addr */
-  TC_THREAD_FD,    /* blocked in read/write of a guest pipe (wait_fd) */
+  TC_THREAD_FUTEX,   /* blocked in FUTEX_WAIT on futex_addr */
+  TC_THREAD_FD,      /* blocked in read/write of a guest pipe (wait_fd) */
+  TC_THREAD_SIGWAIT, /* in pause, sigsuspend or rt_sigtimedwait */
   TC_THREAD_EXITED
 } tc_thread_state;
 
@@ -101,6 +102,16 @@ typedef struct tc_thread {
   uint64_t altstack_sp, altstack_size;
   int altstack_flags;
   uint64_t gdt_addr; /* i386: this thread's GDT page (its TLS entries) */
+  /* Signals aimed at this thread (tgkill from another one), bit sig-1:
+   * delivered when it next runs and does not block them. */
+  uint64_t sig_pending;
+  uint64_t sig_user; /* of those, sent by kill() (SI_USER), not tgkill */
+  /* TC_THREAD_SIGWAIT: the signals it blocks while it waits (sigsuspend's
+   * mask; rt_sigtimedwait unblocks the ones it waits for). */
+  uint64_t sigwait_mask;
+  /* Woken from TC_THREAD_SIGWAIT: the wait runs again and finds the
+   * signal, so nothing is delivered on the switch to it. */
+  bool sig_woken;
   /* FUTEX_WAIT: address, bitset, absolute deadline on emu->clock_ns
    * (UINT64_MAX: none), arrival order (wake is FIFO). */
   uint64_t futex_addr, deadline, wait_seq;

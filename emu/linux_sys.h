@@ -57,6 +57,14 @@ typedef struct tc_linux_state {
   bool suspend_active;
   uint64_t suspend_saved;
   bool high_unknown_reported;
+  /* arm, arm64, mips: the page holding the sigreturn trampolines
+   * ("[sigpage]"), mapped at the first delivery that needs one; 0 until
+   * then. */
+  uint64_t sigpage;
+  /* Signals sent to the running thread itself by another thread
+   * (tgkill/tkill, bit sig-1), swapped with tc_thread.sig_pending. */
+  uint64_t thread_pending;
+  uint64_t thread_pending_user; /* of those, SI_USER (kill), not SI_TKILL */
 } tc_linux_state;
 
 /* One syscall in flight. Handlers return the value the guest sees
@@ -112,11 +120,22 @@ int64_t tc_sys_alarm(tc_sys_call *c);
 int64_t tc_sys_setitimer(tc_sys_call *c);
 int64_t tc_sys_getitimer(tc_sys_call *c);
 int64_t tc_sys_pause(tc_sys_call *c);
+/* Waits for a signal (pause, ppoll without fds): the virtual clock jumps
+ * to the armed timer; -EINTR. `what` names the call in a notice. */
+int64_t tc_signal_wait(tc_sys_call *c, const char *what);
 int64_t tc_sys_rt_sigsuspend(tc_sys_call *c);
+int64_t tc_sys_rt_sigpending(tc_sys_call *c);
+int64_t tc_sys_rt_sigtimedwait(tc_sys_call *c);
+int64_t tc_sys_rt_sigtimedwait_time64(tc_sys_call *c);
 /* nanosleep & co.: how long a sleep of ns really lasts before the timer
  * interrupts it (ns itself if it does not). */
 uint64_t tc_signal_sleep_ns(tc_sys_call *c, uint64_t ns, bool *interrupted);
 int64_t tc_sys_rt_sigreturn(tc_sys_call *c);
+/* Whether sig's default action ends the process (not ignore or stop). */
+bool tc_signal_default_kills(int sig);
+/* The scheduler switched to a thread: a signal aimed at it that it does
+ * not block runs its handler now (the frame saves the PC it was at). */
+void tc_signal_thread_resumed(tc_emu *emu);
 int64_t tc_sys_sigreturn(tc_sys_call *c);
 /* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
  * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done by the first set_thread_area
@@ -235,6 +254,24 @@ bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events);
 void tc_thread_yield(tc_sys_call *c);
 /* tid names a live thread of the process. */
 bool tc_thread_exists(const tc_emu *emu, uint32_t tid);
+/* Queues sig for another live thread (tid): it runs the handler when it
+ * next runs; a wait it is blocked in (futex, pipe) is interrupted and
+ * runs again after the handler, as with SA_RESTART. user: sent by kill()
+ * (SI_USER) rather than tgkill (SI_TKILL). 0 or -ESRCH. */
+int tc_thread_queue_signal(tc_emu *emu, uint32_t tid, int sig, bool user);
+/* The thread that takes a process-directed signal, as Linux's
+ * complete_signal() picks it: the main thread unless it blocks sig, else
+ * the running one, else the first other one that does not block it. 0
+ * means the running thread. */
+uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig);
+/* The calling thread waits for a signal (pause, sigsuspend,
+ * rt_sigtimedwait) while other threads live: it blocks with `mask`
+ * blocked, the call restarts once a signal it does not block is queued
+ * for it or the process, and true is returned; false when it is alone. */
+bool tc_thread_wait_signal(tc_sys_call *c, uint64_t mask);
+/* A signal went to the process pending set: threads waiting for a signal
+ * that do not block it wake up to look. */
+void tc_thread_wake_sigwaiters(tc_emu *emu, int sig);
 /* i386 CLONE_SETTLS: a GDT page for a new thread, the current one's with
  * the TLS entry of the user_desc at desc_addr set. 0 or -errno. */
 int tc_linux_x86_thread_gdt(tc_emu *emu, uint64_t desc_addr, uint64_t *gdt);

@@ -1215,6 +1215,17 @@ static int64_t sys_pipe2(tc_sys_call *c) {
 static int64_t do_poll(tc_sys_call *c, uint64_t fds, uint64_t nfds,
                        int64_t timeout_ms) {
   tc_emu *emu = c->emu;
+  if (nfds == 0) {
+    /* No fds: a sleep (glibc's pause() on arches without the syscall is
+     * ppoll(NULL, 0, NULL, NULL)); only a signal ends it early, and the
+     * host is never asked to wait. */
+    if (timeout_ms < 0)
+      return tc_signal_wait(c, c->name ? c->name : "poll");
+    bool intr;
+    emu->clock_ns +=
+        tc_signal_sleep_ns(c, (uint64_t)timeout_ms * 1000000u, &intr);
+    return intr ? -EINTR : 0;
+  }
   if (nfds > (uint64_t)fd_limit(emu) && nfds > 1024)
     return -EINVAL;
   if (nfds > 1024)

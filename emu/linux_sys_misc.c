@@ -112,10 +112,11 @@ static int64_t sys_exit(tc_sys_call *c) {
 
 enum { SIG_DFL_V = 0, SIG_IGN_V = 1 };
 
-/* Sends sig to the process itself. Signal handlers are not run yet: a
- * signal that is caught, ignored, blocked, or whose default action is to
- * ignore or stop, has no effect. A default action of "terminate" or "core"
- * ends the process after the syscall has been reported. */
+/* Sends sig to the calling thread. A caught signal runs its handler when
+ * this syscall returns (linux_signal.c); a blocked one waits in the
+ * pending set for the unblock; an ignored one, or one whose default action
+ * is to ignore or stop, has no effect. A default action of "terminate" or
+ * "core" ends the process after the syscall has been reported. */
 static int64_t send_self(tc_sys_call *c, int sig) {
   if (sig == 0)
     return 0;
@@ -126,7 +127,13 @@ static int64_t send_self(tc_sys_call *c, int sig) {
   } else if (sig == 19) {
     kill = false; /* SIGSTOP: no job control */
   } else if (st->sigmask & (1ull << (sig - 1))) {
-    kill = false; /* stays pending forever */
+    kill = false; /* pending until unblocked (tc_signal_syscall_end) */
+    if (st->sigact[sig].handler != SIG_IGN_V) {
+      st->pending_set |= 1ull << (sig - 1);
+      st->pending_set_code[sig] =
+          strcmp(c->name ? c->name : "", "kill") ? -6 : 0;
+      tc_thread_wake_sigwaiters(c->emu, sig);
+    }
   } else if (st->sigact[sig].handler != SIG_DFL_V) {
     kill = false; /* SIG_IGN, or a handler */
     if (st->sigact[sig].handler != SIG_IGN_V && tc_signal_can_deliver(c->emu)) {
@@ -137,25 +144,13 @@ static int64_t send_self(tc_sys_call *c, int sig) {
       /* not silently: the run diverges from Linux here */
       fprintf(stderr,
               "tracecorn: signal %d has a guest handler; delivery to "
-              "handlers is not implemented yet, so it is dropped and the "
+              "handlers is not implemented on %s, so it is dropped and the "
               "program goes on as if it never came\n",
-              sig);
+              sig, c->emu->arch->name);
       st->handler_reported = true;
     }
   } else {
-    switch (sig) {
-    case 17: /* SIGCHLD */
-    case 18: /* SIGCONT */
-    case 23: /* SIGURG */
-    case 28: /* SIGWINCH */
-    case 20: /* SIGTSTP */
-    case 21: /* SIGTTIN */
-    case 22: /* SIGTTOU */
-      kill = false;
-      break;
-    default:
-      kill = true;
-    }
+    kill = tc_signal_default_kills(sig);
   }
   if (kill) {
     c->action = TC_SYS_ACT_KILL;
@@ -178,20 +173,29 @@ static int64_t sys_kill(tc_sys_call *c) {
   if (sig < 0 || sig > TC_NSIG)
     return -EINVAL;
   if (pid == 0 || pid == -1 || (uint32_t)pid == c->emu->pid ||
-      (uint32_t)-pid == c->emu->pid)
+      (uint32_t)-pid == c->emu->pid) {
+    /* process-directed: with threads, the one Linux would pick */
+    uint32_t tid = 0;
+    if (sig != 0 && sig != 9 && sig != 19 &&
+        c->st->sigact[sig].handler > SIG_IGN_V && tc_signal_can_deliver(c->emu))
+      tid = tc_thread_pick_for_signal(c->emu, sig);
+    if (tid)
+      return tc_thread_queue_signal(c->emu, tid, sig, true);
     return send_self(c, sig);
+  }
   return -ESRCH;
 }
 
 /* A signal for another thread of the process. Its default action (end the
  * process, or nothing) is the same whichever thread takes it; a handler
- * would have to run on that thread, which is not implemented: dropped,
- * with a notice. */
+ * runs on that thread when it next runs (tc_thread_queue_signal). */
 static int64_t send_other_thread(tc_sys_call *c, int sig, uint32_t tid) {
   tc_linux_state *st = c->st;
   if (sig != 0 && sig != 9 && sig != 19 &&
       st->sigact[sig].handler != SIG_DFL_V &&
       st->sigact[sig].handler != SIG_IGN_V) {
+    if (tc_signal_can_deliver(c->emu))
+      return tc_thread_queue_signal(c->emu, tid, sig, false);
     if (!st->tkill_reported && !c->emu->opt.quiet)
       fprintf(stderr,
               "tracecorn: signal %d for thread %u has a guest handler; "
@@ -345,14 +349,26 @@ static int64_t sys_sigaltstack(tc_sys_call *c) {
   int r;
   if (c->a[0] && (r = tc_sys_read(emu, c->a[0], in, size)) < 0)
     return r;
+  /* running on it (a handler with SA_ONSTACK): SS_ONSTACK, and it cannot
+   * be changed (the kernel's on_sig_stack / sas_ss_flags) */
+  uint64_t cur_sp = tc_emu_reg(emu, arch->sp_reg);
+  const tc_linux_state *st = c->st;
+  bool on = st->altstack_size && !(st->altstack_flags & (1u << 31)) &&
+            cur_sp > st->altstack_sp &&
+            cur_sp - st->altstack_sp <= st->altstack_size;
   if (c->a[1]) {
     memset(out, 0, sizeof out);
+    uint32_t oflags = (uint32_t)st->altstack_flags;
+    if (st->altstack_size)
+      oflags = (oflags & ~2u) | (on ? 1u : 0u); /* SS_ONSTACK */
     tc_abi_put(arch, out, l, c->st->altstack_sp);
-    tc_abi_put(arch, out + flags_off, 4, (uint32_t)c->st->altstack_flags);
+    tc_abi_put(arch, out + flags_off, 4, oflags);
     tc_abi_put(arch, out + size_off, l, c->st->altstack_size);
     if ((r = tc_sys_write(emu, c->a[1], out, size)) < 0)
       return r;
   }
+  if (c->a[0] && on)
+    return -EPERM;
   if (c->a[0]) {
     uint64_t sp = tc_abi_get(arch, in, l),
              ssz = tc_abi_get(arch, in + size_off, l);
@@ -487,7 +503,7 @@ static int64_t sys_nanosleep(tc_sys_call *c) {
     return r;
   bool intr;
   c->emu->clock_ns += tc_signal_sleep_ns(c, ns, &intr);
-  tc_thread_yield(c); /* the other threads run meanwhile */
+  tc_thread_yield(c);       /* the other threads run meanwhile */
   return intr ? -EINTR : 0; /* the timer's SIGALRM cut it short */
 }
 
@@ -795,6 +811,9 @@ const tc_sys_entry tc_sys_misc_table[] = {
     {"getitimer", tc_sys_getitimer},
     {"pause", tc_sys_pause},
     {"rt_sigsuspend", tc_sys_rt_sigsuspend},
+    {"rt_sigpending", tc_sys_rt_sigpending},
+    {"rt_sigtimedwait", tc_sys_rt_sigtimedwait},
+    {"rt_sigtimedwait_time64", tc_sys_rt_sigtimedwait_time64},
     {"sigreturn", tc_sys_sigreturn},
     {"rt_sigprocmask", sys_rt_sigprocmask},
     {"sigaltstack", sys_sigaltstack},

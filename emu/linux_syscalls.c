@@ -331,6 +331,8 @@ void tc_linux_syscall(tc_emu *emu) {
        * interrupted code's value, restored from the frame */
       uint64_t v = tc_emu_reg(emu, abi->ret_reg) & mask;
       rec.ret = arch->ptr_size == 4 ? (int64_t)(int32_t)v : (int64_t)v;
+      if (abi->err_reg >= 0 && tc_emu_reg(emu, abi->err_reg) != 0)
+        rec.ret = -(int64_t)v; /* mips: a3 set, v0 the errno */
     }
     rec.unknown = unknown;
     emu->obs.on_syscall(emu->obs.ctx, &rec);

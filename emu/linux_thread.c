@@ -116,6 +116,8 @@ static void thread_park(tc_emu *emu, tc_thread *t) {
   t->altstack_sp = st->altstack_sp;
   t->altstack_size = st->altstack_size;
   t->altstack_flags = st->altstack_flags;
+  t->sig_pending = st->thread_pending;
+  t->sig_user = st->thread_pending_user;
 }
 
 static void thread_unpark(tc_emu *emu, const tc_thread *t) {
@@ -128,6 +130,92 @@ static void thread_unpark(tc_emu *emu, const tc_thread *t) {
   st->altstack_sp = t->altstack_sp;
   st->altstack_size = t->altstack_size;
   st->altstack_flags = t->altstack_flags;
+  st->thread_pending = t->sig_pending;
+  st->thread_pending_user = t->sig_user;
+}
+
+int tc_thread_queue_signal(tc_emu *emu, uint32_t tid, int sig, bool user) {
+  uint64_t bit = 1ull << (sig - 1);
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    tc_thread *t = &emu->threads[i];
+    if (t->tid != tid || t->state == TC_THREAD_EXITED || i == emu->cur_thread)
+      continue;
+    t->sig_pending |= bit;
+    t->sig_user = user ? t->sig_user | bit : t->sig_user & ~bit;
+    /* Woken: its PC is still at the trap, so the call runs again once
+     * the handler returns. A futex wait without a timeout then fails with
+     * -EINTR unless the handler has SA_RESTART (Linux's -ERESTARTSYS; a
+     * timed wait restarts in any case); a pipe wait restarts. */
+    if ((t->state == TC_THREAD_FUTEX || t->state == TC_THREAD_FD) &&
+        !(t->sigmask & bit)) {
+      const tc_linux_state *st = tc_linux_state_of(emu);
+      if (t->state == TC_THREAD_FUTEX && t->deadline == UINT64_MAX &&
+          !(st->sigact[sig].flags & 0x10000000u /* SA_RESTART */)) {
+        t->restart = true;
+        t->restart_ret = -EINTR;
+      }
+      t->state = TC_THREAD_RUNNABLE;
+    }
+    if (t->state == TC_THREAD_SIGWAIT && !(t->sigwait_mask & bit)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->sig_woken = true; /* the wait itself takes it */
+    }
+    return 0;
+  }
+  return -ESRCH;
+}
+
+/* What a thread blocks: while it waits for a signal, the wait's mask. */
+static uint64_t blocked_by(const tc_thread *t) {
+  return t->state == TC_THREAD_SIGWAIT ? t->sigwait_mask : t->sigmask;
+}
+
+void tc_thread_wake_sigwaiters(tc_emu *emu, int sig) {
+  uint64_t bit = 1ull << (sig - 1);
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    tc_thread *t = &emu->threads[i];
+    if (t->state == TC_THREAD_SIGWAIT && !(t->sigwait_mask & bit)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->sig_woken = true;
+    }
+  }
+}
+
+bool tc_thread_wait_signal(tc_sys_call *c, uint64_t mask) {
+  tc_emu *emu = c->emu;
+  if (tc_emu_live_threads(emu) <= 1)
+    return false;
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  self->state = TC_THREAD_SIGWAIT;
+  self->sigwait_mask = mask;
+  c->restart = true;
+  emu->resched = TC_RESCHED_BLOCK;
+  uc_emu_stop(emu->uc);
+  return true;
+}
+
+uint32_t tc_thread_pick_for_signal(tc_emu *emu, int sig) {
+  if (emu->nthreads == 0)
+    return 0;
+  tc_linux_state *st = tc_linux_state_of(emu);
+  uint64_t bit = 1ull << (sig - 1);
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    const tc_thread *t = &emu->threads[i];
+    if (t->tid != emu->pid || t->state == TC_THREAD_EXITED)
+      continue;
+    if (i == emu->cur_thread ? !(st->sigmask & bit) : !(blocked_by(t) & bit))
+      return i == emu->cur_thread ? 0 : t->tid;
+    break;
+  }
+  if (!(st->sigmask & bit))
+    return 0;
+  for (size_t i = 0; i < emu->nthreads; i++) {
+    const tc_thread *t = &emu->threads[i];
+    if (i != emu->cur_thread && t->state != TC_THREAD_EXITED &&
+        !(blocked_by(t) & bit))
+      return t->tid;
+  }
+  return 0;
 }
 
 /* Writes the PC keeping the ISA state (arm: Unicorn takes Thumb from bit 0
@@ -625,6 +713,10 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
           len +=
               (size_t)snprintf(list + len, sizeof list - len, "%s%u on a pipe",
                                len ? ", " : "", (unsigned)t->tid);
+        else if (t->state == TC_THREAD_SIGWAIT)
+          len += (size_t)snprintf(list + len, sizeof list - len,
+                                  "%s%u for a signal", len ? ", " : "",
+                                  (unsigned)t->tid);
       }
       tc_error_set(
           err, "deadlock: every guest thread waits for another one (%s)", list);
@@ -654,6 +746,9 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     tc_error_set(err, "unicorn: cannot start thread %u", (unsigned)t->tid);
     return -1;
   }
+  if (!t->sig_woken)
+    tc_signal_thread_resumed(emu);
+  t->sig_woken = false;
   return 0;
 }
 

@@ -358,7 +358,8 @@ static void emit_signal(tc_recorder *r, uint64_t insn_index) {
   r->have_sig = false;
 }
 
-static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
+/* MAP, UNMAP and PROTECT events of the kernel since the last flush. */
+static void emit_map_events(tc_recorder *r) {
   for (size_t i = 0; i < r->nkev; i++) {
     kernel_ev *k = &r->kev[i];
     tc_event ev = {.kind = k->kind};
@@ -367,6 +368,10 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
     emit_event(r, &ev);
   }
   r->nkev = 0;
+}
+
+static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
+  emit_map_events(r);
   if (r->have_sys) {
     tc_event ev = {.kind = TC_EV_SYSCALL};
     tc_syscall_event *s = &ev.u.sys;
@@ -1005,6 +1010,8 @@ static bool deliver_fault(tc_recorder *r) {
     return false;
   }
   r->fault_emitted = false;
+  /* the frame may need the sigreturn page mapped first ([sigpage]) */
+  emit_map_events(r);
   emit_signal(r, r->insn_index ? r->insn_index - 1 : 0);
   read_all_regs(r, r->state_cur);
   r->stale_all = true;
@@ -1076,6 +1083,12 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
           ? r->executed + r->quantum
           : UINT64_MAX;
   r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  /* a signal aimed at the thread now running went to its handler
+   * (emu/linux_signal.c): SIGNAL with the frame, then the keyframe */
+  if (r->have_sig) {
+    emit_map_events(r);
+    emit_signal(r, r->insn_index ? r->insn_index - 1 : 0);
+  }
   if (emu->tid != before && !r->skipping) {
     read_all_regs(r, r->state_cur);
     r->stale_all = true;

@@ -1183,6 +1183,13 @@ static const sysdesc syscalls[] = {
      0,
      {K_SIGHOW, K_SIGSET_IN, K_SIGSET_OUT, K_ULONG}},
     {"sigaltstack", R_DEC, 0, {K_STACK_IN, K_STACK_OUT}},
+    {"rt_sigsuspend", R_DEC, 0, {K_SIGSET_IN, K_ULONG}},
+    {"rt_sigpending", R_DEC, 0, {K_SIGSET_OUT, K_ULONG}},
+    {"rt_sigtimedwait", R_DEC, 0, {K_SIGSET_IN, K_PTR, K_TIMESPEC_IN, K_ULONG}},
+    {"rt_sigtimedwait_time64",
+     R_DEC,
+     0,
+     {K_SIGSET_IN, K_PTR, K_TIMESPEC64_IN, K_ULONG}},
     /* time */
     {"clock_gettime", R_DEC, 0, {K_CLOCK, K_TIMESPEC_OUT}},
     {"clock_gettime64", R_DEC, 0, {K_CLOCK, K_TIMESPEC64_OUT}},
@@ -2643,8 +2650,16 @@ const char *tc_sysdecode_fault(tc_sysdecode *d, const tc_fault_event *f) {
     code = "SEGV_ACCERR";
     addr = f->addr;
     break;
-  case TC_FAULT_INVALID_INSN:
-    code = "ILL_ILLOPN";
+  case TC_FAULT_INVALID_INSN: /* as each arch's kernel reports it */
+    if (d->arch->id == TC_ARCH_MIPS || d->arch->id == TC_ARCH_MIPSEL ||
+        d->arch->id == TC_ARCH_MIPS64EL) {
+      sb_printf(b, "--- %s {si_signo=%s, si_code=SI_KERNEL} ---",
+                sig ? sig : "?", sig ? sig : "?");
+      return b->oom ? "(out of memory)" : b->p;
+    }
+    code = d->arch->id == TC_ARCH_ARM || d->arch->id == TC_ARCH_ARM64
+               ? "ILL_ILLOPC"
+               : "ILL_ILLOPN";
     addr = f->pc;
     break;
   case TC_FAULT_DIVIDE:

@@ -80,14 +80,34 @@ int main(void) {
 
   volatile int zero = 0, num = 7;
   sig = sigsetjmp(env, 1);
+#if defined(__mips__) && !defined(MIPS_DIV_TRAP)
+  /* mips traps a division by zero (teq ..., 7), which Linux turns into
+   * SIGFPE/FPE_INTDIV but qemu-user 7.2 into SIGTRAP: left out where qemu
+   * is the reference (sigfault-div-* keeps it) */
+  (void)num;
+#else
   if (sig == 0)
     num = num / zero;
+#endif
   printf("fpe: sig=%d code=%d trapno=%ld\n", sig, last_code, trapno);
 
   sig = sigsetjmp(env, 1);
-  if (sig == 0)
+  if (sig == 0) {
+#if defined(__arm__) || defined(__aarch64__)
+    __asm__ volatile("udf #0");
+#elif defined(__mips__)
+    __asm__ volatile(".word 0x00000028"); /* SPECIAL, reserved function */
+#else
     __asm__ volatile("ud2");
+#endif
+  }
+#if defined(__arm__) || defined(__aarch64__)
+  /* Linux says ILL_ILLOPC here, qemu-user ILL_ILLOPN: the trace is checked
+   * instead (tests/test_cli.c) */
+  printf("ill: sig=%d trapno=%ld\n", sig, trapno);
+#else
   printf("ill: sig=%d code=%d trapno=%ld\n", sig, last_code, trapno);
+#endif
 
   /* the mask is restored by siglongjmp: SIGSEGV is deliverable again */
   sigset_t cur;
@@ -117,12 +137,21 @@ int main(void) {
   sigprocmask(SIG_SETMASK, &old, NULL);
   printf("setitimer: alarms=%d\n", alarms);
 
-  /* a fault whose signal is blocked kills, as Linux forces it */
+  /* a fault whose signal is blocked kills, as Linux forces it (arm and
+   * arm64 divide by zero without a trap, mips as above: a store to an
+   * unmapped page) */
   sigprocmask(SIG_BLOCK, NULL, &cur);
   fflush(stdout);
+#if defined(__arm__) || defined(__aarch64__) ||                               \
+    (defined(__mips__) && !defined(MIPS_DIV_TRAP))
+  sigaddset(&cur, SIGSEGV);
+  sigprocmask(SIG_SETMASK, &cur, NULL);
+  *bad = 2;
+#else
   sigaddset(&cur, SIGFPE);
   sigprocmask(SIG_SETMASK, &cur, NULL);
   num = num / zero;
+#endif
   printf("not reached\n");
   return 0;
 }

@@ -1,6 +1,7 @@
 /* Signals sent to the process itself (issue 15): handlers with and
  * without SA_SIGINFO, the mask inside a handler, SA_RESETHAND, FP state
- * kept across a handler, kill() and raise(); the output equals Linux's. */
+ * kept across a handler, kill() and raise(), a handler on the
+ * sigaltstack (SA_ONSTACK); the output equals Linux's. */
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,19 @@ static void info(int s, siginfo_t *si, void *uc) {
     raise(SIGUSR2); /* nested: not blocked, runs inside */
 }
 
+static char altstack[65536];
+static volatile int on_alt, alt_flags, alt_eperm;
+
+static void on_stack(int s) {
+  (void)s;
+  char here;
+  on_alt = &here >= altstack && &here < altstack + sizeof altstack;
+  stack_t cur, other = {.ss_sp = altstack, .ss_size = sizeof altstack};
+  sigaltstack(NULL, &cur);
+  alt_flags = cur.ss_flags;
+  alt_eperm = sigaltstack(&other, NULL) == -1;
+}
+
 int main(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -46,6 +60,18 @@ int main(void) {
   kill(getpid(), SIGUSR1);
   printf("usr1 via kill: last=%d code=%d same_pid=%d depth=%d\n", got, code,
          same_pid, depth);
+
+  stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+  sigaltstack(&ss, NULL);
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stack;
+  sa.sa_flags = SA_ONSTACK;
+  sigaction(SIGWINCH, &sa, NULL);
+  raise(SIGWINCH);
+  stack_t after;
+  sigaltstack(NULL, &after);
+  printf("onstack: on_alt=%d flags_inside=%d eperm=%d flags_after=%d\n", on_alt,
+         alt_flags, alt_eperm, after.ss_flags);
 
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = plain;
