@@ -706,6 +706,10 @@ static int64_t wait_for_signal(tc_sys_call *c, const char *what) {
       c->emu->clock_ns = st->timer_deadline;
     return -EINTR;
   }
+  /* Another guest process may send one: wait for it (the call runs
+   * again once a signal is pending). */
+  if (tc_thread_block(c, TC_THREAD_SIGNAL, 0))
+    return 0;
   if (!c->emu->opt.quiet)
     fprintf(stderr,
             "tracecorn: %s would wait forever (no timer armed and no other "
@@ -726,8 +730,10 @@ int64_t tc_sys_rt_sigsuspend(tc_sys_call *c) {
   if (r < 0)
     return r;
   uint64_t m = get64(buf); /* x86: little-endian words, signals 1..64 */
-  st->suspend_saved = st->sigmask;
-  st->suspend_active = true;
+  if (!st->suspend_active) { /* not when it runs again after a wait */
+    st->suspend_saved = st->sigmask;
+    st->suspend_active = true;
+  }
   st->sigmask = tc_xlat_sigset_to_host(arch, m) & ~((1ull << 8) | (1ull << 18));
   r = (int)wait_for_signal(c, "sigsuspend");
   /* Not delivered (nothing came): the old mask is back at once. */

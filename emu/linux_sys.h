@@ -229,6 +229,27 @@ bool tc_thread_exit(tc_sys_call *c);
  * (the call restarts once the fd is ready) and true is returned; the
  * handler then returns at once. */
 bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events);
+/* The calling thread waits (state TC_THREAD_CHILD, _VFORK, _SIGNAL with
+ * wait_pid) while other processes run: the call restarts once it is
+ * woken. The thread table is made if there is none. False when nobody
+ * else lives (the caller then decides without waiting). */
+bool tc_thread_block(tc_sys_call *c, tc_thread_state state, int64_t wait_pid);
+/* The running thread of a restarted call (woken from a wait that stored
+ * its result): true and *ret set once; the handler returns *ret. */
+bool tc_thread_restarted(tc_sys_call *c, int64_t *ret);
+/* Processes (linux_process.c). */
+int64_t tc_proc_fork(tc_sys_call *c, uint64_t flags, uint64_t stack,
+                     uint64_t ptid, uint64_t ctid);
+/* Sends (host-numbered) sig to another guest process pid: -ESRCH if none. */
+int64_t tc_proc_kill(tc_sys_call *c, int64_t pid, int sig);
+/* send_self's decision for a process that is not running: applied to its
+ * state (terminate, or pending for its handler). linux_sys_misc.c. */
+void tc_signal_post(tc_emu *target, int sig);
+extern const tc_sys_entry tc_sys_process_table[];
+/* Wake checks for TC_THREAD_CHILD (a child to report, or none at all)
+ * and TC_THREAD_VFORK (the child exec'd or exited). */
+bool tc_proc_wait_ready(tc_emu *emu, int64_t pid);
+bool tc_proc_vfork_ready(tc_emu *emu, int64_t pid);
 /* The running thread gives way after this syscall (no-op when alone). */
 void tc_thread_yield(tc_sys_call *c);
 /* tid names a live thread of the process. */

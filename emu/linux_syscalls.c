@@ -179,7 +179,8 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static sys_table tables[32]; /* by tc_arch_id */
 
 static const tc_sys_entry *const handler_tables[] = {
-    tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table, tc_sys_thread_table};
+    tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table, tc_sys_thread_table,
+    tc_sys_process_table};
 
 static const sys_table *table_for(const tc_arch *arch) {
   if ((unsigned)arch->id >= sizeof tables / sizeof tables[0])

@@ -94,7 +94,6 @@ static int table_init(tc_emu *emu) {
   t->tid = emu->tid;
   t->state = TC_THREAD_RUNNABLE;
   emu->cur_thread = 0;
-  emu->next_tid = emu->tid + 1;
   return 0;
 }
 
@@ -196,17 +195,11 @@ typedef struct clone_req {
 static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
   tc_emu *emu = c->emu;
   uint64_t f = q->flags;
-  if (!(f & CLONE_VM) || !(f & CLONE_THREAD)) {
-    /* fork, vfork, posix_spawn: a second process (not emulated). */
-    if (!c->st->clone_reported && !emu->opt.quiet)
-      fprintf(stderr,
-              "tracecorn: %s without CLONE_VM|CLONE_THREAD (a new process: "
-              "fork, vfork, posix_spawn) is not implemented; returning "
-              "-ENOSYS\n",
-              c->name ? c->name : "clone");
-    c->st->clone_reported = true;
-    return -ENOSYS;
-  }
+  if (!(f & CLONE_THREAD))
+    /* fork, vfork, posix_spawn: a second process (linux_process.c). */
+    return tc_proc_fork(c, f, q->stack, q->ptid, q->ctid);
+  if (!(f & CLONE_VM))
+    return -EINVAL;
   if (!(f & CLONE_SIGHAND) || (f & ~(uint64_t)CLONE_THREAD_OK & ~0xffull))
     return -EINVAL;
   if (table_init(emu) < 0)
@@ -221,7 +214,7 @@ static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
   if (!t)
     return -ENOMEM;
   /* thread_add may move the table; the parent's entry is re-read below. */
-  t->tid = emu->next_tid++;
+  t->tid = tc_procs_new_id(emu);
   t->state = TC_THREAD_RUNNABLE;
   t->fresh = true;
   t->start_pc = tc_emu_reg(emu, emu->arch->pc_reg) + emu->trap_insn_size;
@@ -523,13 +516,42 @@ bool tc_thread_exit(tc_sys_call *c) {
   return true;
 }
 
+/* Whether anybody but the calling thread could change what it waits for. */
+static bool others_live(const tc_emu *emu) {
+  return tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0;
+}
+
+bool tc_thread_block(tc_sys_call *c, tc_thread_state state, int64_t wait_pid) {
+  tc_emu *emu = c->emu;
+  if (!others_live(emu) || table_init(emu) < 0)
+    return false;
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  self->state = state;
+  self->wait_pid = wait_pid;
+  c->restart = true;
+  emu->resched = TC_RESCHED_BLOCK;
+  uc_emu_stop(emu->uc);
+  return true;
+}
+
+bool tc_thread_restarted(tc_sys_call *c, int64_t *ret) {
+  tc_emu *emu = c->emu;
+  if (!emu->nthreads || !emu->threads[emu->cur_thread].restart)
+    return false;
+  emu->threads[emu->cur_thread].restart = false;
+  *ret = emu->threads[emu->cur_thread].restart_ret;
+  return true;
+}
+
 bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events) {
   tc_emu *emu = c->emu;
-  if (tc_emu_live_threads(emu) <= 1)
+  if (!others_live(emu))
     return false;
   struct pollfd p = {host_fd, events, 0};
   if (poll(&p, 1, 0) != 0)
     return false; /* ready, hung up, or an error the call will report */
+  if (table_init(emu) < 0)
+    return false;
   tc_thread *self = &emu->threads[emu->cur_thread];
   self->state = TC_THREAD_FD;
   self->wait_fd = host_fd;
@@ -542,7 +564,7 @@ bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events) {
 
 void tc_thread_yield(tc_sys_call *c) {
   tc_emu *emu = c->emu;
-  if (tc_emu_live_threads(emu) <= 1)
+  if (!others_live(emu))
     return;
   if (emu->resched < TC_RESCHED_YIELD)
     emu->resched = TC_RESCHED_YIELD;
@@ -566,8 +588,21 @@ void tc_emu_restart_pc(tc_emu *emu) {
 /* Waits whose deadline has passed on the virtual clock end with
  * -ETIMEDOUT. */
 static void wake_timed_out(tc_emu *emu) {
+  tc_linux_state *st = tc_linux_state_of(emu);
   for (size_t i = 0; i < emu->nthreads; i++) {
     tc_thread *t = &emu->threads[i];
+    if (t->state == TC_THREAD_CHILD && tc_proc_wait_ready(emu, t->wait_pid))
+      t->state = TC_THREAD_RUNNABLE; /* the wait runs again and reaps */
+    if (t->state == TC_THREAD_VFORK && tc_proc_vfork_ready(emu, t->wait_pid)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->restart = true; /* vfork returns the child's pid */
+      t->restart_ret = t->wait_pid;
+    }
+    if (t->state == TC_THREAD_SIGNAL) {
+      uint64_t mask = i == emu->cur_thread ? st->sigmask : t->sigmask;
+      if (st->pending_set & ~mask)
+        t->state = TC_THREAD_RUNNABLE;
+    }
     if (t->state == TC_THREAD_FD) {
       /* Guest pipes: what is in them depends only on what the guest's
        * threads did, so this is deterministic. The call runs again. */
@@ -604,6 +639,8 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     return 0;
   wake_timed_out(emu);
   size_t next = pick_next(emu, true);
+  if (next == SIZE_MAX && tc_procs_others_live(emu))
+    return 1; /* another process may wake it: the session decides */
   while (next == SIZE_MAX) {
     /* Nobody can run: the earliest timed wait ends (the clock jumps). */
     uint64_t first = UINT64_MAX;
@@ -655,6 +692,39 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     return -1;
   }
   return 0;
+}
+
+bool tc_emu_can_run(tc_emu *emu) {
+  if (emu->nthreads == 0)
+    return true;
+  wake_timed_out(emu);
+  return pick_next(emu, true) != SIZE_MAX;
+}
+
+uint64_t tc_emu_next_deadline(const tc_emu *emu) {
+  uint64_t first = UINT64_MAX;
+  for (size_t i = 0; i < emu->nthreads; i++)
+    if (emu->threads[i].state == TC_THREAD_FUTEX &&
+        emu->threads[i].deadline < first)
+      first = emu->threads[i].deadline;
+  return first;
+}
+
+void tc_emu_describe_wait(const tc_emu *emu, char *out, size_t max) {
+  size_t len = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < emu->nthreads && len + 48 < max; i++) {
+    const tc_thread *t = &emu->threads[i];
+    const char *what = t->state == TC_THREAD_FUTEX    ? "a futex"
+                       : t->state == TC_THREAD_FD     ? "a pipe"
+                       : t->state == TC_THREAD_CHILD  ? "a child"
+                       : t->state == TC_THREAD_VFORK  ? "its vfork child"
+                       : t->state == TC_THREAD_SIGNAL ? "a signal"
+                                                      : NULL;
+    if (what)
+      len += (size_t)snprintf(out + len, max - len, "%s%u on %s",
+                              len ? ", " : "", (unsigned)t->tid, what);
+  }
 }
 
 const tc_sys_entry tc_sys_thread_table[] = {

@@ -1,0 +1,138 @@
+/* Processes: fork, pipes both ways, wait statuses, getppid, kill of a
+ * child, vfork, SIGCHLD to a handler. `fork bomb` forks until fork fails
+ * and says how many it made and why (tracecorn bounds the processes). */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t chld_seen;
+
+static void on_chld(int sig) { chld_seen += sig == SIGCHLD; }
+
+static void report(const char *what, int st) {
+  if (WIFEXITED(st))
+    printf("%s: exited %d\n", what, WEXITSTATUS(st));
+  else if (WIFSIGNALED(st))
+    printf("%s: killed by signal %d\n", what, WTERMSIG(st));
+  else
+    printf("%s: status 0x%x\n", what, st);
+}
+
+static int bomb(void) {
+  int hold[2];
+  if (pipe(hold) < 0)
+    return 1;
+  int made = 0, err = 0;
+  for (;;) {
+    pid_t p = fork();
+    if (p < 0) {
+      err = errno;
+      break;
+    }
+    if (p == 0) { /* waits until the parent lets go */
+      char c;
+      close(hold[1]);
+      ssize_t n = read(hold[0], &c, 1);
+      _exit(n == 0 ? 0 : 1);
+    }
+    made++;
+    if (made == 10000)
+      break;
+  }
+  close(hold[1]);
+  int ok = 0;
+  for (int i = 0; i < made; i++) {
+    int st;
+    if (wait(&st) > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+      ok++;
+  }
+  printf("forked %d, then %s; %d reaped cleanly\n", made,
+         err == EAGAIN ? "EAGAIN" : strerror(err), ok);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (argc > 1 && strcmp(argv[1], "bomb") == 0)
+    return bomb();
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_chld;
+  sigaction(SIGCHLD, &sa, NULL);
+
+  /* parent -> child and child -> parent through pipes */
+  int down[2], up[2];
+  if (pipe(down) < 0 || pipe(up) < 0)
+    return 1;
+  pid_t me = getpid();
+  pid_t child = fork();
+  if (child < 0) {
+    perror("fork");
+    return 1;
+  }
+  if (child == 0) {
+    close(down[1]);
+    close(up[0]);
+    char buf[64] = {0};
+    size_t got = 0;
+    ssize_t n;
+    while ((n = read(down[0], buf + got, sizeof buf - 1 - got)) > 0)
+      got += (size_t)n;
+    printf("child: read \"%s\" (%zu bytes), parent is %s\n", buf, got,
+           getppid() == me ? "mine" : "someone else");
+    char reply[80];
+    int len = snprintf(reply, sizeof reply, "got %zu", got);
+    if (write(up[1], reply, (size_t)len) != len)
+      _exit(2);
+    _exit((int)got);
+  }
+  close(down[0]);
+  close(up[1]);
+  const char msg[] = "hello through a pipe";
+  if (write(down[1], msg, sizeof msg - 1) != (ssize_t)(sizeof msg - 1))
+    return 1;
+  close(down[1]);
+  char reply[80] = {0};
+  ssize_t n = read(up[0], reply, sizeof reply - 1);
+  printf("parent: child says \"%s\" (%zd bytes)\n", reply, n);
+  int st;
+  pid_t w = waitpid(child, &st, 0);
+  printf("parent: waited for %s child\n", w == child ? "the" : "another");
+  report("child", st);
+
+  /* WNOHANG, then kill: the child sleeps in a read nobody answers */
+  int hang[2];
+  if (pipe(hang) < 0)
+    return 1;
+  pid_t sleeper = fork();
+  if (sleeper == 0) {
+    char c;
+    close(hang[1]);
+    if (read(hang[0], &c, 1) < 0)
+      _exit(3);
+    _exit(4);
+  }
+  close(hang[0]);
+  printf("WNOHANG: %s\n",
+         waitpid(sleeper, &st, WNOHANG) == 0 ? "still running" : "done?");
+  kill(sleeper, SIGTERM);
+  waitpid(sleeper, &st, 0);
+  report("sleeper", st);
+  close(hang[1]);
+
+  /* vfork: the parent goes on once the child has exited */
+  pid_t v = vfork();
+  if (v == 0)
+    _exit(5);
+  waitpid(v, &st, 0);
+  report("vfork child", st);
+
+  printf("SIGCHLD handled: %s\n", chld_seen >= 3 ? "yes" : "no");
+  printf("no more children: %s\n",
+         wait(&st) < 0 && errno == ECHILD ? "ECHILD" : "??");
+  return 0;
+}
