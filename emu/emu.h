@@ -83,8 +83,8 @@ typedef struct tc_fd {
  * fields while the thread runs and is swapped here on a switch. */
 typedef enum tc_thread_state {
   TC_THREAD_RUNNABLE = 0,
-  TC_THREAD_FUTEX, /* blocked in FUTEX_WAIT on futex_addr */
-  TC_THREAD_FD,    /* blocked in read/write of a guest pipe (wait_fd) */
+  TC_THREAD_FUTEX,  /* blocked in FUTEX_WAIT on futex_addr */
+  TC_THREAD_FD,     /* blocked in read/write of a guest pipe (wait_fd) */
   TC_THREAD_CHILD,  /* blocked in wait4/waitid for a child (wait_pid) */
   TC_THREAD_VFORK,  /* vfork's parent: until child wait_pid execs or exits */
   TC_THREAD_SIGNAL, /* pause/sigsuspend with other processes alive */

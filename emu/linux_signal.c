@@ -729,7 +729,7 @@ int64_t tc_sys_rt_sigsuspend(tc_sys_call *c) {
   int r = tc_sys_read(c->emu, c->a[0], buf, sizeof buf);
   if (r < 0)
     return r;
-  uint64_t m = get64(buf); /* x86: little-endian words, signals 1..64 */
+  uint64_t m = get64(buf);   /* x86: little-endian words, signals 1..64 */
   if (!st->suspend_active) { /* not when it runs again after a wait */
     st->suspend_saved = st->sigmask;
     st->suspend_active = true;

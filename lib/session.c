@@ -602,8 +602,8 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
     tc_error werr = {{0}};
     if (child_path(po->path, po->fmt->extension(emu->arch), emu->pid, o->path,
                    sizeof o->path) < 0) {
-      fprintf(stderr, "tracecorn: %s: name too long for process %u\n",
-              po->path, (unsigned)emu->pid);
+      fprintf(stderr, "tracecorn: %s: name too long for process %u\n", po->path,
+              (unsigned)emu->pid);
       s->failed_outputs++;
       continue;
     }
@@ -685,9 +685,9 @@ static void deadlock_message(tc_session *s, tc_error *err) {
     if (s->procs[i].used && !s->procs[i].done) {
       char what[160];
       tc_emu_describe_wait(s->procs[i].emu, what, sizeof what);
-      len += (size_t)snprintf(list + len, sizeof list - len,
-                              "%sprocess %u: %s", len ? "; " : "",
-                              (unsigned)s->procs[i].emu->pid, what);
+      len += (size_t)snprintf(list + len, sizeof list - len, "%sprocess %u: %s",
+                              len ? "; " : "", (unsigned)s->procs[i].emu->pid,
+                              what);
     }
   tc_error_set(err, "deadlock: every guest process waits for another (%s)",
                list);

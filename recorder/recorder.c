@@ -1069,11 +1069,11 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   r->rep_tail = false;
   if (emu->tid != before && r->win.nfuncs)
     swap_func_activation(r, before, emu->tid);
-  uint64_t turn_end = (tc_emu_live_threads(emu) > 1 ||
-                       tc_procs_others_live(emu) > 0) &&
-                              r->executed < UINT64_MAX - r->quantum
-                          ? r->executed + r->quantum
-                          : UINT64_MAX;
+  uint64_t turn_end =
+      (tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0) &&
+              r->executed < UINT64_MAX - r->quantum
+          ? r->executed + r->quantum
+          : UINT64_MAX;
   r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
   if (emu->tid != before && !r->skipping) {
     read_all_regs(r, r->state_cur);
@@ -1201,8 +1201,7 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
   const char *message = r->message;
   if (r->escaped || !r->began) {
     if (r->escaped) {
-      tc_exit_event x = {TC_EXIT_INTERRUPTED, r->stop_status, 0,
-                         r->insn_index,
+      tc_exit_event x = {TC_EXIT_INTERRUPTED, r->stop_status, 0, r->insn_index,
                          "interrupted; the engine did not return, abandoned"};
       tc_event ev = {.kind = TC_EV_EXIT};
       ev.u.exit = x;
