@@ -477,8 +477,11 @@ static int64_t sys_waitid(tc_sys_call *c) {
   return 0;
 }
 
+/* The parent as the table knows it: an orphan's is init's (1). */
 static int64_t sys_getppid(tc_sys_call *c) {
-  return c->emu->ppid ? c->emu->ppid : OUTSIDE_PPID;
+  const tc_proc *e = proc_find(c->emu->procs, c->emu->pid);
+  uint32_t ppid = e ? e->ppid : c->emu->ppid;
+  return ppid ? ppid : OUTSIDE_PPID;
 }
 
 /* ---------------------------------------------------------------- kill */

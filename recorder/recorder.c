@@ -123,7 +123,7 @@ struct tc_recorder {
   bool stopped;
   /* Turn by turn (tc_recorder_turn): every thread waits (the session runs
    * another process), the run ended, why it did. */
-  bool blocked, done, began;
+  bool blocked, done, began, deadlock_said;
   int run_rc;
   const char *message;
   char msgbuf[256];
@@ -1237,8 +1237,10 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
     x.reason = TC_EXIT_ERROR;
     x.status = 125;
     message = err && err->msg[0] ? err->msg : "deadlock";
-    /* an error of the guest's, said even with -q: it never ends natively */
-    fprintf(stderr, "tracecorn: %s\n", message);
+    /* an error of the guest's, said even with -q: it never ends natively
+     * (the session says a deadlock of several processes once) */
+    if (!r->deadlock_said)
+      fprintf(stderr, "tracecorn: %s\n", message);
   } else if (r->hit_max) {
     x.reason = TC_EXIT_MAX_INSNS;
     x.status = 124;
@@ -1275,6 +1277,7 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
 
 void tc_recorder_set_deadlock(tc_recorder *r) {
   r->deadlock = true;
+  r->deadlock_said = true;
   r->done = true;
 }
 

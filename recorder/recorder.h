@@ -30,7 +30,8 @@ enum { TC_TURN_DONE = 0, TC_TURN_YIELD, TC_TURN_BLOCKED };
 int tc_recorder_turn(tc_recorder *r, tc_error *err);
 int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err);
 bool tc_recorder_blocked(const tc_recorder *r);
-/* Every process waits for another for good: this one ends so. */
+/* Every process waits for another for good: this one ends so (the
+ * caller has said why). */
 void tc_recorder_set_deadlock(tc_recorder *r);
 
 /* What to record of the run (record --trace-range / --trace-func): the

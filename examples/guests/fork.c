@@ -1,12 +1,18 @@
 /* Processes: fork, pipes both ways, wait statuses, getppid, kill of a
- * child, vfork, SIGCHLD to a handler. `fork bomb` forks until fork fails
- * and says how many it made and why (tracecorn bounds the processes). */
+ * child, vfork, SIGCHLD to a handler.
+ *   fork bomb [N]  forks until fork fails (N: RLIMIT_NPROC first) and
+ *                  says how many it made and why
+ *   fork orphan    the parent exits (status 3) while its child sleeps
+ *   fork deadlock  parent waits for a child that reads a pipe nobody
+ *                  writes (the parent holds its write end) */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t chld_seen;
@@ -22,7 +28,11 @@ static void report(const char *what, int st) {
     printf("%s: status 0x%x\n", what, st);
 }
 
-static int bomb(void) {
+static int bomb(const char *limit) {
+  if (limit) {
+    struct rlimit rl = {(rlim_t)atoi(limit), (rlim_t)atoi(limit)};
+    setrlimit(RLIMIT_NPROC, &rl);
+  }
   int hold[2];
   if (pipe(hold) < 0)
     return 1;
@@ -58,7 +68,30 @@ static int bomb(void) {
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IONBF, 0);
   if (argc > 1 && strcmp(argv[1], "bomb") == 0)
-    return bomb();
+    return bomb(argc > 2 ? argv[2] : NULL);
+  if (argc > 1 && strcmp(argv[1], "orphan") == 0) {
+    pid_t me = getpid();
+    if (fork() == 0) {
+      struct timespec ts = {0, 50 * 1000 * 1000};
+      nanosleep(&ts, NULL);
+      printf("orphan: %s\n", getppid() != me ? "reparented" : "same parent");
+      return 0;
+    }
+    return 3;
+  }
+  if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
+    int p[2];
+    if (pipe(p) < 0)
+      return 1;
+    pid_t c = fork();
+    if (c == 0) {
+      char ch;
+      _exit(read(p[0], &ch, 1) == 1 ? 0 : 1);
+    }
+    int st;
+    waitpid(c, &st, 0);
+    return 0;
+  }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_chld;
