@@ -63,6 +63,11 @@ struct tc_session {
   /* The recorder inside the engine now (tc_session_escape). */
   tc_recorder *volatile running;
   int failed_outputs;
+  uint32_t *pids; /* every process's, in creation order */
+  size_t npids, cap_pids;
+  /* Each finished child's output paths, "1" or "0" (complete) first. */
+  char **child_outs;
+  size_t nchild_outs, cap_child_outs;
   tc_trace_info info;
   uint8_t *exe_data;
   size_t exe_size;
@@ -132,6 +137,10 @@ void tc_session_free(tc_session *s) {
     free(s->argv[i]);
   free(s->argv);
   free(s->initial_state);
+  free(s->pids);
+  for (size_t i = 0; i < s->nchild_outs; i++)
+    free(s->child_outs[i]);
+  free(s->child_outs);
   free(s);
 }
 
@@ -481,7 +490,29 @@ int tc_session_output_ok(tc_session *s, const char *path) {
   for (int i = 0; i < s->nout; i++)
     if (s->out[i].fmt && strcmp(s->out[i].path, path) == 0)
       return !s->out[i].failed;
+  for (size_t i = 0; i < s->nchild_outs; i++)
+    if (strcmp(s->child_outs[i] + 1, path) == 0)
+      return s->child_outs[i][0] == '1';
   return 0;
+}
+
+/* Remembers how a child's output ended (tc_session_output_ok). */
+static void note_child_output(tc_session *s, const output *o) {
+  if (s->nchild_outs == s->cap_child_outs) {
+    size_t cap = s->cap_child_outs ? 2 * s->cap_child_outs : 16;
+    char **p = realloc(s->child_outs, cap * sizeof *p);
+    if (!p)
+      return;
+    s->child_outs = p;
+    s->cap_child_outs = cap;
+  }
+  size_t n = strlen(o->path);
+  char *e = malloc(n + 2);
+  if (!e)
+    return;
+  e[0] = o->failed ? '0' : '1';
+  memcpy(e + 1, o->path, n + 1);
+  s->child_outs[s->nchild_outs++] = e;
 }
 
 void tc_session_stop(tc_session *s) { tc_session_interrupt(s, 2); }
@@ -561,6 +592,24 @@ static void child_free(child_proc *c) {
   free(c);
 }
 
+static void note_pid(tc_session *s, uint32_t pid) {
+  if (s->npids == s->cap_pids) {
+    size_t cap = s->cap_pids ? 2 * s->cap_pids : 16;
+    uint32_t *p = realloc(s->pids, cap * sizeof *p);
+    if (!p)
+      return; /* only the list for tc_session_pids is shorter */
+    s->pids = p;
+    s->cap_pids = cap;
+  }
+  s->pids[s->npids++] = pid;
+}
+
+size_t tc_session_pids(tc_session *s, uint32_t *pids, size_t max) {
+  for (size_t i = 0; i < s->npids && i < max; i++)
+    pids[i] = s->pids[i];
+  return s->npids;
+}
+
 /* A child made by fork: its outputs, named after the first process's,
  * and its recorder, whose stream starts from the copied state (MAP events
  * with the contents, a KEYFRAME). */
@@ -587,6 +636,7 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
     return -1;
   }
   c->emu = emu;
+  note_pid(s, emu->pid);
   tc_emu_read_state(emu, c->initial_state);
   c->info = s->info;
   c->info.pid = emu->pid;
@@ -651,6 +701,8 @@ static int end_process(tc_session *s, proc_slot *p, tc_run_result *res,
     return rc;
   }
   close_outputs(s, p->child->out, p->child->nout);
+  for (int i = 0; i < p->child->nout; i++)
+    note_child_output(s, &p->child->out[i]);
   if (tc_recorder_escaped(p->rec)) {
     /* its engine is abandoned with the first's (tc_session_free) */
     p->child->emu = NULL;
@@ -769,6 +821,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   if (s->stop_requested)
     tc_recorder_stop(s->rec, s->stop_status);
   s->procs[0] = (proc_slot){s->emu, s->rec, NULL, true, false};
+  note_pid(s, s->emu->pid);
   tc_run_result r = {0};
   int rc = run_processes(s, &r, err);
   if (res)

@@ -70,7 +70,9 @@ static void usage_record(FILE *f) {
           "Output:\n"
           "  -o, --output PREFIX   output name without extension (default: "
           "the program's\n"
-          "                        base name in the current directory)\n"
+          "                        base name in the current directory); a "
+          "forked\n"
+          "                        child process goes to PREFIX.PID.EXT\n"
           "  -f, --format LIST     comma-separated formats (default: tct); "
           "`all`: every\n"
           "                        format the arch can hold, `readable`: those "
@@ -147,11 +149,11 @@ static void usage_record(FILE *f) {
           "      --cache-every N   same as -O rvn.cache-every=N\n"
           "      --keyframe N      full-state keyframe every N instructions "
           "(default 4096)\n"
-          "      --sched-quantum N guest threads: instructions a thread runs "
-          "before the\n"
-          "                        next one's turn (default 10000; also at "
-          "blocking\n"
-          "                        waits, yields and thread exits)\n");
+          "      --sched-quantum N guest threads and processes: instructions "
+          "one runs\n"
+          "                        before the next one's turn (default 10000; "
+          "also at\n"
+          "                        blocking waits, yields and exits)\n");
 }
 
 static void usage(FILE *f) {
@@ -704,6 +706,7 @@ static int cmd_record(int argc, char **argv) {
     }
   }
   char paths[MAX_FORMATS][PATH_MAX];
+  const char *exts[MAX_FORMATS];
   int npaths = 0, refused = 0;
   for (int i = 0; i < nchosen; i++) {
     const tc_format *fmt = chosen[i];
@@ -720,6 +723,7 @@ static int cmd_record(int argc, char **argv) {
       refused++;
       continue;
     }
+    exts[npaths] = fmt->extension(info->arch);
     if (tc_session_add_writer(s, fmt, paths[npaths], &err) < 0) {
       fprintf(stderr, "tracecorn: %s\n", err.msg);
       refused++;
@@ -785,6 +789,22 @@ static int cmd_record(int argc, char **argv) {
               paths[i], sz,
               res.insns ? (double)bytes / (double)res.insns : 0.0);
     }
+    /* Forked children: PREFIX.PID.EXT each. */
+    uint32_t pids[64];
+    size_t nprocs = tc_session_pids(s, pids, 64);
+    for (size_t k = 1; k < nprocs && k < 64; k++)
+      for (int i = 0; i < npaths; i++) {
+        char path[PATH_MAX + 32], sz[32];
+        snprintf(path, sizeof path, "%s.%u%s%s", prefix, (unsigned)pids[k],
+                 exts[i], zst ? ".zst" : "");
+        human_size(tc_output_size(path), sz, sizeof sz);
+        fprintf(stderr, "tracecorn: %s %s (%s, process %u)\n",
+                tc_session_output_ok(s, path) ? "wrote" : "INCOMPLETE", path,
+                sz, (unsigned)pids[k]);
+      }
+    if (nprocs > 64)
+      fprintf(stderr, "tracecorn: ... and %zu more processes (%s.PID.*)\n",
+              nprocs - 64, prefix);
   }
   tc_session_free(s);
   if (rc < 0)
