@@ -88,6 +88,7 @@ typedef enum tc_thread_state {
   TC_THREAD_CHILD,  /* blocked in wait4/waitid for a child (wait_pid) */
   TC_THREAD_VFORK,  /* vfork's parent: until child wait_pid execs or exits */
   TC_THREAD_SIGNAL, /* pause/sigsuspend with other processes alive */
+  TC_THREAD_POLL,   /* poll/ppoll of guest pipes (wait_set, deadline) */
   TC_THREAD_EXITED
 } tc_thread_state;
 
@@ -111,6 +112,8 @@ typedef struct tc_thread {
   int wait_fd; /* TC_THREAD_FD: the host fd and the poll events awaited */
   short wait_events;
   int64_t wait_pid; /* TC_THREAD_CHILD: wait4's pid argument; _VFORK: child */
+  struct pollfd *wait_set; /* TC_THREAD_POLL: host fds and events (owned) */
+  size_t wait_nfds;
   /* Woken: the restarted wait returns restart_ret (0, or -ETIMEDOUT). */
   bool restart;
   int64_t restart_ret;

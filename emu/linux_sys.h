@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <poll.h>
+
 #include "emu/emu.h"
 #include "emu/linux_abi.h"
 
@@ -250,6 +252,13 @@ extern const tc_sys_entry tc_sys_process_table[];
  * and TC_THREAD_VFORK (the child exec'd or exited). */
 bool tc_proc_wait_ready(tc_emu *emu, int64_t pid);
 bool tc_proc_vfork_ready(tc_emu *emu, int64_t pid);
+/* poll/ppoll of guest pipes only, none ready: the thread waits (a copy of
+ * the n host pollfds, a virtual-clock deadline or UINT64_MAX) while other
+ * threads or processes run, and true is returned. Woken when one is
+ * ready (the call runs again) or at the deadline (the call runs again
+ * and tc_thread_restarted gives 0: poll without waiting). */
+bool tc_thread_wait_poll(tc_sys_call *c, const struct pollfd *set, size_t n,
+                         uint64_t deadline);
 /* The running thread gives way after this syscall (no-op when alone). */
 void tc_thread_yield(tc_sys_call *c);
 /* tid names a live thread of the process. */

@@ -98,8 +98,10 @@ static int table_init(tc_emu *emu) {
 }
 
 void tc_linux_threads_free(tc_emu *emu) {
-  for (size_t i = 0; i < emu->nthreads; i++)
+  for (size_t i = 0; i < emu->nthreads; i++) {
     uc_context_free(emu->threads[i].ctx);
+    free(emu->threads[i].wait_set);
+  }
   free(emu->threads);
   emu->threads = NULL;
   emu->nthreads = emu->cap_threads = 0;
@@ -543,6 +545,23 @@ bool tc_thread_restarted(tc_sys_call *c, int64_t *ret) {
   return true;
 }
 
+bool tc_thread_wait_poll(tc_sys_call *c, const struct pollfd *set, size_t n,
+                         uint64_t deadline) {
+  tc_emu *emu = c->emu;
+  if (!others_live(emu) || table_init(emu) < 0)
+    return false;
+  struct pollfd *copy = malloc((n ? n : 1) * sizeof *copy);
+  if (!copy)
+    return false;
+  memcpy(copy, set, n * sizeof *copy);
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  free(self->wait_set);
+  self->wait_set = copy;
+  self->wait_nfds = n;
+  self->deadline = deadline;
+  return tc_thread_block(c, TC_THREAD_POLL, 0);
+}
+
 bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events) {
   tc_emu *emu = c->emu;
   if (!others_live(emu))
@@ -611,6 +630,20 @@ static void wake_timed_out(tc_emu *emu) {
         t->state = TC_THREAD_RUNNABLE;
       continue;
     }
+    if (t->state == TC_THREAD_POLL) {
+      if (poll(t->wait_set, (nfds_t)t->wait_nfds, 0) != 0) {
+        t->state = TC_THREAD_RUNNABLE; /* the poll runs again: ready */
+      } else if (t->deadline <= emu->clock_ns) {
+        t->state = TC_THREAD_RUNNABLE; /* timed out: it returns 0 */
+        t->restart = true;
+        t->restart_ret = 0;
+      }
+      if (t->state == TC_THREAD_RUNNABLE) {
+        free(t->wait_set);
+        t->wait_set = NULL;
+      }
+      continue;
+    }
     if (t->state == TC_THREAD_FUTEX && t->deadline <= emu->clock_ns) {
       t->state = TC_THREAD_RUNNABLE;
       t->restart = true;
@@ -645,7 +678,8 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     /* Nobody can run: the earliest timed wait ends (the clock jumps). */
     uint64_t first = UINT64_MAX;
     for (size_t i = 0; i < emu->nthreads; i++)
-      if (emu->threads[i].state == TC_THREAD_FUTEX &&
+      if ((emu->threads[i].state == TC_THREAD_FUTEX ||
+           emu->threads[i].state == TC_THREAD_POLL) &&
           emu->threads[i].deadline < first)
         first = emu->threads[i].deadline;
     if (first == UINT64_MAX) {
@@ -658,10 +692,10 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
                                   "%s%u on futex 0x%llx", len ? ", " : "",
                                   (unsigned)t->tid,
                                   (unsigned long long)t->futex_addr);
-        else if (t->state == TC_THREAD_FD)
-          len +=
-              (size_t)snprintf(list + len, sizeof list - len, "%s%u on a pipe",
-                               len ? ", " : "", (unsigned)t->tid);
+        else if (t->state == TC_THREAD_FD || t->state == TC_THREAD_POLL)
+          len += (size_t)snprintf(list + len, sizeof list - len, "%s%u on %s",
+                                  len ? ", " : "", (unsigned)t->tid,
+                                  t->state == TC_THREAD_FD ? "a pipe" : "poll");
       }
       tc_error_set(
           err, "deadlock: every guest thread waits for another one (%s)", list);
@@ -704,7 +738,8 @@ bool tc_emu_can_run(tc_emu *emu) {
 uint64_t tc_emu_next_deadline(const tc_emu *emu) {
   uint64_t first = UINT64_MAX;
   for (size_t i = 0; i < emu->nthreads; i++)
-    if (emu->threads[i].state == TC_THREAD_FUTEX &&
+    if ((emu->threads[i].state == TC_THREAD_FUTEX ||
+         emu->threads[i].state == TC_THREAD_POLL) &&
         emu->threads[i].deadline < first)
       first = emu->threads[i].deadline;
   return first;
@@ -720,6 +755,7 @@ void tc_emu_describe_wait(const tc_emu *emu, char *out, size_t max) {
                        : t->state == TC_THREAD_CHILD  ? "a child"
                        : t->state == TC_THREAD_VFORK  ? "its vfork child"
                        : t->state == TC_THREAD_SIGNAL ? "a signal"
+                       : t->state == TC_THREAD_POLL   ? "poll"
                                                       : NULL;
     if (what)
       len += (size_t)snprintf(out + len, max - len, "%s%u on %s",

@@ -714,7 +714,7 @@ static int end_process(tc_session *s, proc_slot *p, tc_run_result *res,
 
 /* Every live process waits for another: the earliest timed wait ends
  * (every clock jumps to it), or it is a deadlock (false). */
-static bool wake_by_clock(tc_session *s) {
+static bool wake_by_clock(tc_session *s, uint64_t *clock) {
   uint64_t first = UINT64_MAX;
   for (int i = 0; i < TC_MAX_PROCS; i++)
     if (s->procs[i].used && !s->procs[i].done) {
@@ -727,6 +727,7 @@ static bool wake_by_clock(tc_session *s) {
     if (s->procs[i].used && !s->procs[i].done &&
         s->procs[i].emu->clock_ns < first)
       s->procs[i].emu->clock_ns = first;
+  *clock = first > *clock ? first : *clock;
   return true;
 }
 
@@ -761,6 +762,9 @@ static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
     if (!any)
       break;
     proc_slot *p = &s->procs[cur];
+    /* One time for all: a wait's deadline is judged on the latest clock. */
+    if (p->used && !p->done && p->emu->clock_ns < clock)
+      p->emu->clock_ns = clock;
     bool can = p->used && !p->done &&
                (!tc_recorder_blocked(p->rec) || p->emu->exited ||
                 s->stop_requested || tc_emu_can_run(p->emu));
@@ -769,7 +773,7 @@ static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
       if (++idle < TC_MAX_PROCS)
         continue;
       idle = 0;
-      if (wake_by_clock(s))
+      if (wake_by_clock(s, &clock))
         continue;
       deadlock_message(s, err);
       fprintf(stderr, "tracecorn: %s\n", err->msg);
@@ -785,8 +789,6 @@ static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
       break;
     }
     idle = 0;
-    if (p->emu->clock_ns < clock)
-      p->emu->clock_ns = clock;
     s->running = p->rec;
     int turn = tc_recorder_turn(p->rec, err);
     s->running = NULL;

@@ -66,14 +66,14 @@ static void test_reference_arm64(void) {
 }
 
 /* Each process has its own files: the first PREFIX.EXT, each child
- * PREFIX.PID.EXT with pids 1001, 1002, 1003 in fork order; two recordings
+ * PREFIX.PID.EXT with pids 1001 to 1004 in fork order; two recordings
  * are byte-identical file by file. */
 static void test_files_and_determinism(void) {
   CU_ASSERT_EQUAL(record("det-a", "tct,trac", "fork64", NULL, NULL, NULL), 0);
   CU_ASSERT_EQUAL(record("det-b", "tct,trac", "fork64", NULL, NULL, NULL), 0);
-  static const char *const pids[] = {NULL, "1001", "1002", "1003"};
+  static const char *const pids[] = {NULL, "1001", "1002", "1003", "1004"};
   static const char *const exts[] = {".tct", ".trace64"};
-  for (size_t p = 0; p < 4; p++)
+  for (size_t p = 0; p < 5; p++)
     for (size_t e = 0; e < 2; e++) {
       size_t na = 0, nb = 0;
       uint8_t *da = tu_read_file(file_of("det-a", pids[p], exts[e]), &na);
@@ -85,7 +85,7 @@ static void test_files_and_determinism(void) {
       free(da);
       free(db);
     }
-  CU_ASSERT_FALSE(tu_have(file_of("det-a", "1004", ".tct")));
+  CU_ASSERT_FALSE(tu_have(file_of("det-a", "1005", ".tct")));
 }
 
 /* A child's stream starts from the copied state: MAP events (with the
@@ -152,7 +152,7 @@ static void test_verify(void) {
                    "trac,tfile,ucir,bap,rvn", "--", tu_guest("fork64"), NULL);
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT(out && strstr(out, "process 1001 ") &&
-            strstr(out, "process 1003 "));
+            strstr(out, "process 1004 "));
   CU_ASSERT(out && !strstr(out, "FAILED"));
   if (st != 0)
     fprintf(stderr, "\nverify fork64: %s\n", out ? out : "");

@@ -6,6 +6,7 @@
  *   fork deadlock  parent waits for a child that reads a pipe nobody
  *                  writes (the parent holds its write end) */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,6 +137,27 @@ int main(int argc, char **argv) {
   pid_t w = waitpid(child, &st, 0);
   printf("parent: waited for %s child\n", w == child ? "the" : "another");
   report("child", st);
+
+  /* poll: the parent waits for a child that writes late; a short
+   * timeout expires first */
+  int pp[2];
+  if (pipe(pp) < 0)
+    return 1;
+  pid_t late = fork();
+  if (late == 0) {
+    close(pp[0]);
+    struct timespec ts = {0, 20 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    _exit(write(pp[1], "x", 1) == 1 ? 0 : 1);
+  }
+  close(pp[1]);
+  struct pollfd pfd = {pp[0], POLLIN, 0};
+  int n1 = poll(&pfd, 1, 5);
+  int n2 = poll(&pfd, 1, -1);
+  printf("poll: %d, then %d (%s)\n", n1, n2,
+         (pfd.revents & POLLIN) ? "POLLIN" : "?");
+  waitpid(late, &st, 0);
+  close(pp[0]);
 
   /* WNOHANG, then kill: the child sleeps in a read nobody answers */
   int hang[2];
