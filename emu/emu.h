@@ -117,6 +117,9 @@ typedef struct tc_thread {
   /* Woken: the restarted wait returns restart_ret (0, or -ETIMEDOUT). */
   bool restart;
   int64_t restart_ret;
+  /* Woken by a signal for a handler: the call runs again only to return
+   * -EINTR (the handler then runs, as Linux interrupts a wait). */
+  bool eintr;
 } tc_thread;
 
 /* What the scheduler is asked to do when the engine stops (tc_emu.resched). */

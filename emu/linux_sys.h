@@ -239,6 +239,9 @@ bool tc_thread_block(tc_sys_call *c, tc_thread_state state, int64_t wait_pid);
 /* The running thread of a restarted call (woken from a wait that stored
  * its result): true and *ret set once; the handler returns *ret. */
 bool tc_thread_restarted(tc_sys_call *c, int64_t *ret);
+/* The running thread was woken from a wait by a signal for a handler:
+ * true once (tc_linux_syscall then returns -EINTR without the handler). */
+bool tc_thread_take_eintr(tc_emu *emu);
 /* Processes (linux_process.c). */
 int64_t tc_proc_fork(tc_sys_call *c, uint64_t flags, uint64_t stack,
                      uint64_t ptid, uint64_t ctid);

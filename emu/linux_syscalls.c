@@ -286,7 +286,9 @@ void tc_linux_syscall(tc_emu *emu) {
     for (;;)
       pause();
   }
-  if (fn) {
+  if (tc_thread_take_eintr(emu)) {
+    ret = -EINTR; /* its wait was interrupted by a signal: the handler runs */
+  } else if (fn) {
     ret = fn(&c);
   } else {
     unknown = true;

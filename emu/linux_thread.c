@@ -606,6 +606,37 @@ void tc_emu_restart_pc(tc_emu *emu) {
 
 /* Waits whose deadline has passed on the virtual clock end with
  * -ETIMEDOUT. */
+/* A signal another process sent is pending for thread i, with a handler
+ * that interrupts its wait: any for poll and futex waits, one without
+ * SA_RESTART for pipe reads/writes and wait4 (those would restart; they go
+ * on waiting and the handler runs when they end). */
+static bool interrupts_wait(tc_emu *emu, tc_linux_state *st, size_t i) {
+  const tc_thread *t = &emu->threads[i];
+  if (t->state != TC_THREAD_FD && t->state != TC_THREAD_POLL &&
+      t->state != TC_THREAD_CHILD && t->state != TC_THREAD_FUTEX)
+    return false;
+  uint64_t mask = i == emu->cur_thread ? st->sigmask : t->sigmask;
+  uint64_t ready = st->pending_set & ~mask;
+  if (!ready || !tc_signal_can_deliver(emu))
+    return false;
+  for (int sig = 1; sig <= TC_NSIG; sig++) {
+    if (!(ready & (1ull << (sig - 1))) || st->sigact[sig].handler <= 1)
+      continue;
+    bool restarts = (st->sigact[sig].flags & 0x10000000u) != 0; /* SA_RESTART */
+    if (!restarts || t->state == TC_THREAD_POLL || t->state == TC_THREAD_FUTEX)
+      return true;
+  }
+  return false;
+}
+
+bool tc_thread_take_eintr(tc_emu *emu) {
+  if (!emu->nthreads || !emu->threads[emu->cur_thread].eintr)
+    return false;
+  emu->threads[emu->cur_thread].eintr = false;
+  emu->threads[emu->cur_thread].restart = false;
+  return true;
+}
+
 static void wake_timed_out(tc_emu *emu) {
   tc_linux_state *st = tc_linux_state_of(emu);
   for (size_t i = 0; i < emu->nthreads; i++) {
@@ -628,7 +659,6 @@ static void wake_timed_out(tc_emu *emu) {
       struct pollfd p = {t->wait_fd, t->wait_events, 0};
       if (poll(&p, 1, 0) != 0)
         t->state = TC_THREAD_RUNNABLE;
-      continue;
     }
     if (t->state == TC_THREAD_POLL) {
       if (poll(t->wait_set, (nfds_t)t->wait_nfds, 0) != 0) {
@@ -638,16 +668,20 @@ static void wake_timed_out(tc_emu *emu) {
         t->restart = true;
         t->restart_ret = 0;
       }
-      if (t->state == TC_THREAD_RUNNABLE) {
-        free(t->wait_set);
-        t->wait_set = NULL;
-      }
-      continue;
     }
     if (t->state == TC_THREAD_FUTEX && t->deadline <= emu->clock_ns) {
       t->state = TC_THREAD_RUNNABLE;
       t->restart = true;
       t->restart_ret = -ETIMEDOUT;
+    }
+    /* What it waited for came first; else a signal may end the wait. */
+    if (interrupts_wait(emu, st, i)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->eintr = true;
+    }
+    if (t->state == TC_THREAD_RUNNABLE && t->wait_set) {
+      free(t->wait_set);
+      t->wait_set = NULL;
     }
   }
 }

@@ -144,6 +144,13 @@ static void test_child_stream(void) {
   evlog_free(&child);
 }
 
+/* A signal for a handler ends a child's blocked read with EINTR; with
+ * SA_RESTART the read goes on and gets its byte (as natively). */
+static void test_eintr(void) {
+  tu_check_reference(TU_REF_AUTO, "fork64", "eintr");
+  tu_check_reference(TU_REF_AUTO, "fork32", "eintr");
+}
+
 /* Every process's files verify against its own lossless recording. */
 static void test_verify(void) {
   char *out = NULL;
@@ -253,6 +260,7 @@ int main(void) {
       {"one file per process, deterministic", test_files_and_determinism},
       {"a child's stream starts from the copied state", test_child_stream},
       {"verify passes for every process", test_verify},
+      {"a signal interrupts a blocked read", test_eintr},
       {"a fork bomb ends at EAGAIN", test_bomb},
       {"an orphan goes on after its parent", test_orphan},
       {"a deadlock of two processes ends clearly", test_deadlock},

@@ -4,7 +4,9 @@
  *                  says how many it made and why
  *   fork orphan    the parent exits (status 3) while its child sleeps
  *   fork deadlock  parent waits for a child that reads a pipe nobody
- *                  writes (the parent holds its write end) */
+ *                  writes (the parent holds its write end)
+ *   fork eintr     a signal with a handler ends a child's blocked read
+ *                  (EINTR), or, with SA_RESTART, the read goes on */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,6 +29,44 @@ static void report(const char *what, int st) {
     printf("%s: killed by signal %d\n", what, WTERMSIG(st));
   else
     printf("%s: status 0x%x\n", what, st);
+}
+
+static volatile sig_atomic_t usr1_seen;
+
+static void on_usr1(int sig) { usr1_seen += sig == SIGUSR1; }
+
+/* A child blocks in a read of an empty pipe; the parent, once it had
+ * time to get there, sends SIGUSR1 (then, with SA_RESTART, a byte). */
+static void interrupted_read(int flags) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_usr1;
+  sa.sa_flags = flags;
+  sigaction(SIGUSR1, &sa, NULL);
+  int p[2];
+  if (pipe(p) < 0)
+    return;
+  pid_t c = fork();
+  if (c == 0) {
+    char ch;
+    ssize_t n = read(p[0], &ch, 1);
+    printf("child: read %s, handler %s\n",
+           n < 0 && errno == EINTR ? "EINTR"
+           : n == 1                ? "a byte"
+                                   : "??",
+           usr1_seen ? "ran" : "did not run");
+    _exit(0);
+  }
+  struct timespec ts = {0, 100 * 1000 * 1000};
+  nanosleep(&ts, NULL);
+  kill(c, SIGUSR1);
+  if (flags && write(p[1], "x", 1) != 1)
+    return;
+  int st;
+  waitpid(c, &st, 0);
+  report("child", st);
+  close(p[0]);
+  close(p[1]);
 }
 
 static int bomb(const char *limit) {
@@ -79,6 +119,11 @@ int main(int argc, char **argv) {
       return 0;
     }
     return 3;
+  }
+  if (argc > 1 && strcmp(argv[1], "eintr") == 0) {
+    interrupted_read(0);
+    interrupted_read(SA_RESTART);
+    return 0;
   }
   if (argc > 1 && strcmp(argv[1], "deadlock") == 0) {
     int p[2];
