@@ -275,10 +275,12 @@ static int copy_registers(tc_emu *parent, tc_emu *child, uint64_t stack) {
   return 0;
 }
 
+/* Processes whose end the session has not handled: each holds a slot of
+ * the session's (TC_MAX_PROCS), killed ones until their end is recorded. */
 static size_t live_processes(const struct tc_procs *p) {
   size_t n = 0;
   for (size_t i = 0; i < p->n; i++)
-    n += p->v[i].emu && !p->v[i].emu->exited;
+    n += p->v[i].emu != NULL;
   return n;
 }
 

@@ -116,8 +116,8 @@ void tc_session_free(tc_session *s) {
     }
   /* An engine abandoned by tc_session_escape is in no state to be closed:
    * it is left to the process's exit. */
-  for (int i = 1; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used)
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && s->procs[i].child)
       child_free(s->procs[i].child);
   bool abandoned = s->rec && tc_recorder_escaped(s->rec);
   tc_recorder_free(s->rec);
@@ -522,8 +522,8 @@ void tc_session_interrupt(tc_session *s, int signal) {
   s->stop_requested = 1;
   if (s->rec)
     tc_recorder_stop(s->rec, s->stop_status);
-  for (int i = 1; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && s->procs[i].rec)
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && s->procs[i].child && s->procs[i].rec)
       tc_recorder_stop(s->procs[i].rec, s->stop_status);
 }
 
@@ -615,8 +615,9 @@ size_t tc_session_pids(tc_session *s, uint32_t *pids, size_t max) {
  * with the contents, a KEYFRAME). */
 static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
   int slot = -1;
-  for (int i = 1; i < TC_MAX_PROCS && slot < 0; i++)
-    if (!s->procs[i].used)
+  /* The first process's slot too, once it has ended (its result kept). */
+  for (int i = 0; i < TC_MAX_PROCS && slot < 0; i++)
+    if (!s->procs[i].used || (i == 0 && s->procs[0].done))
       slot = i;
   child_proc *c = calloc(1, sizeof *c);
   if (c) {
