@@ -8,13 +8,13 @@ _tracecorn_cmds="record dump strace convert verify info formats"
 _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
-  -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum -h
-  --help"
+  -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow
+  -h --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
 _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --no-memory --exact --trace-range --trace-func
-  -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --report
+  -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow --report
   -h --help"
 # dump and strace share the selection options (--range to -e).
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle

@@ -419,6 +419,14 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     tc_emu_free(emu);
     return NULL;
   }
+  if (!(emu->start_state = calloc(1, arch->state_size))) {
+    tc_error_set(err, "out of memory");
+    tc_emu_free(emu);
+    return NULL;
+  }
+  for (int i = 0; i < arch->nregs; i++)
+    tc_emu_read_reg_bytes(emu, i, emu->start_state + arch->regs[i].offset,
+                          arch->regs[i].size);
   emu->pid = emu->tid = emu->pgid = TC_GUEST_PID;
   emu->rng_state = emu->opt.seed ^ 0x9e3779b97f4a7c15ull;
   emu->clock_ns = TC_EPOCH_NS;
@@ -451,7 +459,33 @@ void tc_emu_free(tc_emu *emu) {
   if (emu->uc)
     uc_close(emu->uc);
   free(emu->regions);
+  free(emu->start_state);
   free(emu);
+}
+
+void tc_emu_exec_done(tc_emu *emu) {
+  /* Unicorn keeps translated blocks by address: unmapping and mapping
+   * other code there leaves the old blocks runnable. */
+  uc_ctl_flush_tlb(emu->uc); /* UC_CTL_TB_FLUSH: every translated block */
+  emu->execed = false;
+}
+
+void tc_emu_reset_regs(tc_emu *emu) {
+  const tc_arch *a = emu->arch;
+  bool x86 = a->uc_arch == UC_ARCH_X86;
+  for (int i = 0; i < a->nregs; i++) {
+    const tc_reg_info *ri = &a->regs[i];
+    if (i == a->pc_reg || i == a->sp_reg)
+      continue;
+    if (x86 && (strcmp(ri->name, "cs") == 0 || strcmp(ri->name, "ss") == 0 ||
+                strcmp(ri->name, "ds") == 0 || strcmp(ri->name, "es") == 0))
+      continue;
+    uint8_t now[64];
+    size_t n = ri->size < sizeof now ? ri->size : sizeof now;
+    tc_emu_read_reg_bytes(emu, i, now, n);
+    if (memcmp(now, emu->start_state + ri->offset, n) != 0)
+      tc_emu_write_reg_bytes(emu, i, emu->start_state + ri->offset, n);
+  }
 }
 
 void tc_options_init(tc_options *o) {

@@ -159,6 +159,18 @@ typedef struct tc_emu {
 
   /* i386 TLS: GDT in guest memory for set_thread_area. */
   uint64_t gdt_addr;
+  bool flat_segments; /* i386: CS/SS/DS/ES loaded with flat segments */
+
+  /* The registers a process starts with (a state image read when the
+   * engine was made), which execve restores (tc_emu_reset_regs). */
+  uint8_t *start_state;
+  /* execve replaced the image: the engine was stopped, the new PC waits
+   * in restart_pc; the recorder flushes the engine's translated code
+   * (tc_emu_exec_done) and gives a KEYFRAME after the SYSCALL. */
+  bool execed;
+  /* --no-follow: an execve ended the run (exited is set too); why. */
+  bool exec_stopped;
+  char exec_notice[320];
 
   /* Outcome. Set by exit/exit_group/kill or a fault; the run loop stops. */
   bool exited;
@@ -236,6 +248,15 @@ uint64_t tc_emu_resume_pc(tc_emu *emu);
 void tc_emu_fix_state(tc_emu *emu, uint8_t *state);
 /* Whole state image (arch->state_size bytes). */
 void tc_emu_read_state(tc_emu *emu, uint8_t *state);
+
+/* Every register back to its value at process start (start_state),
+ * except the PC, the stack pointer and, on x86, the code, stack and data
+ * selectors (flat segments stay loaded): what execve leaves. */
+void tc_emu_reset_regs(tc_emu *emu);
+
+/* After an execve, with the engine stopped: drops every translated block
+ * (the new image may put other code at the old addresses). */
+void tc_emu_exec_done(tc_emu *emu);
 
 /* Deterministic random bytes (AT_RANDOM, getrandom). */
 void tc_emu_random(tc_emu *emu, void *buf, size_t n);

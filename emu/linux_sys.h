@@ -68,7 +68,8 @@ enum {
   TC_SYS_ACT_NONE = 0,
   TC_SYS_ACT_EXIT,
   TC_SYS_ACT_KILL,
-  TC_SYS_ACT_THREAD_EXIT /* exit(2) ended the calling thread only */
+  TC_SYS_ACT_THREAD_EXIT, /* exit(2) ended the calling thread only */
+  TC_SYS_ACT_EXEC_STOP    /* execve not followed (--no-follow): run ends */
 };
 
 typedef struct tc_sys_call {
@@ -98,6 +99,7 @@ extern const tc_sys_entry tc_sys_fs_table[];
 extern const tc_sys_entry tc_sys_mm_table[];
 extern const tc_sys_entry tc_sys_misc_table[];
 extern const tc_sys_entry tc_sys_thread_table[];
+extern const tc_sys_entry tc_sys_exec_table[];
 
 /* State lookup (created on first use). */
 tc_linux_state *tc_linux_state_of(tc_emu *emu);

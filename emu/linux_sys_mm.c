@@ -502,6 +502,19 @@ int tc_linux_x86_setup_gdt(tc_emu *emu) {
   put_descriptor(emu, d, lo, hi);
   gdt_descriptor(0, 0xfffff, 1 | (1u << 4), &lo, &hi);
   put_descriptor(emu, d + 8, lo, hi & ~0x6000u /* DPL 0 */);
+  if (emu->flat_segments) {
+    /* After execve: CS, SS, DS and ES already hold these flat segments
+     * (their hidden descriptors survive, as the kernel's do); the new
+     * image gets a fresh table with the final entries. */
+    put_descriptor(emu, d + 8, lo, hi);
+    if ((r = tc_emu_write(emu, addr + 4 * 8, d, sizeof d)) < 0)
+      return r;
+    uc_x86_mmr gdtr = {0, addr, GDT_ENTRIES * 8 - 1, 0};
+    if (uc_reg_write(emu->uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK)
+      return -EINVAL;
+    emu->gdt_addr = addr;
+    return 0;
+  }
   if ((r = tc_emu_write(emu, addr + 4 * 8, d, sizeof d)) < 0)
     return r;
   uc_x86_mmr gdtr = {0, addr, GDT_ENTRIES * 8 - 1, 0};
@@ -517,6 +530,7 @@ int tc_linux_x86_setup_gdt(tc_emu *emu) {
       (r = load_selector(emu, UC_X86_REG_ES, (5 << 3) | 3)) < 0)
     return r;
   emu->gdt_addr = addr;
+  emu->flat_segments = true;
   return 0;
 }
 

@@ -180,7 +180,7 @@ static sys_table tables[32]; /* by tc_arch_id */
 
 static const tc_sys_entry *const handler_tables[] = {
     tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table, tc_sys_thread_table,
-    tc_sys_process_table};
+    tc_sys_process_table, tc_sys_exec_table};
 
 static const sys_table *table_for(const tc_arch *arch) {
   if ((unsigned)arch->id >= sizeof tables / sizeof tables[0])
@@ -346,4 +346,9 @@ void tc_linux_syscall(tc_emu *emu) {
     tc_emu_exit(emu, c.action_arg);
   else if (c.action == TC_SYS_ACT_KILL)
     tc_emu_kill(emu, c.action_arg);
+  else if (c.action == TC_SYS_ACT_EXEC_STOP) {
+    emu->exec_stopped = true;
+    emu->exited = true;
+    uc_emu_stop(emu->uc);
+  }
 }

@@ -4,6 +4,7 @@
  * emulator). A failing output is reported once and closed; the others go
  * on. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,7 +22,6 @@
 #include "writers/symbols.h"
 
 #define MAX_OUTPUTS 16
-#define MAX_PROGRAM_SIZE (1ull << 30)
 
 typedef struct output {
   const tc_format *fmt; /* NULL for a sink */
@@ -144,52 +144,14 @@ void tc_session_free(tc_session *s) {
   free(s);
 }
 
-/* Reads a program file: a host path, or (emu given) a guest path looked
- * up in the guest's filesystem view, as the kernel finds an interpreter. */
-static uint8_t *read_program_in(tc_emu *emu, const char *path, size_t *size,
-                                tc_error *err) {
-  FILE *f = NULL;
-  if (emu) {
-    int fd = tc_guestfs_open_read(emu, path);
-    if (fd < 0)
-      errno = -fd;
-    else if (!(f = fdopen(fd, "rb")))
-      close(fd);
-  } else {
-    f = fopen(path, "rb");
-  }
-  if (!f) {
+/* Reads a program file given on the command line (a host path). */
+static uint8_t *read_program(const char *path, size_t *size, tc_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     tc_error_set(err, "%s: %s", path, strerror(errno));
     return NULL;
   }
-  struct stat st;
-  if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
-    tc_error_set(err, "%s: not a regular file", path);
-    fclose(f);
-    return NULL;
-  }
-  if ((unsigned long long)st.st_size > MAX_PROGRAM_SIZE) {
-    tc_error_set(err, "%s: too large (%lld bytes)", path,
-                 (long long)st.st_size);
-    fclose(f);
-    return NULL;
-  }
-  size_t n = (size_t)st.st_size;
-  uint8_t *data = malloc(n ? n : 1);
-  if (!data || fread(data, 1, n, f) != n) {
-    tc_error_set(err, "%s: cannot read: %s", path,
-                 data ? strerror(errno) : "out of memory");
-    free(data);
-    fclose(f);
-    return NULL;
-  }
-  fclose(f);
-  *size = n;
-  return data;
-}
-
-static uint8_t *read_program(const char *path, size_t *size, tc_error *err) {
-  return read_program_in(NULL, path, size, err);
+  return tc_loader_read_fd(fd, path, size, err);
 }
 
 static int copy_argv(tc_session *s, const char *const *argv) {
@@ -271,30 +233,20 @@ int tc_session_load_elf(tc_session *s, const char *path,
     snprintf(s->emu->exe_host_path, sizeof s->emu->exe_host_path, "%s", path);
   /* A dynamic program: its interpreter comes from the guest's view of
    * the filesystem (the host's /, or --root: e.g. a cross sysroot). */
-  tc_elf_image iimg;
-  tc_elf_interp interp = {&iimg, NULL, 0, img.interp};
-  if (img.has_interp) {
-    uint8_t *idata = read_program_in(s->emu, img.interp, &interp.size, err);
-    if (!idata) {
-      char m[sizeof err->msg];
-      snprintf(m, sizeof m, "%s", err ? err->msg : "");
-      tc_error_set(err, "%s: its interpreter %s", path, m);
-      return -1;
-    }
-    interp.data = idata;
-    if (tc_elf_parse(idata, interp.size, &iimg, err) < 0) {
-      char m[sizeof err->msg];
-      snprintf(m, sizeof m, "%s", err ? err->msg : "");
-      tc_error_set(err, "%s: interpreter %s: %s", path, img.interp, m);
-      free(idata);
-      return -1;
-    }
+  tc_interp_file interp;
+  if (img.has_interp && tc_loader_open_interp(s->emu, &img, &interp, err) < 0) {
+    char m[sizeof err->msg];
+    snprintf(m, sizeof m, "%s", err ? err->msg : "");
+    tc_error_set(err, "%s: %s", path, m);
+    tc_loader_interp_free(&interp);
+    return -1;
   }
   tc_load_result lr;
   int lrc = tc_load_elf_interp(s->emu, &img, s->exe_data, s->exe_size, path,
                                (const char *const *)s->argv, s->opt.env,
-                               img.has_interp ? &interp : NULL, &lr, err);
-  free((void *)interp.data);
+                               img.has_interp ? &interp.in : NULL, &lr, err);
+  if (img.has_interp)
+    tc_loader_interp_free(&interp);
   if (lrc < 0)
     return -1;
   /* /proc/self/exe is always absolute (glibc asserts it); AT_EXECFN keeps

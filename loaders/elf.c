@@ -3,9 +3,13 @@
 #include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "emu/linux_sys.h"
 #include "loaders/loader.h"
 
 /* AT_UID/AT_EUID/AT_GID/AT_EGID: fixed so recordings are reproducible. */
@@ -821,7 +825,23 @@ int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
                        const char *const *argv, const char *const *envp,
                        const tc_elf_interp *interp, tc_load_result *res,
                        tc_error *err) {
-  if (!emu || !img || !data || !guest_path || !img->arch) {
+  tc_load_result lr;
+  if (tc_load_elf_exec(emu, img, data, size, guest_path, guest_path, argv,
+                       envp, interp, &lr, err) < 0)
+    return -1;
+  tc_emu_set_reg(emu, emu->arch->pc_reg, lr.entry);
+  tc_emu_set_reg(emu, emu->arch->sp_reg, lr.sp);
+  if (res)
+    *res = lr;
+  return 0;
+}
+
+int tc_load_elf_exec(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
+                     size_t size, const char *guest_path, const char *execfn,
+                     const char *const *argv, const char *const *envp,
+                     const tc_elf_interp *interp, tc_load_result *res,
+                     tc_error *err) {
+  if (!emu || !img || !data || !guest_path || !execfn || !img->arch) {
     tc_error_set(err, "tc_load_elf: missing emulator, image or path");
     return -1;
   }
@@ -946,13 +966,11 @@ int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
     nauxv--; /* AT_PLATFORM is last */
 
   uint64_t sp;
-  if (tc_loader_setup_stack(emu, guest_path, argv, argc, envp, envc, auxv,
+  if (tc_loader_setup_stack(emu, execfn, argv, argc, envp, envc, auxv,
                             nauxv, &sp, err) < 0)
     return -1;
 
   uint64_t first_pc = img->has_interp ? interp->img->entry + ibias : entry;
-  tc_emu_set_reg(emu, arch->pc_reg, first_pc);
-  tc_emu_set_reg(emu, arch->sp_reg, sp);
   emu->brk_start = emu->brk_cur = brk;
   memcpy(emu->exe_guest_path, guest_path, plen + 1);
   if (res) {
@@ -963,4 +981,77 @@ int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
     res->brk = brk;
   }
   return 0;
+}
+
+/* ------------------------------------------------------------ files */
+
+uint8_t *tc_loader_read_fd(int fd, const char *path, size_t *size,
+                           tc_error *err) {
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    tc_error_set(err, "%s: %s", path, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fileno(f), &st) < 0 || !S_ISREG(st.st_mode)) {
+    tc_error_set(err, "%s: not a regular file", path);
+    fclose(f);
+    return NULL;
+  }
+  if ((unsigned long long)st.st_size > TC_LOADER_MAX_FILE) {
+    tc_error_set(err, "%s: too large (%lld bytes)", path,
+                 (long long)st.st_size);
+    fclose(f);
+    return NULL;
+  }
+  size_t n = (size_t)st.st_size;
+  uint8_t *data = malloc(n ? n : 1);
+  if (!data || fread(data, 1, n, f) != n) {
+    tc_error_set(err, "%s: cannot read: %s", path,
+                 data ? strerror(errno) : "out of memory");
+    free(data);
+    fclose(f);
+    return NULL;
+  }
+  fclose(f);
+  *size = n;
+  return data;
+}
+
+int tc_loader_open_interp(tc_emu *emu, const tc_elf_image *prog,
+                          tc_interp_file *f, tc_error *err) {
+  memset(f, 0, sizeof *f);
+  f->in.img = &f->img;
+  f->in.guest_path = prog->interp;
+  int fd = tc_guestfs_open_read(emu, prog->interp);
+  if (fd < 0) {
+    tc_error_set(err, "its interpreter %s: %s", prog->interp, strerror(-fd));
+    return fd;
+  }
+  uint8_t *data = tc_loader_read_fd(fd, prog->interp, &f->in.size, err);
+  if (!data) {
+    char m[sizeof err->msg];
+    snprintf(m, sizeof m, "%s", err ? err->msg : "");
+    tc_error_set(err, "its interpreter %s", m);
+    return -EACCES; /* not a regular file, or unreadable */
+  }
+  f->in.data = data;
+  if (tc_elf_parse(data, f->in.size, &f->img, err) < 0) {
+    char m[sizeof err->msg];
+    snprintf(m, sizeof m, "%s", err ? err->msg : "");
+    tc_error_set(err, "interpreter %s: %s", prog->interp, m);
+    return -ELIBBAD;
+  }
+  if (f->img.arch != prog->arch || f->img.has_interp) {
+    tc_error_set(err, "interpreter %s: not a %s program interpreter",
+                 prog->interp, prog->arch->name);
+    return -ELIBBAD;
+  }
+  return 0;
+}
+
+void tc_loader_interp_free(tc_interp_file *f) {
+  free((void *)f->in.data);
+  f->in.data = NULL;
 }

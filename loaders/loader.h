@@ -74,6 +74,39 @@ int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
                        const tc_elf_interp *interp, tc_load_result *res,
                        tc_error *err);
 
+/* The same with the file name the program was started by (AT_EXECFN, the
+ * string execve(2) was given: a script's own path) apart from guest_path
+ * (the ELF file, naming its maps and /proc/self/exe), and without touching
+ * the registers: the first PC and SP are in *res (execve sets them once
+ * the engine has stopped). res is required. */
+int tc_load_elf_exec(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
+                     size_t size, const char *guest_path, const char *execfn,
+                     const char *const *argv, const char *const *envp,
+                     const tc_elf_interp *interp, tc_load_result *res,
+                     tc_error *err);
+
+/* Reads a whole program file from an open host fd, which it closes: a
+ * regular file of at most TC_LOADER_MAX_FILE bytes. NULL with a message
+ * (path names the file in it). */
+#define TC_LOADER_MAX_FILE (1ull << 30)
+uint8_t *tc_loader_read_fd(int fd, const char *path, size_t *size,
+                           tc_error *err);
+
+/* A dynamic program's interpreter, read through the guest's view of the
+ * filesystem (the host's /, or --root) and parsed; in.img points at img,
+ * so the struct is not copied. */
+typedef struct tc_interp_file {
+  tc_elf_image img;
+  tc_elf_interp in;
+} tc_interp_file;
+/* Opens, reads and checks prog->interp: 0, or -errno with a message:
+ * the open's error (-ENOENT...), -ELIBBAD when the file is no program
+ * interpreter of prog's arch (as binfmt_elf answers). Release with
+ * tc_loader_interp_free (also after a failure). */
+int tc_loader_open_interp(tc_emu *emu, const tc_elf_image *prog,
+                          tc_interp_file *f, tc_error *err);
+void tc_loader_interp_free(tc_interp_file *f);
+
 /* Maps code RWX at base (page-rounded), a stack, and sets PC/SP. */
 int tc_load_raw(tc_emu *emu, const uint8_t *code, size_t size, uint64_t base,
                 uint64_t entry, tc_load_result *res, tc_error *err);

@@ -1042,6 +1042,18 @@ static void swap_func_activation(tc_recorder *r, uint32_t from, uint32_t to) {
     }
 }
 
+/* A new turn: a quantum when other threads or processes share the CPU,
+ * else only --max-insns. */
+static void set_turn_limit(tc_recorder *r) {
+  tc_emu *emu = r->emu;
+  uint64_t turn_end =
+      (tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0) &&
+              r->executed < UINT64_MAX - r->quantum
+          ? r->executed + r->quantum
+          : UINT64_MAX;
+  r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+}
+
 /* The engine stopped for the scheduler (a quantum ended, or a syscall
  * blocked, yielded, exited a thread or made one): the pending instruction
  * is emitted under the thread that ran it, the scheduler picks the next
@@ -1053,6 +1065,20 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   if (r->have_pending)
     finalize(r, tc_emu_reg(emu, r->arch->pc_reg), true);
   r->switch_due = false;
+  if (emu->execed) {
+    /* execve: the new image runs from here; its whole start state as a
+     * KEYFRAME after the SYSCALL, in the tid it now has. */
+    tc_emu_exec_done(emu);
+    emu->resched = TC_RESCHED_NONE;
+    set_turn_limit(r);
+    r->rep_tail = false;
+    if (!r->skipping) {
+      read_all_regs(r, r->state_cur);
+      r->stale_all = true;
+      emit_keyframe(r);
+    }
+    return 0;
+  }
   if (emu->resched == TC_RESCHED_NONE)
     emu->resched = TC_RESCHED_YIELD; /* the quantum ended */
   uint32_t before = emu->tid;
@@ -1069,12 +1095,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   r->rep_tail = false;
   if (emu->tid != before && r->win.nfuncs)
     swap_func_activation(r, before, emu->tid);
-  uint64_t turn_end =
-      (tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0) &&
-              r->executed < UINT64_MAX - r->quantum
-          ? r->executed + r->quantum
-          : UINT64_MAX;
-  r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  set_turn_limit(r);
   if (emu->tid != before && !r->skipping) {
     read_all_regs(r, r->state_cur);
     r->stale_all = true;
@@ -1226,7 +1247,11 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
   }
 
   tc_exit_event x = {0};
-  if (emu->exited && emu->exit_signal) {
+  if (emu->exec_stopped) {
+    x.reason = TC_EXIT_INTERRUPTED;
+    x.status = 0;
+    message = emu->exec_notice;
+  } else if (emu->exited && emu->exit_signal) {
     x.reason = TC_EXIT_SIGNALED;
     x.signal = emu->exit_signal;
     x.status = 128 + emu->exit_signal;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "tracecorn/tracecorn.h"
 
 static void test_help_command(void) {
   const char *cmds[] = {"record", "dump", "convert", "info", "verify"};
@@ -387,6 +388,64 @@ static void test_convert_selection(void) {
   free(j);
 }
 
+/* -o names the file itself when it already ends in the format's extension
+ * (and .zst compresses); otherwise it is a prefix. */
+static void test_output_names(void) {
+  char *out = NULL, want[4200], doubled[4200];
+  const char *named = tu_tmp("named.tct"), *pfx = tu_tmp("prefix");
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-o", named, "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  free(out);
+  snprintf(doubled, sizeof doubled, "%s.tct", named);
+  CU_ASSERT_EQUAL(access(named, F_OK), 0);
+  CU_ASSERT_NOT_EQUAL(access(doubled, F_OK), 0);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "trac,tct",
+                               "-o", tu_tmp("z.trace64.zst"), "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  free(out);
+  snprintf(want, sizeof want, "%s", tu_tmp("z.tct.zst"));
+  CU_ASSERT_EQUAL(access(want, F_OK), 0);
+  CU_ASSERT_EQUAL(access(tu_tmp("z.trace64.zst"), F_OK), 0);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "info", want, NULL), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "instructions:"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-o", pfx, "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  free(out);
+  snprintf(want, sizeof want, "%s.tct", pfx);
+  CU_ASSERT_EQUAL(access(want, F_OK), 0);
+}
+
+/* info says who wrote the file when the file says it, and whether it can
+ * really seek (tried, not taken from the format's name). */
+static void test_info_writer_seek(void) {
+  char *out = NULL, path[4200];
+  const char *pfx = tu_tmp("infows");
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f",
+                               "tct,bap,rvn,trac", "-o", pfx, "--",
+                               tu_guest("loop64"), NULL),
+                  0);
+  free(out);
+  static const struct {
+    const char *ext, *writer, *seek;
+  } want[] = {{".tct", "writer:       tracecorn\n", "seekable:     no ("},
+              {".frames", "writer:       tracecorn " TC_VERSION_STRING "\n",
+               "seekable:     no ("},
+              {".rvn", "writer:       tracecorn " TC_VERSION_STRING "\n",
+               "seekable:     yes"},
+              {".trace64", "writer:       not stated", "seekable:     no ("}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    snprintf(path, sizeof path, "%s%s", pfx, want[i].ext);
+    CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "info", path, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", want[i].writer));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", want[i].seek));
+    free(out);
+  }
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -403,6 +462,8 @@ int main(void) {
        test_signal_handlers},
       {"fault handlers, alarm, setitimer: x86-64, i386 = native",
        test_fault_handlers},
+      {"-o NAME.EXT names the file", test_output_names},
+      {"info: writer and seekable from the file", test_info_writer_seek},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

@@ -138,9 +138,8 @@ static bool cannot(const tc_format *from, const tc_format *to) {
     return !bytes;
   if (!strcmp(to->name, "drcov"))
     return !bytes && !blocks;
-  if (!strcmp(to->name, "tenet"))
-    return blocks;
-  return false;
+  /* coverage blocks go only where blocks are kept as blocks */
+  return blocks && !(to->caps & TC_CAP_BLOCKS);
 }
 
 /* "Within what both hold": a format whose caps and registers are those

@@ -224,8 +224,8 @@ static void test_deadlock(void) {
   }
 }
 
-/* busybox's shell: pipelines, subshells and command substitution fork;
- * stdout and status as natively. */
+/* busybox's shell: pipelines, subshells and command substitution fork
+ * (and exec busybox again for wc); stdout and status as natively. */
 static void test_busybox(void) {
   if (!tu_have("/bin/busybox")) {
     fprintf(stderr, "\nskipped: /bin/busybox is not installed "
@@ -249,6 +249,22 @@ static void test_busybox(void) {
   if (!nat || !emu || strcmp(nat, emu) != 0)
     fprintf(stderr, "\nbusybox: native [%s] tracecorn [%s]\n", nat, emu);
   CU_ASSERT(tu_have(file_of("bb", "1003", ".tct")));
+  free(nat);
+  free(emu);
+  /* issue 15's example: wc is busybox again, by execve in the child */
+  nat = emu = NULL;
+  ns = tu_run("/bin/busybox sh -c 'echo a b c | wc -w'", &nat, 0);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && %s record -q -f tct -o %s -- /bin/busybox sh -c 'echo a b "
+           "c | wc -w'",
+           tu_tmpdir(), TC_CLI, tu_tmp("bbwc"));
+  es = tu_run(cmd, &emu, 0);
+  CU_ASSERT_EQUAL(ns, 0);
+  CU_ASSERT_EQUAL(es, ns);
+  CU_ASSERT(nat && emu && strcmp(nat, "3\n") == 0 && strcmp(nat, emu) == 0);
+  if (!nat || !emu || strcmp(nat, emu) != 0)
+    fprintf(stderr, "\nbusybox wc: native [%s] tracecorn [%s]\n", nat, emu);
+  CU_ASSERT(tu_have(file_of("bbwc", "1002", ".tct")));
   free(nat);
   free(emu);
 }

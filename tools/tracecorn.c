@@ -70,7 +70,9 @@ static void usage_record(FILE *f) {
           "Output:\n"
           "  -o, --output PREFIX   output name without extension (default: "
           "the program's\n"
-          "                        base name in the current directory); a "
+          "                        base name in the current directory); "
+          "`-o x.tct`\n"
+          "                        and `-o x.tct.zst` name the file itself; a "
           "forked\n"
           "                        child process goes to PREFIX.PID.EXT\n"
           "  -f, --format LIST     comma-separated formats (default: tct); "
@@ -153,7 +155,12 @@ static void usage_record(FILE *f) {
           "one runs\n"
           "                        before the next one's turn (default 10000; "
           "also at\n"
-          "                        blocking waits, yields and exits)\n");
+          "                        blocking waits, yields and exits)\n"
+          "      --no-follow       do not follow execve: a call that would "
+          "succeed ends\n"
+          "                        the recording there (with a notice; "
+          "status 0); calls\n"
+          "                        that fail still return their error\n");
 }
 
 static void usage(FILE *f) {
@@ -167,8 +174,8 @@ static void usage(FILE *f) {
           "as text\n"
           "       tracecorn strace FILE                          its "
           "syscalls, as strace\n"
-          "       tracecorn convert [--from FMT] IN --to FMT OUT convert a "
-          "trace\n"
+          "       tracecorn convert [--from FMT] IN [--to FMT] OUT   convert "
+          "a trace\n"
           "       tracecorn verify [-f LIST] -- PROGRAM [ARGS]   record and "
           "check round trips\n"
           "       tracecorn info FILE                            summarise a "
@@ -358,6 +365,7 @@ static int cmd_record(int argc, char **argv) {
       {"exact", no_argument, 0, 11},
       {"keyframe", required_argument, 0, 12},
       {"sched-quantum", required_argument, 0, 20},
+      {"no-follow", no_argument, 0, 21},
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
@@ -539,6 +547,9 @@ static int cmd_record(int argc, char **argv) {
         return 2;
       }
       break;
+    case 21:
+      opt.no_follow_exec = 1;
+      break;
     case 'h':
       usage_record(stdout);
       return 0;
@@ -688,6 +699,26 @@ static int cmd_record(int argc, char **argv) {
     if (!dup && nchosen < MAX_FORMATS)
       chosen[nchosen++] = fmt;
   }
+  /* `-o NAME.EXT` names the file itself when EXT is a chosen format's
+   * extension (users type `-o x.tct`, not `-o x`); a `.zst` suffix asks for
+   * compression as -z does. */
+  if (prefix != defprefix) {
+    snprintf(defprefix, sizeof defprefix, "%s", prefix);
+    prefix = defprefix;
+  }
+  size_t plen = strlen(defprefix);
+  if (plen > 4 && strcmp(defprefix + plen - 4, ".zst") == 0) {
+    zst = true;
+    defprefix[plen -= 4] = '\0';
+  }
+  for (int i = 0; i < nchosen; i++) {
+    const char *ext = chosen[i]->extension(info->arch);
+    size_t elen = strlen(ext);
+    if (elen && plen > elen && strcmp(defprefix + plen - elen, ext) == 0) {
+      defprefix[plen - elen] = '\0';
+      break;
+    }
+  }
   /* No existing non-trace file is replaced unless --force (checked for
    * every output before any is created). */
   for (int i = 0; i < nchosen && !force; i++) {
@@ -770,9 +801,12 @@ static int cmd_record(int argc, char **argv) {
   if (rc < 0)
     fprintf(stderr, "tracecorn: %s\n", err.msg);
   if (!opt.quiet) {
-    const char *what = res.reason == TC_EXIT_EXITED        ? "exited"
-                       : res.reason == TC_EXIT_SIGNALED    ? "was killed"
-                       : res.reason == TC_EXIT_MAX_INSNS   ? "was stopped"
+    const char *what = res.reason == TC_EXIT_EXITED      ? "exited"
+                       : res.reason == TC_EXIT_SIGNALED  ? "was killed"
+                       : res.reason == TC_EXIT_MAX_INSNS ? "was stopped"
+                       : res.reason == TC_EXIT_INTERRUPTED &&
+                               opt.no_follow_exec && res.status == 0
+                           ? "stopped at execve (--no-follow)"
                        : res.reason == TC_EXIT_INTERRUPTED ? "was interrupted"
                                                            : "failed";
     fprintf(stderr,
@@ -1153,8 +1187,10 @@ static int cmd_dump(int argc, char **argv) {
 static void convert_help(void) {
   printf(
       "usage: tracecorn convert [--from FMT] [-O FORMAT.KEY=VALUE] [--strict] "
-      "IN --to FMT OUT\n\n"
-      "Reads the trace IN and writes the same recording to OUT in FMT.\n\n"
+      "IN [--to FMT] OUT\n\n"
+      "Reads the trace IN and writes the same recording to OUT in FMT "
+      "(default: the\nformat whose extension OUT has: x.trace64, x.tf, "
+      "x.frames, x.tct.zst...).\n\n"
       "Formats: IN is tct, trac, tfile, ucir, bap, rvn, drcov or tenet, found "
       "from its\ncontent (--from FMT names it instead); FMT is any format with "
       "a writer\n(`tracecorn formats`), text and json included. FMT must hold "
@@ -1185,6 +1221,33 @@ static void convert_help(void) {
       "Exit status: 0 written (with or without losses), 1 IN unreadable, "
       "OUT not\nwritable, or a loss with --strict, 2 usage error or an "
       "existing OUT that is not\na trace.\n");
+}
+
+/* The writable format whose extension (for some arch) ends `path`, a
+ * trailing .zst aside; NULL when none or more than one does. */
+static const char *format_of_name(const char *path) {
+  size_t n = strlen(path);
+  if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
+    n -= 4;
+  while (n > 1 && path[n - 1] == '/') /* rvn/ */
+    n--;
+  const char *found = NULL;
+  for (const tc_format *const *f = tc_formats(); *f; f++) {
+    if (!(*f)->open_writer)
+      continue;
+    bool match = false;
+    for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL && !match; id++) {
+      const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
+      const char *ext = a ? (*f)->extension(a) : NULL;
+      size_t e = ext ? strlen(ext) : 0;
+      match = e && n > e && strncmp(path + n - e, ext, e) == 0;
+    }
+    if (match && found && strcmp(found, (*f)->name) != 0)
+      return NULL; /* ambiguous */
+    if (match)
+      found = (*f)->name;
+  }
+  return found;
 }
 
 static int cmd_convert(int argc, char **argv) {
@@ -1227,13 +1290,21 @@ static int cmd_convert(int argc, char **argv) {
       return 0;
     } else {
       fprintf(stderr, "usage: tracecorn convert [--from FMT] "
-                      "[-O FORMAT.KEY=VALUE] IN --to FMT OUT\n");
+                      "[-O FORMAT.KEY=VALUE] IN [--to FMT] OUT\n");
       return 2;
     }
   }
   wopts[nwopts] = NULL;
-  if (!to || optind != argc - 2) {
-    fprintf(stderr, "usage: tracecorn convert [--from FMT] IN --to FMT OUT\n");
+  if (optind != argc - 2) {
+    fprintf(stderr,
+            "usage: tracecorn convert [--from FMT] IN [--to FMT] OUT\n");
+    return 2;
+  }
+  if (!to && !(to = format_of_name(argv[optind + 1]))) {
+    fprintf(stderr,
+            "tracecorn: convert: no format has the extension of %s; name it "
+            "with --to FMT (see `tracecorn formats`)\n",
+            argv[optind + 1]);
     return 2;
   }
   const tc_format *in = from ? tc_format_by_name(from) : NULL;
@@ -1615,8 +1686,8 @@ static int cmd_info(int argc, char **argv) {
     fprintf(f, "usage: tracecorn info FILE\n\n"
                "Reads a trace in any readable format and prints its format, "
                "arch, program,\ninstruction count, first and last PC, "
-               "modules, syscalls, size and B/insn,\nand whether it can "
-               "seek.\n");
+               "modules, syscalls, size and B/insn,\nthe writer when the "
+               "file names it, and whether it can seek (tried).\n");
     return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
                ? 0
                : 2;
@@ -1661,9 +1732,28 @@ static int cmd_info(int argc, char **argv) {
            tc_escape_text(st.exit_message, safe, sizeof safe));
   printf("size:         %s (%" PRIu64 " bytes, %.2f B/insn)\n", sz, bytes,
          st.insns ? (double)bytes / (double)st.insns : 0.0);
-  printf("seekable:     %s\n", fmt->seek      ? "yes (dump --from N)"
-                               : st.keyframes ? "keyframes"
-                                              : "no");
+  /* writer and seek come from the file itself, not the format's name */
+  tc_error rerr = {{0}};
+  tc_reader *rd = fmt->open_reader ? fmt->open_reader(path, &rerr) : NULL;
+  const char *wr = rd && fmt->reader_writer ? fmt->reader_writer(rd) : NULL;
+  if (wr)
+    printf("writer:       %s\n", tc_escape_text(wr, safe, sizeof safe));
+  else
+    printf("writer:       not stated (%s files do not name their writer)\n",
+           fmt->name);
+  if (rd && fmt->seek && st.insns && fmt->seek(rd, st.insns - 1, &rerr) == 0)
+    printf("seekable:     yes (dump --from N jumps to instruction N)\n");
+  else if (fmt->seek && st.insns)
+    printf("seekable:     no (its index fails: %s)\n",
+           tc_escape_text(rerr.msg, safe, sizeof safe));
+  else if (st.keyframes)
+    printf("seekable:     no (dump --from N reads from the start; %" PRIu64
+           " keyframes hold the full register state)\n",
+           st.keyframes);
+  else
+    printf("seekable:     no (dump --from N reads from the start)\n");
+  if (rd)
+    fmt->close_reader(rd);
   if (rc < 0) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;

@@ -1289,6 +1289,7 @@ struct tc_reader {
   tc_trace_info info;
   char *exe_path;
   char **argv;
+  char writer[160]; /* the meta frame's tracer name and version */
   /* Frame iteration. */
   uint64_t pos, k; /* next frame: offset, index */
   uint8_t *fbuf;   /* the current frame's bytes */
@@ -1899,6 +1900,9 @@ static int read_container(tc_reader *r, tc_error *err) {
   /* BAP's mips is big-endian; tracecorn's little-endian mips traces say
    * what they are in the last tracer argument. */
   const Tcbap__Tracer *tr = meta->tracer;
+  snprintf(r->writer, sizeof r->writer, "%s%s%s", tr->name ? tr->name : "",
+           tr->version && tr->version[0] ? " " : "",
+           tr->version ? tr->version : "");
   const char *last = tr->n_args ? tr->args[tr->n_args - 1] : "";
   if (rc == 0 && r->bfd_arch == 8) {
     const tc_arch *le =
@@ -2004,6 +2008,10 @@ fail:
 
 static const tc_trace_info *bap_reader_info(tc_reader *r) { return &r->info; }
 
+static const char *bap_reader_writer(tc_reader *r) {
+  return r->writer[0] ? r->writer : NULL;
+}
+
 uint64_t bap_reader_frame_count(tc_reader *r) { return r->n; }
 
 int bap_reader_frame_at(tc_reader *r, uint64_t k, const uint8_t **data,
@@ -2042,6 +2050,7 @@ const tc_format tc_format_bap = {
     .probe = bap_probe,
     .open_reader = bap_open_reader,
     .reader_info = bap_reader_info,
+    .reader_writer = bap_reader_writer,
     .next_event = bap_next_event,
     .close_reader = bap_close_reader,
 };

@@ -88,6 +88,17 @@ int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
                  out_path);
     return -1;
   }
+  /* A coverage file holds blocks (start, size), not instructions: a format
+   * of instructions would take each block for one instruction at its start,
+   * a file that looks like an execution and is none. */
+  if ((in_fmt->caps & TC_CAP_COVERAGE) && !(out_fmt->caps & TC_CAP_BLOCKS)) {
+    tc_error_set(err,
+                 "%s holds instructions; the %s input holds only coverage "
+                 "blocks (start and size, each once): convert it to a format "
+                 "that keeps blocks (tct, text, json, drcov)",
+                 out_fmt->name, in_fmt->name);
+    return -1;
+  }
   uint64_t from_insn = filter ? filter->from : 0;
   tc_reader *r = in_fmt->open_reader(in_path, err);
   if (!r)

@@ -81,6 +81,7 @@ struct tc_writer {
   int version;
   char *exe_path;
   uint64_t entry, load_base, addr_mask;
+  bool exe_entry_found; /* entry is the executable's own (its header) */
   map_rec *recs;
   size_t nrecs, caprecs;
   region *live;
@@ -440,6 +441,23 @@ static int write_map(tc_writer *w, const tc_event *ev, tc_error *err) {
         if (w->live[i].start < end && w->live[i].end > start)
           w->recs[w->live[i].rec].exec = true;
     return 0;
+  }
+  /* The executable's own entry point (its ELF header, mapped at file
+   * offset 0): a dynamic program starts in its interpreter, so the first
+   * PC is not it, and readers match the module's file by this column. */
+  if (!w->exe_entry_found && m->data && m->file_offset == 0 && m->size >= 32 &&
+      w->exe_path && m->name && strcmp(m->name, w->exe_path) == 0 &&
+      memcmp(m->data, "\177ELF", 4) == 0 &&
+      (m->data[5] == 1 || m->data[5] == 2)) {
+    const uint8_t *h = m->data;
+    bool be = h[5] == 2;
+    unsigned ptr = h[4] == 2 ? 8 : 4;
+    uint64_t entry = 0, type = be ? (uint64_t)h[16] << 8 | h[17]
+                                  : (uint64_t)h[17] << 8 | h[16];
+    for (unsigned i = 0; i < ptr; i++)
+      entry = entry << 8 | h[be ? 24 + i : 24 + ptr - 1 - i];
+    w->entry = type == 3 /* ET_DYN */ ? m->addr + entry : entry;
+    w->exe_entry_found = true; /* the first such map is the header's */
   }
   if (w->nrecs >= NONE - 1 ||
       !grow((void **)&w->recs, &w->caprecs, w->nrecs + 1, sizeof *w->recs))
@@ -1210,7 +1228,7 @@ static int drcov_holds_reg(const tc_arch *arch, int reg) {
 const tc_format tc_format_drcov = {
     .name = "drcov",
     .description = "DynamoRIO drcov coverage (Lighthouse, Lightkeeper, bncov)",
-    .caps = TC_CAP_COVERAGE | TC_CAP_MODULES,
+    .caps = TC_CAP_BLOCKS | TC_CAP_COVERAGE | TC_CAP_MODULES,
     .holds_reg = drcov_holds_reg,
     .extension = drcov_extension,
     .supports = NULL,

@@ -681,20 +681,92 @@ static void begin(tc_writer *w, int other, const char *desc) {
 
 /* Kernel writes pending from MAP events become part of the current
  * (other) event. */
-static int take_kpend(tc_writer *w) {
-  for (size_t i = 0; i < w->kpend.n; i++) {
-    const mem_ent *e = &w->kpend.e[i];
-    const uint8_t *d = w->kpend.data + e->off;
-    if (mem_list_add(&w->pm, e->addr, d, e->size) < 0) {
+typedef struct span {
+  uint64_t start, end;
+} span;
+
+static int span_cmp(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Adds bytes [a, a+n) of a pending write, less what `cover` (sorted,
+ * disjoint) holds: the syscall writes those bytes itself right after. */
+static int take_uncovered(tc_writer *w, uint64_t a, const uint8_t *d,
+                          uint64_t n, const span *cover, size_t ncover) {
+  uint64_t end = a + n;
+  /* the first span that ends after a */
+  size_t lo = 0, hi = ncover;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cover[mid].end <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t k = lo; a < end; k++) {
+    uint64_t stop = k < ncover && cover[k].start < end ? cover[k].start : end;
+    if (stop > a) {
+      if (mem_list_add(&w->pm, a, d, stop - a) < 0) {
+        fail(w, "rvn: out of memory");
+        return -1;
+      }
+      if (apply_write(w, a, d, stop - a, 1) < 0)
+        return -1;
+      d += stop - a;
+      a = stop;
+    }
+    if (k >= ncover || a >= end)
+      break;
+    uint64_t skip_to = cover[k].end < end ? cover[k].end : end;
+    if (skip_to > a) {
+      d += skip_to - a;
+      a = skip_to;
+    }
+  }
+  return 0;
+}
+
+/* The kernel's pending effects (a MAP's new contents) join the current
+ * event, except the bytes the syscall's own writes `mem` set: a file
+ * mapped over an older mapping would otherwise come as zeros and then
+ * as its contents, twice the data and not the call's real writes. */
+static int take_kpend_except(tc_writer *w, const tc_mem_access *mem,
+                             uint32_t nmem) {
+  span *cover = NULL;
+  size_t ncover = 0;
+  if (nmem && w->kpend.n) {
+    cover = malloc(nmem * sizeof *cover);
+    if (!cover) {
       fail(w, "rvn: out of memory");
       return -1;
     }
-    if (apply_write(w, e->addr, d, e->size, 1) < 0)
-      return -1;
+    for (uint32_t i = 0; i < nmem; i++)
+      if (mem[i].size)
+        cover[ncover++] = (span){mem[i].addr, mem[i].addr + mem[i].size};
+    qsort(cover, ncover, sizeof *cover, span_cmp);
+    size_t m = 0; /* merge overlaps so the spans are disjoint */
+    for (size_t i = 0; i < ncover; i++) {
+      if (m && cover[i].start <= cover[m - 1].end) {
+        if (cover[i].end > cover[m - 1].end)
+          cover[m - 1].end = cover[i].end;
+      } else
+        cover[m++] = cover[i];
+    }
+    ncover = m;
   }
+  int rc = 0;
+  for (size_t i = 0; i < w->kpend.n && rc == 0; i++) {
+    const mem_ent *e = &w->kpend.e[i];
+    rc = take_uncovered(w, e->addr, w->kpend.data + e->off, e->size, cover,
+                        ncover);
+  }
+  free(cover);
   mem_list_reset(&w->kpend);
-  return 0;
+  return rc;
 }
+
+static int take_kpend(tc_writer *w) { return take_kpend_except(w, NULL, 0); }
 
 /* Memory set up by a MAP outside any syscall: an event of its own. */
 static int flush_orphan_kpend(tc_writer *w) {
@@ -798,7 +870,7 @@ static int on_syscall(tc_writer *w, const tc_syscall_event *s) {
   for (int r = 0; r < RVN_NREGS; r++)
     if (bit_get(moved, r) && memcmp(w->after[r], w->cur[r], RVN_SLOT))
       pend_set(w, r, w->after[r]);
-  if (take_kpend(w) < 0)
+  if (take_kpend_except(w, s->mem, s->nmem) < 0)
     return -1;
   return sys_writes(w, s);
 }
@@ -973,7 +1045,16 @@ static int rvn_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     if (w->started)
       rc = flush_orphan_kpend(w) < 0 || flush(w) < 0 ? -1 : 0;
     break;
-  default: /* UNMAP: REVEN memory keeps its contents */
+  case TC_EV_UNMAP:
+    /* REVEN's memory is physical and outlives an unmap; the guest sees
+     * zeros in whatever is mapped there later. Zeroed now, as writes of
+     * the syscall that unmapped (so a later map, brk, or the next image
+     * of an execve finds the zeros it expects). */
+    rc = w->started ? diff_into(w, &w->kpend, ev->u.map.addr, NULL,
+                                ev->u.map.size)
+                    : 0;
+    break;
+  default:
     break;
   }
   if (rc < 0 || w->failed) {
@@ -1492,6 +1573,7 @@ static int rvn_holds(const tc_arch *arch, int reg) {
 int rvn_probe(const uint8_t *head, size_t n, const char *path);
 tc_reader *rvn_open_reader(const char *path, tc_error *err);
 const tc_trace_info *rvn_reader_info(tc_reader *r);
+const char *rvn_reader_writer(tc_reader *r);
 int rvn_next_event(tc_reader *r, tc_event *ev, tc_error *err);
 void rvn_close_reader(tc_reader *r);
 int rvn_seek(tc_reader *r, uint64_t insn, tc_error *err);
@@ -1512,6 +1594,7 @@ const tc_format tc_format_rvn = {
     .probe = rvn_probe,
     .open_reader = rvn_open_reader,
     .reader_info = rvn_reader_info,
+    .reader_writer = rvn_reader_writer,
     .next_event = rvn_next_event,
     .close_reader = rvn_close_reader,
     .seek = rvn_seek,

@@ -33,6 +33,7 @@
 int rvn_probe(const uint8_t *head, size_t n, const char *path);
 tc_reader *rvn_open_reader(const char *path, tc_error *err);
 const tc_trace_info *rvn_reader_info(tc_reader *r);
+const char *rvn_reader_writer(tc_reader *r);
 int rvn_next_event(tc_reader *r, tc_event *ev, tc_error *err);
 void rvn_close_reader(tc_reader *r);
 int rvn_seek(tc_reader *r, uint64_t insn, tc_error *err);
@@ -103,6 +104,7 @@ struct tc_reader {
   const uint8_t *cache;
   size_t cache_size;
   rvn_meta meta;
+  char writer[1100]; /* meta's tool name and version */
   uint8_t phy;
   rregion *reg;
   size_t nreg;
@@ -1591,6 +1593,12 @@ fail:
 }
 
 const tc_trace_info *rvn_reader_info(tc_reader *r) { return &r->info; }
+
+const char *rvn_reader_writer(tc_reader *r) {
+  snprintf(r->writer, sizeof r->writer, "%s %s", r->meta.tool_name,
+           r->meta.tool_version);
+  return r->meta.tool_name[0] ? r->writer : NULL;
+}
 
 void rvn_reader_get_stats(tc_reader *r, rvn_reader_stats *st) {
   st->events = r->ev_count;

@@ -120,7 +120,7 @@ static const char *strace_ext(const tc_arch *a) {
 const tc_format tc_format_strace = {
     .name = "strace",
     .description = "syscalls as strace prints them (no reader)",
-    .caps = 0,
+    .caps = TC_CAP_BLOCKS, /* it shows no instructions */
     .extension = strace_ext,
     .open_writer = strace_open,
     .write_event = strace_write,

@@ -1006,6 +1006,9 @@ typedef enum argk {
                      when a signal interrupted the sleep */
   K_TIMESPEC64_REM,
   K_TIMEVAL_OUT,
+  K_ITIMER_WHICH,
+  K_ITIMERVAL_IN, /* struct itimerval: two timevals */
+  K_ITIMERVAL_OUT,
   K_TIME_OUT, /* time(2)'s time_t out */
   K_RLIMIT_RES,
   K_RLIMIT_IN, /* struct rlimit (longs) */
@@ -1188,6 +1191,11 @@ static const sysdesc syscalls[] = {
     {"gettimeofday", R_DEC, 0, {K_TIMEVAL_OUT, K_PTR}},
     {"time", R_TIME, 0, {K_TIME_OUT}},
     {"nanosleep", R_DEC, 0, {K_TIMESPEC_IN, K_TIMESPEC_REM}},
+    {"alarm", R_DEC, 0, {K_UINT}},
+    {"pause", R_DEC, 0, {K_END}},
+    {"rt_sigsuspend", R_DEC, 0, {K_SIGSET_IN, K_ULONG}},
+    {"setitimer", R_DEC, 0, {K_ITIMER_WHICH, K_ITIMERVAL_IN, K_ITIMERVAL_OUT}},
+    {"getitimer", R_DEC, 0, {K_ITIMER_WHICH, K_ITIMERVAL_OUT}},
     {"clock_nanosleep",
      R_DEC,
      0,
@@ -1589,6 +1597,28 @@ static void put_timespec(call *c, uint64_t addr, bool in, unsigned w,
     return;
   sb_printf(c->b, "{tv_sec=%" PRId64 ", %s=%" PRId64 "}", get_int(c->a, buf, w),
             frac, get_int(c->a, buf + w, w));
+}
+
+static const xlat itimers[] = {
+    {0, "ITIMER_REAL"}, {1, "ITIMER_VIRTUAL"}, {2, "ITIMER_PROF"}};
+
+/* struct itimerval: {it_interval, it_value}, each a timeval of longs */
+static void put_itimerval(call *c, uint64_t addr, bool in) {
+  if (!in && !out_ok(c, addr))
+    return;
+  if (!addr) {
+    sb_puts(c->b, "NULL");
+    return;
+  }
+  unsigned w = c->a->ptr_size;
+  uint8_t buf[32];
+  if (!read_struct(c, addr, buf, 4 * w, in))
+    return;
+  sb_printf(c->b,
+            "{it_interval={tv_sec=%" PRId64 ", tv_usec=%" PRId64
+            "}, it_value={tv_sec=%" PRId64 ", tv_usec=%" PRId64 "}}",
+            get_int(c->a, buf, w), get_int(c->a, buf + w, w),
+            get_int(c->a, buf + 2 * w, w), get_int(c->a, buf + 3 * w, w));
 }
 
 static void put_rlim(sbuf *b, uint64_t v, bool is64, unsigned width,
@@ -2286,6 +2316,13 @@ static void put_arg(call *c, int i) {
   }
   case K_TIMEVAL_OUT:
     put_timespec(c, v, false, c->a->ptr_size, "tv_usec");
+    break;
+  case K_ITIMER_WHICH:
+    put_xval(b, itimers, N(itimers), (uint32_t)v, "ITIMER_???", false);
+    break;
+  case K_ITIMERVAL_IN:
+  case K_ITIMERVAL_OUT:
+    put_itimerval(c, v, c->desc->args[i] == K_ITIMERVAL_IN);
     break;
   case K_TIME_OUT:
     if (!v)

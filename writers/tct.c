@@ -825,6 +825,12 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
 
 static const tc_trace_info *tct_reader_info(tc_reader *r) { return &r->info; }
 
+/* tct is tracecorn's own format; its files do not store the version. */
+static const char *tct_reader_writer(tc_reader *r) {
+  (void)r;
+  return "tracecorn";
+}
+
 static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
                    tc_error *err) {
   uint64_t n;
@@ -1141,7 +1147,7 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
 const tc_format tc_format_tct = {
     .name = "tct",
     .description = "tracecorn's lossless native trace (zstd-compressed)",
-    .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
+    .caps = TC_CAP_BLOCKS | TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
             TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD | TC_CAP_SYSCALL_MEM |
             TC_CAP_MODULES | TC_CAP_MAP_DATA | TC_CAP_SIGNALS,
@@ -1154,6 +1160,7 @@ const tc_format tc_format_tct = {
     .probe = tct_probe,
     .open_reader = tct_open_reader,
     .reader_info = tct_reader_info,
+    .reader_writer = tct_reader_writer,
     .next_event = tct_next_event,
     .close_reader = tct_close_reader,
 };

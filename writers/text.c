@@ -278,9 +278,18 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
     fprintf(f, "thread  %u\n", e->tid);
   w->seen_insn = true;
   w->last_tid = e->tid;
-  tc_disasm(a, e->pc | (uint64_t)tc_insn_thumb(a, e), e->bytes, e->size, dis,
-            sizeof dis);
-  annotate_target(w, dis, sizeof dis);
+  if (e->tid == TC_TID_BLOCK && e->size == 0) {
+    /* a coverage block: its extent, not a disassembly of nothing */
+    uint64_t end =
+        e->state_after ? tc_state_get(a, e->state_after, a->pc_reg) : e->pc;
+    snprintf(dis, sizeof dis,
+             "block 0x%" PRIx64 "-0x%" PRIx64 " (%" PRIu64 " bytes)", e->pc,
+             end, end - e->pc);
+  } else {
+    tc_disasm(a, e->pc | (uint64_t)tc_insn_thumb(a, e), e->bytes, e->size, dis,
+              sizeof dis);
+    annotate_target(w, dis, sizeof dis);
+  }
   const char *label = tc_symtab_exact(w->syms, e->pc);
   char dm[512];
   if (label && w->demangle)
@@ -513,6 +522,16 @@ static int json_event(tc_writer *w, const tc_event *ev) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
     char dis[128];
+    if (e->tid == TC_TID_BLOCK && e->size == 0) {
+      uint64_t end = e->state_after ? tc_state_get(w->arch, e->state_after,
+                                                   w->arch->pc_reg)
+                                    : e->pc;
+      fprintf(f,
+              "{\"type\":\"block\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
+              "\",\"size\":%" PRIu64 "}\n",
+              e->index, e->pc, end - e->pc);
+      break;
+    }
     tc_disasm(w->arch, e->pc | (uint64_t)tc_insn_thumb(w->arch, e), e->bytes,
               e->size, dis, sizeof dis);
     fprintf(f,
@@ -766,7 +785,7 @@ static const char *json_ext(const tc_arch *a) {
 const tc_format tc_format_text = {
     .name = "text",
     .description = "readable listing, one line per instruction (no reader)",
-    .caps = 0,
+    .caps = TC_CAP_BLOCKS,
     .extension = text_ext,
     .open_writer = text_open,
     .write_event = write_event,
@@ -777,7 +796,7 @@ const tc_format tc_format_text = {
 const tc_format tc_format_json = {
     .name = "json",
     .description = "one JSON object per event (no reader)",
-    .caps = 0,
+    .caps = TC_CAP_BLOCKS,
     .extension = json_ext,
     .open_writer = json_open,
     .write_event = write_event,

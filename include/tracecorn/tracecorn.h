@@ -396,7 +396,9 @@ enum {
   TC_CAP_MODULES = 1u << 13,     /* the names and ranges of file-backed maps
                                     (modules), even without TC_CAP_MAPS */
   TC_CAP_MAP_DATA = 1u << 14,    /* the initial contents of mapped memory */
-  TC_CAP_SIGNALS = 1u << 15      /* signal delivery events (TC_EV_SIGNAL) */
+  TC_CAP_SIGNALS = 1u << 15,     /* signal delivery events (TC_EV_SIGNAL) */
+  TC_CAP_BLOCKS = 1u << 16       /* coverage blocks (tid TC_TID_BLOCK) are
+                                    kept as blocks, not as instructions */
 };
 
 typedef struct tc_format {
@@ -437,6 +439,10 @@ typedef struct tc_format {
    * filter (tc_filter) left out, passed on so that state stays right.
    * It prints nothing. NULL: left-out events are not passed. */
   int (*skip_event)(tc_writer *w, const tc_event *ev, tc_error *err);
+  /* Optional: the program (and version) that wrote the file being read, as
+   * the file states it, or NULL when the format does not say. Valid until
+   * close_reader. */
+  const char *(*reader_writer)(tc_reader *r);
 } tc_format;
 
 /* The format registered as `name` ("tct", "trac"...), or NULL. */
@@ -498,6 +504,11 @@ typedef struct tc_options {
    * takes its turn (it also gives way when it blocks, yields or exits).
    * 0 = 10000. */
   uint64_t sched_quantum;
+  /* execve/execveat that would succeed are not followed: the run ends
+   * there (EXIT of reason TC_EXIT_INTERRUPTED, status 0, with a message)
+   * instead of the new program replacing the recorded one. Failing calls
+   * (a missing file...) still return their error to the program. */
+  int no_follow_exec;
 } tc_options;
 
 /* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
