@@ -178,9 +178,10 @@ static int64_t sys_kill(tc_sys_call *c) {
     return -EINVAL;
   if ((uint32_t)pid == c->emu->pid)
     return send_self(c, sig);
-  /* Another guest process, or a group: the others first, then itself. */
+  /* Another guest process, or a group: the others first, then itself
+   * (kill(-1) reaches every process but the caller, as on Linux). */
   int64_t r = tc_proc_kill(c, pid, sig);
-  if (pid == 0 || pid == -1 || (uint32_t)-pid == c->emu->pgid)
+  if (pid == 0 || (pid < -1 && (uint32_t)-pid == c->emu->pgid))
     return send_self(c, sig);
   return r;
 }
