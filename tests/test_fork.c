@@ -41,6 +41,37 @@ static void test_reference(void) {
   tu_check_reference(TU_REF_AUTO, "fork32", "");
 }
 
+/* Another quantum interleaves the processes otherwise: the same output,
+ * other traces. */
+static void test_quantum(void) {
+  tu_ref_run ref;
+  char why[512];
+  const char *args[] = {NULL};
+  CU_ASSERT_FATAL(tu_reference_run(TU_REF_AUTO, tu_tmpdir(), tu_guest("fork64"),
+                                   args, &ref, why, sizeof why) == 0);
+  static const char *const quanta[] = {"37", "100000"};
+  size_t sizes[2] = {0, 0};
+  for (int q = 0; q < 2; q++) {
+    char *out = NULL, label[32];
+    snprintf(label, sizeof label, "quantum-%s", quanta[q]);
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "cd %s && %s record -q -f tct --sched-quantum %s -o %s -- %s",
+             tu_tmpdir(), TC_CLI, quanta[q], tu_tmp(label), tu_guest("fork64"));
+    int st = tu_run(cmd, &out, 0);
+    CU_ASSERT_EQUAL(st, ref.status);
+    CU_ASSERT(out && strcmp(out, ref.out) == 0);
+    if (!out || strcmp(out, ref.out) != 0)
+      fprintf(stderr, "\nquantum %s: [%s]\n", quanta[q], out ? out : "");
+    free(out);
+    uint8_t *d = tu_read_file(file_of(label, NULL, ".tct"), &sizes[q]);
+    CU_ASSERT_PTR_NOT_NULL(d);
+    free(d);
+  }
+  CU_ASSERT(sizes[0] != sizes[1]);
+  free(ref.out);
+}
+
 /* arm64 (under qemu): the same, but for the SIGCHLD handler, which needs
  * signal delivery on arm64 (another branch of issue 15's work). */
 static void test_reference_arm64(void) {
@@ -66,14 +97,15 @@ static void test_reference_arm64(void) {
 }
 
 /* Each process has its own files: the first PREFIX.EXT, each child
- * PREFIX.PID.EXT with pids 1001 to 1004 in fork order; two recordings
+ * PREFIX.PID.EXT with pids 1001 to 1005 in fork order; two recordings
  * are byte-identical file by file. */
 static void test_files_and_determinism(void) {
   CU_ASSERT_EQUAL(record("det-a", "tct,trac", "fork64", NULL, NULL, NULL), 0);
   CU_ASSERT_EQUAL(record("det-b", "tct,trac", "fork64", NULL, NULL, NULL), 0);
-  static const char *const pids[] = {NULL, "1001", "1002", "1003", "1004"};
+  static const char *const pids[] = {NULL,   "1001", "1002",
+                                     "1003", "1004", "1005"};
   static const char *const exts[] = {".tct", ".trace64"};
-  for (size_t p = 0; p < 5; p++)
+  for (size_t p = 0; p < 6; p++)
     for (size_t e = 0; e < 2; e++) {
       size_t na = 0, nb = 0;
       uint8_t *da = tu_read_file(file_of("det-a", pids[p], exts[e]), &na);
@@ -85,7 +117,7 @@ static void test_files_and_determinism(void) {
       free(da);
       free(db);
     }
-  CU_ASSERT_FALSE(tu_have(file_of("det-a", "1005", ".tct")));
+  CU_ASSERT_FALSE(tu_have(file_of("det-a", "1006", ".tct")));
 }
 
 /* A child's stream starts from the copied state: MAP events (with the
@@ -273,6 +305,7 @@ int main(void) {
   static const tu_case cases[] = {
       {"x86-64 and i386 processes behave as natively", test_reference},
       {"arm64 processes behave as under qemu", test_reference_arm64},
+      {"any quantum, the same output", test_quantum},
       {"one file per process, deterministic", test_files_and_determinism},
       {"a child's stream starts from the copied state", test_child_stream},
       {"verify passes for every process", test_verify},

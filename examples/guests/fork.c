@@ -231,7 +231,35 @@ int main(int argc, char **argv) {
   waitpid(v, &st, 0);
   report("vfork child", st);
 
-  printf("SIGCHLD handled: %s\n", chld_seen >= 3 ? "yes" : "no");
+  /* waitid: WNOHANG first, then WNOWAIT leaves the zombie for a
+   * second waitid to reap */
+  int gate[2];
+  if (pipe(gate) < 0)
+    return 1;
+  pid_t w9 = fork();
+  if (w9 == 0) {
+    char c;
+    close(gate[1]);
+    _exit(read(gate[0], &c, 1) == 0 ? 9 : 1);
+  }
+  close(gate[0]);
+  siginfo_t si;
+  memset(&si, 0xff, sizeof si);
+  int r1 = waitid(P_PID, (id_t)w9, &si, WEXITED | WNOHANG);
+  printf("waitid WNOHANG: %d, si_pid %d\n", r1, (int)si.si_pid);
+  close(gate[1]);
+  memset(&si, 0, sizeof si);
+  int r2 = waitid(P_PID, (id_t)w9, &si, WEXITED | WNOWAIT);
+  printf("waitid WNOWAIT: %d, %s, code %s, status %d, signo %s\n", r2,
+         si.si_pid == w9 ? "its pid" : "another pid",
+         si.si_code == CLD_EXITED ? "CLD_EXITED" : "?", si.si_status,
+         si.si_signo == SIGCHLD ? "SIGCHLD" : "?");
+  memset(&si, 0, sizeof si);
+  int r3 = waitid(P_ALL, 0, &si, WEXITED);
+  printf("waitid P_ALL: %d, %s, status %d\n", r3,
+         si.si_pid == w9 ? "its pid" : "another pid", si.si_status);
+
+  printf("SIGCHLD handled: %s\n", chld_seen >= 4 ? "yes" : "no");
   printf("no more children: %s\n",
          wait(&st) < 0 && errno == ECHILD ? "ECHILD" : "??");
   return 0;
