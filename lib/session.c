@@ -674,7 +674,9 @@ static bool wake_by_clock(tc_session *s, uint64_t *clock) {
       uint64_t d = tc_emu_next_deadline(s->procs[i].emu);
       first = d < first ? d : first;
     }
-  if (first == UINT64_MAX)
+  /* Every clock has reached it already (a full round judged them all on
+   * the latest time): the clock cannot help. */
+  if (first == UINT64_MAX || first <= *clock)
     return false;
   for (int i = 0; i < TC_MAX_PROCS; i++)
     if (s->procs[i].used && !s->procs[i].done &&
@@ -705,6 +707,9 @@ static void deadlock_message(tc_session *s, tc_error *err) {
  * host's timing. The virtual clock is carried from one process to the
  * next, so time is one for all of them. */
 static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
+  tc_error local = {{0}};
+  if (!err)
+    err = &local;
   int rc = 0;
   int cur = 0, idle = 0;
   uint64_t clock = 0;
