@@ -223,6 +223,7 @@ static int copy_process(tc_emu *parent, tc_emu *child) {
   memcpy(child->cwd, parent->cwd, TC_PATH_MAX);
   child->clock_ns = parent->clock_ns;
   child->gdt_addr = parent->gdt_addr;
+  child->flat_segments = parent->flat_segments;
   child->trap_insn_size = parent->trap_insn_size;
   memcpy(child->unknown_reported, parent->unknown_reported,
          sizeof child->unknown_reported);

@@ -39,6 +39,9 @@ static const char *file_of(const char *label, const char *pid,
 static void test_reference(void) {
   tu_check_reference(TU_REF_AUTO, "fork64", "");
   tu_check_reference(TU_REF_AUTO, "fork32", "");
+  /* posix_spawn and vfork, each child execs (the parent waits for it) */
+  tu_check_reference(TU_REF_AUTO, "fork64", "spawn");
+  tu_check_reference(TU_REF_AUTO, "fork32", "spawn");
 }
 
 /* Another quantum interleaves the processes otherwise: the same output,

@@ -6,10 +6,13 @@
  *   fork deadlock  parent waits for a child that reads a pipe nobody
  *                  writes (the parent holds its write end)
  *   fork eintr     a signal with a handler ends a child's blocked read
- *                  (EINTR), or, with SA_RESTART, the read goes on */
+ *                  (EINTR), or, with SA_RESTART, the read goes on
+ *   fork spawn     posix_spawn (CLONE_VM|CLONE_VFORK) of itself, which
+ *                  exits 7; vfork + execve of itself, which exits 8 */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +122,25 @@ int main(int argc, char **argv) {
       return 0;
     }
     return 3;
+  }
+  if (argc > 1 && strcmp(argv[1], "exit") == 0)
+    return argc > 2 ? atoi(argv[2]) : 0;
+  if (argc > 1 && strcmp(argv[1], "spawn") == 0) {
+    extern char **environ;
+    char *args[] = {argv[0], "exit", "7", NULL};
+    pid_t sp;
+    int st, r = posix_spawn(&sp, argv[0], NULL, NULL, args, environ);
+    if (r == 0 && waitpid(sp, &st, 0) == sp)
+      report("spawned", st);
+    pid_t v = vfork();
+    if (v == 0) {
+      char *vargs[] = {argv[0], "exit", "8", NULL};
+      execve(argv[0], vargs, environ);
+      _exit(127);
+    }
+    if (waitpid(v, &st, 0) == v)
+      report("vfork+exec", st);
+    return 0;
   }
   if (argc > 1 && strcmp(argv[1], "eintr") == 0) {
     interrupted_read(0);
