@@ -32,6 +32,9 @@
 #include "emu/linux_xlat.h"
 
 #define CLONE_VM 0x100u
+#define CLONE_PIDFD 0x1000u
+/* CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET */
+#define CLONE_NEW_ANY 0x7e020000u
 #define CLONE_VFORK 0x4000u
 #define CLONE_PARENT_SETTID 0x100000u
 #define CLONE_CHILD_CLEARTID 0x200000u
@@ -291,6 +294,12 @@ int64_t tc_proc_fork(tc_sys_call *c, uint64_t flags, uint64_t stack,
   int64_t restarted;
   if (tc_thread_restarted(c, &restarted))
     return restarted; /* vfork's parent, released by its child */
+  /* New namespaces need privileges the guest does not have; pidfds are
+   * not emulated. */
+  if (flags & CLONE_NEW_ANY)
+    return -EPERM;
+  if (flags & CLONE_PIDFD)
+    return -EINVAL;
   struct tc_procs *p = procs_of(emu);
   /* RLIMIT_NPROC (6) lowers the bound; a fork bomb ends at EAGAIN. */
   uint64_t limit =
