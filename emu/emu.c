@@ -427,7 +427,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   for (int i = 0; i < arch->nregs; i++)
     tc_emu_read_reg_bytes(emu, i, emu->start_state + arch->regs[i].offset,
                           arch->regs[i].size);
-  emu->pid = emu->tid = TC_GUEST_PID;
+  emu->pid = emu->tid = emu->pgid = TC_GUEST_PID;
   emu->rng_state = emu->opt.seed ^ 0x9e3779b97f4a7c15ull;
   emu->clock_ns = TC_EPOCH_NS;
   emu->mmap_top = arch->ptr_size == 8 ? 0x7ffff7fff000ull : 0xf7fff000ull;
@@ -455,6 +455,7 @@ void tc_emu_free(tc_emu *emu) {
       close(emu->fds[i].host_fd);
   tc_linux_forget(emu);
   tc_linux_threads_free(emu);
+  tc_procs_release(emu);
   if (emu->uc)
     uc_close(emu->uc);
   free(emu->regions);

@@ -85,7 +85,11 @@ typedef enum tc_thread_state {
   TC_THREAD_RUNNABLE = 0,
   TC_THREAD_FUTEX,   /* blocked in FUTEX_WAIT on futex_addr */
   TC_THREAD_FD,      /* blocked in read/write of a guest pipe (wait_fd) */
-  TC_THREAD_SIGWAIT, /* in pause, sigsuspend or rt_sigtimedwait */
+  TC_THREAD_SIGWAIT, /* in pause, sigsuspend or rt_sigtimedwait, while other
+                        threads or processes could send a signal */
+  TC_THREAD_CHILD,   /* blocked in wait4/waitid for a child (wait_pid) */
+  TC_THREAD_VFORK,   /* vfork's parent: until child wait_pid execs or exits */
+  TC_THREAD_POLL,    /* poll/ppoll of guest pipes (wait_set, deadline) */
   TC_THREAD_EXITED
 } tc_thread_state;
 
@@ -118,9 +122,15 @@ typedef struct tc_thread {
   uint32_t futex_bitset;
   int wait_fd; /* TC_THREAD_FD: the host fd and the poll events awaited */
   short wait_events;
+  int64_t wait_pid; /* TC_THREAD_CHILD: wait4's pid argument; _VFORK: child */
+  struct pollfd *wait_set; /* TC_THREAD_POLL: host fds and events (owned) */
+  size_t wait_nfds;
   /* Woken: the restarted wait returns restart_ret (0, or -ETIMEDOUT). */
   bool restart;
   int64_t restart_ret;
+  /* Woken by a signal for a handler: the call runs again only to return
+   * -EINTR (the handler then runs, as Linux interrupts a wait). */
+  bool eintr;
 } tc_thread;
 
 /* What the scheduler is asked to do when the engine stops (tc_emu.resched). */
@@ -144,8 +154,10 @@ typedef struct tc_emu {
   uint64_t brk_cur;   /* current break */
   uint64_t stack_top; /* highest stack address (exclusive) */
 
-  /* Process. */
-  uint32_t pid, tid;
+  /* Process. procs is the table of every guest process of the run,
+   * shared by their emus (emu/linux_process.c). */
+  uint32_t pid, tid, ppid, pgid;
+  struct tc_procs *procs;
   uint64_t clear_child_tid;
   char exe_host_path[TC_PATH_MAX];  /* the file we loaded (host path) */
   char exe_guest_path[TC_PATH_MAX]; /* what /proc/self/exe reads */
@@ -186,7 +198,6 @@ typedef struct tc_emu {
   /* Threads (emu/linux_thread.c): empty until the first clone. */
   tc_thread *threads;
   size_t nthreads, cap_threads, cur_thread;
-  uint32_t next_tid;
   uint64_t wait_seq;
   int resched; /* TC_RESCHED_*: set by a syscall, which stops the engine */
   /* A blocked syscall's trap instruction, where the PC goes once the
@@ -271,6 +282,37 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig);
 #define TC_GUEST_UID 1000
 #define TC_EPOCH_NS (1704067200ull * 1000000000ull) /* 2024-01-01 UTC */
 
+/* Processes (emu/linux_process.c). fork/vfork/clone without
+ * CLONE_THREAD make a child emu (its own engine, a copy of the memory,
+ * registers, fds, signal dispositions) entered in the shared table; the
+ * session attaches a recorder to it (tc_procs_take_new) and schedules
+ * the processes round-robin. At most TC_MAX_PROCS live at once (fork
+ * fails with EAGAIN beyond). */
+#define TC_MAX_PROCS 64
+/* The next pid or tid (one counter for both, shared by every process). */
+uint32_t tc_procs_new_id(tc_emu *emu);
+/* Drops emu's reference to the table (tc_emu_free). */
+void tc_procs_release(tc_emu *emu);
+/* Processes other than emu's own whose end the session has not yet
+ * handled (tc_proc_exited); 0 before the first fork. */
+size_t tc_procs_others_live(const tc_emu *emu);
+/* A child made since the last call and not yet handed out, or NULL. */
+tc_emu *tc_procs_take_new(tc_emu *emu);
+/* The process ended (emu->exited): its fds are closed (pipe readers see
+ * EOF), it becomes a zombie its parent can wait for (or is reaped at once
+ * when nobody will), its parent gets SIGCHLD, its children are orphaned.
+ * Call once, before tc_emu_free. */
+void tc_proc_exited(tc_emu *emu);
+/* Whether a process whose every thread waited can go on now (a child
+ * exited, a pipe is ready, a signal came). Runs the waking checks. */
+bool tc_emu_can_run(tc_emu *emu);
+/* The earliest deadline of a timed wait in the process (UINT64_MAX: none). */
+uint64_t tc_emu_next_deadline(const tc_emu *emu);
+/* What the process waits for, for a deadlock message. */
+void tc_emu_describe_wait(const tc_emu *emu, char *out, size_t max);
+/* A vfork child has released its parent (exec; exit does it itself). */
+void tc_proc_vfork_release(tc_emu *emu);
+
 /* Threads (emu/linux_thread.c). Live (not exited) threads; 1 when the
  * program never cloned. */
 size_t tc_emu_live_threads(const tc_emu *emu);
@@ -278,7 +320,9 @@ size_t tc_emu_live_threads(const tc_emu *emu);
  * the runnable ones; waits that time out on the virtual clock are woken,
  * and when nobody can run the clock jumps to the earliest deadline).
  * Saves the current thread's registers and loads the next one's. 0, or -1
- * with a message when every live thread is blocked for good (deadlock). */
+ * with a message when every live thread is blocked for good (deadlock).
+ * With other guest processes alive, a process whose threads all wait
+ * returns 1 instead (they may wake it; the session decides). */
 int tc_emu_schedule(tc_emu *emu, tc_error *err);
 /* With the engine stopped: moves the PC of a thread whose syscall blocked
  * back to its trap instruction. Call before reading the thread's state. */

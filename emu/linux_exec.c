@@ -404,6 +404,7 @@ static int replace_image(tc_sys_call *c, exec_image *x, const char *execfn,
   emu->restart_pending = true;
   emu->resched = TC_RESCHED_KEEP;
   emu->execed = true;
+  tc_proc_vfork_release(emu); /* a vfork parent goes on now */
   uc_emu_stop(emu->uc);
   return 0;
 }

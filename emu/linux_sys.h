@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <poll.h>
+
 #include "emu/emu.h"
 #include "emu/linux_abi.h"
 
@@ -250,6 +252,37 @@ bool tc_thread_exit(tc_sys_call *c);
  * (the call restarts once the fd is ready) and true is returned; the
  * handler then returns at once. */
 bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events);
+/* The calling thread waits (state TC_THREAD_CHILD, _VFORK, _SIGNAL with
+ * wait_pid) while other processes run: the call restarts once it is
+ * woken. The thread table is made if there is none. False when nobody
+ * else lives (the caller then decides without waiting). */
+bool tc_thread_block(tc_sys_call *c, tc_thread_state state, int64_t wait_pid);
+/* The running thread of a restarted call (woken from a wait that stored
+ * its result): true and *ret set once; the handler returns *ret. */
+bool tc_thread_restarted(tc_sys_call *c, int64_t *ret);
+/* The running thread was woken from a wait by a signal for a handler:
+ * true once (tc_linux_syscall then returns -EINTR without the handler). */
+bool tc_thread_take_eintr(tc_emu *emu);
+/* Processes (linux_process.c). */
+int64_t tc_proc_fork(tc_sys_call *c, uint64_t flags, uint64_t stack,
+                     uint64_t ptid, uint64_t ctid);
+/* Sends (host-numbered) sig to another guest process pid: -ESRCH if none. */
+int64_t tc_proc_kill(tc_sys_call *c, int64_t pid, int sig);
+/* send_self's decision for a process that is not running: applied to its
+ * state (terminate, or pending for its handler). linux_sys_misc.c. */
+void tc_signal_post(tc_emu *target, int sig);
+extern const tc_sys_entry tc_sys_process_table[];
+/* Wake checks for TC_THREAD_CHILD (a child to report, or none at all)
+ * and TC_THREAD_VFORK (the child exec'd or exited). */
+bool tc_proc_wait_ready(tc_emu *emu, int64_t pid);
+bool tc_proc_vfork_ready(tc_emu *emu, int64_t pid);
+/* poll/ppoll of guest pipes only, none ready: the thread waits (a copy of
+ * the n host pollfds, a virtual-clock deadline or UINT64_MAX) while other
+ * threads or processes run, and true is returned. Woken when one is
+ * ready (the call runs again) or at the deadline (the call runs again
+ * and tc_thread_restarted gives 0: poll without waiting). */
+bool tc_thread_wait_poll(tc_sys_call *c, const struct pollfd *set, size_t n,
+                         uint64_t deadline);
 /* The running thread gives way after this syscall (no-op when alone). */
 void tc_thread_yield(tc_sys_call *c);
 /* tid names a live thread of the process. */

@@ -16,13 +16,11 @@
 #define CLOCK_STEP_NS 1000u            /* per clock read: 1 us */
 #define BOOT_UPTIME_NS 100000000000ull /* CLOCK_MONOTONIC at start: 100 s */
 #define GUEST_UID 1000u
-#define GUEST_PPID 1u
 
 /* ------------------------------------------------------------------ ids */
 
 static int64_t sys_getpid(tc_sys_call *c) { return c->emu->pid; }
 static int64_t sys_gettid(tc_sys_call *c) { return c->emu->tid; }
-static int64_t sys_getppid(tc_sys_call *c) { return GUEST_PPID; }
 static int64_t sys_getuid(tc_sys_call *c) { return GUEST_UID; }
 
 static int64_t sys_getresuid(tc_sys_call *c) {
@@ -61,11 +59,12 @@ static int64_t sys_getgroups(tc_sys_call *c) {
   return tc_sys_int(c, 0) < 0 ? -EINVAL : 0; /* no supplementary groups */
 }
 
-static int64_t sys_getpgrp(tc_sys_call *c) { return c->emu->pid; }
+/* Every guest process is in the first one's group (no job control). */
+static int64_t sys_getpgrp(tc_sys_call *c) { return c->emu->pgid; }
 
 static int64_t sys_getpgid(tc_sys_call *c) {
   int pid = tc_sys_int(c, 0);
-  return (pid == 0 || (uint32_t)pid == c->emu->pid) ? (int64_t)c->emu->pid
+  return (pid == 0 || (uint32_t)pid == c->emu->pid) ? (int64_t)c->emu->pgid
                                                     : -ESRCH;
 }
 
@@ -168,22 +167,50 @@ static int host_sig(tc_sys_call *c, int gsig) {
   return h > 0 ? h : -1;
 }
 
+/* kill() of the caller's own process: with threads, to the thread Linux
+ * would pick (complete_signal); else as a signal to itself. */
+static int64_t kill_own_process(tc_sys_call *c, int sig) {
+  uint32_t tid = 0;
+  if (sig != 0 && sig != 9 && sig != 19 &&
+      c->st->sigact[sig].handler > SIG_IGN_V && tc_signal_can_deliver(c->emu))
+    tid = tc_thread_pick_for_signal(c->emu, sig);
+  if (tid)
+    return tc_thread_queue_signal(c->emu, tid, sig, true);
+  return send_self(c, sig);
+}
+
 static int64_t sys_kill(tc_sys_call *c) {
   int pid = tc_sys_int(c, 0), sig = host_sig(c, tc_sys_int(c, 1));
   if (sig < 0 || sig > TC_NSIG)
     return -EINVAL;
-  if (pid == 0 || pid == -1 || (uint32_t)pid == c->emu->pid ||
-      (uint32_t)-pid == c->emu->pid) {
-    /* process-directed: with threads, the one Linux would pick */
-    uint32_t tid = 0;
-    if (sig != 0 && sig != 9 && sig != 19 &&
-        c->st->sigact[sig].handler > SIG_IGN_V && tc_signal_can_deliver(c->emu))
-      tid = tc_thread_pick_for_signal(c->emu, sig);
-    if (tid)
-      return tc_thread_queue_signal(c->emu, tid, sig, true);
-    return send_self(c, sig);
+  if ((uint32_t)pid == c->emu->pid)
+    return kill_own_process(c, sig);
+  /* Another guest process, or a group: the others first, then itself
+   * (kill(-1) reaches every process but the caller, as on Linux). */
+  int64_t r = tc_proc_kill(c, pid, sig);
+  if (pid == 0 || (pid < -1 && (uint32_t)-pid == c->emu->pgid))
+    return kill_own_process(c, sig);
+  return r;
+}
+
+/* A signal for another guest process (tc_proc_kill): as if it sent it to
+ * itself. (With threads it goes to the process, not to the thread
+ * Linux's complete_signal would pick: the thread running there takes it.) */
+void tc_signal_post(tc_emu *target, int sig) {
+  tc_sys_call c;
+  memset(&c, 0, sizeof c);
+  c.emu = target;
+  c.st = tc_linux_state_of(target);
+  c.name = "kill";
+  send_self(&c, sig);
+  if (c.action == TC_SYS_ACT_KILL) {
+    tc_emu_kill(target, c.action_arg);
+  } else if (c.st->pending_sig) {
+    /* It runs the handler at the end of its next syscall. */
+    c.st->pending_set |= 1ull << (c.st->pending_sig - 1);
+    c.st->pending_set_code[c.st->pending_sig] = c.st->pending_code;
+    c.st->pending_sig = 0;
   }
-  return -ESRCH;
 }
 
 /* A signal for another thread of the process. Its default action (end the
@@ -765,7 +792,6 @@ static int64_t sys_prctl(tc_sys_call *c) {
 const tc_sys_entry tc_sys_misc_table[] = {
     {"getpid", sys_getpid},
     {"gettid", sys_gettid},
-    {"getppid", sys_getppid},
     {"getuid", sys_getuid},
     {"geteuid", sys_getuid},
     {"getgid", sys_getuid},

@@ -180,7 +180,7 @@ static sys_table tables[32]; /* by tc_arch_id */
 
 static const tc_sys_entry *const handler_tables[] = {
     tc_sys_fs_table, tc_sys_mm_table, tc_sys_misc_table, tc_sys_thread_table,
-    tc_sys_exec_table};
+    tc_sys_process_table, tc_sys_exec_table};
 
 static const sys_table *table_for(const tc_arch *arch) {
   if ((unsigned)arch->id >= sizeof tables / sizeof tables[0])
@@ -286,7 +286,9 @@ void tc_linux_syscall(tc_emu *emu) {
     for (;;)
       pause();
   }
-  if (fn) {
+  if (tc_thread_take_eintr(emu)) {
+    ret = -EINTR; /* its wait was interrupted by a signal: the handler runs */
+  } else if (fn) {
     ret = fn(&c);
   } else {
     unknown = true;

@@ -94,13 +94,14 @@ static int table_init(tc_emu *emu) {
   t->tid = emu->tid;
   t->state = TC_THREAD_RUNNABLE;
   emu->cur_thread = 0;
-  emu->next_tid = emu->tid + 1;
   return 0;
 }
 
 void tc_linux_threads_free(tc_emu *emu) {
-  for (size_t i = 0; i < emu->nthreads; i++)
+  for (size_t i = 0; i < emu->nthreads; i++) {
     uc_context_free(emu->threads[i].ctx);
+    free(emu->threads[i].wait_set);
+  }
   free(emu->threads);
   emu->threads = NULL;
   emu->nthreads = emu->cap_threads = 0;
@@ -181,9 +182,12 @@ void tc_thread_wake_sigwaiters(tc_emu *emu, int sig) {
   }
 }
 
+static bool others_live(const tc_emu *emu);
+
 bool tc_thread_wait_signal(tc_sys_call *c, uint64_t mask) {
   tc_emu *emu = c->emu;
-  if (tc_emu_live_threads(emu) <= 1)
+  /* another thread, or another process, may send one */
+  if (!others_live(emu) || table_init(emu) < 0)
     return false;
   tc_thread *self = &emu->threads[emu->cur_thread];
   self->state = TC_THREAD_SIGWAIT;
@@ -284,17 +288,11 @@ typedef struct clone_req {
 static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
   tc_emu *emu = c->emu;
   uint64_t f = q->flags;
-  if (!(f & CLONE_VM) || !(f & CLONE_THREAD)) {
-    /* fork, vfork, posix_spawn: a second process (not emulated). */
-    if (!c->st->clone_reported && !emu->opt.quiet)
-      fprintf(stderr,
-              "tracecorn: %s without CLONE_VM|CLONE_THREAD (a new process: "
-              "fork, vfork, posix_spawn) is not implemented; returning "
-              "-ENOSYS\n",
-              c->name ? c->name : "clone");
-    c->st->clone_reported = true;
-    return -ENOSYS;
-  }
+  if (!(f & CLONE_THREAD))
+    /* fork, vfork, posix_spawn: a second process (linux_process.c). */
+    return tc_proc_fork(c, f, q->stack, q->ptid, q->ctid);
+  if (!(f & CLONE_VM))
+    return -EINVAL;
   if (!(f & CLONE_SIGHAND) || (f & ~(uint64_t)CLONE_THREAD_OK & ~0xffull))
     return -EINVAL;
   if (table_init(emu) < 0)
@@ -309,7 +307,7 @@ static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
   if (!t)
     return -ENOMEM;
   /* thread_add may move the table; the parent's entry is re-read below. */
-  t->tid = emu->next_tid++;
+  t->tid = tc_procs_new_id(emu);
   t->state = TC_THREAD_RUNNABLE;
   t->fresh = true;
   t->start_pc = tc_emu_reg(emu, emu->arch->pc_reg) + emu->trap_insn_size;
@@ -611,13 +609,59 @@ bool tc_thread_exit(tc_sys_call *c) {
   return true;
 }
 
+/* Whether anybody but the calling thread could change what it waits for. */
+static bool others_live(const tc_emu *emu) {
+  return tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0;
+}
+
+bool tc_thread_block(tc_sys_call *c, tc_thread_state state, int64_t wait_pid) {
+  tc_emu *emu = c->emu;
+  if (!others_live(emu) || table_init(emu) < 0)
+    return false;
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  self->state = state;
+  self->wait_pid = wait_pid;
+  c->restart = true;
+  emu->resched = TC_RESCHED_BLOCK;
+  uc_emu_stop(emu->uc);
+  return true;
+}
+
+bool tc_thread_restarted(tc_sys_call *c, int64_t *ret) {
+  tc_emu *emu = c->emu;
+  if (!emu->nthreads || !emu->threads[emu->cur_thread].restart)
+    return false;
+  emu->threads[emu->cur_thread].restart = false;
+  *ret = emu->threads[emu->cur_thread].restart_ret;
+  return true;
+}
+
+bool tc_thread_wait_poll(tc_sys_call *c, const struct pollfd *set, size_t n,
+                         uint64_t deadline) {
+  tc_emu *emu = c->emu;
+  if (!others_live(emu) || table_init(emu) < 0)
+    return false;
+  struct pollfd *copy = malloc((n ? n : 1) * sizeof *copy);
+  if (!copy)
+    return false;
+  memcpy(copy, set, n * sizeof *copy);
+  tc_thread *self = &emu->threads[emu->cur_thread];
+  free(self->wait_set);
+  self->wait_set = copy;
+  self->wait_nfds = n;
+  self->deadline = deadline;
+  return tc_thread_block(c, TC_THREAD_POLL, 0);
+}
+
 bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events) {
   tc_emu *emu = c->emu;
-  if (tc_emu_live_threads(emu) <= 1)
+  if (!others_live(emu))
     return false;
   struct pollfd p = {host_fd, events, 0};
   if (poll(&p, 1, 0) != 0)
     return false; /* ready, hung up, or an error the call will report */
+  if (table_init(emu) < 0)
+    return false;
   tc_thread *self = &emu->threads[emu->cur_thread];
   self->state = TC_THREAD_FD;
   self->wait_fd = host_fd;
@@ -630,7 +674,7 @@ bool tc_thread_wait_fd(tc_sys_call *c, int host_fd, short events) {
 
 void tc_thread_yield(tc_sys_call *c) {
   tc_emu *emu = c->emu;
-  if (tc_emu_live_threads(emu) <= 1)
+  if (!others_live(emu))
     return;
   if (emu->resched < TC_RESCHED_YIELD)
     emu->resched = TC_RESCHED_YIELD;
@@ -653,21 +697,82 @@ void tc_emu_restart_pc(tc_emu *emu) {
 
 /* Waits whose deadline has passed on the virtual clock end with
  * -ETIMEDOUT. */
+/* A signal another process sent is pending for thread i, with a handler
+ * that interrupts its wait: any for poll and futex waits, one without
+ * SA_RESTART for pipe reads/writes and wait4 (those would restart; they go
+ * on waiting and the handler runs when they end). */
+static bool interrupts_wait(tc_emu *emu, tc_linux_state *st, size_t i) {
+  const tc_thread *t = &emu->threads[i];
+  if (t->state != TC_THREAD_FD && t->state != TC_THREAD_POLL &&
+      t->state != TC_THREAD_CHILD && t->state != TC_THREAD_FUTEX)
+    return false;
+  uint64_t mask = i == emu->cur_thread ? st->sigmask : t->sigmask;
+  uint64_t ready = st->pending_set & ~mask;
+  if (!ready || !tc_signal_can_deliver(emu))
+    return false;
+  for (int sig = 1; sig <= TC_NSIG; sig++) {
+    if (!(ready & (1ull << (sig - 1))) || st->sigact[sig].handler <= 1)
+      continue;
+    bool restarts = (st->sigact[sig].flags & 0x10000000u) != 0; /* SA_RESTART */
+    if (!restarts || t->state == TC_THREAD_POLL || t->state == TC_THREAD_FUTEX)
+      return true;
+  }
+  return false;
+}
+
+bool tc_thread_take_eintr(tc_emu *emu) {
+  if (!emu->nthreads || !emu->threads[emu->cur_thread].eintr)
+    return false;
+  emu->threads[emu->cur_thread].eintr = false;
+  emu->threads[emu->cur_thread].restart = false;
+  return true;
+}
+
 static void wake_timed_out(tc_emu *emu) {
+  tc_linux_state *st = tc_linux_state_of(emu);
   for (size_t i = 0; i < emu->nthreads; i++) {
     tc_thread *t = &emu->threads[i];
+    if (t->state == TC_THREAD_CHILD && tc_proc_wait_ready(emu, t->wait_pid))
+      t->state = TC_THREAD_RUNNABLE; /* the wait runs again and reaps */
+    if (t->state == TC_THREAD_VFORK && tc_proc_vfork_ready(emu, t->wait_pid)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->restart = true; /* vfork returns the child's pid */
+      t->restart_ret = t->wait_pid;
+    }
+    /* a signal another process left pending (tc_signal_post) */
+    if (t->state == TC_THREAD_SIGWAIT && (st->pending_set & ~t->sigwait_mask)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->sig_woken = true; /* the wait, run again, takes it */
+    }
     if (t->state == TC_THREAD_FD) {
       /* Guest pipes: what is in them depends only on what the guest's
        * threads did, so this is deterministic. The call runs again. */
       struct pollfd p = {t->wait_fd, t->wait_events, 0};
       if (poll(&p, 1, 0) != 0)
         t->state = TC_THREAD_RUNNABLE;
-      continue;
+    }
+    if (t->state == TC_THREAD_POLL) {
+      if (poll(t->wait_set, (nfds_t)t->wait_nfds, 0) != 0) {
+        t->state = TC_THREAD_RUNNABLE; /* the poll runs again: ready */
+      } else if (t->deadline <= emu->clock_ns) {
+        t->state = TC_THREAD_RUNNABLE; /* timed out: it returns 0 */
+        t->restart = true;
+        t->restart_ret = 0;
+      }
     }
     if (t->state == TC_THREAD_FUTEX && t->deadline <= emu->clock_ns) {
       t->state = TC_THREAD_RUNNABLE;
       t->restart = true;
       t->restart_ret = -ETIMEDOUT;
+    }
+    /* What it waited for came first; else a signal may end the wait. */
+    if (interrupts_wait(emu, st, i)) {
+      t->state = TC_THREAD_RUNNABLE;
+      t->eintr = true;
+    }
+    if (t->state == TC_THREAD_RUNNABLE && t->wait_set) {
+      free(t->wait_set);
+      t->wait_set = NULL;
     }
   }
 }
@@ -692,11 +797,14 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     return 0;
   wake_timed_out(emu);
   size_t next = pick_next(emu, true);
+  if (next == SIZE_MAX && tc_procs_others_live(emu))
+    return 1; /* another process may wake it: the session decides */
   while (next == SIZE_MAX) {
     /* Nobody can run: the earliest timed wait ends (the clock jumps). */
     uint64_t first = UINT64_MAX;
     for (size_t i = 0; i < emu->nthreads; i++)
-      if (emu->threads[i].state == TC_THREAD_FUTEX &&
+      if ((emu->threads[i].state == TC_THREAD_FUTEX ||
+           emu->threads[i].state == TC_THREAD_POLL) &&
           emu->threads[i].deadline < first)
         first = emu->threads[i].deadline;
     if (first == UINT64_MAX) {
@@ -709,10 +817,10 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
                                   "%s%u on futex 0x%llx", len ? ", " : "",
                                   (unsigned)t->tid,
                                   (unsigned long long)t->futex_addr);
-        else if (t->state == TC_THREAD_FD)
-          len +=
-              (size_t)snprintf(list + len, sizeof list - len, "%s%u on a pipe",
-                               len ? ", " : "", (unsigned)t->tid);
+        else if (t->state == TC_THREAD_FD || t->state == TC_THREAD_POLL)
+          len += (size_t)snprintf(list + len, sizeof list - len, "%s%u on %s",
+                                  len ? ", " : "", (unsigned)t->tid,
+                                  t->state == TC_THREAD_FD ? "a pipe" : "poll");
         else if (t->state == TC_THREAD_SIGWAIT)
           len += (size_t)snprintf(list + len, sizeof list - len,
                                   "%s%u for a signal", len ? ", " : "",
@@ -750,6 +858,41 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
     tc_signal_thread_resumed(emu);
   t->sig_woken = false;
   return 0;
+}
+
+bool tc_emu_can_run(tc_emu *emu) {
+  if (emu->nthreads == 0)
+    return true;
+  wake_timed_out(emu);
+  return pick_next(emu, true) != SIZE_MAX;
+}
+
+uint64_t tc_emu_next_deadline(const tc_emu *emu) {
+  uint64_t first = UINT64_MAX;
+  for (size_t i = 0; i < emu->nthreads; i++)
+    if ((emu->threads[i].state == TC_THREAD_FUTEX ||
+         emu->threads[i].state == TC_THREAD_POLL) &&
+        emu->threads[i].deadline < first)
+      first = emu->threads[i].deadline;
+  return first;
+}
+
+void tc_emu_describe_wait(const tc_emu *emu, char *out, size_t max) {
+  size_t len = 0;
+  out[0] = 0;
+  for (size_t i = 0; i < emu->nthreads && len + 48 < max; i++) {
+    const tc_thread *t = &emu->threads[i];
+    const char *what = t->state == TC_THREAD_FUTEX     ? "a futex"
+                       : t->state == TC_THREAD_FD      ? "a pipe"
+                       : t->state == TC_THREAD_CHILD   ? "a child"
+                       : t->state == TC_THREAD_VFORK   ? "its vfork child"
+                       : t->state == TC_THREAD_SIGWAIT ? "a signal"
+                       : t->state == TC_THREAD_POLL    ? "poll"
+                                                       : NULL;
+    if (what)
+      len += (size_t)snprintf(out + len, max - len, "%s%u on %s",
+                              len ? ", " : "", (unsigned)t->tid, what);
+  }
 }
 
 const tc_sys_entry tc_sys_thread_table[] = {

@@ -34,10 +34,40 @@ typedef struct output {
   tc_error err;
 } output;
 
+/* A guest process after the first (made by fork): its own engine,
+ * recorder and outputs (PREFIX.PID.EXT for each of the first's files). */
+typedef struct child_proc {
+  tc_emu *emu;
+  tc_recorder *rec;
+  output *out;
+  int nout;
+  tc_trace_info info;
+  uint8_t *initial_state;
+} child_proc;
+
+/* One process of the run, as the scheduler sees it: slot 0 is the first
+ * (the session's own emu, rec and outputs), the others children. */
+typedef struct proc_slot {
+  tc_emu *emu;
+  tc_recorder *rec;
+  child_proc *child; /* NULL for the first */
+  bool used, done;
+} proc_slot;
+
 struct tc_session {
   tc_options opt;
   tc_emu *emu;
   tc_recorder *rec;
+  proc_slot procs[TC_MAX_PROCS];
+  tc_window win;
+  /* The recorder inside the engine now (tc_session_escape). */
+  tc_recorder *volatile running;
+  int failed_outputs;
+  uint32_t *pids; /* every process's, in creation order */
+  size_t npids, cap_pids;
+  /* Each finished child's output paths, "1" or "0" (complete) first. */
+  char **child_outs;
+  size_t nchild_outs, cap_child_outs;
   tc_trace_info info;
   uint8_t *exe_data;
   size_t exe_size;
@@ -50,6 +80,8 @@ struct tc_session {
   volatile sig_atomic_t stop_requested;
   volatile sig_atomic_t stop_status;
 };
+
+static void child_free(child_proc *c);
 
 tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
   tc_session *s = calloc(1, sizeof *s);
@@ -84,6 +116,9 @@ void tc_session_free(tc_session *s) {
     }
   /* An engine abandoned by tc_session_escape is in no state to be closed:
    * it is left to the process's exit. */
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && s->procs[i].child)
+      child_free(s->procs[i].child);
   bool abandoned = s->rec && tc_recorder_escaped(s->rec);
   tc_recorder_free(s->rec);
   if (!abandoned) {
@@ -102,6 +137,10 @@ void tc_session_free(tc_session *s) {
     free(s->argv[i]);
   free(s->argv);
   free(s->initial_state);
+  free(s->pids);
+  for (size_t i = 0; i < s->nchild_outs; i++)
+    free(s->child_outs[i]);
+  free(s->child_outs);
   free(s);
 }
 
@@ -375,10 +414,9 @@ int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
   return 0;
 }
 
-static void fan_out(void *ctx, const tc_event *ev) {
-  tc_session *s = ctx;
-  for (int i = 0; i < s->nout; i++) {
-    output *o = &s->out[i];
+static void deliver(output *out, int nout, const tc_event *ev) {
+  for (int i = 0; i < nout; i++) {
+    output *o = &out[i];
     if (o->failed)
       continue;
     int rc = o->fmt ? o->fmt->write_event(o->w, ev, &o->err)
@@ -390,11 +428,43 @@ static void fan_out(void *ctx, const tc_event *ev) {
   }
 }
 
+static void fan_out(void *ctx, const tc_event *ev) {
+  tc_session *s = ctx;
+  deliver(s->out, s->nout, ev);
+}
+
+static void fan_out_child(void *ctx, const tc_event *ev) {
+  child_proc *c = ctx;
+  deliver(c->out, c->nout, ev);
+}
+
 int tc_session_output_ok(tc_session *s, const char *path) {
   for (int i = 0; i < s->nout; i++)
     if (s->out[i].fmt && strcmp(s->out[i].path, path) == 0)
       return !s->out[i].failed;
+  for (size_t i = 0; i < s->nchild_outs; i++)
+    if (strcmp(s->child_outs[i] + 1, path) == 0)
+      return s->child_outs[i][0] == '1';
   return 0;
+}
+
+/* Remembers how a child's output ended (tc_session_output_ok). */
+static void note_child_output(tc_session *s, const output *o) {
+  if (s->nchild_outs == s->cap_child_outs) {
+    size_t cap = s->cap_child_outs ? 2 * s->cap_child_outs : 16;
+    char **p = realloc(s->child_outs, cap * sizeof *p);
+    if (!p)
+      return;
+    s->child_outs = p;
+    s->cap_child_outs = cap;
+  }
+  size_t n = strlen(o->path);
+  char *e = malloc(n + 2);
+  if (!e)
+    return;
+  e[0] = o->failed ? '0' : '1';
+  memcpy(e + 1, o->path, n + 1);
+  s->child_outs[s->nchild_outs++] = e;
 }
 
 void tc_session_stop(tc_session *s) { tc_session_interrupt(s, 2); }
@@ -404,33 +474,20 @@ void tc_session_interrupt(tc_session *s, int signal) {
   s->stop_requested = 1;
   if (s->rec)
     tc_recorder_stop(s->rec, s->stop_status);
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && s->procs[i].child && s->procs[i].rec)
+      tc_recorder_stop(s->procs[i].rec, s->stop_status);
 }
 
 int tc_session_escape(tc_session *s) {
-  return s->rec ? tc_recorder_escape(s->rec) : -1;
+  tc_recorder *r = s->running;
+  return r ? tc_recorder_escape(r) : -1;
 }
 
-int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
-  if (!s->emu) {
-    tc_error_set(err, "no program loaded");
-    return -1;
-  }
-  tc_window win;
-  if (resolve_window(s, &win, err) < 0)
-    return -1;
-  __atomic_store_n(&s->rec, tc_recorder_new(s->emu, fan_out, s, err),
-                   __ATOMIC_RELEASE);
-  if (!s->rec)
-    return -1;
-  tc_recorder_set_window(s->rec, &win);
-  if (s->stop_requested)
-    tc_recorder_stop(s->rec, s->stop_status);
-  tc_run_result r = {0};
-  int rc = tc_recorder_run(s->rec, &r, err);
-  /* Close every writer, even after a failure: what was recorded stays. */
-  int failed = 0;
-  for (int i = 0; i < s->nout; i++) {
-    output *o = &s->out[i];
+/* Closes and commits a process's outputs; counts the failed ones. */
+static void close_outputs(tc_session *s, output *out, int nout) {
+  for (int i = 0; i < nout; i++) {
+    output *o = &out[i];
     if (o->w) {
       tc_error cerr = {{0}};
       if (o->fmt->close_writer(o->w, &cerr) < 0) {
@@ -446,13 +503,292 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
       }
     }
     if (o->failed)
-      failed++;
+      s->failed_outputs++;
   }
+}
+
+/* PREFIX.PID.EXT for an output PREFIX.EXT[.zst] of the first process
+ * (PATH.PID when the path does not end in the format's extension). */
+static int child_path(const char *path, const char *ext, uint32_t pid,
+                      char *out, size_t max) {
+  size_t n = strlen(path), e = strlen(ext);
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  size_t cut = n;
+  for (int zst = 0; zst < 2; zst++) {
+    size_t tail = e + (zst ? 4 : 0);
+    if (e && n >= tail && (size_t)(path + n - base) > tail &&
+        strncmp(path + n - tail, ext, e) == 0 &&
+        (!zst || strcmp(path + n - 4, ".zst") == 0)) {
+      cut = n - tail;
+      break;
+    }
+  }
+  int k = snprintf(out, max, "%.*s.%u%s", (int)cut, path, (unsigned)pid,
+                   path + cut);
+  return k < 0 || (size_t)k >= max ? -1 : 0;
+}
+
+static void child_free(child_proc *c) {
+  if (!c)
+    return;
+  for (int i = 0; i < c->nout; i++)
+    if (c->out[i].w) {
+      c->out[i].fmt->close_writer(c->out[i].w, NULL);
+      tc_outfile_discard(c->out[i].tmp);
+    }
+  tc_recorder_free(c->rec);
+  tc_emu_free(c->emu);
+  free(c->out);
+  free(c->initial_state);
+  free(c);
+}
+
+static void note_pid(tc_session *s, uint32_t pid) {
+  if (s->npids == s->cap_pids) {
+    size_t cap = s->cap_pids ? 2 * s->cap_pids : 16;
+    uint32_t *p = realloc(s->pids, cap * sizeof *p);
+    if (!p)
+      return; /* only the list for tc_session_pids is shorter */
+    s->pids = p;
+    s->cap_pids = cap;
+  }
+  s->pids[s->npids++] = pid;
+}
+
+size_t tc_session_pids(tc_session *s, uint32_t *pids, size_t max) {
+  for (size_t i = 0; i < s->npids && i < max; i++)
+    pids[i] = s->pids[i];
+  return s->npids;
+}
+
+/* A child made by fork: its outputs, named after the first process's,
+ * and its recorder, whose stream starts from the copied state (MAP events
+ * with the contents, a KEYFRAME). */
+static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
+  int slot = -1;
+  /* The first process's slot too, once it has ended (its result kept). */
+  for (int i = 0; i < TC_MAX_PROCS && slot < 0; i++)
+    if (!s->procs[i].used || (i == 0 && s->procs[0].done))
+      slot = i;
+  child_proc *c = calloc(1, sizeof *c);
+  if (c) {
+    c->out = calloc((size_t)(s->nout ? s->nout : 1), sizeof *c->out);
+    c->initial_state = calloc(1, emu->arch->state_size);
+  }
+  if (slot < 0 || !c || !c->out || !c->initial_state) {
+    if (c) {
+      free(c->out);
+      free(c->initial_state);
+      free(c);
+    }
+    tc_error_set(err, "out of memory for process %u", (unsigned)emu->pid);
+    tc_emu_kill(emu, 9);
+    tc_proc_exited(emu);
+    tc_emu_free(emu);
+    return -1;
+  }
+  c->emu = emu;
+  note_pid(s, emu->pid);
+  tc_emu_read_state(emu, c->initial_state);
+  c->info = s->info;
+  c->info.pid = emu->pid;
+  c->info.entry = tc_emu_reg(emu, emu->arch->pc_reg);
+  c->info.initial_state = c->initial_state;
+  s->procs[slot] = (proc_slot){emu, NULL, c, true, false};
+  for (int i = 0; i < s->nout; i++) {
+    const output *po = &s->out[i];
+    if (!po->fmt)
+      continue; /* sinks take the first process's events only */
+    output *o = &c->out[c->nout];
+    o->fmt = po->fmt;
+    tc_error werr = {{0}};
+    if (child_path(po->path, po->fmt->extension(emu->arch), emu->pid, o->path,
+                   sizeof o->path) < 0) {
+      fprintf(stderr, "tracecorn: %s: name too long for process %u\n", po->path,
+              (unsigned)emu->pid);
+      s->failed_outputs++;
+      continue;
+    }
+    tc_outfile_temp(o->path, o->tmp, sizeof o->tmp);
+    o->w = po->fmt->open_writer(o->tmp, &c->info, &werr);
+    if (!o->w || tc_outfile_check(o->tmp, o->path, &werr) < 0) {
+      if (o->w) {
+        po->fmt->close_writer(o->w, NULL);
+        tc_outfile_discard(o->tmp);
+      }
+      fprintf(stderr, "tracecorn: %s\n", werr.msg);
+      s->failed_outputs++;
+      memset(o, 0, sizeof *o);
+      continue;
+    }
+    c->nout++;
+  }
+  c->rec = tc_recorder_new(emu, fan_out_child, c, err);
+  if (!c->rec) {
+    tc_emu_kill(emu, 9);
+    tc_proc_exited(emu);
+    s->procs[slot] = (proc_slot){0};
+    child_free(c);
+    return -1;
+  }
+  s->procs[slot].rec = c->rec;
+  tc_recorder_set_window(c->rec, &s->win);
+  if (s->stop_requested)
+    tc_recorder_stop(c->rec, s->stop_status);
+  return 0;
+}
+
+/* A process ended: its final events, its files closed, its parent told. */
+static int end_process(tc_session *s, proc_slot *p, tc_run_result *res,
+                       tc_error *err) {
+  tc_run_result r = {0};
+  int rc = tc_recorder_finish(p->rec, &r, err);
+  if (!tc_recorder_escaped(p->rec))
+    tc_proc_exited(p->emu);
+  p->done = true;
+  if (!p->child) {
+    close_outputs(s, s->out, s->nout);
+    if (res)
+      *res = r;
+    return rc;
+  }
+  close_outputs(s, p->child->out, p->child->nout);
+  for (int i = 0; i < p->child->nout; i++)
+    note_child_output(s, &p->child->out[i]);
+  if (tc_recorder_escaped(p->rec)) {
+    /* its engine is abandoned with the first's (tc_session_free) */
+    p->child->emu = NULL;
+  }
+  child_free(p->child);
+  *p = (proc_slot){0};
+  return rc;
+}
+
+/* Every live process waits for another: the earliest timed wait ends
+ * (every clock jumps to it), or it is a deadlock (false). */
+static bool wake_by_clock(tc_session *s, uint64_t *clock) {
+  uint64_t first = UINT64_MAX;
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && !s->procs[i].done) {
+      uint64_t d = tc_emu_next_deadline(s->procs[i].emu);
+      first = d < first ? d : first;
+    }
+  /* Every clock has reached it already (a full round judged them all on
+   * the latest time): the clock cannot help. */
+  if (first == UINT64_MAX || first <= *clock)
+    return false;
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && !s->procs[i].done &&
+        s->procs[i].emu->clock_ns < first)
+      s->procs[i].emu->clock_ns = first;
+  *clock = first > *clock ? first : *clock;
+  return true;
+}
+
+static void deadlock_message(tc_session *s, tc_error *err) {
+  char list[400] = "";
+  size_t len = 0;
+  for (int i = 0; i < TC_MAX_PROCS && len + 120 < sizeof list; i++)
+    if (s->procs[i].used && !s->procs[i].done) {
+      char what[160];
+      tc_emu_describe_wait(s->procs[i].emu, what, sizeof what);
+      len += (size_t)snprintf(list + len, sizeof list - len, "%sprocess %u: %s",
+                              len ? "; " : "", (unsigned)s->procs[i].emu->pid,
+                              what);
+    }
+  tc_error_set(err, "deadlock: every guest process waits for another (%s)",
+               list);
+}
+
+/* Round-robin over the processes in slot order: each runs one turn (a
+ * quantum, or until it blocks, yields or ends); one that waits is passed
+ * over until tc_emu_can_run says it can go on. Nothing depends on the
+ * host's timing. The virtual clock is carried from one process to the
+ * next, so time is one for all of them. */
+static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
+  tc_error local = {{0}};
+  if (!err)
+    err = &local;
+  int rc = 0;
+  int cur = 0, idle = 0;
+  uint64_t clock = 0;
+  for (;;) {
+    bool any = false;
+    for (int i = 0; i < TC_MAX_PROCS; i++)
+      any |= s->procs[i].used && !s->procs[i].done;
+    if (!any)
+      break;
+    proc_slot *p = &s->procs[cur];
+    /* One time for all: a wait's deadline is judged on the latest clock. */
+    if (p->used && !p->done && p->emu->clock_ns < clock)
+      p->emu->clock_ns = clock;
+    bool can = p->used && !p->done &&
+               (!tc_recorder_blocked(p->rec) || p->emu->exited ||
+                s->stop_requested || tc_emu_can_run(p->emu));
+    if (!can) {
+      cur = (cur + 1) % TC_MAX_PROCS;
+      if (++idle < TC_MAX_PROCS)
+        continue;
+      idle = 0;
+      if (wake_by_clock(s, &clock))
+        continue;
+      deadlock_message(s, err);
+      fprintf(stderr, "tracecorn: %s\n", err->msg);
+      for (int i = 0; i < TC_MAX_PROCS; i++) {
+        proc_slot *q = &s->procs[i];
+        if (q->used && !q->done) {
+          tc_recorder_set_deadlock(q->rec);
+          int r = end_process(s, q, q->child ? NULL : res, err);
+          if (!q->child && i == 0)
+            rc = r;
+        }
+      }
+      break;
+    }
+    idle = 0;
+    s->running = p->rec;
+    int turn = tc_recorder_turn(p->rec, err);
+    s->running = NULL;
+    clock = p->emu->clock_ns;
+    /* Children made in this turn join the round. */
+    for (tc_emu *c; (c = tc_procs_take_new(p->emu));)
+      if (attach_child(s, c, err) < 0)
+        fprintf(stderr, "tracecorn: %s\n", err->msg);
+    if (turn == TC_TURN_DONE) {
+      bool first = p->child == NULL;
+      int r = end_process(s, p, first ? res : NULL, err);
+      if (first)
+        rc = r;
+    }
+    cur = (cur + 1) % TC_MAX_PROCS;
+  }
+  return rc;
+}
+
+int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
+  if (!s->emu) {
+    tc_error_set(err, "no program loaded");
+    return -1;
+  }
+  if (resolve_window(s, &s->win, err) < 0)
+    return -1;
+  __atomic_store_n(&s->rec, tc_recorder_new(s->emu, fan_out, s, err),
+                   __ATOMIC_RELEASE);
+  if (!s->rec)
+    return -1;
+  tc_recorder_set_window(s->rec, &s->win);
+  if (s->stop_requested)
+    tc_recorder_stop(s->rec, s->stop_status);
+  s->procs[0] = (proc_slot){s->emu, s->rec, NULL, true, false};
+  note_pid(s, s->emu->pid);
+  tc_run_result r = {0};
+  int rc = run_processes(s, &r, err);
   if (res)
     *res = r;
-  if (rc == 0 && failed) {
-    tc_error_set(err, "%d output%s could not be written completely", failed,
-                 failed > 1 ? "s" : "");
+  if (rc == 0 && s->failed_outputs) {
+    tc_error_set(err, "%d output%s could not be written completely",
+                 s->failed_outputs, s->failed_outputs > 1 ? "s" : "");
     return -1;
   }
   return rc;

@@ -121,6 +121,12 @@ struct tc_recorder {
   volatile sig_atomic_t in_engine, in_emit;
   bool escaped;
   bool stopped;
+  /* Turn by turn (tc_recorder_turn): every thread waits (the session runs
+   * another process), the run ended, why it did. */
+  bool blocked, done, began, deadlock_said;
+  int run_rc;
+  const char *message;
+  char msgbuf[256];
   bool warned_drift;
   bool oom;
 
@@ -1043,6 +1049,18 @@ static void swap_func_activation(tc_recorder *r, uint32_t from, uint32_t to) {
     }
 }
 
+/* A new turn: a quantum when other threads or processes share the CPU,
+ * else only --max-insns. */
+static void set_turn_limit(tc_recorder *r) {
+  tc_emu *emu = r->emu;
+  uint64_t turn_end =
+      (tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0) &&
+              r->executed < UINT64_MAX - r->quantum
+          ? r->executed + r->quantum
+          : UINT64_MAX;
+  r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+}
+
 /* The engine stopped for the scheduler (a quantum ended, or a syscall
  * blocked, yielded, exited a thread or made one): the pending instruction
  * is emitted under the thread that ran it, the scheduler picks the next
@@ -1059,7 +1077,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
      * KEYFRAME after the SYSCALL, in the tid it now has. */
     tc_emu_exec_done(emu);
     emu->resched = TC_RESCHED_NONE;
-    r->insn_limit = r->max_limit;
+    set_turn_limit(r);
     r->rep_tail = false;
     if (!r->skipping) {
       read_all_regs(r, r->state_cur);
@@ -1071,18 +1089,20 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   if (emu->resched == TC_RESCHED_NONE)
     emu->resched = TC_RESCHED_YIELD; /* the quantum ended */
   uint32_t before = emu->tid;
-  if (tc_emu_schedule(emu, err) < 0) {
+  int s = tc_emu_schedule(emu, err);
+  if (s < 0) {
     r->deadlock = true;
     return -1;
   }
+  if (s > 0) {
+    r->blocked = true; /* nothing to run here until another process acts */
+    return 1;
+  }
+  r->blocked = false;
   r->rep_tail = false;
   if (emu->tid != before && r->win.nfuncs)
     swap_func_activation(r, before, emu->tid);
-  uint64_t turn_end =
-      tc_emu_live_threads(emu) > 1 && r->executed < UINT64_MAX - r->quantum
-          ? r->executed + r->quantum
-          : UINT64_MAX;
-  r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  set_turn_limit(r);
   /* a signal aimed at the thread now running went to its handler
    * (emu/linux_signal.c): SIGNAL with the frame, then the keyframe */
   if (r->have_sig) {
@@ -1097,9 +1117,10 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   return 0;
 }
 
-int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
+/* The start of the stream: the memory image, a KEYFRAME, the hooks. */
+static int recorder_begin(tc_recorder *r, tc_error *err) {
   tc_emu *emu = r->emu;
-  const tc_arch *a = r->arch;
+  r->began = true;
   if (emit_initial_maps(r, err) < 0)
     return -1;
   read_all_regs(r, r->state_cur);
@@ -1111,30 +1132,55 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
       obs_syscall, obs_signal_frame, obs_signal};
   if (install_hooks(r, err) < 0)
     return -1;
+  /* Born into a run of several processes: it takes turns from the start. */
+  if (tc_procs_others_live(emu) > 0 && r->executed < UINT64_MAX - r->quantum)
+    r->insn_limit = r->executed + r->quantum < r->max_limit
+                        ? r->executed + r->quantum
+                        : r->max_limit;
+  return 0;
+}
 
+int tc_recorder_turn(tc_recorder *r, tc_error *err) {
+  tc_emu *emu = r->emu;
+  const tc_arch *a = r->arch;
+  if (r->done)
+    return TC_TURN_DONE;
+  if (!r->began && recorder_begin(r, err) < 0) {
+    r->run_rc = -1;
+    r->done = true;
+    return TC_TURN_DONE;
+  }
+  if (r->blocked && !emu->exited && !r->stop_requested) {
+    /* Woken (tc_emu_can_run said so): the scheduler picks the thread. */
+    emu->resched = TC_RESCHED_BLOCK;
+    int s = switch_thread(r, err);
+    if (s > 0)
+      return TC_TURN_BLOCKED;
+    if (s < 0) {
+      r->done = true;
+      return TC_TURN_DONE;
+    }
+  } else if (!r->blocked && tc_procs_others_live(emu) > 0 &&
+             r->insn_limit == r->max_limit &&
+             r->executed < UINT64_MAX - r->quantum &&
+             r->executed + r->quantum < r->max_limit) {
+    r->insn_limit = r->executed + r->quantum; /* a fork made it share */
+  }
   uint64_t until = a->ptr_size == 8 ? UINT64_MAX : 0xffffffffull;
-  int rc = 0;
-  const char *message = NULL;
-  char msgbuf[256];
   if (sigsetjmp(r->escape, 1)) {
     /* The watchdog abandoned an engine that did not return after a
      * stop: nothing half-made is flushed, Unicorn is never called again,
      * and the trace ends validly with the events already written. */
     r->escaped = true;
+    r->done = true;
     emu->obs = (tc_emu_observer){0};
-    tc_exit_event x = {TC_EXIT_INTERRUPTED, r->stop_status, 0, r->insn_index,
-                       "interrupted; the engine did not return, abandoned"};
-    tc_event ev = {.kind = TC_EV_EXIT};
-    ev.u.exit = x;
-    emit_event(r, &ev);
-    r->stats.reason = x.reason;
-    r->stats.status = x.status;
-    r->stats.insns = r->insn_index;
-    if (res)
-      *res = r->stats;
-    return 0;
+    return TC_TURN_DONE;
   }
   for (int spins = 0; !emu->exited && !r->stopped; spins++) {
+    if (r->stop_requested && !r->stopped) {
+      r->stopped = true; /* asked between turns */
+      break;
+    }
     uint64_t pc = tc_emu_resume_pc(emu);
     uint64_t before = r->executed;
     r->in_engine = 1;
@@ -1151,26 +1197,57 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     if (emu->exited || r->stopped)
       break;
     if (r->switch_due || emu->resched) {
-      if (switch_thread(r, err) < 0)
+      /* Another process's turn after a quantum or a yield; a clone or
+       * fork (KEEP) goes on. */
+      bool give_way = r->switch_due || emu->resched == TC_RESCHED_YIELD;
+      int s = switch_thread(r, err);
+      if (s < 0)
         break;
+      if (s > 0)
+        return TC_TURN_BLOCKED;
+      if (give_way && tc_procs_others_live(emu) > 0)
+        return TC_TURN_YIELD;
       spins = 0;
       continue;
     }
     if (e != UC_ERR_OK) {
       /* An exception no hook turned into a signal. */
       tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc, SIGSEGV);
-      snprintf(msgbuf, sizeof msgbuf, "emulation error: %s", uc_strerror(e));
-      message = msgbuf;
+      snprintf(r->msgbuf, sizeof r->msgbuf, "emulation error: %s",
+               uc_strerror(e));
+      r->message = r->msgbuf;
       break;
     }
     if (r->executed == before && spins > 2) {
       tc_error_set(err, "emulation makes no progress at 0x%llx",
                    (unsigned long long)pc);
-      rc = -1;
+      r->run_rc = -1;
       break;
     }
   }
+  r->done = true;
+  return TC_TURN_DONE;
+}
 
+int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
+  tc_emu *emu = r->emu;
+  const tc_arch *a = r->arch;
+  const char *message = r->message;
+  if (r->escaped || !r->began) {
+    if (r->escaped) {
+      tc_exit_event x = {TC_EXIT_INTERRUPTED, r->stop_status, 0, r->insn_index,
+                         "interrupted; the engine did not return, abandoned"};
+      tc_event ev = {.kind = TC_EV_EXIT};
+      ev.u.exit = x;
+      emit_event(r, &ev);
+      r->stats.reason = x.reason;
+      r->stats.status = x.status;
+      r->stats.insns = r->insn_index;
+    }
+    if (res)
+      *res = r->stats;
+    return r->escaped ? 0 : -1;
+  }
   /* Flush the last record, or the faulting instruction's (recorded even
    * outside the window: the fault ends the program). */
   tc_emu_restart_pc(emu);
@@ -1198,8 +1275,10 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     x.reason = TC_EXIT_ERROR;
     x.status = 125;
     message = err && err->msg[0] ? err->msg : "deadlock";
-    /* an error of the guest's, said even with -q: it never ends natively */
-    fprintf(stderr, "tracecorn: %s\n", message);
+    /* an error of the guest's, said even with -q: it never ends natively
+     * (the session says a deadlock of several processes once) */
+    if (!r->deadlock_said)
+      fprintf(stderr, "tracecorn: %s\n", message);
   } else if (r->hit_max) {
     x.reason = TC_EXIT_MAX_INSNS;
     x.status = 124;
@@ -1215,7 +1294,8 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   } else {
     x.reason = TC_EXIT_ERROR;
     x.status = 125;
-    message = err && err->msg[0] ? err->msg : "emulation stopped";
+    if (!message)
+      message = err && err->msg[0] ? err->msg : "emulation stopped";
   }
   x.insn_count = r->insn_index;
   x.message = message;
@@ -1230,5 +1310,20 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   r->stats.insns = r->insn_index;
   if (res)
     *res = r->stats;
-  return rc;
+  return r->run_rc;
+}
+
+void tc_recorder_set_deadlock(tc_recorder *r) {
+  r->deadlock = true;
+  r->deadlock_said = true;
+  r->done = true;
+}
+
+bool tc_recorder_blocked(const tc_recorder *r) { return r->blocked; }
+
+int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
+  while (tc_recorder_turn(r, err) != TC_TURN_DONE) {
+    /* alone, a process is never blocked or asked to give way */
+  }
+  return tc_recorder_finish(r, res, err);
 }

@@ -20,6 +20,20 @@ void tc_recorder_free(tc_recorder *r);
  * Returns -1 only if the emulator itself failed. */
 int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err);
 
+/* Turn by turn, for several processes (the session's scheduler): the
+ * first turn emits the initial MAP events and KEYFRAME; each runs the
+ * process until its quantum ends or it yields (TC_TURN_YIELD), until
+ * every thread of it waits for something another process does
+ * (TC_TURN_BLOCKED: run it again once tc_emu_can_run says so), or until it
+ * ends (TC_TURN_DONE). tc_recorder_finish then emits the final events. */
+enum { TC_TURN_DONE = 0, TC_TURN_YIELD, TC_TURN_BLOCKED };
+int tc_recorder_turn(tc_recorder *r, tc_error *err);
+int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err);
+bool tc_recorder_blocked(const tc_recorder *r);
+/* Every process waits for another for good: this one ends so (the
+ * caller has said why). */
+void tc_recorder_set_deadlock(tc_recorder *r);
+
 /* What to record of the run (record --trace-range / --trace-func): the
  * whole program runs, only these instructions become INSN events (each
  * return into the window after a gap starts with a KEYFRAME). Maps are

@@ -72,7 +72,9 @@ static void usage_record(FILE *f) {
           "the program's\n"
           "                        base name in the current directory); "
           "`-o x.tct`\n"
-          "                        and `-o x.tct.zst` name the file itself\n"
+          "                        and `-o x.tct.zst` name the file itself; a "
+          "forked\n"
+          "                        child process goes to PREFIX.PID.EXT\n"
           "  -f, --format LIST     comma-separated formats (default: tct); "
           "`all`: every\n"
           "                        format the arch can hold, `readable`: those "
@@ -149,11 +151,11 @@ static void usage_record(FILE *f) {
           "      --cache-every N   same as -O rvn.cache-every=N\n"
           "      --keyframe N      full-state keyframe every N instructions "
           "(default 4096)\n"
-          "      --sched-quantum N guest threads: instructions a thread runs "
-          "before the\n"
-          "                        next one's turn (default 10000; also at "
-          "blocking\n"
-          "                        waits, yields and thread exits)\n"
+          "      --sched-quantum N guest threads and processes: instructions "
+          "one runs\n"
+          "                        before the next one's turn (default 10000; "
+          "also at\n"
+          "                        blocking waits, yields and exits)\n"
           "      --no-follow       do not follow execve: a call that would "
           "succeed ends\n"
           "                        the recording there (with a notice; "
@@ -735,6 +737,7 @@ static int cmd_record(int argc, char **argv) {
     }
   }
   char paths[MAX_FORMATS][PATH_MAX];
+  const char *exts[MAX_FORMATS];
   int npaths = 0, refused = 0;
   for (int i = 0; i < nchosen; i++) {
     const tc_format *fmt = chosen[i];
@@ -751,6 +754,7 @@ static int cmd_record(int argc, char **argv) {
       refused++;
       continue;
     }
+    exts[npaths] = fmt->extension(info->arch);
     if (tc_session_add_writer(s, fmt, paths[npaths], &err) < 0) {
       fprintf(stderr, "tracecorn: %s\n", err.msg);
       refused++;
@@ -819,6 +823,22 @@ static int cmd_record(int argc, char **argv) {
               paths[i], sz,
               res.insns ? (double)bytes / (double)res.insns : 0.0);
     }
+    /* Forked children: PREFIX.PID.EXT each. */
+    uint32_t pids[64];
+    size_t nprocs = tc_session_pids(s, pids, 64);
+    for (size_t k = 1; k < nprocs && k < 64; k++)
+      for (int i = 0; i < npaths; i++) {
+        char path[PATH_MAX + 32], sz[32];
+        snprintf(path, sizeof path, "%s.%u%s%s", prefix, (unsigned)pids[k],
+                 exts[i], zst ? ".zst" : "");
+        human_size(tc_output_size(path), sz, sizeof sz);
+        fprintf(stderr, "tracecorn: %s %s (%s, process %u)\n",
+                tc_session_output_ok(s, path) ? "wrote" : "INCOMPLETE", path,
+                sz, (unsigned)pids[k]);
+      }
+    if (nprocs > 64)
+      fprintf(stderr, "tracecorn: ... and %zu more processes (%s.PID.*)\n",
+              nprocs - 64, prefix);
   }
   tc_session_free(s);
   if (rc < 0)
@@ -1318,6 +1338,44 @@ static int cmd_convert(int argc, char **argv) {
   return 0;
 }
 
+#define TC_MAX_PROCS_SEEN 1024
+
+/* The pids of the child processes a recording made: PREFIX.PID.tct[.zst]
+ * files next to PREFIX.tct, in increasing order. Returns how many. */
+static int child_pids(const char *prefix, const char *zsfx, unsigned *pids,
+                      int max) {
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", prefix);
+  char *slash = strrchr(dir, '/');
+  const char *base = slash ? slash + 1 : prefix;
+  if (slash)
+    *slash = 0;
+  size_t blen = strlen(base);
+  DIR *d = opendir(slash ? (dir[0] ? dir : "/") : ".");
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) {
+    const char *name = e->d_name;
+    if (strncmp(name, base, blen) != 0 || name[blen] != '.')
+      continue;
+    char *end = NULL;
+    unsigned long pid = strtoul(name + blen + 1, &end, 10);
+    char want[32];
+    snprintf(want, sizeof want, ".tct%s", zsfx);
+    if (end == name + blen + 1 || strcmp(end, want) != 0 || pid == 0 ||
+        pid > 4000000000ul || n == max)
+      continue;
+    int at = n++;
+    while (at > 0 && pids[at - 1] > pid) {
+      pids[at] = pids[at - 1];
+      at--;
+    }
+    pids[at] = (unsigned)pid;
+  }
+  if (d)
+    closedir(d);
+  return n;
+}
+
 /* verify: records once with tct (lossless) plus the formats asked for,
  * then reads each back and compares it with the tct recording. Options
  * other than -f/-o go to `record` unchanged. */
@@ -1421,7 +1479,7 @@ static int cmd_verify(int argc, char **argv) {
   int st = cmd_record(n, rec);
   free(rec);
   int result = 0;
-  char ref[PATH_MAX + 8];
+  char ref[PATH_MAX + 32];
   snprintf(ref, sizeof ref, "%s.tct%s", prefix, zsfx);
   tc_error err = {{0}};
   const tc_format *tct = tc_format_by_name("tct");
@@ -1487,101 +1545,116 @@ static int cmd_verify(int argc, char **argv) {
     free(msg);
     return 125;
   }
-  int rows = 0;
-  for (int i = 0; i < ncheck; i++) {
-    const tc_format *f = check[i];
-    state[i] = 0; /* 0 not verified, 1 compared, 2 unreadable */
-    bool refused = f->supports && f->supports(arch, &err) < 0;
-    for (int k = 0; k < g_nrefused; k++)
-      refused |= g_refused[k] == f;
-    if (!f->open_reader || refused)
-      continue; /* no reader; or refused at record time, already reported */
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s%s%s", prefix, f->extension(arch), zsfx);
-    if (tc_verify_checks(ref, path, f, &tab[i], &err) < 0) {
-      snprintf(msg[i], sizeof msg[i], "%s", err.msg);
-      state[i] = 2;
-      result = 1;
-    } else {
-      state[i] = 1;
-      rows++;
+  /* The first process, then each child (PREFIX.PID.EXT), alike. */
+  unsigned pids[TC_MAX_PROCS_SEEN];
+  int npids = child_pids(prefix, zsfx, pids, TC_MAX_PROCS_SEEN);
+  for (int proc = -1; proc < npids; proc++) {
+    char tag[16] = "";
+    if (proc >= 0) {
+      snprintf(tag, sizeof tag, ".%u", pids[proc]);
+      snprintf(ref, sizeof ref, "%s%s.tct%s", prefix, tag, zsfx);
+      fprintf(out, "process %u (%s%s.*):\n", pids[proc], prefix, tag);
+      memset(tab, 0, (size_t)(ncheck ? ncheck : 1) * sizeof *tab);
+    } else if (npids) {
+      fprintf(out, "process 1 of %d (%s.*):\n", npids + 1, prefix);
     }
-  }
-  if (rows) {
-    int w[TC_VCHK_COUNT];
-    fprintf(out, "%-6s", "format");
-    for (int k = 0; k < TC_VCHK_COUNT; k++) {
-      w[k] = (int)strlen(tc_verify_check_name(k));
-      for (int i = 0; i < ncheck; i++) {
-        const tc_verify_result *c = &tab[i].checks[k];
-        char cell[40];
-        snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
-        if (state[i] == 1 && c->mismatches && (int)strlen(cell) > w[k])
-          w[k] = (int)strlen(cell);
-      }
-      /* the last column unpadded: no trailing spaces */
-      fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0,
-              tc_verify_check_name(k));
-    }
-    fprintf(out, "\n");
+    int rows = 0;
     for (int i = 0; i < ncheck; i++) {
-      if (state[i] != 1)
-        continue;
-      fprintf(out, "%-6s", check[i]->name);
+      const tc_format *f = check[i];
+      state[i] = 0; /* 0 not verified, 1 compared, 2 unreadable */
+      bool refused = f->supports && f->supports(arch, &err) < 0;
+      for (int k = 0; k < g_nrefused; k++)
+        refused |= g_refused[k] == f;
+      if (!f->open_reader || refused)
+        continue; /* no reader; or refused at record time, already reported */
+      char path[PATH_MAX + 48];
+      snprintf(path, sizeof path, "%s%s%s%s", prefix, tag, f->extension(arch),
+               zsfx);
+      if (tc_verify_checks(ref, path, f, &tab[i], &err) < 0) {
+        snprintf(msg[i], sizeof msg[i], "%s", err.msg);
+        state[i] = 2;
+        result = 1;
+      } else {
+        state[i] = 1;
+        rows++;
+      }
+    }
+    if (rows) {
+      int w[TC_VCHK_COUNT];
+      fprintf(out, "%-6s", "format");
       for (int k = 0; k < TC_VCHK_COUNT; k++) {
-        const tc_verify_result *c = &tab[i].checks[k];
-        char cell[40];
-        if (!c->held)
-          snprintf(cell, sizeof cell, "-");
-        else if (!c->mismatches)
-          snprintf(cell, sizeof cell, "ok");
-        else
+        w[k] = (int)strlen(tc_verify_check_name(k));
+        for (int i = 0; i < ncheck; i++) {
+          const tc_verify_result *c = &tab[i].checks[k];
+          char cell[40];
           snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
-        fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0, cell);
+          if (state[i] == 1 && c->mismatches && (int)strlen(cell) > w[k])
+            w[k] = (int)strlen(cell);
+        }
+        /* the last column unpadded: no trailing spaces */
+        fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0,
+                tc_verify_check_name(k));
       }
       fprintf(out, "\n");
-    }
-  }
-  for (int i = 0; i < ncheck; i++) {
-    const tc_format *f = check[i];
-    if (!f->open_reader) {
-      fprintf(out, "%-6s no reader: not verified\n", f->name);
-      continue;
-    }
-    if (state[i] == 2) {
-      fprintf(out, "%-6s FAILED: %s\n", f->name, msg[i]);
-      continue;
-    }
-    if (state[i] != 1)
-      continue;
-    const tc_verify_table *t = &tab[i];
-    uint64_t bad = 0;
-    for (int k = 0; k < TC_VCHK_COUNT; k++)
-      bad += t->checks[k].mismatches;
-    if (bad) {
-      result = 1;
-      fprintf(out, "%-6s FAILED: %" PRIu64 " instructions compared\n", f->name,
-              t->insns);
-      for (int k = 0; k < TC_VCHK_COUNT; k++) {
-        const tc_verify_result *c = &t->checks[k];
-        if (c->mismatches)
-          fprintf(out,
-                  "       %s: instruction %" PRIu64 ", %s: expected %s, "
-                  "found %s (%" PRIu64 " difference%s)\n",
-                  tc_verify_check_name(k), c->insn, c->field, c->expected,
-                  c->found, c->mismatches, c->mismatches == 1 ? "" : "s");
+      for (int i = 0; i < ncheck; i++) {
+        if (state[i] != 1)
+          continue;
+        fprintf(out, "%-6s", check[i]->name);
+        for (int k = 0; k < TC_VCHK_COUNT; k++) {
+          const tc_verify_result *c = &tab[i].checks[k];
+          char cell[40];
+          if (!c->held)
+            snprintf(cell, sizeof cell, "-");
+          else if (!c->mismatches)
+            snprintf(cell, sizeof cell, "ok");
+          else
+            snprintf(cell, sizeof cell, "insn %" PRIu64, c->insn);
+          fprintf(out, "  %-*s", k + 1 < TC_VCHK_COUNT ? w[k] : 0, cell);
+        }
+        fprintf(out, "\n");
       }
-    } else if (t->coverage) {
-      fprintf(out,
-              "%-6s ok: %" PRIu64 " instructions, each in a block, every "
-              "block executed (coverage only)\n",
-              f->name, t->insns);
-    } else {
-      fprintf(out,
-              "%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
-              "held%s)\n",
-              f->name, t->insns, t->regs_held, t->regs_total,
-              (f->caps & TC_CAP_MEM) ? ", memory" : "");
+    }
+    for (int i = 0; i < ncheck; i++) {
+      const tc_format *f = check[i];
+      if (!f->open_reader) {
+        fprintf(out, "%-6s no reader: not verified\n", f->name);
+        continue;
+      }
+      if (state[i] == 2) {
+        fprintf(out, "%-6s FAILED: %s\n", f->name, msg[i]);
+        continue;
+      }
+      if (state[i] != 1)
+        continue;
+      const tc_verify_table *t = &tab[i];
+      uint64_t bad = 0;
+      for (int k = 0; k < TC_VCHK_COUNT; k++)
+        bad += t->checks[k].mismatches;
+      if (bad) {
+        result = 1;
+        fprintf(out, "%-6s FAILED: %" PRIu64 " instructions compared\n",
+                f->name, t->insns);
+        for (int k = 0; k < TC_VCHK_COUNT; k++) {
+          const tc_verify_result *c = &t->checks[k];
+          if (c->mismatches)
+            fprintf(out,
+                    "       %s: instruction %" PRIu64 ", %s: expected %s, "
+                    "found %s (%" PRIu64 " difference%s)\n",
+                    tc_verify_check_name(k), c->insn, c->field, c->expected,
+                    c->found, c->mismatches, c->mismatches == 1 ? "" : "s");
+        }
+      } else if (t->coverage) {
+        fprintf(out,
+                "%-6s ok: %" PRIu64 " instructions, each in a block, every "
+                "block executed (coverage only)\n",
+                f->name, t->insns);
+      } else {
+        fprintf(out,
+                "%-6s ok: %" PRIu64 " instructions match (%u of %u registers "
+                "held%s)\n",
+                f->name, t->insns, t->regs_held, t->regs_total,
+                (f->caps & TC_CAP_MEM) ? ", memory" : "");
+      }
     }
   }
   free(tab);
@@ -1589,12 +1662,15 @@ static int cmd_verify(int argc, char **argv) {
   free(msg);
   if (prefix == pathbuf) {
     /* The scratch directory holds only PREFIX.<ext> files we wrote. */
-    for (const tc_format *const *f = tc_formats(); *f; f++) {
-      char path[PATH_MAX + 32];
-      snprintf(path, sizeof path, "%s%s%s", prefix, (*f)->extension(arch),
-               zsfx);
-      remove_output(path);
-    }
+    for (int proc = -1; proc < npids; proc++)
+      for (const tc_format *const *f = tc_formats(); *f; f++) {
+        char path[PATH_MAX + 48], tag[16] = "";
+        if (proc >= 0)
+          snprintf(tag, sizeof tag, ".%u", pids[proc]);
+        snprintf(path, sizeof path, "%s%s%s%s", prefix, tag,
+                 (*f)->extension(arch), zsfx);
+        remove_output(path);
+      }
     if (rmdir(tmpdir) != 0)
       fprintf(stderr, "tracecorn: could not remove %s: %s\n", tmpdir,
               strerror(errno));

@@ -102,6 +102,10 @@ struct tc_writer {
    * on the next line. */
   char *pend;
   size_t plen, pcap;
+  /* The start state, for a recording without instructions (a process
+   * killed before it ran): one line, so the file is still a trace. */
+  uint64_t start[MAX_TREGS];
+  bool have_start;
 };
 
 static void writer_free(tc_writer *w) {
@@ -136,6 +140,12 @@ static tc_writer *tenet_open_writer(const char *path, const tc_trace_info *info,
     tc_error_set(err, "tenet: %s: cannot create: %s", path, strerror(errno));
     writer_free(w);
     return NULL;
+  }
+  if (info->initial_state) {
+    for (unsigned i = 0; i < w->ta->nregs; i++)
+      w->start[i] = tc_state_get(w->arch, info->initial_state, w->idx[i]);
+    w->start[w->ta->nregs - 1] = info->entry;
+    w->have_start = true;
   }
   return w;
 }
@@ -250,6 +260,8 @@ static int tenet_close_writer(tc_writer *w, tc_error *err) {
    * state after the last instruction, not as one more). */
   if (w->started)
     put_line(w, w->after);
+  else if (w->have_start)
+    put_line(w, w->start); /* no instruction: the state it would start in */
   int rc = 0;
   if (ferror(w->f)) {
     tc_error_set(err, "tenet: %s: write failed: %s", w->path, strerror(errno));

@@ -567,6 +567,10 @@ TC_API int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */
 TC_API int tc_session_output_ok(tc_session *s, const char *path);
+/* After run: the pids of the processes the run had, the first then each
+ * child made by fork in creation order (each recorded into the outputs'
+ * PREFIX.PID.EXT files); fills up to max, returns how many there were. */
+TC_API size_t tc_session_pids(tc_session *s, uint32_t *pids, size_t max);
 /* Instructions recorded so far by a running session: callable from any
  * thread (a progress display), the value at most a moment old. */
 TC_API uint64_t tc_session_progress(tc_session *s);

@@ -1,0 +1,2 @@
+tc_add_cunit_test(test_fork ${CMAKE_CURRENT_SOURCE_DIR}/test_fork.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/evlog.c)
