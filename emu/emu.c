@@ -464,9 +464,8 @@ void tc_emu_free(tc_emu *emu) {
 }
 
 void tc_emu_exec_done(tc_emu *emu) {
-  /* Unicorn keeps translated blocks by address: unmapping and mapping
-   * other code there leaves the old blocks runnable. */
-  uc_ctl_flush_tlb(emu->uc); /* UC_CTL_TB_FLUSH: every translated block */
+  /* Nothing left to do here: the old image's translated blocks were
+   * dropped before it was unmapped (emu/linux_exec.c). */
   emu->execed = false;
 }
 
