@@ -295,9 +295,9 @@ static void test_signals_to_threads(void) {
   CU_ASSERT_PTR_NULL(strstr(o, "delivery to another thread is not"));
   free(out);
   out = NULL;
-  /* (quantum 300 puts a switch right after madvise, which rvn's reader
-   * answers with the next thread's rax: left for the rvn writer) */
-  int st = tu_run_merge(&out, TC_CLI, "verify", "-q", "--sched-quantum", "400",
+  /* quantum 300 puts a switch right after madvise: rvn must not fold the
+   * next thread's registers into the syscall's event (its result) */
+  int st = tu_run_merge(&out, TC_CLI, "verify", "-q", "--sched-quantum", "300",
                         "--", tu_guest("sigthread-64"), NULL);
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NULL(strstr(out ? out : "", "FAILED"));

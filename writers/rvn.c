@@ -217,7 +217,8 @@ struct tc_writer {
   char *dir, *bin_path, *cache_path;
   const tc_arch *arch;
   rvn_map map;
-  uint64_t every; /* cache point interval in events, 0 = none */
+  uint64_t every;   /* cache point interval in events, 0 = none */
+  uint32_t key_tid; /* the thread of the latest KEYFRAME */
   char tool_info[2048];
   int failed;
   tc_error ferr;
@@ -988,7 +989,16 @@ static int on_keyframe(tc_writer *w, const tc_keyframe_event *k) {
       return -1;
     }
     memcpy(w->pre_state, k->state, w->arch->state_size);
+    w->key_tid = k->tid;
     return 0;
+  }
+  /* Another thread's registers: an event of their own, never folded into
+   * the event still open (a syscall's: its result is read from the
+   * registers after it, which are the calling thread's). */
+  if (k->tid != w->key_tid) {
+    if (flush_orphan_kpend(w) < 0 || flush(w) < 0)
+      return -1;
+    w->key_tid = k->tid;
   }
   /* A register the instruction events did not report (the recorder's
    * keyframe drift): fold it into the latest event. */
@@ -1050,9 +1060,9 @@ static int rvn_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
      * zeros in whatever is mapped there later. Zeroed now, as writes of
      * the syscall that unmapped (so a later map, brk, or the next image
      * of an execve finds the zeros it expects). */
-    rc = w->started ? diff_into(w, &w->kpend, ev->u.map.addr, NULL,
-                                ev->u.map.size)
-                    : 0;
+    rc = w->started
+             ? diff_into(w, &w->kpend, ev->u.map.addr, NULL, ev->u.map.size)
+             : 0;
     break;
   default:
     break;
