@@ -142,6 +142,18 @@ static int wait_status(const tc_emu *emu) {
   return (emu->exit_code & 0xff) << 8;
 }
 
+/* SIGCHLD to the parent with the child's siginfo: CLD_EXITED and the exit
+ * code, or CLD_KILLED and the (guest) signal (no core is dumped, as
+ * wait_status says: never CLD_DUMPED). */
+static void post_chld(tc_emu *parent, const tc_emu *child) {
+  if (child->exit_signal) {
+    int g = tc_xlat_signal_to_guest(child->arch, child->exit_signal);
+    tc_signal_post_chld(parent, 2, child->pid, g > 0 ? g : child->exit_signal);
+  } else {
+    tc_signal_post_chld(parent, 1, child->pid, child->exit_code & 0xff);
+  }
+}
+
 /* Whether the parent will never wait: SIGCHLD ignored or SA_NOCLDWAIT. */
 static bool parent_reaps(tc_emu *parent) {
   tc_linux_state *st = tc_linux_state_of(parent);
@@ -178,13 +190,13 @@ void tc_proc_exited(tc_emu *emu) {
   if (!parent || !parent->emu || parent->emu->exited ||
       parent_reaps(parent->emu)) {
     if (parent && parent->emu && !parent->emu->exited)
-      tc_signal_post(parent->emu, SIGCHLD_HOST);
+      post_chld(parent->emu, emu);
     proc_remove(p, e);
     return;
   }
   e->zombie = true;
   e->wstatus = wait_status(emu);
-  tc_signal_post(parent->emu, SIGCHLD_HOST);
+  post_chld(parent->emu, emu);
 }
 
 /* ------------------------------------------------------------------ fork */

@@ -37,6 +37,9 @@ typedef struct sig_desc {
   uint64_t mask;   /* the mask the frame saves (sigreturn restores it) */
   uint64_t bias;   /* subtracted from the handler address written to the
                       pc (x86-64 syscall hook: Unicorn adds 2 after it) */
+  uint32_t pid;    /* si_pid when not the process's own (SIGCHLD: the child) */
+  bool has_status; /* SIGCHLD: si_status follows si_uid */
+  int32_t status;
 } sig_desc;
 
 /* struct rt_sigframe (x86-64): pretcode, ucontext, siginfo. */
@@ -245,8 +248,10 @@ static int deliver_i386(tc_emu *emu, tc_linux_state *st, const sig_desc *d,
   if (d->fault) {
     put32(f + I_INFO + 12, (uint32_t)d->addr);
   } else {
-    put32(f + I_INFO + 12, emu->pid);
+    put32(f + I_INFO + 12, d->pid ? d->pid : emu->pid);
     put32(f + I_INFO + 16, TC_GUEST_UID);
+    if (d->has_status)
+      put32(f + I_INFO + 20, (uint32_t)d->status);
   }
   uint8_t *uc = f + I_UC;
   put32(uc + I_UC_STACK, (uint32_t)st->altstack_sp);
@@ -350,9 +355,11 @@ static int deliver_x86_64(tc_emu *emu, tc_linux_state *st, const sig_desc *d,
   if (d->fault) {
     put64(si + 16, d->addr);
   } else {
-    uint32_t pid = emu->pid, uid = TC_GUEST_UID;
+    uint32_t pid = d->pid ? d->pid : emu->pid, uid = TC_GUEST_UID;
     memcpy(si + 16, &pid, 4);
     memcpy(si + 20, &uid, 4);
+    if (d->has_status)
+      memcpy(si + 24, &d->status, 4);
   }
   fx_save(emu, fx);
   if (!(flags & SA_RESTORER_V) || tc_emu_write(emu, fp, fx, sizeof fx) < 0 ||
@@ -387,8 +394,10 @@ static void put_siginfo(tc_emu *emu, uint8_t *si, const sig_desc *d) {
   if (d->fault) {
     tc_abi_put(a, si + u, a->ptr_size, d->addr);
   } else {
-    tc_abi_put(a, si + u, 4, emu->pid);
+    tc_abi_put(a, si + u, 4, d->pid ? d->pid : emu->pid);
     tc_abi_put(a, si + u + 4, 4, TC_GUEST_UID);
+    if (d->has_status)
+      tc_abi_put(a, si + u + 8, 4, (uint32_t)d->status);
   }
 }
 
@@ -849,7 +858,7 @@ static int deliver(tc_emu *emu, tc_linux_state *st, const sig_desc *d) {
     ev.code = d->code;
     ev.addr = d->fault ? d->addr : 0;
     if (!d->fault) {
-      ev.pid = emu->pid;
+      ev.pid = d->pid ? d->pid : emu->pid;
       ev.uid = TC_GUEST_UID;
     }
     ev.handler = handler;
@@ -869,6 +878,13 @@ int tc_signal_deliver(tc_sys_call *c) {
   sig_desc d = {0};
   d.sig = st->pending_sig;
   d.code = st->pending_code;
+  if (d.sig == 17 && st->chld_code) { /* a child's end */
+    d.code = st->chld_code;
+    d.pid = st->chld_pid;
+    d.has_status = true;
+    d.status = st->chld_status;
+    st->chld_code = 0;
+  }
   d.mask = st->suspend_active ? st->suspend_saved : st->sigmask;
   st->pending_sig = 0;
   if (emu->arch->id == TC_ARCH_X86_64) {

@@ -53,6 +53,11 @@ typedef struct tc_linux_state {
   /* Raised while blocked: delivered once unblocked (bit sig-1). */
   uint64_t pending_set;
   int pending_set_code[TC_NSIG + 1];
+  /* SIGCHLD's siginfo while one is pending (Linux keeps the first child's):
+   * CLD_EXITED/KILLED (0: none), the child's pid, its status or signal. */
+  int chld_code;
+  uint32_t chld_pid;
+  int32_t chld_status;
   /* ITIMER_REAL (alarm, setitimer) on the virtual clock: 0 = disarmed. */
   uint64_t timer_deadline, timer_interval;
   /* rt_sigsuspend in progress: the mask to restore after it. */
@@ -271,6 +276,9 @@ int64_t tc_proc_kill(tc_sys_call *c, int64_t pid, int sig);
 /* send_self's decision for a process that is not running: applied to its
  * state (terminate, or pending for its handler). linux_sys_misc.c. */
 void tc_signal_post(tc_emu *target, int sig);
+/* SIGCHLD for a child's end: its siginfo (CLD_*, pid, status) goes with it. */
+void tc_signal_post_chld(tc_emu *target, int code, uint32_t pid,
+                         int32_t status);
 extern const tc_sys_entry tc_sys_process_table[];
 /* Wake checks for TC_THREAD_CHILD (a child to report, or none at all)
  * and TC_THREAD_VFORK (the child exec'd or exited). */

@@ -193,6 +193,17 @@ static int64_t sys_kill(tc_sys_call *c) {
   return r;
 }
 
+void tc_signal_post_chld(tc_emu *target, int code, uint32_t pid,
+                         int32_t status) {
+  tc_linux_state *st = tc_linux_state_of(target);
+  if (!st->chld_code) { /* one pending SIGCHLD keeps the first child's */
+    st->chld_code = code;
+    st->chld_pid = pid;
+    st->chld_status = status;
+  }
+  tc_signal_post(target, 17);
+}
+
 /* A signal for another guest process (tc_proc_kill): as if it sent it to
  * itself. (With threads it goes to the process, not to the thread
  * Linux's complete_signal would pick: the thread running there takes it.) */

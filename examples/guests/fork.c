@@ -23,7 +23,16 @@
 
 static volatile sig_atomic_t chld_seen;
 
-static void on_chld(int sig) { chld_seen += sig == SIGCHLD; }
+/* the first SIGCHLD's siginfo: the kernel's, naming the child that ended */
+static volatile sig_atomic_t first_code, first_pid, first_status;
+static void on_chld(int sig, siginfo_t *si, void *uc) {
+  (void)uc;
+  if (sig == SIGCHLD && chld_seen++ == 0) {
+    first_code = si->si_code;
+    first_pid = si->si_pid;
+    first_status = si->si_status;
+  }
+}
 
 static void report(const char *what, int st) {
   if (WIFEXITED(st))
@@ -162,7 +171,8 @@ int main(int argc, char **argv) {
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_chld;
+  sa.sa_sigaction = on_chld;
+  sa.sa_flags = SA_SIGINFO;
   sigaction(SIGCHLD, &sa, NULL);
 
   /* parent -> child and child -> parent through pipes */
@@ -282,6 +292,10 @@ int main(int argc, char **argv) {
          si.si_pid == w9 ? "its pid" : "another pid", si.si_status);
 
   printf("SIGCHLD handled: %s\n", chld_seen >= 4 ? "yes" : "no");
+  printf("first SIGCHLD: %s, %s, status %d\n",
+         first_code == CLD_EXITED ? "CLD_EXITED" : "another code",
+         first_pid == child ? "the first child's pid" : "another pid",
+         (int)first_status);
   printf("no more children: %s\n",
          wait(&st) < 0 && errno == ECHILD ? "ECHILD" : "??");
   return 0;
