@@ -121,6 +121,27 @@ static void test_files_and_determinism(void) {
  * contents), a KEYFRAME of the child's tid, then the child's instructions
  * from just after the parent's fork; it ends with the child's own exit.
  * The parent's clone returned the child's pid; wait4 reported it. */
+/* strace decodes fork's clone, wait4's status and options as strace does
+ * (the lines of a native `strace` of the same guest, pids aside). */
+static void test_strace_lines(void) {
+  CU_ASSERT_EQUAL(record("strace", "tct", "fork64", NULL, NULL, NULL), 0);
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "strace",
+                               file_of("strace", NULL, ".tct"), NULL),
+                  0);
+  const char *o = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(o, "clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|"
+                "CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x"));
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(o, "wait4(1001, [{WIFEXITED(s) && WEXITSTATUS(s) == 20}], 0, "
+                "NULL) = 1001"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "WNOHANG, NULL) = 0"));
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(o, "[{WIFSIGNALED(s) && WTERMSIG(s) == SIGTERM}], 0, NULL)"));
+  free(out);
+}
+
 static void test_child_stream(void) {
   CU_ASSERT_EQUAL(record("stream", "tct", "fork64", NULL, NULL, NULL), 0);
   evlog parent = {0}, child = {0};
@@ -307,6 +328,7 @@ int main(void) {
       {"any quantum, the same output", test_quantum},
       {"one file per process, deterministic", test_files_and_determinism},
       {"a child's stream starts from the copied state", test_child_stream},
+      {"strace: clone and wait4 as strace prints them", test_strace_lines},
       {"verify passes for every process", test_verify},
       {"a signal interrupts a blocked read", test_eintr},
       {"a fork bomb ends at EAGAIN", test_bomb},

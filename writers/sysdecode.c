@@ -1007,6 +1007,10 @@ typedef enum argk {
   K_TIMESPEC64_REM,
   K_TIMEVAL_OUT,
   K_ITIMER_WHICH,
+  K_CLONE,        /* clone's flags and the arguments they use (consumes all) */
+  K_WSTATUS_OUT,  /* wait4's int status, as strace's WIFEXITED(s)... */
+  K_WAIT_OPTS,    /* WNOHANG|WUNTRACED|... */
+  K_IDTYPE,       /* waitid's P_* */
   K_ITIMERVAL_IN, /* struct itimerval: two timevals */
   K_ITIMERVAL_OUT,
   K_TIME_OUT, /* time(2)'s time_t out */
@@ -1199,6 +1203,10 @@ static const sysdesc syscalls[] = {
     {"time", R_TIME, 0, {K_TIME_OUT}},
     {"nanosleep", R_DEC, 0, {K_TIMESPEC_IN, K_TIMESPEC_REM}},
     {"alarm", R_DEC, 0, {K_UINT}},
+    {"clone", R_DEC, 0, {K_CLONE}},
+    {"wait4", R_DEC, 0, {K_INT, K_WSTATUS_OUT, K_WAIT_OPTS, K_PTR}},
+    {"waitpid", R_DEC, 0, {K_INT, K_WSTATUS_OUT, K_WAIT_OPTS}},
+    {"waitid", R_DEC, 0, {K_IDTYPE, K_INT, K_PTR, K_WAIT_OPTS, K_PTR}},
     {"pause", R_DEC, 0, {K_END}},
     {"rt_sigsuspend", R_DEC, 0, {K_SIGSET_IN, K_ULONG}},
     {"setitimer", R_DEC, 0, {K_ITIMER_WHICH, K_ITIMERVAL_IN, K_ITIMERVAL_OUT}},
@@ -1312,6 +1320,7 @@ static int regs_of(const call *c, argk k, int *r) {
     return 2;
   case K_FUTEX_OP:
   case K_PRCTL:
+  case K_CLONE:
     return 5;
   default:
     return 1;
@@ -1604,6 +1613,106 @@ static void put_timespec(call *c, uint64_t addr, bool in, unsigned w,
     return;
   sb_printf(c->b, "{tv_sec=%" PRId64 ", %s=%" PRId64 "}", get_int(c->a, buf, w),
             frac, get_int(c->a, buf + w, w));
+}
+
+static const xlat clone_flags[] = {{0x100, "CLONE_VM"},
+                                   {0x200, "CLONE_FS"},
+                                   {0x400, "CLONE_FILES"},
+                                   {0x800, "CLONE_SIGHAND"},
+                                   {0x1000, "CLONE_PIDFD"},
+                                   {0x2000, "CLONE_PTRACE"},
+                                   {0x4000, "CLONE_VFORK"},
+                                   {0x8000, "CLONE_PARENT"},
+                                   {0x10000, "CLONE_THREAD"},
+                                   {0x20000, "CLONE_NEWNS"},
+                                   {0x40000, "CLONE_SYSVSEM"},
+                                   {0x80000, "CLONE_SETTLS"},
+                                   {0x100000, "CLONE_PARENT_SETTID"},
+                                   {0x200000, "CLONE_CHILD_CLEARTID"},
+                                   {0x400000, "CLONE_DETACHED"},
+                                   {0x800000, "CLONE_UNTRACED"},
+                                   {0x1000000, "CLONE_CHILD_SETTID"},
+                                   {0x2000000, "CLONE_NEWCGROUP"},
+                                   {0x4000000, "CLONE_NEWUTS"},
+                                   {0x8000000, "CLONE_NEWIPC"},
+                                   {0x10000000, "CLONE_NEWUSER"},
+                                   {0x20000000, "CLONE_NEWPID"},
+                                   {0x40000000, "CLONE_NEWNET"},
+                                   {0x80000000, "CLONE_IO"}};
+
+/* clone(flags, stack, parent_tid, ...): x86-64 passes child_tid then tls;
+ * i386, arm, arm64 and mips tls then child_tid. strace names only the
+ * arguments the flags use. */
+static void put_clone(call *c, int r) {
+  sbuf *b = c->b;
+  uint64_t flags = reg_at(c, r), stack = reg_at(c, r + 1),
+           ptid = reg_at(c, r + 2);
+  bool x64 = c->a->id == TC_ARCH_X86_64;
+  uint64_t ctid = reg_at(c, r + (x64 ? 3 : 4)),
+           tls = reg_at(c, r + (x64 ? 4 : 3));
+  sb_puts(b, "child_stack=");
+  put_addr(b, stack);
+  sb_puts(b, ", flags=");
+  uint64_t named =
+      flags & ~0xffull & (c->a->ptr_size == 4 ? 0xffffffffull : ~0ull);
+  if (named)
+    put_flags(b, clone_flags, N(clone_flags), named, "CLONE_???");
+  if (flags & 0xff) {
+    if (named)
+      sb_putc(b, '|');
+    put_signal(b, c->a, (int32_t)(flags & 0xff));
+  } else if (!named) {
+    sb_putc(b, '0');
+  }
+  if (flags & 0x100000) {
+    sb_puts(b, ", parent_tid=");
+    put_addr(b, ptid);
+  }
+  if (flags & 0x80000) {
+    sb_puts(b, ", tls=");
+    put_addr(b, tls);
+  }
+  if (flags & (0x200000 | 0x1000000)) {
+    sb_puts(b, ", child_tidptr=");
+    put_addr(b, ctid);
+  }
+}
+
+static const xlat wait_opts[] = {
+    {1, "WNOHANG"},         {2, "WSTOPPED"},
+    {4, "WEXITED"},         {8, "WCONTINUED"},
+    {0x1000000, "WNOWAIT"}, {0x20000000, "__WNOTHREAD"},
+    {0x40000000, "__WALL"}, {0x80000000u, "__WCLONE"}};
+
+static const xlat idtypes[] = {
+    {0, "P_ALL"}, {1, "P_PID"}, {2, "P_PGID"}, {3, "P_PIDFD"}};
+
+/* wait4's status out, as strace prints it: [{WIFEXITED(s) && ...}] */
+static void put_wstatus(call *c, uint64_t addr) {
+  if (!out_ok(c, addr))
+    return;
+  if (c->ret <= 0) { /* nothing was written (WNOHANG and no child) */
+    put_addr(c->b, addr);
+    return;
+  }
+  uint8_t buf[4];
+  if (!read_struct(c, addr, buf, 4, false))
+    return;
+  uint32_t st = (uint32_t)get_uint(c->a, buf, 4);
+  sbuf *b = c->b;
+  if ((st & 0x7f) == 0) {
+    sb_printf(b, "[{WIFEXITED(s) && WEXITSTATUS(s) == %u}]", (st >> 8) & 0xff);
+  } else if (st == 0xffff) {
+    sb_puts(b, "[{WIFCONTINUED(s)}]");
+  } else if ((st & 0xff) == 0x7f) {
+    sb_puts(b, "[{WIFSTOPPED(s) && WSTOPSIG(s) == ");
+    put_signal(b, c->a, (int32_t)((st >> 8) & 0xff));
+    sb_puts(b, "}]");
+  } else {
+    sb_puts(b, "[{WIFSIGNALED(s) && WTERMSIG(s) == ");
+    put_signal(b, c->a, (int32_t)(st & 0x7f));
+    sb_puts(b, (st & 0x80) ? " && WCOREDUMP(s)}]" : "}]");
+  }
 }
 
 static const xlat itimers[] = {
@@ -2323,6 +2432,18 @@ static void put_arg(call *c, int i) {
   }
   case K_TIMEVAL_OUT:
     put_timespec(c, v, false, c->a->ptr_size, "tv_usec");
+    break;
+  case K_CLONE:
+    put_clone(c, r);
+    break;
+  case K_WSTATUS_OUT:
+    put_wstatus(c, v);
+    break;
+  case K_WAIT_OPTS:
+    put_flags(b, wait_opts, N(wait_opts), (uint32_t)v, NULL);
+    break;
+  case K_IDTYPE:
+    put_xval(b, idtypes, N(idtypes), (uint32_t)v, "P_???", false);
     break;
   case K_ITIMER_WHICH:
     put_xval(b, itimers, N(itimers), (uint32_t)v, "ITIMER_???", false);
