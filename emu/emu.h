@@ -123,6 +123,8 @@ typedef struct tc_thread {
   int wait_fd; /* TC_THREAD_FD: the host fd and the poll events awaited */
   short wait_events;
   int64_t wait_pid; /* TC_THREAD_CHILD: wait4's pid argument; _VFORK: child */
+  int wait_options; /* TC_THREAD_CHILD: what it reports (WEXITED, WUNTRACED..)
+                     */
   struct pollfd *wait_set; /* TC_THREAD_POLL: host fds and events (owned) */
   size_t wait_nfds;
   /* Woken: the restarted wait returns restart_ret (0, or -ETIMEDOUT). */
@@ -187,6 +189,9 @@ typedef struct tc_emu {
   bool exited;
   int exit_code;   /* exit status for TC_EXIT_EXITED */
   int exit_signal; /* signal number for TC_EXIT_SIGNALED (0 otherwise) */
+  /* Job control: stopped by this (host-numbered) stop signal, none of its
+   * threads runs until a SIGCONT; 0 while it runs. */
+  int job_stop_sig;
 
   /* Set when the guest faulted (the run loop then ends the process). */
   bool faulted;
@@ -306,6 +311,8 @@ void tc_proc_exited(tc_emu *emu);
 /* Whether a process whose every thread waited can go on now (a child
  * exited, a pipe is ready, a signal came). Runs the waking checks. */
 bool tc_emu_can_run(tc_emu *emu);
+/* Whether the process is stopped (SIGSTOP and co.) until a SIGCONT. */
+bool tc_emu_job_stopped(const tc_emu *emu);
 /* The earliest deadline of a timed wait in the process (UINT64_MAX: none). */
 uint64_t tc_emu_next_deadline(const tc_emu *emu);
 /* What the process waits for, for a deadlock message. */

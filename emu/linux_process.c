@@ -41,9 +41,12 @@
 #define CLONE_CHILD_SETTID 0x1000000u
 
 #define WNOHANG 1
+#define WUNTRACED 2 /* waitid's WSTOPPED */
 #define WEXITED 4
+#define WCONTINUED 8
 #define WNOWAIT 0x01000000
 #define SIGCHLD_HOST 17
+#define SIGCONT_HOST 18
 #define OUTSIDE_PPID 1u /* the first process's parent: not a guest */
 
 typedef struct tc_proc {
@@ -53,6 +56,10 @@ typedef struct tc_proc {
   bool in_vfork; /* a vfork child that has not exec'd or exited */
   bool zombie;   /* ended, waits to be reaped */
   int wstatus;   /* Linux wait status of a zombie */
+  /* Job control not yet reported to a wait: stopped by this (host) signal
+   * (WUNTRACED), continued (WCONTINUED). */
+  int stop_report;
+  bool cont_report;
 } tc_proc;
 
 struct tc_procs {
@@ -133,6 +140,12 @@ void tc_proc_vfork_release(tc_emu *emu) {
     e->in_vfork = false;
 }
 
+/* A host-numbered signal as the guest's architecture numbers it. */
+static int guest_signal(const tc_emu *emu, int sig) {
+  int g = tc_xlat_signal_to_guest(emu->arch, sig);
+  return g > 0 ? g : sig;
+}
+
 /* Linux's wait status for how the process ended. */
 static int wait_status(const tc_emu *emu) {
   if (emu->exit_signal) {
@@ -197,6 +210,44 @@ void tc_proc_exited(tc_emu *emu) {
   e->zombie = true;
   e->wstatus = wait_status(emu);
   post_chld(parent->emu, emu);
+}
+
+/* ----------------------------------------------------------- job control */
+
+/* The parent hears of a stop or a continue: SIGCHLD unless its action has
+ * SA_NOCLDSTOP (1). */
+static void notify_parent_cldstop(tc_emu *emu, int code, int sig) {
+  tc_proc *e = proc_find(emu->procs, emu->pid);
+  tc_proc *parent = e ? proc_find(emu->procs, e->ppid) : NULL;
+  if (!parent || !parent->emu || parent->emu->exited)
+    return;
+  int g = tc_xlat_signal_to_guest(emu->arch, sig);
+  if (!(tc_linux_state_of(parent->emu)->sigact[SIGCHLD_HOST].flags & 1))
+    tc_signal_post_chld(parent->emu, code, emu->pid, g > 0 ? g : sig);
+}
+
+void tc_proc_job_stop(tc_emu *emu, int sig) {
+  if (emu->job_stop_sig || emu->exited)
+    return;
+  emu->job_stop_sig = sig;
+  tc_proc *e = proc_find(emu->procs, emu->pid);
+  if (e) {
+    e->stop_report = sig;
+    e->cont_report = false;
+  }
+  notify_parent_cldstop(emu, 5 /* CLD_STOPPED */, sig);
+}
+
+void tc_proc_job_continue(tc_emu *emu) {
+  if (!emu->job_stop_sig)
+    return;
+  emu->job_stop_sig = 0;
+  tc_proc *e = proc_find(emu->procs, emu->pid);
+  if (e) {
+    e->stop_report = 0; /* a stop not yet waited for is not reported */
+    e->cont_report = true;
+  }
+  notify_parent_cldstop(emu, 6 /* CLD_CONTINUED */, 18 /* SIGCONT */);
 }
 
 /* ------------------------------------------------------------------ fork */
@@ -378,14 +429,26 @@ static bool wait_matches(const tc_proc *e, int64_t pid) {
   return pid <= 0 || (uint32_t)pid == e->pid;
 }
 
-bool tc_proc_wait_ready(tc_emu *emu, int64_t pid) {
+/* What child e has to report to a wait with these options (0: nothing):
+ * WEXITED (it ended), WUNTRACED (it stopped) or WCONTINUED. */
+static int report_of(const tc_proc *e, int options) {
+  if (e->zombie)
+    return options & WEXITED;
+  if (e->stop_report)
+    return options & WUNTRACED;
+  if (e->cont_report)
+    return options & WCONTINUED;
+  return 0;
+}
+
+bool tc_proc_wait_ready(tc_emu *emu, int64_t pid, int options) {
   struct tc_procs *p = emu->procs;
   bool any = false;
   for (size_t i = 0; p && i < p->n; i++) {
     const tc_proc *e = &p->v[i];
     if (e->ppid != emu->pid || !wait_matches(e, pid))
       continue;
-    if (e->zombie)
+    if (report_of(e, options))
       return true;
     any = true;
   }
@@ -397,9 +460,10 @@ bool tc_proc_vfork_ready(tc_emu *emu, int64_t pid) {
   return !e || !e->in_vfork;
 }
 
-/* The zombie to report (NULL: none yet); -ECHILD in *err when no child
- * matches at all. */
-static tc_proc *find_zombie(tc_emu *emu, int64_t pid, int *err) {
+/* The child to report (NULL: none yet) and what (*kind, report_of);
+ * -ECHILD in *err when no child matches at all. */
+static tc_proc *find_report(tc_emu *emu, int64_t pid, int options, int *err,
+                            int *kind) {
   struct tc_procs *p = emu->procs;
   *err = -ECHILD;
   for (size_t i = 0; p && i < p->n; i++) {
@@ -407,10 +471,23 @@ static tc_proc *find_zombie(tc_emu *emu, int64_t pid, int *err) {
     if (e->ppid != emu->pid || !wait_matches(e, pid))
       continue;
     *err = 0;
-    if (e->zombie)
+    if ((*kind = report_of(e, options)))
       return e;
   }
   return NULL;
+}
+
+/* The child's report is taken: a zombie is reaped, a stop or continue is
+ * reported once. */
+static uint32_t consume_report(tc_emu *emu, tc_proc *e, int kind) {
+  uint32_t pid = e->pid;
+  if (kind == WEXITED)
+    proc_remove(emu->procs, e);
+  else if (kind == WUNTRACED)
+    e->stop_report = 0;
+  else
+    e->cont_report = false;
+  return pid;
 }
 
 static int put_rusage(tc_sys_call *c, uint64_t addr) {
@@ -420,20 +497,23 @@ static int put_rusage(tc_sys_call *c, uint64_t addr) {
   return addr ? tc_sys_write(c->emu, addr, z, 18u * c->emu->arch->ptr_size) : 0;
 }
 
-/* The blocking part shared by the wait calls: a zombie, 0 (WNOHANG, or
- * the thread now waits: c->restart), or -errno. */
+/* The blocking part shared by the wait calls: a child to report (*out,
+ * what in *kind), 0 (WNOHANG, or the thread now waits: c->restart), or
+ * -errno. */
 static int64_t wait_common(tc_sys_call *c, int64_t pid, int options,
-                           tc_proc **out) {
+                           tc_proc **out, int *kind) {
   int err;
-  *out = find_zombie(c->emu, pid, &err);
+  *out = find_report(c->emu, pid, options, &err, kind);
   if (*out)
     return 0;
   if (err < 0)
     return err;
   if (options & WNOHANG)
     return 0;
-  if (tc_thread_block(c, TC_THREAD_CHILD, pid))
+  if (tc_thread_block(c, TC_THREAD_CHILD, pid)) {
+    c->emu->threads[c->emu->cur_thread].wait_options = options;
     return 0;
+  }
   return -ECHILD; /* nobody else lives: it would wait forever */
 }
 
@@ -441,20 +521,25 @@ static int64_t do_wait4(tc_sys_call *c, uint64_t status_addr,
                         uint64_t rusage_addr) {
   int64_t pid = tc_sys_int(c, 0);
   int options = tc_sys_int(c, 2);
-  if (options & ~(WNOHANG | 2 | 8 | 0x20000000 | 0x40000000 | 0x80000000))
+  if (options & ~(WNOHANG | WUNTRACED | WCONTINUED | 0x20000000 | 0x40000000 |
+                  0x80000000))
     return -EINVAL;
   tc_proc *z;
-  int64_t r = wait_common(c, pid, options, &z);
+  int kind;
+  int64_t r = wait_common(c, pid, options | WEXITED, &z, &kind);
   if (r < 0 || !z)
     return r;
-  if (status_addr &&
-      (r = tc_sys_put_uint(c->emu, status_addr, 4, (uint32_t)z->wstatus)) < 0)
+  /* stopped: 0x7f | sig << 8; continued: 0xffff */
+  uint32_t status = kind == WEXITED ? (uint32_t)z->wstatus
+                    : kind == WUNTRACED
+                        ? 0x7fu | (uint32_t)guest_signal(c->emu, z->stop_report)
+                                      << 8
+                        : 0xffffu;
+  if (status_addr && (r = tc_sys_put_uint(c->emu, status_addr, 4, status)) < 0)
     return r;
   if ((r = put_rusage(c, rusage_addr)) < 0)
     return r;
-  uint32_t child = z->pid;
-  proc_remove(c->emu->procs, z);
-  return child;
+  return consume_report(c->emu, z, kind);
 }
 
 static int64_t sys_wait4(tc_sys_call *c) {
@@ -468,11 +553,13 @@ static int64_t sys_waitid(tc_sys_call *c) {
   int idtype = tc_sys_int(c, 0);
   int64_t pid = idtype == 0 ? -1 : idtype == 1 ? (int64_t)(uint32_t)c->a[1] : 0;
   int options = tc_sys_int(c, 3);
-  if (idtype < 0 || idtype > 3 || !(options & WEXITED) ||
+  if (idtype < 0 || idtype > 3 ||
+      !(options & (WEXITED | WUNTRACED | WCONTINUED)) ||
       (idtype == 1 && pid <= 0))
     return -EINVAL;
   tc_proc *z;
-  int64_t r = wait_common(c, pid, options, &z);
+  int kind = 0;
+  int64_t r = wait_common(c, pid, options, &z, &kind);
   if (r < 0 || (!z && c->restart))
     return r;
   uint8_t si[128] = {0};
@@ -482,14 +569,19 @@ static int64_t sys_waitid(tc_sys_call *c) {
                 a->id == TC_ARCH_MIPS64EL;
     bool killed = (z->wstatus & 0x7f) != 0;
     int sigchld = tc_xlat_signal_to_guest(a, SIGCHLD_HOST);
+    /* CLD_EXITED 1, CLD_KILLED 2, CLD_STOPPED 5, CLD_CONTINUED 6 */
+    int code = kind == WUNTRACED ? 5 : kind == WCONTINUED ? 6 : killed ? 2 : 1;
+    uint32_t status =
+        kind == WUNTRACED    ? (uint32_t)guest_signal(emu, z->stop_report)
+        : kind == WCONTINUED ? (uint32_t)guest_signal(emu, SIGCONT_HOST)
+        : killed             ? (uint32_t)(z->wstatus & 0x7f)
+                             : (uint32_t)((z->wstatus >> 8) & 0xff);
     tc_abi_put(a, si, 4, (uint32_t)sigchld);
-    tc_abi_put(a, si + (mips ? 4 : 8), 4, killed ? 2 : 1); /* CLD_* */
-    size_t u = a->ptr_size == 8 ? 16 : 12;                 /* the union */
+    tc_abi_put(a, si + (mips ? 4 : 8), 4, (uint32_t)code);
+    size_t u = a->ptr_size == 8 ? 16 : 12; /* the union */
     tc_abi_put(a, si + u, 4, z->pid);
     tc_abi_put(a, si + u + 4, 4, TC_GUEST_UID);
-    tc_abi_put(
-        a, si + u + 8, 4,
-        (uint32_t)(killed ? z->wstatus & 0x7f : (z->wstatus >> 8) & 0xff));
+    tc_abi_put(a, si + u + 8, 4, status);
   }
   /* WNOHANG with nothing to report: the kernel zeroes si_pid (and all). */
   if (c->a[2] && (r = tc_sys_write(emu, c->a[2], si, 128)) < 0)
@@ -497,7 +589,7 @@ static int64_t sys_waitid(tc_sys_call *c) {
   if ((r = put_rusage(c, c->a[4])) < 0)
     return r;
   if (z && !(options & WNOWAIT))
-    proc_remove(emu->procs, z);
+    consume_report(emu, z, kind);
   return 0;
 }
 

@@ -913,7 +913,7 @@ bool tc_signal_default_kills(int sig) {
   case 22:        /* SIGTTOU */
   case 23:        /* SIGURG */
   case 28:        /* SIGWINCH */
-    return false; /* ignore, or stop (no job control here) */
+    return false; /* ignore, or stop (tc_signal_job_stop) */
   default:
     return true;
   }
@@ -1159,6 +1159,8 @@ void tc_signal_syscall_end(tc_sys_call *c) {
       } else if (h == 0 && tc_signal_default_kills(sig)) {
         c->action = TC_SYS_ACT_KILL;
         c->action_arg = sig;
+      } else if (h == 0 && sig >= 19 && sig <= 22) {
+        tc_signal_job_stop(c, sig); /* a stop signal, unblocked */
       }
     }
   }

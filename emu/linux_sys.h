@@ -98,6 +98,9 @@ typedef struct tc_sys_call {
    * runs again when the thread is woken (then returning its result);
    * nothing is written or reported now. */
   bool restart;
+  /* Not a call of the process's own: a signal another process sent
+   * (tc_signal_post); the target's engine is not running. */
+  bool posted;
 } tc_sys_call;
 
 typedef int64_t (*tc_sys_fn)(tc_sys_call *c);
@@ -279,10 +282,18 @@ void tc_signal_post(tc_emu *target, int sig);
 /* SIGCHLD for a child's end: its siginfo (CLD_*, pid, status) goes with it. */
 void tc_signal_post_chld(tc_emu *target, int code, uint32_t pid,
                          int32_t status);
+/* A stop signal's default action: the whole process stops (job control),
+ * after the call when it is the caller's own (linux_sys_misc.c). */
+void tc_signal_job_stop(tc_sys_call *c, int sig);
 extern const tc_sys_entry tc_sys_process_table[];
 /* Wake checks for TC_THREAD_CHILD (a child to report, or none at all)
  * and TC_THREAD_VFORK (the child exec'd or exited). */
-bool tc_proc_wait_ready(tc_emu *emu, int64_t pid);
+bool tc_proc_wait_ready(tc_emu *emu, int64_t pid, int options);
+/* Job control (linux_process.c): the process stops on (host) sig, or a
+ * SIGCONT continues it; its parent can wait for either and gets SIGCHLD
+ * unless it asked SA_NOCLDSTOP. */
+void tc_proc_job_stop(tc_emu *emu, int sig);
+void tc_proc_job_continue(tc_emu *emu);
 bool tc_proc_vfork_ready(tc_emu *emu, int64_t pid);
 /* poll/ppoll of guest pipes only, none ready: the thread waits (a copy of
  * the n host pollfds, a virtual-clock deadline or UINT64_MAX) while other

@@ -111,20 +111,56 @@ static int64_t sys_exit(tc_sys_call *c) {
 
 enum { SIG_DFL_V = 0, SIG_IGN_V = 1 };
 
+static bool is_stop_signal(int sig) { return sig >= 19 && sig <= 22; }
+
+/* Drops the pending signals in set, of the process and of every thread. */
+static void drop_pending(tc_emu *emu, tc_linux_state *st, uint64_t set) {
+  st->pending_set &= ~set;
+  st->thread_pending &= ~set;
+  for (size_t i = 0; i < emu->nthreads; i++)
+    emu->threads[i].sig_pending &= ~set;
+}
+
+/* Job control when a signal is sent, whatever its disposition (Linux's
+ * prepare_signal): SIGCONT continues a stopped process and drops its
+ * pending stop signals; a stop signal drops a pending SIGCONT. */
+static void job_control_on_send(tc_emu *emu, tc_linux_state *st, int sig) {
+  if (sig == 18) {
+    drop_pending(emu, st, 0xfull << 18); /* SIGSTOP, TSTP, TTIN, TTOU */
+    tc_proc_job_continue(emu);
+  } else if (is_stop_signal(sig)) {
+    drop_pending(emu, st, 1ull << 17); /* SIGCONT */
+  }
+}
+
+void tc_signal_job_stop(tc_sys_call *c, int sig) {
+  tc_emu *emu = c->emu;
+  tc_proc_job_stop(emu, sig);
+  if (c->posted)
+    return; /* not running: the session does not give it turns */
+  /* The call returns, then the engine stops and the scheduler holds the
+   * whole process (tc_emu_schedule) until a SIGCONT. */
+  if (emu->resched < TC_RESCHED_BLOCK)
+    emu->resched = TC_RESCHED_BLOCK;
+  uc_emu_stop(emu->uc);
+}
+
 /* Sends sig to the calling thread. A caught signal runs its handler when
  * this syscall returns (linux_signal.c); a blocked one waits in the
  * pending set for the unblock; an ignored one, or one whose default action
- * is to ignore or stop, has no effect. A default action of "terminate" or
+ * is to ignore, has no effect; a default action of "stop" stops the whole
+ * process (tc_signal_job_stop). A default action of "terminate" or
  * "core" ends the process after the syscall has been reported. */
 static int64_t send_self(tc_sys_call *c, int sig) {
   if (sig == 0)
     return 0;
   tc_linux_state *st = c->st;
-  bool kill = false;
+  job_control_on_send(c->emu, st, sig);
+  bool kill = false, stop = false;
   if (sig == 9) {
     kill = true;
   } else if (sig == 19) {
-    kill = false; /* SIGSTOP: no job control */
+    stop = true; /* SIGSTOP cannot be caught, blocked or ignored */
   } else if (st->sigmask & (1ull << (sig - 1))) {
     kill = false; /* pending until unblocked (tc_signal_syscall_end) */
     if (st->sigact[sig].handler != SIG_IGN_V) {
@@ -148,9 +184,13 @@ static int64_t send_self(tc_sys_call *c, int sig) {
               sig, c->emu->arch->name);
       st->handler_reported = true;
     }
+  } else if (is_stop_signal(sig)) {
+    stop = true; /* SIGTSTP, SIGTTIN, SIGTTOU: their default action */
   } else {
     kill = tc_signal_default_kills(sig);
   }
+  if (stop)
+    tc_signal_job_stop(c, sig);
   if (kill) {
     c->action = TC_SYS_ACT_KILL;
     c->action_arg = sig;
@@ -174,8 +214,10 @@ static int64_t kill_own_process(tc_sys_call *c, int sig) {
   if (sig != 0 && sig != 9 && sig != 19 &&
       c->st->sigact[sig].handler > SIG_IGN_V && tc_signal_can_deliver(c->emu))
     tid = tc_thread_pick_for_signal(c->emu, sig);
-  if (tid)
+  if (tid) {
+    job_control_on_send(c->emu, c->st, sig);
     return tc_thread_queue_signal(c->emu, tid, sig, true);
+  }
   return send_self(c, sig);
 }
 
@@ -213,6 +255,7 @@ void tc_signal_post(tc_emu *target, int sig) {
   c.emu = target;
   c.st = tc_linux_state_of(target);
   c.name = "kill";
+  c.posted = true;
   send_self(&c, sig);
   if (c.action == TC_SYS_ACT_KILL) {
     tc_emu_kill(target, c.action_arg);
@@ -232,8 +275,10 @@ static int64_t send_other_thread(tc_sys_call *c, int sig, uint32_t tid) {
   if (sig != 0 && sig != 9 && sig != 19 &&
       st->sigact[sig].handler != SIG_DFL_V &&
       st->sigact[sig].handler != SIG_IGN_V) {
-    if (tc_signal_can_deliver(c->emu))
+    if (tc_signal_can_deliver(c->emu)) {
+      job_control_on_send(c->emu, st, sig);
       return tc_thread_queue_signal(c->emu, tid, sig, false);
+    }
     if (!st->tkill_reported && !c->emu->opt.quiet)
       fprintf(stderr,
               "tracecorn: signal %d for thread %u has a guest handler; "

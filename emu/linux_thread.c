@@ -732,7 +732,8 @@ static void wake_timed_out(tc_emu *emu) {
   tc_linux_state *st = tc_linux_state_of(emu);
   for (size_t i = 0; i < emu->nthreads; i++) {
     tc_thread *t = &emu->threads[i];
-    if (t->state == TC_THREAD_CHILD && tc_proc_wait_ready(emu, t->wait_pid))
+    if (t->state == TC_THREAD_CHILD &&
+        tc_proc_wait_ready(emu, t->wait_pid, t->wait_options))
       t->state = TC_THREAD_RUNNABLE; /* the wait runs again and reaps */
     if (t->state == TC_THREAD_VFORK && tc_proc_vfork_ready(emu, t->wait_pid)) {
       t->state = TC_THREAD_RUNNABLE;
@@ -793,6 +794,19 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
   int why = emu->resched;
   emu->resched = TC_RESCHED_NONE;
   tc_emu_restart_pc(emu);
+  if (emu->job_stop_sig) {
+    /* Stopped (job control): no thread runs until another process sends
+     * SIGCONT; with nobody left to send it, the run cannot go on. */
+    if (tc_procs_others_live(emu))
+      return 1;
+    char what[160];
+    tc_emu_describe_wait(emu, what, sizeof what);
+    tc_error_set(err,
+                 "stopped: process %u %s, and no other guest process is "
+                 "left to send SIGCONT",
+                 (unsigned)emu->pid, what);
+    return -1;
+  }
   if (emu->nthreads == 0 || why == TC_RESCHED_KEEP)
     return 0;
   wake_timed_out(emu);
@@ -860,7 +874,11 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
   return 0;
 }
 
+bool tc_emu_job_stopped(const tc_emu *emu) { return emu->job_stop_sig != 0; }
+
 bool tc_emu_can_run(tc_emu *emu) {
+  if (emu->job_stop_sig)
+    return false;
   if (emu->nthreads == 0)
     return true;
   wake_timed_out(emu);
@@ -869,6 +887,8 @@ bool tc_emu_can_run(tc_emu *emu) {
 
 uint64_t tc_emu_next_deadline(const tc_emu *emu) {
   uint64_t first = UINT64_MAX;
+  if (emu->job_stop_sig)
+    return first; /* no wait of a stopped process ends */
   for (size_t i = 0; i < emu->nthreads; i++)
     if ((emu->threads[i].state == TC_THREAD_FUTEX ||
          emu->threads[i].state == TC_THREAD_POLL) &&
@@ -877,9 +897,32 @@ uint64_t tc_emu_next_deadline(const tc_emu *emu) {
   return first;
 }
 
+/* The name of a stop signal (host numbering). */
+static const char *stop_signal_name(int sig) {
+  switch (sig) {
+  case 19:
+    return "SIGSTOP";
+  case 20:
+    return "SIGTSTP";
+  case 21:
+    return "SIGTTIN";
+  case 22:
+    return "SIGTTOU";
+  default:
+    return "a stop signal";
+  }
+}
+
 void tc_emu_describe_wait(const tc_emu *emu, char *out, size_t max) {
   size_t len = 0;
   out[0] = 0;
+  if (emu->job_stop_sig) {
+    snprintf(out, max,
+             "is stopped by %s (natively it would wait forever for a SIGCONT "
+             "from outside, such as a shell's fg)",
+             stop_signal_name(emu->job_stop_sig));
+    return;
+  }
   for (size_t i = 0; i < emu->nthreads && len + 48 < max; i++) {
     const tc_thread *t = &emu->threads[i];
     const char *what = t->state == TC_THREAD_FUTEX     ? "a futex"

@@ -687,18 +687,26 @@ static bool wake_by_clock(tc_session *s, uint64_t *clock) {
 }
 
 static void deadlock_message(tc_session *s, tc_error *err) {
-  char list[400] = "";
+  char list[600] = "";
   size_t len = 0;
-  for (int i = 0; i < TC_MAX_PROCS && len + 120 < sizeof list; i++)
+  bool stopped = false;
+  for (int i = 0; i < TC_MAX_PROCS && len + 200 < sizeof list; i++)
     if (s->procs[i].used && !s->procs[i].done) {
-      char what[160];
+      stopped |= tc_emu_job_stopped(s->procs[i].emu);
+      char what[200];
       tc_emu_describe_wait(s->procs[i].emu, what, sizeof what);
       len += (size_t)snprintf(list + len, sizeof list - len, "%sprocess %u: %s",
                               len ? "; " : "", (unsigned)s->procs[i].emu->pid,
                               what);
     }
-  tc_error_set(err, "deadlock: every guest process waits for another (%s)",
-               list);
+  if (stopped)
+    tc_error_set(err,
+                 "stopped: no guest process is left to continue the stopped "
+                 "ones (%s)",
+                 list);
+  else
+    tc_error_set(err, "deadlock: every guest process waits for another (%s)",
+                 list);
 }
 
 /* Round-robin over the processes in slot order: each runs one turn (a
@@ -723,9 +731,13 @@ static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
     /* One time for all: a wait's deadline is judged on the latest clock. */
     if (p->used && !p->done && p->emu->clock_ns < clock)
       p->emu->clock_ns = clock;
-    bool can = p->used && !p->done &&
-               (!tc_recorder_blocked(p->rec) || p->emu->exited ||
-                s->stop_requested || tc_emu_can_run(p->emu));
+    /* A process stopped by another (job control) gets no turn until a
+     * SIGCONT; one that stopped itself is blocked (tc_emu_can_run). */
+    bool can =
+        p->used && !p->done &&
+        (!tc_recorder_blocked(p->rec) || p->emu->exited || s->stop_requested ||
+         tc_emu_can_run(p->emu)) &&
+        (!tc_emu_job_stopped(p->emu) || p->emu->exited || s->stop_requested);
     if (!can) {
       cur = (cur + 1) % TC_MAX_PROCS;
       if (++idle < TC_MAX_PROCS)

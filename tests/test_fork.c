@@ -276,6 +276,82 @@ static void test_deadlock(void) {
   }
 }
 
+/* Job control: stop signals stop a whole process until a SIGCONT; the
+ * parent's WUNTRACED/WSTOPPED/WCONTINUED waits and SIGCHLD as natively. */
+static void test_stop_reference(void) {
+  tu_check_reference(TU_REF_AUTO, "stop64", "");
+  tu_check_reference(TU_REF_AUTO, "stop32", "");
+  tu_check_reference(TU_REF_AUTO, "stop64", "jobs");
+  tu_check_reference(TU_REF_AUTO, "stop32", "jobs");
+}
+
+/* The stop is the kill's SYSCALL, no SIGNAL event: the stopped child's
+ * stream goes on after its tgkill once continued, and ends with its exit;
+ * two recordings are byte-identical; every format verifies. */
+static void test_stop_stream(void) {
+  CU_ASSERT_EQUAL(record("stop-a", "tct", "stop64", NULL, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(record("stop-b", "tct", "stop64", NULL, NULL, NULL), 0);
+  static const char *const pids[] = {NULL, "1001"};
+  for (size_t p = 0; p < 2; p++) {
+    size_t na = 0, nb = 0;
+    uint8_t *da = tu_read_file(file_of("stop-a", pids[p], ".tct"), &na);
+    uint8_t *db = tu_read_file(file_of("stop-b", pids[p], ".tct"), &nb);
+    CU_ASSERT(da && db && na == nb && na > 0 && memcmp(da, db, na) == 0);
+    free(da);
+    free(db);
+  }
+  evlog child = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(
+      evlog_read(&child, file_of("stop-a", "1001", ".tct"), &err), 0);
+  size_t kill_at = 0, signals = 0, insns_after = 0;
+  for (size_t i = 0; i < child.n; i++) {
+    const tc_event *e = &child.ev[i];
+    if (e->kind == TC_EV_SYSCALL && e->u.sys.part == 0 && e->u.sys.name &&
+        strcmp(e->u.sys.name, "tgkill") == 0 && e->u.sys.ret == 0)
+      kill_at = i;
+    signals += e->kind == TC_EV_SIGNAL;
+    insns_after += kill_at && e->kind == TC_EV_INSN;
+  }
+  CU_ASSERT(kill_at > 0);
+  CU_ASSERT_EQUAL(signals, 0);
+  CU_ASSERT(insns_after > 10);
+  const tc_event *x = &child.ev[child.n - 1];
+  CU_ASSERT(x->kind == TC_EV_EXIT && x->u.exit.reason == TC_EXIT_EXITED &&
+            x->u.exit.status == 7);
+  evlog_free(&child);
+  char *out = NULL;
+  int st = tu_run_merge(&out, TC_CLI, "verify", "-q", "--", tu_guest("stop64"),
+                        "jobs", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT(out && strstr(out, "process 1001 ") && !strstr(out, "FAILED"));
+  if (st != 0)
+    fprintf(stderr, "\nverify stop64 jobs: %s\n", out ? out : "");
+  free(out);
+}
+
+/* A process that stops with nobody in the run to continue it: a clear
+ * message naming it and the signal, status 125, an error EXIT. */
+static void test_stop_lone(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(record("stop-lone", "tct", "stop64", "lone", NULL, &out),
+                  125);
+  CU_ASSERT(out && strstr(out, "process 1000 is stopped by SIGSTOP") &&
+            strstr(out, "SIGCONT from outside"));
+  CU_ASSERT(out && !strstr(out, "continued from outside"));
+  if (!out || !strstr(out, "SIGSTOP"))
+    fprintf(stderr, "\nstop lone: %s\n", out ? out : "");
+  free(out);
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(
+      evlog_read(&l, file_of("stop-lone", NULL, ".tct"), &err), 0);
+  CU_ASSERT(l.n > 0 && l.ev[l.n - 1].kind == TC_EV_EXIT &&
+            l.ev[l.n - 1].u.exit.reason == TC_EXIT_ERROR &&
+            l.ev[l.n - 1].u.exit.status == 125);
+  evlog_free(&l);
+}
+
 /* busybox's shell: pipelines, subshells and command substitution fork
  * (and exec busybox again for wc); stdout and status as natively. */
 static void test_busybox(void) {
@@ -334,6 +410,9 @@ int main(void) {
       {"a fork bomb ends at EAGAIN", test_bomb},
       {"an orphan goes on after its parent", test_orphan},
       {"a deadlock of two processes ends clearly", test_deadlock},
+      {"stop signals and SIGCONT as natively", test_stop_reference},
+      {"a stopped child's stream, deterministic, verified", test_stop_stream},
+      {"a lone stopped process ends clearly", test_stop_lone},
       {"busybox sh pipelines and subshells", test_busybox},
       {NULL, NULL}};
   return tu_run_suite("fork", cases);
