@@ -16,7 +16,9 @@
  *                      sink that drops the events
  *   FORMAT             the recorder into that writer (a temporary file)
  * insn/s uses the instruction count the recorder reports (identical for
- * every row: recordings are deterministic).
+ * every row: recordings are deterministic). "CPU s" is the row's user +
+ * system time over all its threads (the tct compressor is one): on a
+ * busy machine it says what a row costs better than wall time.
  *
  * Usage: bench_speed [-r ROUNDS] [-f FMT,FMT...] [--no-memory]
  *                    -- PROGRAM [ARGS...] [-- PROGRAM [ARGS...]]... */
@@ -46,6 +48,7 @@ typedef struct row {
 
 typedef struct sample {
   double seconds;
+  double cpu; /* user + system seconds of the row, all its threads */
   uint64_t insns;
   uint64_t bytes;
   long rss_kb;
@@ -56,6 +59,13 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_now(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+         (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 }
 
 static void empty_code(uc_engine *uc, uint64_t a, uint32_t s, void *u) {
@@ -123,6 +133,7 @@ static int run_engine(int kind, char **argv, sample *out) {
     uc_hook_add(emu->uc, &h, UC_HOOK_MEM_WRITE, (void *)empty_mem, NULL, 1, 0);
   }
   uint64_t until = emu->arch->ptr_size == 8 ? UINT64_MAX : 0xffffffffull;
+  out->cpu = cpu_now();
   double t0 = now();
   for (int spins = 0; !emu->exited && !emu->faulted && spins < 1000000;
        spins++) {
@@ -149,8 +160,8 @@ static int drop_event(void *ctx, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
-static int run_session(const row *rw, char **argv, int memory,
-                       const char *dir, sample *out) {
+static int run_session(const row *rw, char **argv, int memory, const char *dir,
+                       sample *out) {
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
@@ -177,6 +188,7 @@ static int run_session(const row *rw, char **argv, int memory,
     return -1;
   }
   tc_run_result res;
+  out->cpu = cpu_now();
   double t0 = now();
   if (tc_session_run(s, &res, &err)) {
     fprintf(stderr, "bench_speed: %s\n", err.msg);
@@ -215,6 +227,8 @@ static int run_row(const row *rw, char **argv, int memory, sample *out) {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     smp.rss_kb = ru.ru_maxrss;
+    smp.cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+              (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6 - smp.cpu;
     if (rc == 0 && write(fd[1], &smp, sizeof smp) != (ssize_t)sizeof smp)
       rc = -1;
     _exit(rc == 0 ? 0 : 1);
@@ -314,22 +328,25 @@ int main(int argc, char **argv) {
       }
     printf("%llu instructions, median of %d rounds\n\n",
            (unsigned long long)insns, rounds);
-    printf("| %-20s | %9s | %10s | %8s | %8s | %8s |\n", "row", "seconds",
-           "M insn/s", "ratio", "B/insn", "RSS MB");
-    printf("|%s|%s|%s|%s|%s|%s|\n", "----------------------", "----------:",
-           "-----------:", "---------:", "---------:", "---------:");
+    printf("| %-20s | %9s | %10s | %8s | %8s | %8s | %8s |\n", "row", "seconds",
+           "M insn/s", "ratio", "CPU s", "B/insn", "RSS MB");
+    printf("|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------",
+           "----------:", "-----------:", "---------:", "---------:",
+           "---------:", "---------:");
     for (int k = 0; k < nrows; k++) {
       double secs[MAX_ROUNDS], ratio[MAX_ROUNDS], rss[MAX_ROUNDS],
-          bytes[MAX_ROUNDS];
+          bytes[MAX_ROUNDS], cpu[MAX_ROUNDS];
       for (int rd = 0; rd < rounds; rd++) {
         secs[rd] = smp[rd][k].seconds;
         ratio[rd] = secs[rd] > 0 ? smp[rd][ROW_CODE].seconds / secs[rd] : 0;
         rss[rd] = (double)smp[rd][k].rss_kb / 1024.0;
         bytes[rd] = (double)smp[rd][k].bytes;
+        cpu[rd] = smp[rd][k].cpu;
       }
       double t = median(secs, rounds);
-      printf("| %-20s | %9.3f | %10.2f | %8.3f | ", rows[k].label, t,
-             t > 0 ? (double)insns / t / 1e6 : 0, median(ratio, rounds));
+      printf("| %-20s | %9.3f | %10.2f | %8.3f | %8.3f | ", rows[k].label, t,
+             t > 0 ? (double)insns / t / 1e6 : 0, median(ratio, rounds),
+             median(cpu, rounds));
       if (rows[k].kind == ROW_WRITER)
         printf("%8.2f | ", insns ? median(bytes, rounds) / (double)insns : 0);
       else
