@@ -336,15 +336,21 @@ static void read_all_regs(tc_recorder *r, uint8_t *state) {
   tc_emu_fix_state(r->emu, state);
 }
 
-static bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
-                        const uint8_t *b) {
+static inline bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
+                               const uint8_t *b) {
   uint32_t off = r->reg_off[i];
   return !reg_equal(a + off, b + off, r->reg_size[i]);
 }
 
-static void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
-  const tc_reg_info *ri = &r->arch->regs[r->arch->pc_reg];
-  memcpy(state + ri->offset, &pc, ri->size); /* little-endian host */
+static inline void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
+  int k = r->arch->pc_reg;
+  uint8_t *p = state + r->reg_off[k];
+  if (r->reg_size[k] == 8) { /* little-endian host */
+    memcpy(p, &pc, 8);
+  } else {
+    uint32_t v = (uint32_t)pc;
+    memcpy(p, &v, 4);
+  }
 }
 
 /* Makes state_next equal to state_cur, copying only what can differ. */

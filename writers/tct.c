@@ -28,6 +28,9 @@ enum {
   REC_HEADER = 0x01,
   REC_STATE = 0x02, /* full state replacing the reader's current state */
   REC_INSN = 0x10,
+  /* Version 2: an INSN whose kind byte holds its flags (low 4 bits) and
+   * INSN_NOMEM (0x10: no memory accesses, no count): 0x20..0x3f. */
+  REC_INSN_COMPACT = 0x20,
   REC_SYSCALL = 0x11,
   REC_MAP = 0x12,
   REC_UNMAP = 0x13,
@@ -41,7 +44,13 @@ enum {
 /* INSN flags: which implied fields are stored explicitly. INSN_BYTES
  * (version 2): size and bytes follow; without it they are those of the
  * instruction-cache slot of this PC, which must hold this PC. */
-enum { INSN_INDEX = 1, INSN_PC = 2, INSN_TID = 4, INSN_BYTES = 8 };
+enum {
+  INSN_INDEX = 1,
+  INSN_PC = 2,
+  INSN_TID = 4,
+  INSN_BYTES = 8,
+  INSN_NOMEM = 0x10
+};
 
 /* Version 2's instruction cache, kept alike by writer and reader: a
  * direct-mapped table of the last bytes seen per PC (slot: PC hash). */
@@ -51,6 +60,22 @@ typedef struct icache_slot {
   uint8_t valid, size;
   uint8_t bytes[16];
 } icache_slot;
+
+/* The first size (<= 16) bytes of a and b are equal: two masked 8-byte
+ * compares instead of a memcmp call. */
+static inline bool insn_bytes_equal(const uint8_t *a, const uint8_t *b,
+                                    unsigned size) {
+  uint64_t a0, a1, b0, b1;
+  memcpy(&a0, a, 8);
+  memcpy(&a1, a + 8, 8);
+  memcpy(&b0, b, 8);
+  memcpy(&b1, b + 8, 8);
+  uint64_t m0 = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  uint64_t m1 = size >= 16  ? ~0ull
+                : size <= 8 ? 0
+                            : (1ull << (8 * (size - 8))) - 1;
+  return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
+}
 
 static size_t icache_index(uint64_t pc) {
   return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 52) & (TCT_ICACHE_SLOTS - 1);
@@ -415,8 +440,27 @@ static void writer_free(tc_writer *w) {
   free(w);
 }
 
+/* zstd level: 1-2 compress 2-3x faster than 3 for 3-8 % more bytes
+ * (docs/speed.md); -O tct.level=N picks another (1..19). */
+#define TCT_DEFAULT_LEVEL 2
+
 static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
                                   tc_error *err) {
+  static const char *const known[] = {"level", NULL};
+  if (tc_writer_options_check(info, "tct", known, err) < 0)
+    return NULL;
+  int level = TCT_DEFAULT_LEVEL;
+  const char *opt = tc_writer_option(info, "tct", "level");
+  if (opt) {
+    char *end;
+    long v = strtol(opt, &end, 10);
+    if (!*opt || *end || v < 1 || v > 19) {
+      tc_error_set(
+          err, "tct: level must be a zstd level from 1 to 19, not '%s'", opt);
+      return NULL;
+    }
+    level = (int)v;
+  }
   tc_writer *w = calloc(1, sizeof *w);
   if (!w) {
     tc_error_set(err, "out of memory");
@@ -440,7 +484,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
                  w->f ? "out of memory" : strerror(errno));
     goto fail;
   }
-  ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, 3);
+  ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
   if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
     tc_error_set(err, "tct: cannot start the compression thread");
     goto fail;
@@ -575,17 +619,17 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     uint8_t *p = w->buf + w->len;
     /* Index, PC and tid are implied (sequential, the state's PC, the
      * previous tid) unless a flag says they follow. */
-    uint64_t state_pc = tc_state_get(a, w->state, a->pc_reg);
+    uint64_t state_pc =
+        reg_load(w->state + a->regs[a->pc_reg].offset, a->regs[a->pc_reg].size);
     uint8_t size = e->size > 16 ? 16 : e->size;
     icache_slot *ic = &w->icache[icache_index(e->pc)];
     bool cached = ic->valid && ic->pc == e->pc && ic->size == e->size &&
-                  memcmp(ic->bytes, e->bytes, size) == 0;
+                  insn_bytes_equal(ic->bytes, e->bytes, size);
     uint8_t flags = (e->index != w->next_index ? INSN_INDEX : 0) |
                     (e->pc != state_pc ? INSN_PC : 0) |
                     (e->tid != w->tid ? INSN_TID : 0) |
                     (cached ? 0 : INSN_BYTES);
-    *p++ = REC_INSN;
-    *p++ = flags;
+    *p++ = (uint8_t)(REC_INSN_COMPACT | flags | (e->nmem ? 0 : INSN_NOMEM));
     if (flags & INSN_INDEX)
       p = enc_uv(p, e->index);
     if (flags & INSN_PC)
@@ -633,7 +677,8 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     }
     /* Registers that changed without being listed still reach the reader
      * through a STATE record before the next instruction. */
-    p = enc_mem(w, p, e->nmem, e->mem, e->state_after);
+    if (e->nmem)
+      p = enc_mem(w, p, e->nmem, e->mem, e->state_after);
     w->len = (size_t)(p - w->buf);
     break;
   }
@@ -1192,6 +1237,11 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
     if (f < 0)
       return -1;
     uint8_t kind = r->buf[r->pos++];
+    uint8_t compact = 0; /* a version 2 compact INSN's kind byte */
+    if (r->version >= 2 && (kind & 0xe0) == REC_INSN_COMPACT) {
+      compact = kind;
+      kind = REC_INSN;
+    }
     memset(ev, 0, sizeof *ev);
     switch (kind) {
     case REC_STATE:
@@ -1202,8 +1252,8 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       tc_insn_event *e = &ev->u.insn;
       uint64_t idx = r->next_index, pc = tc_state_get(a, r->state_a, a->pc_reg),
                tid = r->tid, nregs;
-      uint8_t size, flags;
-      if (get_u8(r, &flags, err) < 0)
+      uint8_t size, flags = compact & 0x0f;
+      if (!compact && get_u8(r, &flags, err) < 0)
         return -1;
       uint8_t known =
           INSN_INDEX | INSN_PC | INSN_TID | (r->version >= 2 ? INSN_BYTES : 0);
@@ -1289,7 +1339,8 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       e->regs = r->regs;
       e->state_before = r->state_a;
       e->state_after = r->state_b;
-      if (get_mem(r, &e->nmem, &e->mem, r->state_b, err) < 0)
+      if (!(compact & INSN_NOMEM) &&
+          get_mem(r, &e->nmem, &e->mem, r->state_b, err) < 0)
         return -1;
       /* The next instruction starts from this one's after-state. */
       uint8_t *t = r->state_a;
