@@ -5,7 +5,8 @@
 #   bench/run.sh [BUILD_DIR] [ROUNDS] [FORMATS] [SCALE]
 # FORMATS: comma-separated writers (default tct,trac,tfile,ucir,bap,rvn);
 # SCALE multiplies the workload sizes (default 1: about 2-5 M
-# instructions each). Then peak RSS at 1 M and 100 M instructions (tct).
+# instructions each). Then peak RSS at 1 M and 100 M instructions for
+# RSS_FORMATS (default "tct trac"; RSS=0 skips it).
 set -eu
 cd "$(dirname "$0")/.."
 B=${1:-build}
@@ -24,16 +25,19 @@ echo "tracecorn $(git describe --always --dirty 2>/dev/null || echo ?)," \
   -- "$G/textfmt64" $((700 * S))
 if [ "${RSS:-1}" = 1 ] && command -v /usr/bin/time >/dev/null; then
   echo
-  echo "peak RSS, tct with memory, loop64 (8 instructions per iteration):"
+  echo "peak RSS at 1 M and 100 M instructions, loop64 (8 per iteration):"
   out=$(mktemp -d)
   trap 'rm -rf "$out"' EXIT
-  for n in 125000 12500000; do
-    /usr/bin/time -f "%e %M" -o "$out/time" "$B/tracecorn" record -q -f tct \
-      -o "$out/t.tct" -- "$G/loop64" "$n" >/dev/null
-    read -r secs kb <"$out/time"
-    printf '  %4d M instructions: %6.2f s, %4d MB peak RSS, %.2f B/insn\n' \
-      $((n * 8 / 1000000)) "$secs" $((kb / 1024)) \
-      "$(echo "$(stat -c %s "$out/t.tct") / ($n * 8)" | bc -l)"
-    rm -f "$out/t.tct"
+  for f in ${RSS_FORMATS:-tct trac}; do
+    for n in 125000 12500000; do
+      /usr/bin/time -f "%e %M" -o "$out/time" "$B/tracecorn" record -q -f "$f" \
+        -o "$out/t" -- "$G/loop64" "$n" >/dev/null
+      read -r secs kb <"$out/time"
+      bytes=$(find "$out" -name 't.*' -type f -exec cat {} + | wc -c)
+      printf '  %-5s %4d M instructions: %7.2f s, %4d MB peak RSS, %.2f B/insn\n' \
+        "$f" $((n * 8 / 1000000)) "$secs" $((kb / 1024)) \
+        "$(echo "$bytes / ($n * 8)" | bc -l)"
+      rm -rf "$out"/t.*
+    done
   done
 fi

@@ -103,6 +103,9 @@ static inline uint64_t reg_load(const uint8_t *p, unsigned size) {
     v = x;
     break;
   }
+  case 1:
+    v = *p;
+    break;
   default:
     memcpy(&v, p, size); /* little-endian host (docs/event-model.md) */
   }
@@ -185,6 +188,17 @@ static bool mvc_fetch(mvc_page *c, uint64_t addr, uint64_t size, uint8_t *out) {
 /* 1 if the cache holds exactly these bytes at addr. */
 static bool mvc_match(mvc_page *c, uint64_t addr, uint64_t size,
                       const uint8_t *bytes) {
+  size_t off0 = (size_t)(addr & 4095);
+  if (size <= 8 && off0 + size <= 4096) { /* the common case, inline */
+    mvc_page *s = mvc_slot(c, addr, false);
+    if (!s || reg_load(s->data + off0, (unsigned)size) !=
+                  reg_load(bytes, (unsigned)size))
+      return false;
+    for (size_t i = off0; i < off0 + size; i++)
+      if (!(s->known[i >> 3] & (1u << (i & 7))))
+        return false;
+    return true;
+  }
   while (size) {
     mvc_page *s = mvc_slot(c, addr, false);
     size_t off = (size_t)(addr & 4095);
@@ -542,11 +556,14 @@ static size_t mem_bound(uint32_t n, const tc_mem_access *m) {
  * -1. */
 static int after_reg_find(const tc_writer *w, const uint8_t *state,
                           const uint8_t *bytes, uint32_t size) {
-  if (!state || size > 8)
+  if (!state || size > 8 || size == 0)
     return -1;
+  uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  uint64_t want = reg_load(bytes, size);
   for (int k = 0; k < w->nafter_regs; k++) {
     const tc_reg_info *ri = &w->arch->regs[w->after_regs[k]];
-    if (ri->size >= size && memcmp(state + ri->offset, bytes, size) == 0)
+    if (ri->size >= size &&
+        (reg_load(state + ri->offset, ri->size) & mask) == want)
       return w->after_regs[k];
   }
   return -1;
