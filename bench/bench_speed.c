@@ -20,8 +20,10 @@
  * system time over all its threads (the tct compressor is one): on a
  * busy machine it says what a row costs better than wall time.
  *
- * Usage: bench_speed [-r ROUNDS] [-f FMT,FMT...] [--no-memory]
- *                    -- PROGRAM [ARGS...] [-- PROGRAM [ARGS...]]... */
+ * Usage:
+ *   bench_speed [-r ROUNDS] [-f FMT,FMT...] [-O FMT.KEY=VALUE]...
+ *               [--no-memory] -- PROGRAM [ARGS...] [-- PROGRAM [ARGS...]]...
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -160,10 +162,14 @@ static int drop_event(void *ctx, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
+static const char *writer_opts[16];
+static int nwriter_opts;
+
 static int run_session(const row *rw, char **argv, int memory, const char *dir,
                        sample *out) {
   tc_options o;
   tc_options_init(&o);
+  o.writer_options = writer_opts;
   o.quiet = 1;
   o.record_memory = memory;
   o.stdout_fd = open("/dev/null", O_WRONLY);
@@ -258,7 +264,8 @@ static double median(double *v, int n) {
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_speed [-r ROUNDS] [-f FMT,FMT...] "
-                  "[--no-memory] -- PROGRAM [ARGS...] [-- PROGRAM ...]\n");
+                  "[-O FMT.KEY=VALUE]... [--no-memory] -- PROGRAM [ARGS...] "
+                  "[-- PROGRAM ...]\n");
   exit(2);
 }
 
@@ -271,6 +278,8 @@ int main(int argc, char **argv) {
       rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "-f") == 0 && i + 1 < argc)
       formats = argv[++i];
+    else if (strcmp(argv[i], "-O") == 0 && i + 1 < argc && nwriter_opts < 15)
+      writer_opts[nwriter_opts++] = argv[++i];
     else if (strcmp(argv[i], "--no-memory") == 0)
       memory = 0;
     else
