@@ -972,7 +972,8 @@ static char *get_strdup(tc_reader *r, tc_error *err) {
 
 static int tct_probe(const uint8_t *head, size_t n, const char *path) {
   (void)path;
-  return n >= 8 && memcmp(head, tct_magic, 8) == 0;
+  return n >= 8 && (memcmp(head, tct_magic, 8) == 0 ||
+                    memcmp(head, tct_magic_v1, 8) == 0);
 }
 
 static void tct_close_reader(tc_reader *r) {
