@@ -1,7 +1,7 @@
 /* The recorder alone (no trace format): instructions per second into an
  * event sink that does nothing, so the cost of hooks, register reads and
  * the delta encoder is measured apart from encoding and I/O.
- * Usage: bench_recorder PROGRAM [ARG] [--memory] [--exact] */
+ * Usage: bench_recorder PROGRAM [ARGS...] [--memory] [--exact] */
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,21 +16,23 @@ static int discard(void *ctx, const tc_event *ev, tc_error *err) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s PROGRAM [ARG] [--memory] [--exact]\n", argv[0]);
+    fprintf(stderr, "usage: %s PROGRAM [ARGS...] [--memory] [--exact]\n",
+            argv[0]);
     return 2;
   }
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
   o.record_memory = 0;
-  const char *av[3] = {argv[1], NULL, NULL};
+  const char *av[64] = {argv[1]};
+  int nav = 1;
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--memory") == 0)
       o.record_memory = 1;
     else if (strcmp(argv[i], "--exact") == 0)
       o.exact = 1;
-    else
-      av[1] = argv[i];
+    else if (nav < 63)
+      av[nav++] = argv[i];
   }
   o.stdout_fd = open("/dev/null", O_WRONLY);
   tc_error err = {{0}};

@@ -54,6 +54,11 @@ struct tc_recorder {
   bool exact, memory;
   uint64_t max_insns;
   uint32_t keyframe_interval;
+  uint32_t keyframe_countdown; /* instructions until the next keyframe */
+  /* Per register, from the arch table: the hot paths read these small
+   * arrays instead of the table's records. */
+  uint32_t *reg_off;
+  uint16_t *reg_size;
 
   uint8_t *state_cur, *state_next, *state_tmp;
   uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
@@ -133,10 +138,11 @@ struct tc_recorder {
   uint64_t exec_lo[MAX_EXEC_RANGES], exec_hi[MAX_EXEC_RANGES];
   int nexec;
 
-  uint16_t changed[512];
+  uint16_t changed_buf[512];
   /* Registers in which state_next may differ from state_cur: the last
    * instruction's changes (the buffers swap), or all after a resync. */
-  uint16_t stale[512];
+  uint16_t stale_buf[512];
+  uint16_t *changed, *stale; /* the two lists swap after each instruction */
   int nstale;
   bool stale_all;
   tc_run_result stats;
@@ -268,19 +274,63 @@ static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
 
 /* ----------------------------------------------------------- registers */
 
+/* Register copies and compares of the common sizes as inline loads and
+ * stores: a libc call per register costs more than the register. */
+static inline void reg_copy(uint8_t *dst, const uint8_t *src, unsigned size) {
+  switch (size) {
+  case 8:
+    memcpy(dst, src, 8);
+    break;
+  case 4:
+    memcpy(dst, src, 4);
+    break;
+  case 16:
+    memcpy(dst, src, 16);
+    break;
+  default:
+    memcpy(dst, src, size);
+  }
+}
+
+static inline bool reg_equal(const uint8_t *a, const uint8_t *b,
+                             unsigned size) {
+  switch (size) {
+  case 8: {
+    uint64_t x, y;
+    memcpy(&x, a, 8);
+    memcpy(&y, b, 8);
+    return x == y;
+  }
+  case 4: {
+    uint32_t x, y;
+    memcpy(&x, a, 4);
+    memcpy(&y, b, 4);
+    return x == y;
+  }
+  default:
+    return memcmp(a, b, size) == 0;
+  }
+}
+
+/* Reads the registers idx[0..n) into state, except the PC (the caller
+ * sets it: the next hook's address). */
 static void read_regs(tc_recorder *r, const uint16_t *idx, int n,
                       uint8_t *state) {
   int ids[64];
   void *ptrs[64];
-  for (int i = 0; i < n; i++) {
-    ids[i] = r->uc_ids[idx[i]];
-    ptrs[i] = r->scratch_ptrs[idx[i]];
+  uint16_t got[64];
+  int m = 0, pc = r->arch->pc_reg;
+  for (int i = 0; i < n && m < 64; i++) {
+    if (idx[i] == pc)
+      continue;
+    got[m] = idx[i];
+    ids[m] = r->uc_ids[idx[i]];
+    ptrs[m++] = r->scratch_ptrs[idx[i]];
   }
-  uc_reg_read_batch(r->emu->uc, ids, ptrs, n);
-  for (int i = 0; i < n; i++) {
-    const tc_reg_info *ri = &r->arch->regs[idx[i]];
-    memcpy(state + ri->offset, r->scratch[idx[i]], ri->size);
-  }
+  uc_reg_read_batch(r->emu->uc, ids, ptrs, m);
+  for (int i = 0; i < m; i++)
+    reg_copy(state + r->reg_off[got[i]], r->scratch[got[i]],
+             r->reg_size[got[i]]);
 }
 
 static void read_all_regs(tc_recorder *r, uint8_t *state) {
@@ -292,15 +342,21 @@ static void read_all_regs(tc_recorder *r, uint8_t *state) {
   tc_emu_fix_state(r->emu, state);
 }
 
-static bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
-                        const uint8_t *b) {
-  const tc_reg_info *ri = &r->arch->regs[i];
-  return memcmp(a + ri->offset, b + ri->offset, ri->size) != 0;
+static inline bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
+                               const uint8_t *b) {
+  uint32_t off = r->reg_off[i];
+  return !reg_equal(a + off, b + off, r->reg_size[i]);
 }
 
-static void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
-  const tc_reg_info *ri = &r->arch->regs[r->arch->pc_reg];
-  memcpy(state + ri->offset, &pc, ri->size); /* little-endian host */
+static inline void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
+  int k = r->arch->pc_reg;
+  uint8_t *p = state + r->reg_off[k];
+  if (r->reg_size[k] == 8) { /* little-endian host */
+    memcpy(p, &pc, 8);
+  } else {
+    uint32_t v = (uint32_t)pc;
+    memcpy(p, &v, 4);
+  }
 }
 
 /* Makes state_next equal to state_cur, copying only what can differ. */
@@ -311,8 +367,8 @@ static void sync_next(tc_recorder *r) {
     return;
   }
   for (int k = 0; k < r->nstale; k++) {
-    const tc_reg_info *ri = &r->arch->regs[r->stale[k]];
-    memcpy(r->state_next + ri->offset, r->state_cur + ri->offset, ri->size);
+    uint32_t off = r->reg_off[r->stale[k]];
+    reg_copy(r->state_next + off, r->state_cur + off, r->reg_size[r->stale[k]]);
   }
 }
 
@@ -481,13 +537,16 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   uint8_t *t = r->state_cur;
   r->state_cur = r->state_next;
   r->state_next = t;
-  memcpy(r->stale, r->changed, (size_t)nchanged * sizeof r->stale[0]);
+  uint16_t *ts = r->stale; /* this instruction's changes become stale */
+  r->stale = r->changed;
+  r->changed = ts;
   r->nstale = nchanged;
   /* relaxed atomic: a progress display reads it from another thread */
   __atomic_store_n(&r->insn_index, r->insn_index + 1, __ATOMIC_RELAXED);
   r->have_pending = false;
 
-  if (r->keyframe_interval && r->insn_index % r->keyframe_interval == 0) {
+  if (r->keyframe_interval && --r->keyframe_countdown == 0) {
+    r->keyframe_countdown = r->keyframe_interval;
     if (!r->exact) {
       /* Whole-state check: a register the decoder did not predict. */
       read_all_regs(r, r->state_tmp);
@@ -819,18 +878,25 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->insn_limit = r->max_limit;
   r->quantum = emu->opt.sched_quantum ? emu->opt.sched_quantum : 10000;
   r->keyframe_interval = emu->opt.keyframe_interval;
+  r->keyframe_countdown = r->keyframe_interval;
+  r->changed = r->changed_buf;
+  r->stale = r->stale_buf;
   r->state_cur = calloc(1, a->state_size);
   r->state_next = calloc(1, a->state_size);
   r->state_tmp = calloc(1, a->state_size);
   r->scratch = calloc(a->nregs, sizeof *r->scratch);
   r->uc_ids = calloc(a->nregs, sizeof *r->uc_ids);
   r->scratch_ptrs = calloc(a->nregs, sizeof *r->scratch_ptrs);
+  r->reg_off = calloc(a->nregs, sizeof *r->reg_off);
+  r->reg_size = calloc(a->nregs, sizeof *r->reg_size);
   if (!r->state_cur || !r->state_next || !r->state_tmp || !r->scratch ||
-      !r->uc_ids || !r->scratch_ptrs)
+      !r->uc_ids || !r->scratch_ptrs || !r->reg_off || !r->reg_size)
     goto oom;
   for (int i = 0; i < a->nregs; i++) {
     r->uc_ids[i] = a->regs[i].uc_id;
     r->scratch_ptrs[i] = r->scratch[i];
+    r->reg_off[i] = a->regs[i].offset;
+    r->reg_size[i] = a->regs[i].size;
   }
   r->count_reg = tc_arch_reg_index(a, a->ptr_size == 8 ? "rcx" : "ecx");
   r->dec = tc_decoder_new(a, err);
@@ -855,6 +921,8 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->scratch);
   free(r->uc_ids);
   free(r->scratch_ptrs);
+  free(r->reg_off);
+  free(r->reg_size);
   mem_free(&r->mem);
   mem_free(&r->kmem);
   mem_free(&r->sigmem);

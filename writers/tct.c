@@ -1,6 +1,6 @@
 /* tct: tracecorn's own lossless trace format.
  *
- * Layout: the 8-byte magic "TCTRACE1", then one zstd stream holding
+ * Layout: the 8-byte magic "TCTRACE2", then one zstd stream holding
  * records. Every record is a kind byte followed by LEB128 varints and raw
  * byte strings (see docs/formats/tct.md). Registers are stored as deltas
  * against the previous state, so a reader rebuilds full states; KEYFRAME
@@ -17,12 +17,20 @@
 #include "tracecorn/tracecorn.h"
 #include "writers/zst.h"
 
-static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
+/* Version 2 (TCTRACE2) is written; both are read. Version 2 differs in
+ * INSN records (instruction bytes only when the reader's cache lacks
+ * them, registers as XOR or difference varints) and in memory access
+ * addresses (the delta runs on across lists and records). */
+static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '2'};
+static const char tct_magic_v1[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 
 enum {
   REC_HEADER = 0x01,
   REC_STATE = 0x02, /* full state replacing the reader's current state */
   REC_INSN = 0x10,
+  /* Version 2: an INSN whose kind byte holds its flags (low 4 bits) and
+   * INSN_NOMEM (0x10: no memory accesses, no count): 0x20..0x3f. */
+  REC_INSN_COMPACT = 0x20,
   REC_SYSCALL = 0x11,
   REC_MAP = 0x12,
   REC_UNMAP = 0x13,
@@ -33,8 +41,202 @@ enum {
   REC_SIGNAL = 0x18
 };
 
-/* INSN flags: which implied fields are stored explicitly. */
-enum { INSN_INDEX = 1, INSN_PC = 2, INSN_TID = 4 };
+/* INSN flags: which implied fields are stored explicitly. INSN_BYTES
+ * (version 2): size and bytes follow; without it they are those of the
+ * instruction-cache slot of this PC, which must hold this PC. */
+enum {
+  INSN_INDEX = 1,
+  INSN_PC = 2,
+  INSN_TID = 4,
+  INSN_BYTES = 8,
+  INSN_NOMEM = 0x10
+};
+
+/* Version 2's instruction cache, kept alike by writer and reader: a
+ * direct-mapped table of the last bytes seen per PC (slot: PC hash). */
+#define TCT_ICACHE_SLOTS 4096
+typedef struct icache_slot {
+  uint64_t pc;
+  uint8_t valid, size;
+  uint8_t bytes[16];
+} icache_slot;
+
+/* The first size (<= 16) bytes of a and b are equal: two masked 8-byte
+ * compares instead of a memcmp call. */
+static inline bool insn_bytes_equal(const uint8_t *a, const uint8_t *b,
+                                    unsigned size) {
+  uint64_t a0, a1, b0, b1;
+  memcpy(&a0, a, 8);
+  memcpy(&a1, a + 8, 8);
+  memcpy(&b0, b, 8);
+  memcpy(&b1, b + 8, 8);
+  uint64_t m0 = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  uint64_t m1 = size >= 16  ? ~0ull
+                : size <= 8 ? 0
+                            : (1ull << (8 * (size - 8))) - 1;
+  return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
+}
+
+static size_t icache_index(uint64_t pc) {
+  return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 52) & (TCT_ICACHE_SLOTS - 1);
+}
+
+/* Version 2 register values of up to 8 bytes: a varint of (index delta
+ * << 1 | mode), then mode 0: value XOR the previous one, mode 1: zigzag
+ * of (value - previous), as a varint, whichever is shorter. Wider
+ * registers: mode 0 and their bytes. */
+static inline uint64_t reg_load(const uint8_t *p, unsigned size) {
+  uint64_t v = 0;
+  switch (size) { /* fixed sizes: inlined loads, no memcpy call */
+  case 8:
+    memcpy(&v, p, 8);
+    break;
+  case 4: {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    v = x;
+    break;
+  }
+  case 2: {
+    uint16_t x;
+    memcpy(&x, p, 2);
+    v = x;
+    break;
+  }
+  case 1:
+    v = *p;
+    break;
+  default:
+    memcpy(&v, p, size); /* little-endian host (docs/event-model.md) */
+  }
+  return v;
+}
+
+static inline void reg_store(uint8_t *p, unsigned size, uint64_t v) {
+  switch (size) {
+  case 8:
+    memcpy(p, &v, 8);
+    break;
+  case 4: {
+    uint32_t x = (uint32_t)v;
+    memcpy(p, &x, 4);
+    break;
+  }
+  default:
+    memcpy(p, &v, size);
+  }
+}
+
+static inline unsigned uv_len(uint64_t v) {
+  unsigned n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+/* Version 2 memory accesses: the kind byte may add MEM_CACHED (the before
+ * bytes are omitted: the memory value cache holds them) and, for writes,
+ * MEM_AFTER_REG (the after bytes are the low bytes of a register of the
+ * after-state, whose index follows instead of them). */
+enum { MEM_CACHED = 0x10, MEM_AFTER_REG = 0x20 };
+
+/* The memory value cache, kept alike by writer and reader: the last bytes
+ * every access (and kernel write) left, per 4 KiB page, in a direct-mapped
+ * table of MVC_SLOTS pages (a page taking a busy slot empties it). A pure
+ * dictionary: the writer omits bytes only when the cache holds exactly
+ * them, so it is right whatever the trace leaves out. Bounded: about
+ * 19 MB at most, touched only as pages are used. */
+#define MVC_SLOTS 4096
+typedef struct mvc_page {
+  uint64_t page; /* page number + 1; 0 = empty */
+  uint8_t known[512];
+  uint8_t data[4096];
+} mvc_page;
+
+static mvc_page *mvc_slot(mvc_page *c, uint64_t addr, bool create) {
+  uint64_t pg = (addr >> 12) + 1;
+  mvc_page *s =
+      &c[(size_t)((pg * 0x9e3779b97f4a7c15ull) >> 52) & (MVC_SLOTS - 1)];
+  if (s->page == pg)
+    return s;
+  if (!create)
+    return NULL;
+  s->page = pg;
+  memset(s->known, 0, sizeof s->known);
+  return s;
+}
+
+/* 1 if the cache holds [addr, addr+size) whole; copies it to out. */
+static bool mvc_fetch(mvc_page *c, uint64_t addr, uint64_t size, uint8_t *out) {
+  while (size) {
+    mvc_page *s = mvc_slot(c, addr, false);
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    if (!s)
+      return false;
+    for (size_t i = off; i < off + n; i++)
+      if (!(s->known[i >> 3] & (1u << (i & 7))))
+        return false;
+    memcpy(out, s->data + off, n);
+    addr += n, size -= n, out += n;
+  }
+  return true;
+}
+
+/* 1 if the cache holds exactly these bytes at addr. */
+static bool mvc_match(mvc_page *c, uint64_t addr, uint64_t size,
+                      const uint8_t *bytes) {
+  size_t off0 = (size_t)(addr & 4095);
+  if (size <= 8 && off0 + size <= 4096) { /* the common case, inline */
+    mvc_page *s = mvc_slot(c, addr, false);
+    if (!s || reg_load(s->data + off0, (unsigned)size) !=
+                  reg_load(bytes, (unsigned)size))
+      return false;
+    for (size_t i = off0; i < off0 + size; i++)
+      if (!(s->known[i >> 3] & (1u << (i & 7))))
+        return false;
+    return true;
+  }
+  while (size) {
+    mvc_page *s = mvc_slot(c, addr, false);
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    if (!s || memcmp(s->data + off, bytes, n) != 0)
+      return false;
+    for (size_t i = off; i < off + n; i++)
+      if (!(s->known[i >> 3] & (1u << (i & 7))))
+        return false;
+    addr += n, size -= n, bytes += n;
+  }
+  return true;
+}
+
+static void mvc_store(mvc_page *c, uint64_t addr, uint64_t size,
+                      const uint8_t *bytes) {
+  while (size) {
+    mvc_page *s = mvc_slot(c, addr, true);
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    memcpy(s->data + off, bytes, n);
+    for (size_t i = off; i < off + n; i++)
+      s->known[i >> 3] |= (uint8_t)(1u << (i & 7));
+    addr += n, size -= n, bytes += n;
+  }
+}
+
+/* Registers a write's after bytes are looked for in (x86 GPRs and the
+ * like: up to 8 bytes, not FPU/segment/vector), ascending. */
+#define MAX_AFTER_REGS 40
+static int after_reg_candidates(const tc_arch *a, uint16_t *out) {
+  int n = 0;
+  for (int i = 0; i < a->nregs && n < MAX_AFTER_REGS; i++)
+    if (a->regs[i].size <= 8 && i != a->pc_reg && i != a->flags_reg &&
+        !(a->regs[i].flags & (TC_REG_FPU | TC_REG_SEGMENT | TC_REG_VECTOR)))
+      out[n++] = (uint16_t)i;
+  return n;
+}
 
 #define TCT_MAX_STR 65536
 #define TCT_MAX_BLOB (1ull << 32)
@@ -72,6 +274,11 @@ struct tc_writer {
   bool failed;
   uint64_t next_index; /* implied index of the next INSN */
   uint32_t tid;        /* implied thread id */
+  uint64_t mem_prev;   /* address of the last access written */
+  icache_slot *icache;
+  mvc_page *mvc;
+  uint16_t after_regs[MAX_AFTER_REGS];
+  int nafter_regs;
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -239,14 +446,35 @@ static void writer_free(tc_writer *w) {
   pthread_cond_destroy(&w->cv);
   free(w->zout);
   free(w->state);
+  free(w->icache);
+  free(w->mvc);
   free(w->buf);
   free(w->job);
   free(w->path);
   free(w);
 }
 
+/* zstd level: 2 compresses 1.3-2.2x faster than 3 for 3-5 % more bytes
+ * (docs/speed.md); -O tct.level=N picks another (1..19). */
+#define TCT_DEFAULT_LEVEL 2
+
 static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
                                   tc_error *err) {
+  static const char *const known[] = {"level", NULL};
+  if (tc_writer_options_check(info, "tct", known, err) < 0)
+    return NULL;
+  int level = TCT_DEFAULT_LEVEL;
+  const char *opt = tc_writer_option(info, "tct", "level");
+  if (opt) {
+    char *end;
+    long v = strtol(opt, &end, 10);
+    if (!*opt || *end || v < 1 || v > 19) {
+      tc_error_set(
+          err, "tct: level must be a zstd level from 1 to 19, not '%s'", opt);
+      return NULL;
+    }
+    level = (int)v;
+  }
   tc_writer *w = calloc(1, sizeof *w);
   if (!w) {
     tc_error_set(err, "out of memory");
@@ -261,12 +489,16 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->zcap = ZSTD_CStreamOutSize();
   w->zout = malloc(w->zcap);
   w->state = calloc(1, info->arch->state_size);
-  if (!w->f || !w->zc || !w->zout || !w->state || !w->path) {
+  w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
+  w->mvc = calloc(MVC_SLOTS, sizeof *w->mvc);
+  w->nafter_regs = after_reg_candidates(info->arch, w->after_regs);
+  if (!w->f || !w->zc || !w->zout || !w->state || !w->path || !w->icache ||
+      !w->mvc) {
     tc_error_set(err, "tct: cannot create %s: %s", path,
                  w->f ? "out of memory" : strerror(errno));
     goto fail;
   }
-  ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, 3);
+  ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
   if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
     tc_error_set(err, "tct: cannot start the compression thread");
     goto fail;
@@ -320,22 +552,53 @@ static size_t mem_bound(uint32_t n, const tc_mem_access *m) {
   return b;
 }
 
-static uint8_t *enc_mem(uint8_t *p, uint32_t n, const tc_mem_access *m) {
+/* The register (index) whose low `size` bytes in state are `bytes`, or
+ * -1. */
+static int after_reg_find(const tc_writer *w, const uint8_t *state,
+                          const uint8_t *bytes, uint32_t size) {
+  if (!state || size > 8 || size == 0)
+    return -1;
+  uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  uint64_t want = reg_load(bytes, size);
+  for (int k = 0; k < w->nafter_regs; k++) {
+    const tc_reg_info *ri = &w->arch->regs[w->after_regs[k]];
+    if (ri->size >= size &&
+        (reg_load(state + ri->offset, ri->size) & mask) == want)
+      return w->after_regs[k];
+  }
+  return -1;
+}
+
+/* after_state: the INSN's (a write's after bytes may name a register of
+ * it), NULL for kernel writes. */
+static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
+                        const tc_mem_access *m, const uint8_t *after_state) {
   p = enc_uv(p, n);
-  uint64_t prev = 0;
+  uint64_t prev = w->mem_prev;
   for (uint32_t i = 0; i < n; i++) {
     int64_t d = (int64_t)(m[i].addr - prev);
     prev = m[i].addr;
-    *p++ = m[i].kind;
+    bool write = m[i].kind == TC_MEM_WRITE;
+    bool cached = mvc_match(w->mvc, m[i].addr, m[i].size, m[i].before);
+    int reg =
+        write ? after_reg_find(w, after_state, m[i].after, m[i].size) : -1;
+    *p++ = (uint8_t)(m[i].kind | (cached ? MEM_CACHED : 0) |
+                     (reg >= 0 ? MEM_AFTER_REG : 0));
     p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
     p = enc_uv(p, m[i].size);
-    memcpy(p, m[i].before, m[i].size);
-    p += m[i].size;
-    if (m[i].kind == TC_MEM_WRITE) {
+    if (!cached) {
+      memcpy(p, m[i].before, m[i].size);
+      p += m[i].size;
+    }
+    if (reg >= 0) {
+      p = enc_uv(p, (uint64_t)reg);
+    } else if (write) {
       memcpy(p, m[i].after, m[i].size);
       p += m[i].size;
     }
+    mvc_store(w->mvc, m[i].addr, m[i].size, m[i].after);
   }
+  w->mem_prev = prev;
   return p;
 }
 
@@ -344,7 +607,7 @@ static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
     w->failed = true;
     return;
   }
-  w->len = (size_t)(enc_mem(w->buf + w->len, n, m) - w->buf);
+  w->len = (size_t)(enc_mem(w, w->buf + w->len, n, m, NULL) - w->buf);
 }
 
 static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
@@ -373,12 +636,17 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     uint8_t *p = w->buf + w->len;
     /* Index, PC and tid are implied (sequential, the state's PC, the
      * previous tid) unless a flag says they follow. */
-    uint64_t state_pc = tc_state_get(a, w->state, a->pc_reg);
+    uint64_t state_pc =
+        reg_load(w->state + a->regs[a->pc_reg].offset, a->regs[a->pc_reg].size);
+    uint8_t size = e->size > 16 ? 16 : e->size;
+    icache_slot *ic = &w->icache[icache_index(e->pc)];
+    bool cached = ic->valid && ic->pc == e->pc && ic->size == e->size &&
+                  insn_bytes_equal(ic->bytes, e->bytes, size);
     uint8_t flags = (e->index != w->next_index ? INSN_INDEX : 0) |
                     (e->pc != state_pc ? INSN_PC : 0) |
-                    (e->tid != w->tid ? INSN_TID : 0);
-    *p++ = REC_INSN;
-    *p++ = flags;
+                    (e->tid != w->tid ? INSN_TID : 0) |
+                    (cached ? 0 : INSN_BYTES);
+    *p++ = (uint8_t)(REC_INSN_COMPACT | flags | (e->nmem ? 0 : INSN_NOMEM));
     if (flags & INSN_INDEX)
       p = enc_uv(p, e->index);
     if (flags & INSN_PC)
@@ -387,24 +655,47 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
       p = enc_uv(p, e->tid);
     w->next_index = e->index + 1;
     w->tid = e->tid;
-    uint8_t size = e->size > 16 ? 16 : e->size;
-    *p++ = e->size;
-    memcpy(p, e->bytes, 16); /* bound has room; only size bytes count */
-    p += size;
+    if (!cached) {
+      *p++ = e->size;
+      memcpy(p, e->bytes, 16); /* bound has room; only size bytes count */
+      p += size;
+      ic->valid = 1;
+      ic->pc = e->pc;
+      ic->size = e->size;
+      memcpy(ic->bytes, e->bytes, 16);
+    }
     p = enc_uv(p, e->nregs);
     int prev = -1;
     for (int i = 0; i < e->nregs; i++) {
       int r = e->regs[i];
       const tc_reg_info *ri = &a->regs[r];
-      p = enc_uv(p, (uint64_t)(r - prev - 1));
+      uint64_t idx = (uint64_t)(r - prev - 1) << 1;
       prev = r;
-      memcpy(p, e->state_after + ri->offset, ri->size);
-      memcpy(w->state + ri->offset, p, ri->size);
-      p += ri->size;
+      uint8_t *cur = w->state + ri->offset;
+      const uint8_t *nv = e->state_after + ri->offset;
+      if (ri->size <= 8) {
+        uint64_t old = reg_load(cur, ri->size), v = reg_load(nv, ri->size);
+        uint64_t x = v ^ old, d = v - old;
+        uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+        if (uv_len(z) < uv_len(x)) {
+          p = enc_uv(p, idx | 1);
+          p = enc_uv(p, z);
+        } else {
+          p = enc_uv(p, idx);
+          p = enc_uv(p, x);
+        }
+        reg_store(cur, ri->size, v);
+      } else {
+        p = enc_uv(p, idx);
+        memcpy(p, nv, ri->size);
+        memcpy(cur, nv, ri->size);
+        p += ri->size;
+      }
     }
     /* Registers that changed without being listed still reach the reader
      * through a STATE record before the next instruction. */
-    p = enc_mem(p, e->nmem, e->mem);
+    if (e->nmem)
+      p = enc_mem(w, p, e->nmem, e->mem, e->state_after);
     w->len = (size_t)(p - w->buf);
     break;
   }
@@ -540,6 +831,10 @@ struct tc_reader {
   bool saw_exit;
   uint64_t next_index;
   uint32_t tid;
+  int version;         /* 1 or 2 (TCTRACE1 / TCTRACE2) */
+  uint64_t mem_prev;   /* version 2: address of the last access read */
+  icache_slot *icache; /* version 2 */
+  mvc_page *mvc;       /* version 2 */
 };
 
 /* Makes at least n decompressed bytes available; 0 ok, 1 clean EOF at a
@@ -677,7 +972,8 @@ static char *get_strdup(tc_reader *r, tc_error *err) {
 
 static int tct_probe(const uint8_t *head, size_t n, const char *path) {
   (void)path;
-  return n >= 8 && memcmp(head, tct_magic, 8) == 0;
+  return n >= 8 && (memcmp(head, tct_magic, 8) == 0 ||
+                    memcmp(head, tct_magic_v1, 8) == 0);
 }
 
 static void tct_close_reader(tc_reader *r) {
@@ -700,6 +996,8 @@ static void tct_close_reader(tc_reader *r) {
   free(r->initial);
   free(r->mem);
   free(r->blob);
+  free(r->icache);
+  free(r->mvc);
   free(r);
 }
 
@@ -806,7 +1104,12 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
     return NULL;
   }
   char magic[8];
-  if (fread(magic, 1, 8, r->f) != 8 || memcmp(magic, tct_magic, 8) != 0) {
+  bool magic_ok = fread(magic, 1, 8, r->f) == 8;
+  r->version = !magic_ok                             ? 0
+               : memcmp(magic, tct_magic, 8) == 0    ? 2
+               : memcmp(magic, tct_magic_v1, 8) == 0 ? 1
+                                                     : 0;
+  if (!r->version) {
     tc_error_set(err, "tct: %s: not a tracecorn trace (bad magic)", path);
     tct_close_reader(r);
     return NULL;
@@ -814,7 +1117,10 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
   r->zd = ZSTD_createDCtx();
   r->zin_cap = ZSTD_DStreamInSize();
   r->zin = malloc(r->zin_cap);
-  if (!r->zd || !r->zin || !r->path || read_header(r, err) < 0) {
+  r->icache = calloc(TCT_ICACHE_SLOTS, sizeof *r->icache);
+  r->mvc = calloc(MVC_SLOTS, sizeof *r->mvc);
+  if (!r->zd || !r->zin || !r->path || !r->icache || !r->mvc ||
+      read_header(r, err) < 0) {
     if (!err->msg[0])
       tc_error_set(err, "out of memory");
     tct_close_reader(r);
@@ -831,8 +1137,9 @@ static const char *tct_reader_writer(tc_reader *r) {
   return "tracecorn";
 }
 
+/* after_state: the INSN's (MEM_AFTER_REG), NULL for other records. */
 static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
-                   tc_error *err) {
+                   const uint8_t *after_state, tc_error *err) {
   uint64_t n;
   if (get_uv(r, &n, err) < 0)
     return -1;
@@ -851,7 +1158,7 @@ static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
   }
   /* First pass: read into a growable blob, remembering offsets. */
   size_t used = 0;
-  uint64_t prev = 0;
+  uint64_t prev = r->version >= 2 ? r->mem_prev : 0;
   size_t *offs = n ? malloc(n * sizeof *offs) : NULL;
   if (n && !offs) {
     tc_error_set(err, "tct: out of memory");
@@ -864,8 +1171,12 @@ static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
     if (get_u8(r, &kind, err) < 0 || get_sv(r, &delta, err) < 0 ||
         get_uv(r, &size, err) < 0)
       goto fail;
+    uint8_t how = r->version >= 2 ? kind & (MEM_CACHED | MEM_AFTER_REG) : 0;
+    kind = (uint8_t)(kind & ~how);
     if ((kind != TC_MEM_READ && kind != TC_MEM_WRITE) || size == 0 ||
-        size > (1u << 24)) {
+        size > (1u << 24) ||
+        ((how & MEM_AFTER_REG) &&
+         (kind != TC_MEM_WRITE || !after_state || size > 8))) {
       tc_error_set(err, "tct: %s: corrupt memory access", r->path);
       goto fail;
     }
@@ -882,15 +1193,35 @@ static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
       r->blob = nb;
       r->blobcap = cap;
     }
-    if (get_bytes(r, r->blob + used, (size_t)size, err) < 0)
+    prev += (uint64_t)delta;
+    if (how & MEM_CACHED) {
+      if (!mvc_fetch(r->mvc, prev, size, r->blob + used)) {
+        tc_error_set(err, "tct: %s: corrupt memory access (bytes never given)",
+                     r->path);
+        goto fail;
+      }
+    } else if (get_bytes(r, r->blob + used, (size_t)size, err) < 0) {
       goto fail;
-    if (kind == TC_MEM_WRITE) {
+    }
+    if (how & MEM_AFTER_REG) {
+      uint64_t reg;
+      if (get_uv(r, &reg, err) < 0)
+        goto fail;
+      const tc_arch *a = r->info.arch;
+      if (reg >= (uint64_t)a->nregs || a->regs[reg].size < size) {
+        tc_error_set(err, "tct: %s: corrupt memory access register", r->path);
+        goto fail;
+      }
+      memcpy(r->blob + used + size, after_state + a->regs[reg].offset,
+             (size_t)size);
+    } else if (kind == TC_MEM_WRITE) {
       if (get_bytes(r, r->blob + used + size, (size_t)size, err) < 0)
         goto fail;
     } else {
       memcpy(r->blob + used + size, r->blob + used, (size_t)size);
     }
-    prev += (uint64_t)delta;
+    if (r->version >= 2)
+      mvc_store(r->mvc, prev, size, r->blob + used + size);
     r->mem[i] = (tc_mem_access){prev, (uint32_t)size, kind, NULL, NULL};
     offs[i] = used;
     used = need;
@@ -900,6 +1231,7 @@ static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
     r->mem[i].after = r->blob + offs[i] + r->mem[i].size;
   }
   free(offs);
+  r->mem_prev = prev;
   *count = (uint32_t)n;
   *out = n ? r->mem : NULL;
   return 0;
@@ -929,6 +1261,11 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
     if (f < 0)
       return -1;
     uint8_t kind = r->buf[r->pos++];
+    uint8_t compact = 0; /* a version 2 compact INSN's kind byte */
+    if (r->version >= 2 && (kind & 0xe0) == REC_INSN_COMPACT) {
+      compact = kind;
+      kind = REC_INSN;
+    }
     memset(ev, 0, sizeof *ev);
     switch (kind) {
     case REC_STATE:
@@ -939,27 +1276,48 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       tc_insn_event *e = &ev->u.insn;
       uint64_t idx = r->next_index, pc = tc_state_get(a, r->state_a, a->pc_reg),
                tid = r->tid, nregs;
-      uint8_t size, flags;
-      if (get_u8(r, &flags, err) < 0)
+      uint8_t size, flags = compact & 0x0f;
+      if (!compact && get_u8(r, &flags, err) < 0)
         return -1;
-      if (flags & ~(INSN_INDEX | INSN_PC | INSN_TID)) {
+      uint8_t known =
+          INSN_INDEX | INSN_PC | INSN_TID | (r->version >= 2 ? INSN_BYTES : 0);
+      if (flags & ~known) {
         tc_error_set(err, "tct: %s: corrupt instruction flags 0x%x", r->path,
                      flags);
         return -1;
       }
       if (((flags & INSN_INDEX) && get_uv(r, &idx, err) < 0) ||
           ((flags & INSN_PC) && get_uv(r, &pc, err) < 0) ||
-          ((flags & INSN_TID) && get_uv(r, &tid, err) < 0) ||
-          get_u8(r, &size, err) < 0)
+          ((flags & INSN_TID) && get_uv(r, &tid, err) < 0))
         return -1;
       r->next_index = idx + 1;
       r->tid = (uint32_t)tid;
-      if (size > 16) {
-        tc_error_set(err, "tct: %s: corrupt instruction size %u", r->path,
-                     size);
+      icache_slot *ic = &r->icache[icache_index(pc)];
+      if (r->version < 2 || (flags & INSN_BYTES)) {
+        if (get_u8(r, &size, err) < 0)
+          return -1;
+        if (size > 16) {
+          tc_error_set(err, "tct: %s: corrupt instruction size %u", r->path,
+                       size);
+          return -1;
+        }
+        if (get_bytes(r, e->bytes, size, err) < 0)
+          return -1;
+        ic->valid = 1;
+        ic->pc = pc;
+        ic->size = size;
+        memcpy(ic->bytes, e->bytes, 16);
+      } else if (ic->valid && ic->pc == pc) {
+        size = ic->size;
+        memcpy(e->bytes, ic->bytes, 16);
+      } else {
+        tc_error_set(err,
+                     "tct: %s: corrupt instruction (bytes of 0x%llx "
+                     "never given)",
+                     r->path, (unsigned long long)pc);
         return -1;
       }
-      if (get_bytes(r, e->bytes, size, err) < 0 || get_uv(r, &nregs, err) < 0)
+      if (get_uv(r, &nregs, err) < 0)
         return -1;
       if (nregs > a->nregs) {
         tc_error_set(err, "tct: %s: corrupt register count", r->path);
@@ -968,17 +1326,31 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       memcpy(r->state_b, r->state_a, a->state_size);
       int64_t prev = -1;
       for (uint64_t i = 0; i < nregs; i++) {
-        uint64_t d;
+        uint64_t d, mode = 0;
         if (get_uv(r, &d, err) < 0)
           return -1;
+        if (r->version >= 2) {
+          mode = d & 1;
+          d >>= 1;
+        }
         int64_t reg = prev + 1 + (int64_t)d;
-        if (d >= a->nregs || reg >= a->nregs) {
+        if (d >= a->nregs || reg >= a->nregs ||
+            (mode && a->regs[reg].size > 8)) {
           tc_error_set(err, "tct: %s: corrupt register index", r->path);
           return -1;
         }
-        if (get_bytes(r, r->state_b + a->regs[reg].offset, a->regs[reg].size,
-                      err) < 0)
+        uint8_t *slot = r->state_b + a->regs[reg].offset;
+        unsigned rsize = a->regs[reg].size;
+        if (r->version >= 2 && rsize <= 8) {
+          uint64_t x;
+          if (get_uv(r, &x, err) < 0)
+            return -1;
+          uint64_t old = reg_load(slot, rsize);
+          uint64_t d2 = (x >> 1) ^ (~(x & 1) + 1);
+          reg_store(slot, rsize, mode ? old + d2 : old ^ x);
+        } else if (get_bytes(r, slot, rsize, err) < 0) {
           return -1;
+        }
         r->regs[i] = (uint16_t)reg;
         prev = reg;
       }
@@ -991,7 +1363,8 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       e->regs = r->regs;
       e->state_before = r->state_a;
       e->state_after = r->state_b;
-      if (get_mem(r, &e->nmem, &e->mem, err) < 0)
+      if (!(compact & INSN_NOMEM) &&
+          get_mem(r, &e->nmem, &e->mem, r->state_b, err) < 0)
         return -1;
       /* The next instruction starts from this one's after-state. */
       uint8_t *t = r->state_a;
@@ -1012,7 +1385,7 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
           return -1;
       uint8_t unk;
       if (get_sv(r, &s->ret, err) < 0 || get_u8(r, &unk, err) < 0 ||
-          get_mem(r, &s->nmem, &s->mem, err) < 0)
+          get_mem(r, &s->nmem, &s->mem, NULL, err) < 0)
         return -1;
       ev->kind = TC_EV_SYSCALL;
       s->insn_index = v[0];
@@ -1107,7 +1480,7 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
           get_uv(r, &g->addr, err) < 0 || get_uv(r, &pid, err) < 0 ||
           get_uv(r, &uid, err) < 0 || get_uv(r, &g->handler, err) < 0 ||
           get_uv(r, &g->frame, err) < 0 ||
-          get_mem(r, &g->nmem, &g->mem, err) < 0)
+          get_mem(r, &g->nmem, &g->mem, NULL, err) < 0)
         return -1;
       if (sig < 1 || sig > 64) {
         tc_error_set(err, "tct: %s: corrupt signal record", r->path);

@@ -86,6 +86,15 @@ struct tc_writer {
   trac_regmap map;
   uint8_t prev[TRAC_DUMP_MAX]; /* REGDUMP of the previous block */
   uint8_t cur[TRAC_DUMP_MAX];
+  /* The state cur was built from (the last instruction's after-state):
+   * when the next before-state equals it, cur is kept, updated only in
+   * the slots of the registers that changed. */
+  uint8_t *state;
+  int have_state;
+  /* Slots of cur that may differ from prev (bit per slot); all_dirty
+   * after a rebuild. */
+  uint64_t dirty[(TRAC_DUMP_MAX / 4 + 63) / 64];
+  int all_dirty;
   uint64_t ninsns; /* blocks written to this file */
   uint32_t last_tid;
   uint64_t dropped; /* memory words beyond 32 per block */
@@ -220,7 +229,8 @@ static tc_writer *trac_open_writer(const char *path, const tc_trace_info *info,
   w->path = strdup(path);
   w->buf = malloc(TRAC_OUT_BUF);
   w->mem = tc_memimage_new();
-  if (!w->path || !w->buf || !w->mem) {
+  w->state = calloc(1, arch->state_size);
+  if (!w->path || !w->buf || !w->mem || !w->state) {
     tc_error_set(err, "trac: out of memory");
     goto fail;
   }
@@ -242,6 +252,7 @@ fail:
   if (w->fd >= 0)
     close(w->fd);
   tc_memimage_free(w->mem);
+  free(w->state);
   free(w->buf);
   free(w->path);
   free(w);
@@ -261,6 +272,20 @@ static inline int slot_differs(const uint8_t *a, const uint8_t *b, unsigned P) {
   memcpy(&x, a, 4);
   memcpy(&y, b, 4);
   return x != y;
+}
+
+/* a[0..n) == b[0..n): 8-byte words OR-ed together (vectorised), no libc
+ * call. */
+static inline int run_equal(const uint8_t *a, const uint8_t *b, size_t n) {
+  uint64_t acc = 0;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x, y;
+    memcpy(&x, a + i, 8);
+    memcpy(&y, b + i, 8);
+    acc |= x ^ y;
+  }
+  return acc == 0 && (i == n || memcmp(a + i, b + i, n - i) == 0);
 }
 
 /* Encodes one instruction block into w->buf. */
@@ -291,7 +316,12 @@ static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
   if (TRAC_OUT_BUF - w->len < TRAC_BLOCK_MAX && writer_flush(w, err) < 0)
     return -1;
 
-  trac_regdump_from_state(&w->map, in->state_before, w->cur);
+  size_t ssize = w->map.arch->state_size;
+  if (!w->have_state || memcmp(w->state, in->state_before, ssize) != 0) {
+    trac_regdump_from_state(&w->map, in->state_before, w->cur);
+    memcpy(w->state, in->state_before, ssize);
+    w->all_dirty = 1;
+  }
   /* x64dbg pages start at full dumps; keep them at most 512 long. */
   int full = w->ninsns % TRAC_FULL_DUMP_EVERY == 0;
   int with_tid = full || in->tid != w->last_tid;
@@ -301,14 +331,38 @@ static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
   uint16_t slots[216];
   unsigned R = 0;
   int last = -1;
-  for (unsigned s = 0; s < N; s++) {
-    if (full || s == cip_slot ||
-        slot_differs(w->cur + s * P, w->prev + s * P, P)) {
-      pos[R] = (uint8_t)(full ? 0 : (int)s - last - 1);
-      slots[R++] = (uint16_t)s;
-      last = (int)s;
+  if (full || w->all_dirty) {
+    /* 64-byte runs of equal slots are skipped with one compare. */
+    const unsigned per = 64 / P;
+    for (unsigned s0 = 0; s0 < N; s0 += per) {
+      unsigned s1 = s0 + per < N ? s0 + per : N;
+      int same =
+          !full && run_equal(w->cur + s0 * P, w->prev + s0 * P, (s1 - s0) * P);
+      if (same && (cip_slot < s0 || cip_slot >= s1))
+        continue;
+      for (unsigned s = s0; s < s1; s++)
+        if (full || s == cip_slot ||
+            (!same && slot_differs(w->cur + s * P, w->prev + s * P, P))) {
+          pos[R] = (uint8_t)(full ? 0 : (int)s - last - 1);
+          slots[R++] = (uint16_t)s;
+          last = (int)s;
+        }
     }
+  } else {
+    /* only the slots the last updates wrote can differ */
+    w->dirty[cip_slot / 64] |= 1ull << (cip_slot % 64);
+    for (unsigned k = 0; k < sizeof w->dirty / sizeof w->dirty[0]; k++)
+      for (uint64_t bits = w->dirty[k]; bits; bits &= bits - 1) {
+        unsigned s = 64 * k + (unsigned)__builtin_ctzll(bits);
+        if (s == cip_slot || slot_differs(w->cur + s * P, w->prev + s * P, P)) {
+          pos[R] = (uint8_t)((int)s - last - 1);
+          slots[R++] = (uint16_t)s;
+          last = (int)s;
+        }
+      }
   }
+  memset(w->dirty, 0, sizeof w->dirty);
+  w->all_dirty = 0;
 
   /* Memory: each access becomes pointer-sized words at addr, addr+P, ...
    * As in x64dbg, a word's bytes past the access itself are the real
@@ -372,9 +426,39 @@ static int write_insn(tc_writer *w, const tc_event *ev, tc_error *err) {
     }
   w->len += (size_t)(p - b);
 
-  memcpy(w->prev, w->cur, l->size);
+  /* prev = cur: only the slots written differ */
+  if (full)
+    memcpy(w->prev, w->cur, l->size);
+  else
+    for (unsigned i = 0; i < R; i++)
+      memcpy(w->prev + slots[i] * P, w->cur + slots[i] * P, P);
   w->last_tid = in->tid;
   w->ninsns++;
+
+  /* cur for the next instruction: this one's after-state */
+  w->have_state = in->state_after != NULL;
+  if (w->have_state) {
+    const tc_arch *arch = w->map.arch;
+    int rebuild = 0;
+    for (unsigned i = 0; i < in->nregs; i++) {
+      const tc_reg_info *ri = &arch->regs[in->regs[i]];
+      memcpy(w->state + ri->offset, in->state_after + ri->offset, ri->size);
+      uint16_t t[4];
+      int nt = rebuild ? 0
+                       : trac_regdump_update(&w->map, in->state_after,
+                                             in->regs[i], w->cur, t);
+      if (!rebuild && nt == 0)
+        rebuild = 1;
+      for (int k = 0; k < nt; k++) /* mark the slots of each byte range */
+        for (unsigned s = t[2 * k] / P; s <= (t[2 * k] + t[2 * k + 1] - 1u) / P;
+             s++)
+          w->dirty[s / 64] |= 1ull << (s % 64);
+    }
+    if (rebuild) {
+      trac_regdump_from_state(&w->map, w->state, w->cur);
+      w->all_dirty = 1;
+    }
+  }
   return 0;
 }
 
@@ -419,6 +503,7 @@ static int trac_close_writer(tc_writer *w, tc_error *err) {
             "instruction were dropped\n",
             w->dropped);
   tc_memimage_free(w->mem);
+  free(w->state);
   free(w->buf);
   free(w->path);
   free(w);

@@ -63,6 +63,11 @@ void trac_regdump_from_state(const trac_regmap *m, const uint8_t *state,
                              uint8_t *dump);
 /* The inverse: sets every register TRAC holds in `state` from `dump`;
  * other registers are left as they are. */
+/* Updates a dump for register r's new value in state (the rest of state
+ * as the dump was built from); returns the count of (offset, length)
+ * pairs written to touched, 0 if r needs trac_regdump_from_state. */
+int trac_regdump_update(const trac_regmap *m, const uint8_t *state, int r,
+                        uint8_t *dump, uint16_t touched[4]);
 void trac_state_from_regdump(const trac_regmap *m, const uint8_t *dump,
                              uint8_t *state);
 /* 1 if register `reg` of `arch` round-trips through a TRAC file. */

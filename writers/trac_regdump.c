@@ -244,6 +244,50 @@ void trac_regdump_from_state(const trac_regmap *m, const uint8_t *state,
   /* lastError.code is a Windows concept: 0 (already zeroed). */
 }
 
+/* After register r changed in state: updates only its part of a dump
+ * built from the earlier state, and gives the byte ranges it wrote as
+ * (offset, length) pairs in touched. Returns their count (1 or 2), or 0
+ * if r is not one it updates alone (x87, segment, status registers...):
+ * rebuild the dump then. */
+int trac_regdump_update(const trac_regmap *m, const uint8_t *state, int r,
+                        uint8_t *dump, uint16_t touched[4]) {
+  static const uint32_t eflags_bits[9] = {1u << 0, 1u << 2,  1u << 4,
+                                          1u << 6, 1u << 7,  1u << 8,
+                                          1u << 9, 1u << 10, 1u << 11};
+  const trac_layout *l = m->l;
+  unsigned P = l->ptr;
+  if (r < 0)
+    return 0;
+  if (r == m->pc) {
+    put_le(dump + l->cip, reg_get(m, state, r), P);
+    touched[0] = l->cip, touched[1] = (uint16_t)P;
+    return 1;
+  }
+  if (r == m->flags) {
+    uint64_t eflags = reg_get(m, state, r);
+    put_le(dump + l->eflags, eflags, P);
+    put_bools(dump + l->flags, (uint32_t)eflags, eflags_bits, 9);
+    touched[0] = l->eflags, touched[1] = (uint16_t)P;
+    touched[2] = l->flags, touched[3] = 9;
+    return 2;
+  }
+  for (int i = 0; i < (P == 8 ? 16 : 8); i++)
+    if (m->gpr[i] == r) {
+      put_le(dump + l->gpr + P * i, reg_get(m, state, r), P);
+      touched[0] = (uint16_t)(l->gpr + P * i), touched[1] = (uint16_t)P;
+      return 1;
+    }
+  for (int i = 0; i < l->nxmm; i++)
+    if (m->xmm[i] == r) {
+      reg_bytes(m, state, r, dump + l->xmm + 16 * i, 16);
+      reg_bytes(m, state, r, dump + l->ymm + 32 * i, 16);
+      touched[0] = (uint16_t)(l->xmm + 16 * i), touched[1] = 16;
+      touched[2] = (uint16_t)(l->ymm + 32 * i), touched[3] = 16;
+      return 2;
+    }
+  return 0;
+}
+
 static void reg_set(const trac_regmap *m, uint8_t *state, int r, uint64_t v) {
   if (r >= 0)
     tc_state_set(m->arch, state, r, v);
