@@ -27,9 +27,14 @@ static int jobs(void) {
   sigaction(SIGCHLD, &sa, NULL);
   pid_t p = fork();
   if (p == 0) {
+    /* A group of its own, whose parent is in another group of the session:
+     * never orphaned, so Linux does not discard SIGTSTP for it (the test's
+     * own group is orphaned when it runs under setsid, as CI does). */
+    setpgid(0, 0);
     for (;;)
       pause(); /* stopped and continued while it waits; killed at last */
   }
+  setpgid(p, p); /* before the first kill, whichever runs first */
   siginfo_t si;
   int st;
   kill(p, SIGSTOP);
