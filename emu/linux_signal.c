@@ -511,15 +511,21 @@ enum {
 };
 #define A64_FPSIMD_MAGIC 0x46508001u
 
-static void a64_vregs(tc_emu *emu, uint8_t *v, bool save) {
+/* A numbered register bank (arm64 v0..v31, arm d0..d31) saved into or
+ * restored from consecutive `width`-byte slots of a frame's FP record. A
+ * register the arch lacks is left alone (its slot stays zero). */
+static void reg_bank(tc_emu *emu, const char *prefix, unsigned width,
+                     uint8_t *v, bool save) {
   char n[8];
   for (int i = 0; i < 32; i++) {
-    snprintf(n, sizeof n, "v%d", i);
+    snprintf(n, sizeof n, "%s%d", prefix, i);
     int r = tc_arch_reg_index(emu->arch, n);
+    if (r < 0)
+      continue;
     if (save)
-      tc_emu_read_reg_bytes(emu, r, v + 16 * i, 16);
+      tc_emu_read_reg_bytes(emu, r, v + width * i, width);
     else
-      tc_emu_write_reg_bytes(emu, r, v + 16 * i, 16);
+      tc_emu_write_reg_bytes(emu, r, v + width * i, width);
   }
 }
 
@@ -553,7 +559,7 @@ static int deliver_arm64(tc_emu *emu, tc_linux_state *st, const sig_desc *d,
   tc_abi_put(a, fp + 4, 4, A64_FPSIMD_SIZE);
   tc_abi_put(a, fp + 8, 4, reg(emu, "fpsr"));
   tc_abi_put(a, fp + 12, 4, reg(emu, "fpcr"));
-  a64_vregs(emu, fp + 16, true);
+  reg_bank(emu, "v", 16, fp + 16, true);
   /* the terminator {0, 0} follows at A64_RES + 528: already zero */
   tc_abi_put(a, r16, 8, reg(emu, "x29"));
   tc_abi_put(a, r16 + 8, 8, reg(emu, "x30"));
@@ -595,7 +601,7 @@ static int64_t sigreturn_arm64(tc_sys_call *c) {
       tc_abi_get(a, fp + 4, 4) == A64_FPSIMD_SIZE) {
     set(emu, "fpsr", tc_abi_get(a, fp + 8, 4));
     set(emu, "fpcr", tc_abi_get(a, fp + 12, 4));
-    a64_vregs(emu, (uint8_t *)fp + 16, false); /* only read */
+    reg_bank(emu, "v", 16, (uint8_t *)fp + 16, false); /* only read */
   }
   c->st->sigmask = get_sigset(a, f + (A64_UC_MASK - A64_UC));
   return 0;
@@ -624,18 +630,6 @@ static const char *const arm_sc_regs[] = {"r0",  "r1",  "r2",  "r3", "r4",
                                           "r5",  "r6",  "r7",  "r8", "r9",
                                           "r10", "r11", "r12", "sp", "lr"};
 
-static void arm_vfp(tc_emu *emu, uint8_t *v, bool save) {
-  char n[8];
-  for (int i = 0; i < 32; i++) {
-    snprintf(n, sizeof n, "d%d", i);
-    int r = tc_arch_reg_index(emu->arch, n);
-    if (save)
-      tc_emu_read_reg_bytes(emu, r, v + 8 * i, 8);
-    else
-      tc_emu_write_reg_bytes(emu, r, v + 8 * i, 8);
-  }
-}
-
 /* The ucontext of a sigframe: sigcontext, mask, VFP area. */
 static void arm_fill_uc(tc_emu *emu, uint8_t *uc, const sig_desc *d) {
   const tc_arch *a = emu->arch;
@@ -652,7 +646,7 @@ static void arm_fill_uc(tc_emu *emu, uint8_t *uc, const sig_desc *d) {
   uint8_t *v = uc + ARM_UC_REGSPACE;
   tc_abi_put(a, v, 4, ARM_VFP_MAGIC);
   tc_abi_put(a, v + 4, 4, ARM_VFP_SIZE);
-  arm_vfp(emu, v + 8, true);
+  reg_bank(emu, "d", 8, v + 8, true);
   tc_abi_put(a, v + 264, 4, reg(emu, "fpscr"));
   tc_abi_put(a, v + 272, 4, 0x40000000u); /* fpexc: VFP enabled */
   /* end_magic 0 at +288 */
@@ -718,7 +712,7 @@ static int64_t sigreturn_arm(tc_sys_call *c, bool rt) {
   const uint8_t *v = uc + ARM_UC_REGSPACE;
   if (tc_abi_get(a, v, 4) == ARM_VFP_MAGIC &&
       tc_abi_get(a, v + 4, 4) == ARM_VFP_SIZE) {
-    arm_vfp(emu, (uint8_t *)v + 8, false); /* only read */
+    reg_bank(emu, "d", 8, (uint8_t *)v + 8, false); /* only read */
     set(emu, "fpscr", tc_abi_get(a, v + 264, 4));
   }
   c->st->sigmask = get_sigset(a, uc + ARM_UC_MASK);

@@ -784,15 +784,6 @@ static void test_cli_verify(void) {
   free(out);
 }
 
-static int same_file(const char *a, const char *b) {
-  size_t l1, l2;
-  uint8_t *x = tu_read_file(a, &l1), *y = tu_read_file(b, &l2);
-  int same = x && y && l1 == l2 && memcmp(x, y, l1) == 0;
-  free(x);
-  free(y);
-  return same;
-}
-
 static int convert(const char *in, const char *to, const char *out,
                    char **msg) {
   return tu_run_merge(msg, TC_CLI, "convert", in, "--to", to, out, NULL);
@@ -806,32 +797,32 @@ static void test_convert_round_trips(void) {
   const char *d1 = tu_tmp("cov-conv1.drcov"), *t1 = tu_tmp("cov-conv1.tenet");
   CU_ASSERT_EQUAL(convert(r.tct, "drcov", d1, &msg), 0);
   free(msg);
-  CU_ASSERT(same_file(d1, r.drcov));
+  CU_ASSERT(tu_same_file(d1, r.drcov));
   CU_ASSERT_EQUAL(convert(r.tct, "tenet", t1, &msg), 0);
   free(msg);
-  CU_ASSERT(same_file(t1, r.tenet));
+  CU_ASSERT(tu_same_file(t1, r.tenet));
   /* drcov -> drcov, tenet -> tenet: identical */
   const char *d2 = tu_tmp("cov-conv2.drcov"), *t2 = tu_tmp("cov-conv2.tenet");
   CU_ASSERT_EQUAL(convert(r.drcov, "drcov", d2, &msg), 0);
   free(msg);
-  CU_ASSERT(same_file(d2, r.drcov));
+  CU_ASSERT(tu_same_file(d2, r.drcov));
   CU_ASSERT_EQUAL(convert(r.tenet, "tenet", t2, &msg), 0);
   free(msg);
-  CU_ASSERT(same_file(t2, r.tenet));
+  CU_ASSERT(tu_same_file(t2, r.tenet));
   /* drcov's block events survive tct: drcov -> tct -> drcov */
   const char *bt = tu_tmp("cov-blocks.tct"), *d3 = tu_tmp("cov-conv3.drcov");
   CU_ASSERT_EQUAL(convert(r.drcov, "tct", bt, &msg), 0);
   free(msg);
   CU_ASSERT_EQUAL(convert(bt, "drcov", d3, &msg), 0);
   free(msg);
-  CU_ASSERT(same_file(d3, r.drcov));
+  CU_ASSERT(tu_same_file(d3, r.drcov));
   /* tenet -> tct -> tenet */
   const char *tt = tu_tmp("cov-tenet.tct"), *t3 = tu_tmp("cov-conv3.tenet");
   CU_ASSERT_EQUAL(convert(r.tenet, "tct", tt, &msg), 0);
   free(msg);
   CU_ASSERT_EQUAL(convert(tt, "tenet", t3, &msg), 0);
   free(msg);
-  CU_ASSERT(same_file(t3, r.tenet));
+  CU_ASSERT(tu_same_file(t3, r.tenet));
   /* Tenet holds no instruction lengths: drcov cannot be made from it. */
   CU_ASSERT_NOT_EQUAL(convert(r.tenet, "drcov", tu_tmp("cov-x.drcov"), &msg),
                       0);

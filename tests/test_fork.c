@@ -108,15 +108,12 @@ static void test_files_and_determinism(void) {
   static const char *const exts[] = {".tct", ".trace64"};
   for (size_t p = 0; p < 6; p++)
     for (size_t e = 0; e < 2; e++) {
-      size_t na = 0, nb = 0;
-      uint8_t *da = tu_read_file(file_of("det-a", pids[p], exts[e]), &na);
-      uint8_t *db = tu_read_file(file_of("det-b", pids[p], exts[e]), &nb);
-      CU_ASSERT(da && db && na == nb && na > 0 && memcmp(da, db, na) == 0);
-      if (!da || !db || na != nb || memcmp(da, db, na) != 0)
+      bool same = tu_same_file(file_of("det-a", pids[p], exts[e]),
+                               file_of("det-b", pids[p], exts[e]));
+      CU_ASSERT(same);
+      if (!same)
         fprintf(stderr, "\n%s differs between two recordings\n",
                 file_of("det-a", pids[p], exts[e]));
-      free(da);
-      free(db);
     }
   CU_ASSERT_FALSE(tu_have(file_of("det-a", "1006", ".tct")));
 }
@@ -297,12 +294,8 @@ static void test_stop_stream(void) {
   CU_ASSERT_EQUAL(record("stop-b", "tct", "stop64", NULL, NULL, NULL), 0);
   static const char *const pids[] = {NULL, "1001"};
   for (size_t p = 0; p < 2; p++) {
-    size_t na = 0, nb = 0;
-    uint8_t *da = tu_read_file(file_of("stop-a", pids[p], ".tct"), &na);
-    uint8_t *db = tu_read_file(file_of("stop-b", pids[p], ".tct"), &nb);
-    CU_ASSERT(da && db && na == nb && na > 0 && memcmp(da, db, na) == 0);
-    free(da);
-    free(db);
+    CU_ASSERT(tu_same_file(file_of("stop-a", pids[p], ".tct"),
+                           file_of("stop-b", pids[p], ".tct")));
   }
   evlog child = {0};
   tc_error err = {{0}};

@@ -43,15 +43,6 @@ static char *sh(int *status, const char *fmt, ...) {
   return out ? out : strdup("");
 }
 
-static int same_file(const char *a, const char *b) {
-  size_t na = 0, nb = 0;
-  uint8_t *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
-  int same = x && y && na == nb && memcmp(x, y, na) == 0;
-  free(x);
-  free(y);
-  return same;
-}
-
 /* hello64 recorded once plain (plain.EXT) and once with -z (z.EXT.zst). */
 static void record_both(void) {
   static int done;
@@ -95,10 +86,10 @@ static void test_zstd_cli_gives_plain_bytes(void) {
     int st;
     free(sh(&st, "zstd -q -d -c %s > %s", z, un));
     CU_ASSERT_EQUAL(st, 0);
-    if (!same_file(un, plain))
+    if (!tu_same_file(un, plain))
       fprintf(stderr, "\n%s: zstd -dc differs from the plain recording\n",
               fmts[i].name);
-    CU_ASSERT(same_file(un, plain));
+    CU_ASSERT(tu_same_file(un, plain));
     /* no temporary left beside it */
     CU_ASSERT_NOT_EQUAL(access(path_of("z.partial", fmts[i].ext, ""), F_OK), 0);
     CU_ASSERT_NOT_EQUAL(access(path_of("z.partial", fmts[i].ext, ".zst"), F_OK),
@@ -114,8 +105,8 @@ static void test_deterministic(void) {
           TC_CLI, all_list, tu_guest("hello64")));
   CU_ASSERT_EQUAL(st, 0);
   for (size_t i = 0; i < NFMTS; i++)
-    CU_ASSERT(same_file(path_of("z", fmts[i].ext, ".zst"),
-                        path_of("z2", fmts[i].ext, ".zst")));
+    CU_ASSERT(tu_same_file(path_of("z", fmts[i].ext, ".zst"),
+                           path_of("z2", fmts[i].ext, ".zst")));
 }
 
 /* dump, strace and info read the .zst as the plain file. */
@@ -197,7 +188,7 @@ static void test_convert(void) {
   const char *un = path_of("conv_unz", ".trace64", "");
   free(sh(&st, "zstd -q -d -c %s > %s", b, un));
   CU_ASSERT_EQUAL(st, 0);
-  CU_ASSERT(same_file(un, a));
+  CU_ASSERT(tu_same_file(un, a));
   /* a .zst input in a format that seeks (tfile), to a .zst output */
   const char *c = path_of("conv_tf", ".tct", ".zst");
   out = sh(&st, "%s convert %s --to tct %s && %s dump %s", TC_CLI,

@@ -56,6 +56,15 @@ uint8_t *tu_read_file(const char *path, size_t *len) {
   return buf;
 }
 
+int tu_same_file(const char *a, const char *b) {
+  size_t na = 0, nb = 0;
+  uint8_t *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+  int same = x && y && na == nb && na > 0 && memcmp(x, y, na) == 0;
+  free(x);
+  free(y);
+  return same;
+}
+
 int tu_write_file(const char *path, const void *data, size_t len) {
   FILE *f = fopen(path, "wb");
   if (!f)

@@ -17,6 +17,8 @@ int tu_run_suite(const char *suite, const tu_case *cases);
 
 /* Reads a whole file (NUL-terminated as a convenience); NULL on error. */
 uint8_t *tu_read_file(const char *path, size_t *len);
+/* 1 if both files exist, are not empty and hold the same bytes. */
+int tu_same_file(const char *a, const char *b);
 int tu_write_file(const char *path, const void *data, size_t len);
 /* Runs `sh -c cmd`, captures stdout (+stderr if merge) into *out (malloc'd,
  * NUL-terminated, may be NULL). Returns the exit status (128+sig on signal),
