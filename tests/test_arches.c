@@ -316,8 +316,8 @@ static void test_verify(void) {
   const char *guests[] = {"interwork-armhf", "glibc-arm64", "hello-armel"};
   for (int i = 0; i < 3; i++) {
     char *out = NULL;
-    int st = sh(&out, "%s verify -q -o %s -- %s 2>&1", TC_CLI, tu_tmp(guests[i]),
-                tu_guest(guests[i]));
+    int st = sh(&out, "%s verify -q -o %s -- %s 2>&1", TC_CLI,
+                tu_tmp(guests[i]), tu_guest(guests[i]));
     const char *t = out ? out : "";
     if (st != 0 || !strstr(t, "tfile  ok"))
       fprintf(stderr, "\n%s: verify: %s\n", guests[i], t);

@@ -323,8 +323,8 @@ static void write_synthetic(const char *dir, const char *every) {
   ev.kind = TC_EV_SYSCALL;
   static uint8_t abcd[4] = {'a', 'b', 'c', 'd'};
   mem[0] = (tc_mem_access){STACK + 0x2000, 4, TC_MEM_WRITE, zero, abcd};
-  ev.u.sys = (tc_syscall_event){4, 1, 1, "write", {1, STACK, 4, 0, 0, 0},
-                                5, 0, 1, mem, 0, 0};
+  ev.u.sys = (tc_syscall_event){
+      4, 1, 1, "write", {1, STACK, 4, 0, 0, 0}, 5, 0, 1, mem, 0, 0};
   EMIT();
   /* 5: 15 general registers change: a register continuation chunk */
   NEXT(2);
