@@ -475,10 +475,44 @@ static void test_ucir_samples_to_tfile(void) {
   printf("\n  %d usercorn files opened by GDB as tfile ", n);
 }
 
+/* The output format from a file name: each format's extension, .zst and a
+ * directory's slash aside; unknown names give NULL. */
+static void test_format_by_extension(void) {
+  static const struct {
+    const char *path, *format;
+  } cases[] = {
+      {"x.trace64", "trac"}, {"x.trace32", "trac"}, {"d/x.tf.zst", "tfile"},
+      {"x.rvn/", "rvn"},     {"x.frames", "bap"},   {"x.tct", "tct"},
+      {"x.foo", NULL},       {"trace64", NULL},     {"", NULL}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const tc_format *f = tc_format_by_extension(cases[i].path);
+    if (cases[i].format) {
+      CU_ASSERT_PTR_NOT_NULL(f);
+      CU_ASSERT(f && strcmp(f->name, cases[i].format) == 0);
+    } else {
+      CU_ASSERT_PTR_NULL(f);
+    }
+  }
+  /* and the CLI takes it when --to is left out */
+  char *out = NULL, in[4200], to[4200];
+  snprintf(in, sizeof in, "%s.tct", record_all("hello64", "byext"));
+  snprintf(to, sizeof to, "%s", tu_tmp("byext-out.trace64"));
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "convert", in, to, NULL), 0);
+  free(out);
+  tc_error err = {{0}};
+  CU_ASSERT_PTR_EQUAL(tc_format_detect(to, &err), tc_format_by_name("trac"));
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "convert", in, tu_tmp("byext-out.foo"), NULL),
+      2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "--to FMT"));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"docs/formats/README.md capability table = the code",
        test_caps_table_in_docs},
+      {"the output format from its extension", test_format_by_extension},
       {"convert: loss report, --strict, rebuilt exit", test_loss_report},
       {"A -> B -> A, every pair, x86-64", test_round_trip_x86_64},
       {"A -> B -> A, every pair, i386", test_round_trip_i386},

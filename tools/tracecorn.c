@@ -1223,33 +1223,6 @@ static void convert_help(void) {
       "existing OUT that is not\na trace.\n");
 }
 
-/* The writable format whose extension (for some arch) ends `path`, a
- * trailing .zst aside; NULL when none or more than one does. */
-static const char *format_of_name(const char *path) {
-  size_t n = strlen(path);
-  if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
-    n -= 4;
-  while (n > 1 && path[n - 1] == '/') /* rvn/ */
-    n--;
-  const char *found = NULL;
-  for (const tc_format *const *f = tc_formats(); *f; f++) {
-    if (!(*f)->open_writer)
-      continue;
-    bool match = false;
-    for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL && !match; id++) {
-      const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
-      const char *ext = a ? (*f)->extension(a) : NULL;
-      size_t e = ext ? strlen(ext) : 0;
-      match = e && n > e && strncmp(path + n - e, ext, e) == 0;
-    }
-    if (match && found && strcmp(found, (*f)->name) != 0)
-      return NULL; /* ambiguous */
-    if (match)
-      found = (*f)->name;
-  }
-  return found;
-}
-
 static int cmd_convert(int argc, char **argv) {
   static const struct option longopts[] = {
       {"from", required_argument, 0, 'F'},
@@ -1300,7 +1273,9 @@ static int cmd_convert(int argc, char **argv) {
             "usage: tracecorn convert [--from FMT] IN [--to FMT] OUT\n");
     return 2;
   }
-  if (!to && !(to = format_of_name(argv[optind + 1]))) {
+  const tc_format *by_ext =
+      to ? NULL : tc_format_by_extension(argv[optind + 1]);
+  if (!to && !(to = by_ext ? by_ext->name : NULL)) {
     fprintf(stderr,
             "tracecorn: convert: no format has the extension of %s; name it "
             "with --to FMT (see `tracecorn formats`)\n",

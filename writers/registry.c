@@ -1,4 +1,5 @@
 /* The format registry: one tc_format per module, listed once here. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -31,6 +32,31 @@ const tc_format *tc_format_by_name(const char *name) {
     if (strcmp((*f)->name, name) == 0)
       return *f;
   return NULL;
+}
+
+const tc_format *tc_format_by_extension(const char *path) {
+  size_t n = strlen(path);
+  if (n > 4 && strcmp(path + n - 4, ".zst") == 0)
+    n -= 4;
+  while (n > 1 && path[n - 1] == '/')
+    n--;
+  const tc_format *found = NULL;
+  for (const tc_format *const *f = registry; *f; f++) {
+    if (!(*f)->open_writer)
+      continue;
+    bool match = false;
+    for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL && !match; id++) {
+      const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
+      const char *ext = a ? (*f)->extension(a) : NULL;
+      size_t e = ext ? strlen(ext) : 0;
+      match = e && n > e && strncmp(path + n - e, ext, e) == 0;
+    }
+    if (match && found && found != *f)
+      return NULL; /* ambiguous */
+    if (match)
+      found = *f;
+  }
+  return found;
 }
 
 const tc_format *tc_format_detect(const char *path, tc_error *err) {

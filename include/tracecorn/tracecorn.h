@@ -447,6 +447,10 @@ typedef struct tc_format {
 
 /* The format registered as `name` ("tct", "trac"...), or NULL. */
 TC_API const tc_format *tc_format_by_name(const char *name);
+/* The writable format whose file extension (for some arch) ends `path`, a
+ * trailing ".zst" and "/" aside ("x.trace64", "x.tf.zst", "x.rvn/"), or
+ * NULL when none or more than one does. */
+TC_API const tc_format *tc_format_by_extension(const char *path);
 /* NULL-terminated list of every registered format. */
 TC_API const tc_format *const *tc_formats(void);
 /* The value of writer option FORMAT.KEY in info->writer_options (the last
