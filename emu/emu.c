@@ -405,6 +405,8 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   if (arch->id == TC_ARCH_MIPS64EL)
     uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
   set_start_cpu_state(emu);
+  /* now, while the process's heap is small and no guest memory exists */
+  emu->regfile = tc_regfile_open(emu->uc, arch);
   if (arch->id == TC_ARCH_MIPS64EL && !mips64_runs(emu->uc)) {
     tc_error_set(err,
                  "this Unicorn (%s) cannot execute MIPS64 code: every "
@@ -412,6 +414,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
                  "2.1.x); mips64el traces can still be read and converted",
                  unicorn_version_string());
     uc_close(emu->uc);
+    tc_regfile_free(emu->regfile);
     free(emu);
     return NULL;
   }
@@ -458,6 +461,7 @@ void tc_emu_free(tc_emu *emu) {
   tc_procs_release(emu);
   if (emu->uc)
     uc_close(emu->uc);
+  tc_regfile_free(emu->regfile);
   free(emu->regions);
   free(emu->start_state);
   free(emu);

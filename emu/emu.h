@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <unicorn/unicorn.h>
 
+#include "regfile.h"
 #include "tracecorn/tracecorn.h"
 
 #define TC_MAX_FDS 256
@@ -145,6 +146,7 @@ enum {
 
 typedef struct tc_emu {
   uc_engine *uc;
+  tc_regfile *regfile; /* direct register reads, or NULL */
   const tc_arch *arch;
   tc_options opt;
 

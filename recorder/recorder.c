@@ -64,7 +64,13 @@ struct tc_recorder {
   uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
   int *uc_ids;
   void **scratch_ptrs;
-  int count_reg; /* rcx/ecx for rep detection */
+  /* Direct reads (emu/regfile.h): per register its bytes in the engine,
+   * or NULL; x86 flags computed from the lazy flags state. */
+  const uint8_t **direct;
+  const tc_regfile *regfile;
+  int flags_reg;    /* computed directly, or -1 */
+  bool check_reads; /* TRACECORN_REGFILE=check */
+  int count_reg;    /* rcx/ecx for rep detection */
   /* The recording window (tc_recorder_set_window): instructions outside
    * it run but are not recorded; `skipping` while outside. */
   tc_window win;
@@ -313,20 +319,41 @@ static inline bool reg_equal(const uint8_t *a, const uint8_t *b,
 }
 
 /* Reads the registers idx[0..n) into state, except the PC (the caller
- * sets it: the next hook's address). */
+ * sets it: the next hook's address): directly where the regfile knows the
+ * register, the rest in one uc_reg_read_batch. */
 static void read_regs(tc_recorder *r, const uint16_t *idx, int n,
                       uint8_t *state) {
   int ids[64];
   void *ptrs[64];
   uint16_t got[64];
   int m = 0, pc = r->arch->pc_reg;
-  for (int i = 0; i < n && m < 64; i++) {
-    if (idx[i] == pc)
+  for (int i = 0; i < n; i++) {
+    int k = idx[i];
+    if (k == pc)
       continue;
-    got[m] = idx[i];
-    ids[m] = r->uc_ids[idx[i]];
-    ptrs[m++] = r->scratch_ptrs[idx[i]];
+    uint8_t *dst = state + r->reg_off[k];
+    const uint8_t *d = r->direct[k];
+    if (d) {
+      reg_copy(dst, d, r->reg_size[k]);
+      if (r->check_reads)
+        tc_regfile_check(r->regfile, k, dst, r->reg_size[k]);
+      continue;
+    }
+    uint64_t flags;
+    if (k == r->flags_reg && tc_regfile_x86_flags(r->regfile, &flags)) {
+      memcpy(dst, &flags, r->reg_size[k]); /* little-endian host */
+      if (r->check_reads)
+        tc_regfile_check(r->regfile, k, dst, r->reg_size[k]);
+      continue;
+    }
+    if (m == 64)
+      continue;
+    got[m] = (uint16_t)k;
+    ids[m] = r->uc_ids[k];
+    ptrs[m++] = r->scratch_ptrs[k];
   }
+  if (!m)
+    return;
   uc_reg_read_batch(r->emu->uc, ids, ptrs, m);
   for (int i = 0; i < m; i++)
     reg_copy(state + r->reg_off[got[i]], r->scratch[got[i]],
@@ -889,9 +916,19 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->scratch_ptrs = calloc(a->nregs, sizeof *r->scratch_ptrs);
   r->reg_off = calloc(a->nregs, sizeof *r->reg_off);
   r->reg_size = calloc(a->nregs, sizeof *r->reg_size);
+  r->direct = calloc(a->nregs, sizeof *r->direct);
   if (!r->state_cur || !r->state_next || !r->state_tmp || !r->scratch ||
-      !r->uc_ids || !r->scratch_ptrs || !r->reg_off || !r->reg_size)
+      !r->uc_ids || !r->scratch_ptrs || !r->reg_off || !r->reg_size ||
+      !r->direct)
     goto oom;
+  r->regfile = emu->regfile;
+  r->flags_reg = -1;
+  if (r->regfile) {
+    memcpy(r->direct, r->regfile->ptr, a->nregs * sizeof *r->direct);
+    if (r->regfile->x86_cc)
+      r->flags_reg = a->flags_reg;
+    r->check_reads = r->regfile->check;
+  }
   for (int i = 0; i < a->nregs; i++) {
     r->uc_ids[i] = a->regs[i].uc_id;
     r->scratch_ptrs[i] = r->scratch[i];
@@ -923,6 +960,7 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->scratch_ptrs);
   free(r->reg_off);
   free(r->reg_size);
+  free(r->direct);
   mem_free(&r->mem);
   mem_free(&r->kmem);
   mem_free(&r->sigmem);
