@@ -66,9 +66,9 @@ static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits,
   while (buf && nhits < max && fgets(line, sizeof line, m)) {
     unsigned long lo, hi;
     char perms[8];
-    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 ||
-        perms[0] != 'r' || perms[1] != 'w' || perms[2] == 'x' ||
-        strstr(line, "[stack") || hi - lo > MAX_MAPPING)
+    if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
+        perms[1] != 'w' || perms[2] == 'x' || strstr(line, "[stack") ||
+        hi - lo > MAX_MAPPING)
       continue;
     /* in chunks overlapping by n - 1 bytes; the copies in buf itself are
      * not hits */
@@ -111,8 +111,7 @@ static int keep_matching(uintptr_t *hits, int nhits, const uint8_t *want,
 }
 
 static int reg_write(const tc_regfile *rf, int i, const uint8_t *v) {
-  return uc_reg_write(rf->uc, rf->arch->regs[i].uc_id, v) == UC_ERR_OK ? 0
-                                                                       : -1;
+  return uc_reg_write(rf->uc, rf->arch->regs[i].uc_id, v) == UC_ERR_OK ? 0 : -1;
 }
 
 /* The first candidate's address: where a value written to it appears,
@@ -168,9 +167,9 @@ static void calibrate(tc_regfile *rf) {
   uint8_t orig[MAX_REGS][REG_MAX], v[2][MAX_REGS][REG_MAX];
   long at[MAX_REGS];
   static uint64_t calls; /* a new seed for each engine of the process */
-  uint64_t seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^
-                  __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) *
-                      0xd1b54a32d192ed03ull;
+  uint64_t seed =
+      (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^
+      __atomic_add_fetch(&calls, 1, __ATOMIC_RELAXED) * 0xd1b54a32d192ed03ull;
   int first = -1;
   if (a->nregs > MAX_REGS)
     return;
@@ -295,7 +294,7 @@ static bool cc_compute_all(uint32_t op, uint64_t dst, uint64_t src1,
   uint64_t sign = 1ull << (bits - 1);
   uint64_t mul_src = src1; /* MUL's src1 is not truncated */
   dst &= m, src1 &= m, src2 &= m;
-#define MSB(x) ((((x) & sign) != 0) ? 1u : 0u)
+#define MSB(x) ((((x)&sign) != 0) ? 1u : 0u)
   uint32_t pf = __builtin_parity((uint8_t)dst) ? 0 : CC_P;
   uint32_t zf = dst == 0 ? CC_Z : 0, sf = MSB(dst) ? CC_S : 0;
   uint32_t cf = 0, af = 0, of = 0;
@@ -461,8 +460,7 @@ tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch) {
     calibrate_x86_flags(rf);
   if (getenv("TRACECORN_REGFILE_DEBUG"))
     fprintf(stderr, "tracecorn: regfile: %d of %d registers direct%s\n",
-            rf->ndirect, arch->nregs,
-            rf->x86_cc ? ", x86 flags computed" : "");
+            rf->ndirect, arch->nregs, rf->x86_cc ? ", x86 flags computed" : "");
   return rf;
 }
 
@@ -482,8 +480,9 @@ void tc_regfile_check(const tc_regfile *rf, int i, const uint8_t *direct,
     return;
   uint64_t pc = 0;
   uc_reg_read(rf->uc, rf->arch->regs[rf->arch->pc_reg].uc_id, &pc);
-  fprintf(stderr, "tracecorn: regfile check: %s read directly differs from "
-                  "uc_reg_read at pc 0x%llx:",
+  fprintf(stderr,
+          "tracecorn: regfile check: %s read directly differs from "
+          "uc_reg_read at pc 0x%llx:",
           ri->name, (unsigned long long)pc);
   for (unsigned k = 0; k < size; k++)
     fprintf(stderr, " %02x/%02x", direct[k], want[k]);

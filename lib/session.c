@@ -16,6 +16,7 @@
 #include "emu/emu.h"
 #include "emu/linux_sys.h"
 #include "loaders/loader.h"
+#include "pipe.h"
 #include "recorder/recorder.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/outfile.h"
@@ -31,6 +32,7 @@ typedef struct output {
   char path[PATH_MAX];
   char tmp[PATH_MAX]; /* written under this name until closed */
   bool failed;
+  bool async; /* written on a worker thread (lib/pipe.h) */
   tc_error err;
 } output;
 
@@ -62,6 +64,7 @@ struct tc_session {
   tc_window win;
   /* The recorder inside the engine now (tc_session_escape). */
   tc_recorder *volatile running;
+  tc_pipe *pipe; /* writer threads of the first process's files, or NULL */
   int failed_outputs;
   uint32_t *pids; /* every process's, in creation order */
   size_t npids, cap_pids;
@@ -107,6 +110,7 @@ static tc_emu *abandoned_engines[8];
 void tc_session_free(tc_session *s) {
   if (!s)
     return;
+  tc_pipe_close(s->pipe); /* a run that failed on its way */
   /* Outputs of a session that never ran hold nothing: removed. */
   for (int i = 0; i < s->nout; i++)
     if (s->out[i].w) {
@@ -414,23 +418,62 @@ int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
   return 0;
 }
 
-static void deliver(output *out, int nout, const tc_event *ev) {
-  for (int i = 0; i < nout; i++) {
-    output *o = &out[i];
-    if (o->failed)
-      continue;
-    int rc = o->fmt ? o->fmt->write_event(o->w, ev, &o->err)
-                    : o->sink(o->ctx, ev, &o->err);
-    if (rc < 0) {
-      o->failed = true;
-      fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
-    }
+static void deliver_one(void *ctx, const tc_event *ev) {
+  output *o = ctx;
+  if (o->failed)
+    return;
+  int rc = o->fmt ? o->fmt->write_event(o->w, ev, &o->err)
+                  : o->sink(o->ctx, ev, &o->err);
+  if (rc < 0) {
+    o->failed = true;
+    fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
   }
+}
+
+static void deliver(output *out, int nout, const tc_event *ev) {
+  for (int i = 0; i < nout; i++)
+    if (!out[i].async)
+      deliver_one(&out[i], ev);
 }
 
 static void fan_out(void *ctx, const tc_event *ev) {
   tc_session *s = ctx;
   deliver(s->out, s->nout, ev);
+  if (s->pipe)
+    tc_pipe_push(s->pipe, ev);
+}
+
+/* The first process's trace files get a writer thread each when the host
+ * has a second CPU (TRACECORN_WRITER_THREADS=0: none); sinks and
+ * standard output stay on the recorder's thread. */
+static void start_writer_threads(tc_session *s) {
+  const char *env = getenv("TRACECORN_WRITER_THREADS");
+  if ((env && strcmp(env, "0") == 0) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+    return;
+  tc_pipe_consumer fns[MAX_OUTPUTS];
+  void *ctxs[MAX_OUTPUTS];
+  int n = 0;
+  for (int i = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    if (o->fmt && o->w && strcmp(o->path, "-") != 0 &&
+        strncmp(o->path, "/dev/", 5) != 0) {
+      fns[n] = deliver_one;
+      ctxs[n++] = o;
+    }
+  }
+  tc_error err = {{0}};
+  if (!n || !(s->pipe = tc_pipe_new(s->info.arch, n, fns, ctxs, &err)))
+    return; /* the writers run on this thread */
+  for (int i = 0; i < n; i++)
+    ((output *)ctxs[i])->async = true;
+}
+
+/* Every queued event written: the worker threads end. */
+static void stop_writer_threads(tc_session *s) {
+  tc_pipe_close(s->pipe);
+  s->pipe = NULL;
+  for (int i = 0; i < s->nout; i++)
+    s->out[i].async = false;
 }
 
 static void fan_out_child(void *ctx, const tc_event *ev) {
@@ -648,6 +691,7 @@ static int end_process(tc_session *s, proc_slot *p, tc_run_result *res,
     tc_proc_exited(p->emu);
   p->done = true;
   if (!p->child) {
+    stop_writer_threads(s);
     close_outputs(s, s->out, s->nout);
     if (res)
       *res = r;
@@ -785,6 +829,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   }
   if (resolve_window(s, &s->win, err) < 0)
     return -1;
+  start_writer_threads(s);
   __atomic_store_n(&s->rec, tc_recorder_new(s->emu, fan_out, s, err),
                    __ATOMIC_RELEASE);
   if (!s->rec)

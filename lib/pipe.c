@@ -1,0 +1,515 @@
+/* lib/pipe: trace writers on worker threads (pipe.h). */
+#include "pipe.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BLOCK_SIZE (256u << 10)
+#define MAX_BLOCKS 32 /* queued at most: 8 MiB, whatever the trace length */
+#define MAX_CONSUMERS 16
+
+typedef struct pblock {
+  struct pblock *next;
+  size_t len, cap;
+  int refs; /* consumers that have not finished it */
+  uint8_t data[];
+} pblock;
+
+typedef struct consumer {
+  tc_pipe *p;
+  tc_pipe_consumer fn;
+  void *ctx;
+  pthread_t thread;
+  /* the rebuilt states: before = the current one */
+  uint8_t *before, *after;
+  bool have_key;        /* check mode compares only from the first KEYFRAME */
+  uint16_t stale[4096]; /* registers after differs from before in */
+  int nstale;
+  bool stale_all;
+} consumer;
+
+struct tc_pipe {
+  const tc_arch *arch;
+  int n;
+  consumer c[MAX_CONSUMERS];
+  bool check;
+  pthread_mutex_t mu;
+  pthread_cond_t data, space;
+  pblock *first, *last; /* published, oldest first */
+  int nblocks;
+  bool ended;
+  pblock *cur; /* being filled by the producer, not yet published */
+  bool have_key;
+};
+
+/* ------------------------------------------------------------ producer */
+
+static void publish(tc_pipe *p) {
+  pblock *b = p->cur;
+  p->cur = NULL;
+  if (!b || !b->len) {
+    free(b);
+    return;
+  }
+  b->refs = p->n;
+  pthread_mutex_lock(&p->mu);
+  while (p->nblocks >= MAX_BLOCKS)
+    pthread_cond_wait(&p->space, &p->mu);
+  if (p->last)
+    p->last->next = b;
+  else
+    p->first = b;
+  p->last = b;
+  p->nblocks++;
+  pthread_cond_broadcast(&p->data);
+  pthread_mutex_unlock(&p->mu);
+}
+
+/* Room for n bytes at the end of the current block; NULL if out of
+ * memory (the event is lost, and said so once). */
+static uint8_t *reserve(tc_pipe *p, size_t n) {
+  if (p->cur && p->cur->cap - p->cur->len < n)
+    publish(p);
+  if (!p->cur) {
+    size_t cap = n > BLOCK_SIZE ? n : BLOCK_SIZE;
+    p->cur = malloc(sizeof *p->cur + cap);
+    if (!p->cur) {
+      static bool said;
+      if (!said)
+        fprintf(stderr, "tracecorn: out of memory queueing trace events\n");
+      said = true;
+      return NULL;
+    }
+    p->cur->next = NULL;
+    p->cur->len = 0;
+    p->cur->cap = cap;
+  }
+  return p->cur->data + p->cur->len;
+}
+
+/* Small copies by constant size: a libc call per register or access
+ * was a third of the queue's cost. */
+static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n) {
+  switch (n) {
+  case 1:
+    *dst = *src;
+    break;
+  case 2:
+    memcpy(dst, src, 2);
+    break;
+  case 4:
+    memcpy(dst, src, 4);
+    break;
+  case 8:
+    memcpy(dst, src, 8);
+    break;
+  case 16:
+    memcpy(dst, src, 16);
+    break;
+  default:
+    memcpy(dst, src, n);
+  }
+}
+
+static inline uint8_t *put(uint8_t *q, const void *src, size_t n) {
+  copy_small(q, src, n);
+  return q + n;
+}
+
+static size_t str_room(const char *s) { return s ? strlen(s) + 1 : 0; }
+
+static uint8_t *put_str(uint8_t *q, const char *s) {
+  uint8_t has = s != NULL;
+  q = put(q, &has, 1);
+  return s ? put(q, s, strlen(s) + 1) : q;
+}
+
+static size_t mem_room(uint32_t n, const tc_mem_access *m) {
+  size_t b = 0;
+  for (uint32_t i = 0; i < n; i++)
+    b += sizeof *m + 2 * (size_t)m[i].size;
+  return b;
+}
+
+/* The accesses, then their bytes (a read's after is its before). */
+static uint8_t *put_mem(uint8_t *q, uint32_t n, const tc_mem_access *m) {
+  if (!n)
+    return q;
+  q = put(q, m, n * sizeof *m);
+  for (uint32_t i = 0; i < n; i++) {
+    q = put(q, m[i].before, m[i].size);
+    if (m[i].kind == TC_MEM_WRITE)
+      q = put(q, m[i].after, m[i].size);
+  }
+  return q;
+}
+
+void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
+  const tc_arch *a = p->arch;
+  size_t ss = a->state_size;
+  size_t room = 1 + sizeof *ev + 48;
+  switch (ev->kind) {
+  case TC_EV_INSN: {
+    const tc_insn_event *e = &ev->u.insn;
+    room += 2 * (size_t)e->nregs + mem_room(e->nmem, e->mem);
+    for (int i = 0; i < e->nregs; i++)
+      room += a->regs[e->regs[i]].size;
+    if (!p->have_key || p->check)
+      room += 2 * ss;
+    break;
+  }
+  case TC_EV_SYSCALL:
+    room += str_room(ev->u.sys.name) + mem_room(ev->u.sys.nmem, ev->u.sys.mem);
+    break;
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT:
+    room += str_room(ev->u.map.name) +
+            (ev->kind == TC_EV_MAP && ev->u.map.data ? ev->u.map.size : 0);
+    break;
+  case TC_EV_KEYFRAME:
+    room += ss;
+    break;
+  case TC_EV_SIGNAL:
+    room += mem_room(ev->u.sig.nmem, ev->u.sig.mem);
+    break;
+  case TC_EV_EXIT:
+    room += str_room(ev->u.exit.message);
+    break;
+  default:
+    break;
+  }
+  uint8_t *q = reserve(p, room), *start = q;
+  if (!q)
+    return;
+  *q++ = (uint8_t)ev->kind;
+  if (ev->kind != TC_EV_INSN)
+    q = put(q, ev, sizeof *ev);
+  switch (ev->kind) {
+  case TC_EV_INSN: {
+    /* the instruction's own fields only: a cache line per instruction
+     * crosses to the writer's core, not the whole union */
+    const tc_insn_event *e = &ev->u.insn;
+    uint8_t whole = !p->have_key || p->check;
+    uint8_t size = e->size > 16 ? 16 : e->size;
+    q = put(q, &e->index, 8);
+    q = put(q, &e->pc, 8);
+    q = put(q, &e->tid, 4);
+    q = put(q, &e->nregs, 2);
+    q = put(q, &e->nmem, 4);
+    *q++ = e->size;
+    *q++ = whole;
+    q = put(q, e->bytes, size);
+    if (e->nregs)
+      q = put(q, e->regs, 2 * (size_t)e->nregs);
+    for (int i = 0; i < e->nregs; i++) {
+      const tc_reg_info *ri = &a->regs[e->regs[i]];
+      q = put(q, e->state_after + ri->offset, ri->size);
+    }
+    if (whole) {
+      q = put(q, e->state_before, ss);
+      q = put(q, e->state_after, ss);
+    }
+    q = put_mem(q, e->nmem, e->mem);
+    break;
+  }
+  case TC_EV_SYSCALL:
+    q = put_str(q, ev->u.sys.name);
+    q = put_mem(q, ev->u.sys.nmem, ev->u.sys.mem);
+    break;
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT:
+    q = put_str(q, ev->u.map.name);
+    if (ev->kind == TC_EV_MAP && ev->u.map.data)
+      q = put(q, ev->u.map.data, ev->u.map.size);
+    break;
+  case TC_EV_KEYFRAME:
+    q = put(q, ev->u.key.state, ss);
+    p->have_key = true;
+    break;
+  case TC_EV_SIGNAL:
+    q = put_mem(q, ev->u.sig.nmem, ev->u.sig.mem);
+    break;
+  case TC_EV_EXIT:
+    q = put_str(q, ev->u.exit.message);
+    break;
+  default:
+    break;
+  }
+  p->cur->len += (size_t)(q - start);
+}
+
+/* ------------------------------------------------------------ consumer */
+
+static inline const uint8_t *get(const uint8_t *q, void *dst, size_t n) {
+  copy_small(dst, q, n);
+  return q + n;
+}
+
+static const uint8_t *get_str(const uint8_t *q, const char **s) {
+  uint8_t has = *q++;
+  *s = has ? (const char *)q : NULL;
+  return has ? q + strlen((const char *)q) + 1 : q;
+}
+
+/* Rebuilds n accesses into m (room for n), pointing into the block. */
+static const uint8_t *get_mem(const uint8_t *q, uint32_t n, tc_mem_access **m,
+                              tc_mem_access **buf, size_t *cap) {
+  if (!n) {
+    *m = NULL;
+    return q;
+  }
+  if (n > *cap) {
+    size_t c = n > 2 * *cap ? n : 2 * *cap;
+    tc_mem_access *nb = realloc(*buf, c * sizeof *nb);
+    if (!nb) {
+      fprintf(stderr, "tracecorn: out of memory in a trace writer thread\n");
+      abort();
+    }
+    *buf = nb, *cap = c;
+  }
+  q = get(q, *buf, n * sizeof **buf);
+  for (uint32_t i = 0; i < n; i++) {
+    tc_mem_access *x = &(*buf)[i];
+    x->before = q;
+    q += x->size;
+    if (x->kind == TC_MEM_WRITE) {
+      x->after = q;
+      q += x->size;
+    } else {
+      x->after = x->before;
+    }
+  }
+  *m = *buf;
+  return q;
+}
+
+static void sync_after(consumer *c, const tc_arch *a) {
+  if (c->stale_all) {
+    memcpy(c->after, c->before, a->state_size);
+    c->stale_all = false;
+    return;
+  }
+  for (int k = 0; k < c->nstale; k++) {
+    const tc_reg_info *ri = &a->regs[c->stale[k]];
+    copy_small(c->after + ri->offset, c->before + ri->offset, ri->size);
+  }
+}
+
+static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
+                          size_t *mcap, uint16_t *regs) {
+  const tc_arch *a = c->p->arch;
+  size_t ss = a->state_size;
+  const uint8_t *q = b->data, *end = b->data + b->len;
+  while (q < end) {
+    tc_event ev;
+    tc_mem_access *m = NULL;
+    uint8_t kind = *q++;
+    if (kind != TC_EV_INSN)
+      q = get(q, &ev, sizeof ev);
+    switch (kind) {
+    case TC_EV_INSN: {
+      ev.kind = TC_EV_INSN;
+      tc_insn_event *e = &ev.u.insn;
+      q = get(q, &e->index, 8);
+      q = get(q, &e->pc, 8);
+      q = get(q, &e->tid, 4);
+      q = get(q, &e->nregs, 2);
+      q = get(q, &e->nmem, 4);
+      e->size = *q++;
+      uint8_t whole = *q++;
+      uint8_t size = e->size > 16 ? 16 : e->size;
+      memset(e->bytes, 0, sizeof e->bytes);
+      q = get(q, e->bytes, size);
+      q = get(q, regs, 2 * (size_t)e->nregs);
+      e->regs = regs;
+      sync_after(c, a);
+      for (int i = 0; i < e->nregs; i++) {
+        const tc_reg_info *ri = &a->regs[regs[i]];
+        q = get(q, c->after + ri->offset, ri->size);
+      }
+      if (whole) {
+        bool chk = c->p->check && c->have_key;
+        if (chk && memcmp(c->before, q, ss) != 0) {
+          fprintf(stderr,
+                  "tracecorn: pipe check: instruction %llu: the "
+                  "state before differs from the one rebuilt\n",
+                  (unsigned long long)e->index);
+          abort();
+        }
+        memcpy(c->before, q, ss);
+        q += ss;
+        if (chk && memcmp(c->after, q, ss) != 0) {
+          fprintf(stderr,
+                  "tracecorn: pipe check: instruction %llu: the "
+                  "state after differs from the one rebuilt\n",
+                  (unsigned long long)e->index);
+          abort();
+        }
+        memcpy(c->after, q, ss);
+        q += ss;
+      }
+      e->state_before = c->before;
+      e->state_after = c->after;
+      q = get_mem(q, e->nmem, &m, mbuf, mcap);
+      e->mem = m;
+      c->fn(c->ctx, &ev);
+      uint8_t *t = c->before; /* the after state is the next one */
+      c->before = c->after;
+      c->after = t;
+      memcpy(c->stale, regs, 2 * (size_t)e->nregs);
+      c->nstale = e->nregs;
+      if (whole)
+        c->stale_all = true;
+      continue;
+    }
+    case TC_EV_SYSCALL:
+      q = get_str(q, &ev.u.sys.name);
+      q = get_mem(q, ev.u.sys.nmem, &m, mbuf, mcap);
+      ev.u.sys.mem = m;
+      break;
+    case TC_EV_MAP:
+    case TC_EV_UNMAP:
+    case TC_EV_PROTECT:
+      q = get_str(q, &ev.u.map.name);
+      if (ev.kind == TC_EV_MAP && ev.u.map.data) {
+        ev.u.map.data = q;
+        q += ev.u.map.size;
+      }
+      break;
+    case TC_EV_KEYFRAME:
+      memcpy(c->before, q, ss);
+      q += ss;
+      c->stale_all = true;
+      c->have_key = true;
+      ev.u.key.state = c->before;
+      break;
+    case TC_EV_SIGNAL:
+      q = get_mem(q, ev.u.sig.nmem, &m, mbuf, mcap);
+      ev.u.sig.mem = m;
+      break;
+    case TC_EV_EXIT:
+      q = get_str(q, &ev.u.exit.message);
+      break;
+    default:
+      break;
+    }
+    c->fn(c->ctx, &ev);
+  }
+}
+
+/* Done with b: the last consumer to finish it frees it (blocks are
+ * finished in order by each consumer, so b is the oldest). */
+static void release(tc_pipe *p, pblock *b) {
+  pthread_mutex_lock(&p->mu);
+  if (--b->refs == 0) {
+    p->first = b->next;
+    if (!p->first)
+      p->last = NULL;
+    p->nblocks--;
+    free(b);
+    pthread_cond_broadcast(&p->space);
+  }
+  pthread_mutex_unlock(&p->mu);
+}
+
+static void *consumer_main(void *arg) {
+  consumer *c = arg;
+  tc_pipe *p = c->p;
+  tc_mem_access *mbuf = NULL;
+  size_t mcap = 0;
+  static uint16_t none[1];
+  uint16_t *regs = malloc(2 * 4096);
+  pblock *prev = NULL;
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    pblock *b;
+    while (!(b = prev ? prev->next : p->first) && !p->ended)
+      pthread_cond_wait(&p->data, &p->mu);
+    pthread_mutex_unlock(&p->mu);
+    if (prev)
+      release(p, prev);
+    if (!b)
+      break;
+    consume_block(c, b, &mbuf, &mcap, regs ? regs : none);
+    prev = b;
+  }
+  free(mbuf);
+  free(regs);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- API */
+
+tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
+                     const tc_pipe_consumer *fns, void *const *ctxs,
+                     tc_error *err) {
+  if (nconsumers < 1 || nconsumers > MAX_CONSUMERS) {
+    tc_error_set(err, "writer threads: %d consumers", nconsumers);
+    return NULL;
+  }
+  tc_pipe *p = calloc(1, sizeof *p);
+  if (!p) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  p->arch = arch;
+  const char *chk = getenv("TRACECORN_PIPE_CHECK");
+  p->check = chk && strcmp(chk, "1") == 0;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->data, NULL);
+  pthread_cond_init(&p->space, NULL);
+  for (int i = 0; i < nconsumers; i++) {
+    consumer *c = &p->c[i];
+    c->p = p;
+    c->fn = fns[i];
+    c->ctx = ctxs[i];
+    c->before = calloc(1, arch->state_size);
+    c->after = calloc(1, arch->state_size);
+    c->stale_all = true;
+    if (!c->before || !c->after ||
+        pthread_create(&c->thread, NULL, consumer_main, c) != 0) {
+      free(c->before);
+      free(c->after);
+      tc_error_set(err, "cannot start a trace writer thread");
+      p->n = i;
+      tc_pipe_close(p);
+      return NULL;
+    }
+    p->n = i + 1;
+  }
+  return p;
+}
+
+void tc_pipe_close(tc_pipe *p) {
+  if (!p)
+    return;
+  if (p->n)
+    publish(p);
+  else {
+    free(p->cur);
+    p->cur = NULL;
+  }
+  pthread_mutex_lock(&p->mu);
+  p->ended = true;
+  pthread_cond_broadcast(&p->data);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->n; i++) {
+    pthread_join(p->c[i].thread, NULL);
+    free(p->c[i].before);
+    free(p->c[i].after);
+  }
+  while (p->first) { /* none, unless no consumer ran */
+    pblock *b = p->first;
+    p->first = b->next;
+    free(b);
+  }
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->data);
+  pthread_cond_destroy(&p->space);
+  free(p);
+}

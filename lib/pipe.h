@@ -1,0 +1,36 @@
+/* lib/pipe: trace writers on worker threads, off one event stream.
+ *
+ * The recorder's thread copies each event into a queue of large blocks
+ * (an instruction costs its header, the values of the registers it
+ * changed and its memory accesses: tens of bytes, not two 540-byte
+ * states); one worker thread per consumer takes the blocks in order,
+ * rebuilds the events and calls its consumer, so every consumer sees the
+ * same events in the same order as it would on the recorder's thread and
+ * writes the same bytes. The queue is bounded (memory stays flat): the
+ * recorder waits when the writers fall behind.
+ *
+ * The compact form relies on a property of the recorder's stream (see
+ * recorder.h): an INSN's state_before is the previous INSN's state_after,
+ * or the state of the KEYFRAME since, and its state_after differs from
+ * state_before only in regs[]. TRACECORN_PIPE_CHECK=1 sends both states
+ * whole as well and aborts if a rebuilt one differs (tests use it). */
+#ifndef TC_PIPE_H
+#define TC_PIPE_H
+
+#include "tracecorn/tracecorn.h"
+
+typedef struct tc_pipe tc_pipe;
+/* A consumer: called on its own thread, in stream order. */
+typedef void (*tc_pipe_consumer)(void *ctx, const tc_event *ev);
+
+/* NULL (with err set) if threads or memory are not available. */
+tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
+                     const tc_pipe_consumer *fns, void *const *ctxs,
+                     tc_error *err);
+/* Producer side: copies ev into the queue (waits while it is full). */
+void tc_pipe_push(tc_pipe *p, const tc_event *ev);
+/* Hands over what is queued, waits until every consumer has taken all
+ * of it, ends the threads and frees p. */
+void tc_pipe_close(tc_pipe *p);
+
+#endif
