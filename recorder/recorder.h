@@ -9,7 +9,13 @@
 typedef struct tc_recorder tc_recorder;
 
 /* Receives each event; returning -1 does not stop the recording (the
- * session decides what a failed output means). */
+ * session decides what a failed output means).
+ *
+ * Continuity, which lib/pipe.h relies on: the stream starts with a
+ * KEYFRAME; every INSN's state_before equals the previous INSN's
+ * state_after, or the state of a KEYFRAME emitted since (whenever the
+ * recorder re-reads the state whole it emits one); and its state_after
+ * differs from state_before in regs[] only. */
 typedef void (*tc_emit_fn)(void *ctx, const tc_event *ev);
 
 tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,

@@ -384,6 +384,51 @@ static void test_determinism_busybox(void) {
   free(host);
 }
 
+/* The speed paths change no byte: direct register reads (emu/regfile.h)
+ * with every read compared against uc_reg_read, and writers on worker
+ * threads (lib/pipe.h) with every rebuilt state compared against the
+ * recorder's, give the same files as Unicorn's API and one thread, on
+ * every arch, with signals, threads and processes. */
+static void test_fast_paths_identical(void) {
+  const char *guests[] = {"glibc64",      "glibc32",      "glibc-arm64",
+                          "glibc-armhf",  "glibc-mipsel", "glibc-mips",
+                          "sigthread-64", "sigfault32",   "fork64"};
+  const bool x86[] = {1, 1, 0, 0, 0, 0, 1, 1, 1};
+  for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++) {
+    char fast[4200], slow[4200], *out = NULL;
+    snprintf(fast, sizeof fast, "%s", tu_tmp(guests[i]));
+    strcat(fast, "-fast");
+    snprintf(slow, sizeof slow, "%s", tu_tmp(guests[i]));
+    strcat(slow, "-slow");
+    int rf = sh(&out,
+                "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=check "
+                "TRACECORN_PIPE_CHECK=1 TRACECORN_REGFILE_DEBUG=1 %s record "
+                "-q -f tct,trac,ucir,text -o t -- %s 2>&1 >/dev/null",
+                fast, fast, fast, TC_CLI, tu_guest(guests[i]));
+    /* the regfile found registers: the checks above compared something */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "registers direct"));
+    CU_ASSERT_PTR_NULL(strstr(out ? out : "", ": 0 of "));
+    if (x86[i])
+      CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "x86 flags computed"));
+    CU_ASSERT_PTR_NULL(strstr(out ? out : "", "check")); /* no mismatch */
+    free(out);
+    out = NULL;
+    int rs = sh(&out,
+                "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=off "
+                "TRACECORN_WRITER_THREADS=0 %s record -q -f tct,trac,ucir,text "
+                "-o t -- %s >/dev/null 2>&1",
+                slow, slow, slow, TC_CLI, tu_guest(guests[i]));
+    free(out);
+    CU_ASSERT_EQUAL(rf, rs);
+    CU_ASSERT_NOT_EQUAL(rf, 128 + SIGABRT); /* a check failed */
+    out = NULL;
+    CU_ASSERT_EQUAL(sh(&out, "diff -r %s %s", fast, slow), 0);
+    if (out && *out)
+      fprintf(stderr, "\n%s: %s", guests[i], out);
+    free(out);
+  }
+}
+
 static void test_exact_equivalence(void) {
   const char *guests[] = {"hello64", "insns64", "glibc64",
                           "hello32", "insns32", "glibc64-pie"};
@@ -967,6 +1012,8 @@ int main(void) {
       {"byte-identical traces", test_determinism},
       {"busybox: byte-identical traces, normalised stat",
        test_determinism_busybox},
+      {"direct register reads and writer threads change no byte",
+       test_fast_paths_identical},
       {"--exact gives the same trace", test_exact_equivalence},
       {"tct round trip", test_tct_roundtrip},
       {"tct version 1 still read", test_tct_version1},
