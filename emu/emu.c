@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ CPU quirks */
@@ -461,6 +462,10 @@ void tc_emu_free(tc_emu *emu) {
   tc_procs_release(emu);
   if (emu->uc)
     uc_close(emu->uc);
+  /* Unicorn does not own the guest memory it was given */
+  for (size_t i = 0; i < emu->nhostmem; i++)
+    munmap(emu->hostmem[i].host, emu->hostmem[i].end - emu->hostmem[i].start);
+  free(emu->hostmem);
   tc_regfile_free(emu->regfile);
   free(emu->regions);
   free(emu->start_state);
@@ -604,7 +609,79 @@ static bool range_overlaps(const tc_emu *emu, uint64_t start, uint64_t end) {
 #define UC_BLOCK_MIN (4ull << 20)
 #define UC_BLOCKS_PER_CAP 1024
 
-static int uc_map_blocks(uc_engine *uc, uint64_t cap, uint64_t start,
+/* ---------------------------------------------------- host memory */
+
+static int hostmem_insert(tc_emu *emu, tc_hostmem m) {
+  if (emu->nhostmem == emu->caphostmem) {
+    size_t cap = emu->caphostmem ? 2 * emu->caphostmem : 16;
+    tc_hostmem *n = realloc(emu->hostmem, cap * sizeof *n);
+    if (!n)
+      return -1;
+    emu->hostmem = n;
+    emu->caphostmem = cap;
+  }
+  size_t i = emu->nhostmem;
+  while (i > 0 && emu->hostmem[i - 1].start > m.start)
+    i--;
+  memmove(&emu->hostmem[i + 1], &emu->hostmem[i],
+          (emu->nhostmem - i) * sizeof m);
+  emu->hostmem[i] = m;
+  emu->nhostmem++;
+  emu->hostmem_hint = 0;
+  return 0;
+}
+
+/* Guest [start, end) is gone from Unicorn: its host pages are returned;
+ * the pieces around it keep theirs. */
+static void hostmem_release(tc_emu *emu, uint64_t start, uint64_t end) {
+  for (size_t i = 0; i < emu->nhostmem; i++) {
+    tc_hostmem m = emu->hostmem[i];
+    if (m.end <= start || m.start >= end)
+      continue;
+    uint64_t a = m.start > start ? m.start : start;
+    uint64_t b = m.end < end ? m.end : end;
+    munmap(m.host + (a - m.start), b - a);
+    memmove(&emu->hostmem[i], &emu->hostmem[i + 1],
+            (emu->nhostmem - i - 1) * sizeof m);
+    emu->nhostmem--;
+    if (m.start < a)
+      hostmem_insert(emu, (tc_hostmem){m.start, a, m.host});
+    if (b < m.end)
+      hostmem_insert(emu, (tc_hostmem){b, m.end, m.host + (b - m.start)});
+    i = (size_t)-1; /* restart: the list changed */
+  }
+  emu->hostmem_hint = 0;
+}
+
+const uint8_t *tc_emu_host_lookup(tc_emu *emu, uint64_t addr, uint64_t size) {
+  size_t lo = 0, hi = emu->nhostmem;
+  while (lo < hi) { /* the last piece starting at or below addr */
+    size_t mid = (lo + hi) / 2;
+    if (emu->hostmem[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (!lo)
+    return NULL;
+  const tc_hostmem *h = &emu->hostmem[lo - 1];
+  if (addr - h->start + size > h->end - h->start)
+    return NULL;
+  emu->hostmem_hint = lo - 1;
+  return h->host + (addr - h->start);
+}
+
+/* Unicorn 2.0.1 copies a whole block (calloc + write back, page by
+ * page) when a protect or unmap covers part of a block it allocated
+ * itself; blocks given to it with uc_mem_map_ptr are split in place.
+ * Guest maps are given to it as host memory tracecorn maps, in blocks
+ * aligned to their size, 4 MiB under the default 4 GiB address-space cap:
+ * QEMU's physical map holds at most 4096 sections in all, so blocks grow
+ * with the cap (at most 1024 of them fill the guest's address space). */
+#define UC_BLOCK_MIN (4ull << 20)
+#define UC_BLOCKS_PER_CAP 1024
+
+static int uc_map_blocks(tc_emu *emu, uint64_t cap, uint64_t start,
                          uint64_t end, uint32_t prot) {
   uint64_t block = UC_BLOCK_MIN;
   while (block < (1ull << 62) && cap / block > UC_BLOCKS_PER_CAP)
@@ -613,9 +690,19 @@ static int uc_map_blocks(uc_engine *uc, uint64_t cap, uint64_t start,
     uint64_t next = (at & ~(block - 1)) + block;
     if (next > end || next < at)
       next = end;
-    if (uc_mem_map(uc, at, next - at, prot) != UC_ERR_OK) {
-      if (at > start)
-        uc_mem_unmap(uc, start, at - start);
+    void *host = mmap(NULL, next - at, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED ||
+        uc_mem_map_ptr(emu->uc, at, next - at, prot, host) != UC_ERR_OK ||
+        hostmem_insert(emu, (tc_hostmem){at, next, host}) < 0) {
+      if (host != MAP_FAILED) {
+        uc_mem_unmap(emu->uc, at, next - at); /* if it was mapped */
+        munmap(host, next - at);
+      }
+      if (at > start) {
+        uc_mem_unmap(emu->uc, start, at - start);
+        hostmem_release(emu, start, at);
+      }
       return -1;
     }
     at = next;
@@ -638,13 +725,14 @@ int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
     used += emu->regions[i].end - emu->regions[i].start;
   if (end - start > cap || used > cap - (end - start))
     return -ENOMEM;
-  if (uc_map_blocks(emu->uc, cap, start, end, prot & 7) < 0)
+  if (uc_map_blocks(emu, cap, start, end, prot & 7) < 0)
     return -ENOMEM;
   tc_region r = {
       .start = start, .end = end, .prot = prot & 7, .file_offset = file_offset};
   snprintf(r.name, sizeof r.name, "%s", name ? name : "");
   if (regions_insert(emu, &r) < 0) {
     uc_mem_unmap(emu->uc, start, end - start);
+    hostmem_release(emu, start, end);
     return -ENOMEM;
   }
   if (emu->obs.on_map)
@@ -664,6 +752,8 @@ int tc_emu_unmap(tc_emu *emu, uint64_t addr, uint64_t size) {
     uint64_t b = r->end < end ? r->end : end;
     if (a < b && uc_mem_unmap(emu->uc, a, b - a) != UC_ERR_OK)
       return -ENOMEM;
+    if (a < b)
+      hostmem_release(emu, a, b);
   }
   if (regions_carve(emu, start, end) < 0)
     return -ENOMEM;
@@ -771,6 +861,11 @@ const tc_region *tc_emu_region_at(tc_emu *emu, uint64_t addr) {
 int tc_emu_read(tc_emu *emu, uint64_t addr, void *buf, size_t n) {
   if (n == 0)
     return 0;
+  const uint8_t *host = tc_emu_host(emu, addr, n);
+  if (host) { /* one piece of guest memory: mapped */
+    memcpy(buf, host, n);
+    return 0;
+  }
   if (!tc_emu_is_mapped(emu, addr, n))
     return -EFAULT;
   return uc_mem_read(emu->uc, addr, buf, n) == UC_ERR_OK ? 0 : -EFAULT;

@@ -144,9 +144,18 @@ enum {
   TC_RESCHED_BLOCK  /* the current thread blocked or exited */
 };
 
+/* A piece of guest memory and the host memory behind it: tracecorn maps
+ * it (uc_mem_map_ptr), so reading it needs no call into Unicorn. */
+typedef struct tc_hostmem {
+  uint64_t start, end; /* guest [start, end) */
+  uint8_t *host;
+} tc_hostmem;
+
 typedef struct tc_emu {
   uc_engine *uc;
   tc_regfile *regfile; /* direct register reads, or NULL */
+  tc_hostmem *hostmem; /* sorted by start */
+  size_t nhostmem, caphostmem, hostmem_hint;
   const tc_arch *arch;
   tc_options opt;
 
@@ -362,5 +371,17 @@ void tc_linux_forget(tc_emu *emu);
  * which every path argument goes through. Returns 0 or -errno. */
 int tc_guestfs_resolve(tc_emu *emu, int dirfd, const char *guest_path,
                        char *host_path, size_t host_max);
+
+/* The host address of guest bytes [addr, addr+size) when they lie in
+ * one piece of guest memory, else NULL (read them through tc_emu_read). */
+const uint8_t *tc_emu_host_lookup(tc_emu *emu, uint64_t addr, uint64_t size);
+static inline const uint8_t *tc_emu_host(tc_emu *emu, uint64_t addr,
+                                         uint64_t size) {
+  const tc_hostmem *h = emu->hostmem + emu->hostmem_hint;
+  if (emu->hostmem_hint < emu->nhostmem && addr >= h->start &&
+      addr - h->start + size <= h->end - h->start)
+    return h->host + (addr - h->start);
+  return tc_emu_host_lookup(emu, addr, size);
+}
 
 #endif

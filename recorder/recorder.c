@@ -766,7 +766,24 @@ static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
     return;
   }
   uint8_t old[8] = {0}, nw[8];
-  uc_mem_read(uc, addr, old, (size_t)size); /* fires before the store */
+  /* fires before the store: the host memory still holds the old bytes */
+  const uint8_t *host = tc_emu_host(r->emu, addr, (uint64_t)size);
+  if (host) {
+    reg_copy(old, host, (unsigned)size);
+    if (r->check_reads) {
+      uint8_t want[8] = {0};
+      uc_mem_read(uc, addr, want, (size_t)size);
+      if (memcmp(want, old, (size_t)size) != 0) {
+        fprintf(stderr,
+                "tracecorn: regfile check: guest memory at 0x%llx "
+                "read directly differs from uc_mem_read\n",
+                (unsigned long long)addr);
+        abort();
+      }
+    }
+  } else {
+    uc_mem_read(uc, addr, old, (size_t)size);
+  }
   value_bytes(r, value, size, nw);
   mem_add(r, &r->mem, addr, (uint32_t)size, TC_MEM_WRITE, old, nw);
   check_code_write(r, addr, (uint64_t)size);
