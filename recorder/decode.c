@@ -10,6 +10,7 @@
 enum { MAP_NONE = -1, MAP_FPU = -2, MAP_SEGMENT = -3, MAP_IGNORE = -4 };
 
 struct tc_decoder {
+  tc_decoder_table table; /* first: decode.h's inline lookup reads it */
   const tc_arch *arch;
   csh cs;
   int cs_ok;
@@ -20,8 +21,7 @@ struct tc_decoder {
   int fpu_regs[24];
   int nfpu;
   int mxcsr;
-  tc_decoded *slots; /* open addressing, power-of-two capacity */
-  size_t cap, used;
+  size_t used;
 };
 
 tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
@@ -31,9 +31,9 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     return NULL;
   }
   d->arch = arch;
-  d->cap = 4096;
-  d->slots = calloc(d->cap, sizeof *d->slots);
-  if (!d->slots) {
+  d->table.cap = 4096;
+  d->table.slots = calloc(d->table.cap, sizeof *d->table.slots);
+  if (!d->table.slots) {
     free(d);
     tc_error_set(err, "out of memory");
     return NULL;
@@ -80,13 +80,12 @@ void tc_decoder_free(tc_decoder *d) {
     return;
   if (d->cs_ok)
     cs_close(&d->cs);
-  free(d->slots);
+  free(d->table.slots);
   free(d);
 }
 
 static size_t slot_of(const tc_decoder *d, uint64_t pc) {
-  uint64_t h = pc * 0x9e3779b97f4a7c15ull;
-  return (size_t)(h >> 20) & (d->cap - 1);
+  return tc_decoder_slot(&d->table, pc);
 }
 
 static void add_write(tc_decoded *e, int reg) {
@@ -286,36 +285,26 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
 #define DECODE_MAX_SLOTS (1u << 18)
 
 static int grow(tc_decoder *d) {
-  size_t ncap = d->cap * 2;
+  size_t ncap = d->table.cap * 2;
   tc_decoded *ns = calloc(ncap, sizeof *ns);
   if (!ns)
     return -1;
-  tc_decoded *old = d->slots;
-  size_t ocap = d->cap;
-  d->slots = ns;
-  d->cap = ncap;
+  tc_decoded *old = d->table.slots;
+  size_t ocap = d->table.cap;
+  d->table.slots = ns;
+  d->table.cap = ncap;
   d->used = 0;
   for (size_t i = 0; i < ocap; i++) {
     if (!old[i].valid)
       continue;
     size_t s = slot_of(d, old[i].pc);
-    while (d->slots[s].valid)
-      s = (s + 1) & (d->cap - 1);
-    d->slots[s] = old[i];
+    while (d->table.slots[s].valid)
+      s = (s + 1) & (d->table.cap - 1);
+    d->table.slots[s] = old[i];
     d->used++;
   }
   free(old);
   return 0;
-}
-
-const tc_decoded *tc_decoder_peek(tc_decoder *d, uint64_t pc) {
-  size_t s = slot_of(d, pc);
-  while (d->slots[s].valid) {
-    if (d->slots[s].pc == pc)
-      return &d->slots[s];
-    s = (s + 1) & (d->cap - 1);
-  }
-  return NULL;
 }
 
 const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
@@ -324,8 +313,8 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
   if (size > 16)
     size = 16;
   size_t s = slot_of(d, pc);
-  while (d->slots[s].valid) {
-    tc_decoded *e = &d->slots[s];
+  while (d->table.slots[s].valid) {
+    tc_decoded *e = &d->table.slots[s];
     if (e->pc == pc) {
       if (e->size != size || e->thumb != thumb ||
           memcmp(e->bytes, bytes, size) != 0) {
@@ -336,22 +325,22 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
       }
       return e;
     }
-    s = (s + 1) & (d->cap - 1);
+    s = (s + 1) & (d->table.cap - 1);
   }
-  if ((d->used + 1) * 2 > d->cap) {
+  if ((d->used + 1) * 2 > d->table.cap) {
     /* Bounded: past DECODE_MAX_SLOTS the cache starts again empty (as
      * QEMU flushes its translation cache), so a guest running megabytes
      * of distinct code costs at most DECODE_MAX_SLOTS slots. Callers copy
      * what get returns before the next call. */
-    if (d->cap >= DECODE_MAX_SLOTS) {
-      memset(d->slots, 0, d->cap * sizeof *d->slots);
+    if (d->table.cap >= DECODE_MAX_SLOTS) {
+      memset(d->table.slots, 0, d->table.cap * sizeof *d->table.slots);
       d->used = 0;
     } else if (grow(d) < 0) {
       return NULL;
     }
     return tc_decoder_get(d, pc, bytes, size, thumb);
   }
-  tc_decoded *e = &d->slots[s];
+  tc_decoded *e = &d->table.slots[s];
   memset(e, 0, sizeof *e);
   e->valid = true;
   e->pc = pc;
@@ -366,8 +355,8 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
 void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size) {
   /* Rare (self-modifying code, unmaps): a size of 0 forces a re-decode
    * from memory at the next hook. */
-  for (size_t i = 0; i < d->cap; i++) {
-    tc_decoded *e = &d->slots[i];
+  for (size_t i = 0; i < d->table.cap; i++) {
+    tc_decoded *e = &d->table.slots[i];
     if (e->valid && e->pc < addr + size && e->pc + e->size > addr)
       e->size = 0;
   }

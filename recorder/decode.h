@@ -34,11 +34,35 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err);
 void tc_decoder_free(tc_decoder *d);
 /* Returns the cached decode for pc, decoding `bytes` (size bytes) on a miss
  * or when the cached bytes or ISA mode differ. thumb: arm's Thumb state. */
+/* The cache's slots (open addressing, power-of-two capacity): the
+ * decoder's first member, so the lookup below inlines into the code
+ * hook. */
+typedef struct tc_decoder_table {
+  tc_decoded *slots;
+  size_t cap;
+} tc_decoder_table;
+
+static inline size_t tc_decoder_slot(const tc_decoder_table *t, uint64_t pc) {
+  uint64_t h = pc * 0x9e3779b97f4a7c15ull;
+  return (size_t)(h >> 20) & (t->cap - 1);
+}
+
+/* The cached decode of pc, or NULL. */
+static inline const tc_decoded *tc_decoder_peek(const tc_decoder *d,
+                                                uint64_t pc) {
+  const tc_decoder_table *t = (const tc_decoder_table *)d;
+  size_t s = tc_decoder_slot(t, pc);
+  while (t->slots[s].valid) {
+    if (t->slots[s].pc == pc)
+      return &t->slots[s];
+    s = (s + 1) & (t->cap - 1);
+  }
+  return NULL;
+}
+
 const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
                                  const uint8_t *bytes, uint32_t size,
                                  bool thumb);
-/* Looks up without decoding (NULL on miss). */
-const tc_decoded *tc_decoder_peek(tc_decoder *d, uint64_t pc);
 /* Drops cached decodes overlapping [addr, addr+size) (self-modifying code). */
 void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size);
 #endif

@@ -559,7 +559,8 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   emit_event(r, &ev);
   r->stats.mem_accesses += r->mem.n;
   mem_clear(&r->mem);
-  emit_kernel_events(r, r->insn_index);
+  if (r->nkev || r->have_sys || r->have_sig || r->kspooled || r->kmem.n)
+    emit_kernel_events(r, r->insn_index);
 
   uint8_t *t = r->state_cur;
   r->state_cur = r->state_next;
