@@ -184,7 +184,24 @@ static bool x86_privileged(const cs_insn *insn) {
            det->x86.operands[1].reg <= X86_REG_DR15));
 }
 
+static void decode_regs(tc_decoder *d, tc_decoded *e);
+
+/* Decodes e and sorts its write list ascending: the recorder lists the
+ * registers that changed in that order without sorting per instruction. */
 static void decode_into(tc_decoder *d, tc_decoded *e) {
+  decode_regs(d, e);
+  for (int i = 1; i < e->nwrite; i++) {
+    uint16_t v = e->write[i];
+    int j = i - 1;
+    while (j >= 0 && e->write[j] > v) {
+      e->write[j + 1] = e->write[j];
+      j--;
+    }
+    e->write[j + 1] = v;
+  }
+}
+
+static void decode_regs(tc_decoder *d, tc_decoded *e) {
   e->full_read = false;
   e->is_rep = false;
   e->privileged = false;

@@ -24,7 +24,8 @@ typedef struct tc_decoded {
   uint8_t emulate;
   bool privileged; /* faults in user mode (x86: hlt, cli, in/out, wrmsr...)
                       though Unicorn, running at ring 0, would execute it */
-  uint8_t nwrite;  /* registers it may write (indices into arch->regs) */
+  uint8_t nwrite;  /* registers it may write (indices into arch->regs),
+                      ascending */
   uint16_t write[40];
 } tc_decoded;
 

@@ -158,7 +158,7 @@ static void emit_event(tc_recorder *r, const tc_event *ev);
 
 /* ------------------------------------------------------------ mem lists */
 
-static uint8_t *mem_reserve(tc_recorder *r, mem_list *m, size_t bytes) {
+static inline uint8_t *mem_reserve(tc_recorder *r, mem_list *m, size_t bytes) {
   if (m->len + bytes > m->acap) {
     size_t cap = m->acap ? m->acap * 2 : 4096;
     while (cap < m->len + bytes)
@@ -214,8 +214,27 @@ static void mem_add(tc_recorder *r, mem_list *m, uint64_t addr, uint32_t size,
   uint8_t *p = mem_reserve(r, m, 2 * (size_t)size);
   if (!p)
     return;
-  memcpy(p, before, size);
-  memcpy(p + size, after, size);
+  switch (size) { /* the hooks' sizes as inline copies */
+  case 8:
+    memcpy(p, before, 8);
+    memcpy(p + 8, after, 8);
+    break;
+  case 4:
+    memcpy(p, before, 4);
+    memcpy(p + 4, after, 4);
+    break;
+  case 2:
+    memcpy(p, before, 2);
+    memcpy(p + 2, after, 2);
+    break;
+  case 1:
+    p[0] = before[0];
+    p[1] = after[0];
+    break;
+  default:
+    memcpy(p, before, size);
+    memcpy(p + size, after, size);
+  }
   m->recs[m->n++] = (mem_rec){addr, size, kind, m->len};
   m->len += 2 * (size_t)size;
 }
@@ -504,18 +523,6 @@ static void emit_keyframe(tc_recorder *r) {
   emit_event(r, &ev);
 }
 
-static void sort_u16(uint16_t *a, int n) {
-  for (int i = 1; i < n; i++) {
-    uint16_t v = a[i];
-    int j = i - 1;
-    while (j >= 0 && a[j] > v) {
-      a[j + 1] = a[j];
-      j--;
-    }
-    a[j + 1] = v;
-  }
-}
-
 /* Emits the pending instruction. completed = false for a faulting one
  * (nothing it did takes effect). */
 static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
@@ -533,11 +540,10 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
       for (int i = 0; i < a->nregs; i++)
         if (reg_differs(r, i, r->state_cur, r->state_next))
           r->changed[nchanged++] = (uint16_t)i;
-    } else {
+    } else { /* the write list is ascending (decode.h): so is changed */
       for (int k = 0; k < r->pend.nwrite; k++)
         if (reg_differs(r, r->pend.write[k], r->state_cur, r->state_next))
           r->changed[nchanged++] = r->pend.write[k];
-      sort_u16(r->changed, nchanged);
     }
   } else {
     mem_clear(&r->mem);
@@ -733,11 +739,15 @@ static void run_emulated(tc_recorder *r) {
   r->emulate_kind = TC_DEC_EMU_NONE;
 }
 
-static void value_bytes(const tc_recorder *r, int64_t value, int size,
-                        uint8_t *out) {
+static inline void value_bytes(const tc_recorder *r, int64_t value, int size,
+                               uint8_t *out) {
   uint64_t v = (uint64_t)value;
+  if (!r->arch->big_endian) { /* little-endian host */
+    memcpy(out, &v, 8);       /* out has room for 8; size bytes count */
+    return;
+  }
   for (int i = 0; i < size; i++)
-    out[r->arch->big_endian ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
+    out[size - 1 - i] = (uint8_t)(v >> (8 * i));
 }
 
 static void hook_mem_read_noop(uc_engine *uc, uc_mem_type type, uint64_t addr,
