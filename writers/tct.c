@@ -150,8 +150,8 @@ enum { MEM_CACHED = 0x10, MEM_AFTER_REG = 0x20 };
  * 19 MB at most, touched only as pages are used. */
 #define MVC_SLOTS 4096
 typedef struct mvc_page {
-  uint64_t page; /* page number + 1; 0 = empty */
-  uint8_t known[512];
+  uint64_t page;      /* page number + 1; 0 = empty */
+  uint64_t known[64]; /* bit i & 63 of word i >> 6: byte i is held */
   uint8_t data[4096];
 } mvc_page;
 
@@ -168,17 +168,43 @@ static mvc_page *mvc_slot(mvc_page *c, uint64_t addr, bool create) {
   return s;
 }
 
+/* The known bits of bytes [off, off + n) of a page (n >= 1, off + n <=
+ * 4096) as a word mask, a word at a time: an access of up to 8 bytes
+ * touches one word, at most two. */
+static inline bool mvc_known_all(const mvc_page *s, size_t off, size_t n) {
+  size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
+  uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
+  if (w0 == w1)
+    return (s->known[w0] & (head & tail)) == (head & tail);
+  if ((s->known[w0] & head) != head)
+    return false;
+  for (size_t k = w0 + 1; k < w1; k++)
+    if (s->known[k] != ~0ull)
+      return false;
+  return (s->known[w1] & tail) == tail;
+}
+
+static inline void mvc_known_set(mvc_page *s, size_t off, size_t n) {
+  size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
+  uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
+  if (w0 == w1) {
+    s->known[w0] |= head & tail;
+    return;
+  }
+  s->known[w0] |= head;
+  for (size_t k = w0 + 1; k < w1; k++)
+    s->known[k] = ~0ull;
+  s->known[w1] |= tail;
+}
+
 /* 1 if the cache holds [addr, addr+size) whole; copies it to out. */
 static bool mvc_fetch(mvc_page *c, uint64_t addr, uint64_t size, uint8_t *out) {
   while (size) {
     mvc_page *s = mvc_slot(c, addr, false);
     size_t off = (size_t)(addr & 4095);
     size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
-    if (!s)
+    if (!s || !mvc_known_all(s, off, n))
       return false;
-    for (size_t i = off; i < off + n; i++)
-      if (!(s->known[i >> 3] & (1u << (i & 7))))
-        return false;
     memcpy(out, s->data + off, n);
     addr += n, size -= n, out += n;
   }
@@ -191,23 +217,17 @@ static bool mvc_match(mvc_page *c, uint64_t addr, uint64_t size,
   size_t off0 = (size_t)(addr & 4095);
   if (size <= 8 && off0 + size <= 4096) { /* the common case, inline */
     mvc_page *s = mvc_slot(c, addr, false);
-    if (!s || reg_load(s->data + off0, (unsigned)size) !=
-                  reg_load(bytes, (unsigned)size))
-      return false;
-    for (size_t i = off0; i < off0 + size; i++)
-      if (!(s->known[i >> 3] & (1u << (i & 7))))
-        return false;
-    return true;
+    return s &&
+           reg_load(s->data + off0, (unsigned)size) ==
+               reg_load(bytes, (unsigned)size) &&
+           mvc_known_all(s, off0, (size_t)size);
   }
   while (size) {
     mvc_page *s = mvc_slot(c, addr, false);
     size_t off = (size_t)(addr & 4095);
     size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
-    if (!s || memcmp(s->data + off, bytes, n) != 0)
+    if (!s || memcmp(s->data + off, bytes, n) != 0 || !mvc_known_all(s, off, n))
       return false;
-    for (size_t i = off; i < off + n; i++)
-      if (!(s->known[i >> 3] & (1u << (i & 7))))
-        return false;
     addr += n, size -= n, bytes += n;
   }
   return true;
@@ -220,8 +240,7 @@ static void mvc_store(mvc_page *c, uint64_t addr, uint64_t size,
     size_t off = (size_t)(addr & 4095);
     size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
     memcpy(s->data + off, bytes, n);
-    for (size_t i = off; i < off + n; i++)
-      s->known[i >> 3] |= (uint8_t)(1u << (i & 7));
+    mvc_known_set(s, off, n);
     addr += n, size -= n, bytes += n;
   }
 }
