@@ -127,13 +127,11 @@ static inline void reg_store(uint8_t *p, unsigned size, uint64_t v) {
   }
 }
 
+/* LEB128 length of v: one byte per 7 significant bits (a bit scan, no
+ * loop: the register path asks twice per register). */
 static inline unsigned uv_len(uint64_t v) {
-  unsigned n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    n++;
-  }
-  return n;
+  unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+  return (bits + 6) / 7;
 }
 
 /* Version 2 memory accesses: the kind byte may add MEM_CACHED (the before
@@ -696,13 +694,11 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
         uint64_t old = reg_load(cur, ri->size), v = reg_load(nv, ri->size);
         uint64_t x = v ^ old, d = v - old;
         uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-        if (uv_len(z) < uv_len(x)) {
-          p = enc_uv(p, idx | 1);
-          p = enc_uv(p, z);
-        } else {
-          p = enc_uv(p, idx);
-          p = enc_uv(p, x);
-        }
+        /* uv_len is monotonic: a one-byte XOR or a difference no
+         * smaller than it settles the mode without measuring either. */
+        bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
+        p = enc_uv(p, idx | use_diff);
+        p = enc_uv(p, use_diff ? z : x);
         reg_store(cur, ri->size, v);
       } else {
         p = enc_uv(p, idx);
