@@ -25,7 +25,7 @@
  * state_before only when it is not the previous state_after. */
 typedef struct word_diff {
   uint32_t n;
-  uint32_t *idx;
+  uint16_t *off; /* 8-byte words at these offsets (the last may overlap) */
   uint64_t *val;
 } word_diff;
 
@@ -57,42 +57,36 @@ static void *dup_bytes(capture *c, const void *p, size_t n) {
   return q;
 }
 
-static void word_at(const uint8_t *s, size_t ss, uint32_t w, uint64_t *v) {
-  size_t off = (size_t)w * 8, n = ss - off < 8 ? ss - off : 8;
-  *v = 0;
-  memcpy(v, s + off, n);
-}
-
-static void word_put(uint8_t *s, size_t ss, uint32_t w, uint64_t v) {
-  size_t off = (size_t)w * 8, n = ss - off < 8 ? ss - off : 8;
-  memcpy(s + off, &v, n);
+/* Offsets of the 8-byte words covering a state: 0, 8, ... and, when
+ * the size is no multiple of 8, one last word ending at its end. */
+static size_t word_off(size_t ss, size_t w) {
+  return w * 8 + 8 <= ss ? w * 8 : ss - 8;
 }
 
 static void diff_make(capture *c, word_diff *d, const uint8_t *from,
                       const uint8_t *to) {
-  uint32_t nw = (uint32_t)((c->ss + 7) / 8), n = 0;
-  uint32_t idx[1024];
-  for (uint32_t w = 0; w < nw && n < 1024; w++) {
-    uint64_t a, b;
-    word_at(from, c->ss, w, &a);
-    word_at(to, c->ss, w, &b);
-    if (a != b)
-      idx[n++] = w;
+  size_t nw = (c->ss + 7) / 8;
+  uint32_t n = 0;
+  uint16_t off[1024];
+  for (size_t w = 0; w < nw && n < 1024; w++) {
+    size_t o = word_off(c->ss, w);
+    if (memcmp(from + o, to + o, 8) != 0)
+      off[n++] = (uint16_t)o;
   }
   d->n = n;
-  d->idx = dup_bytes(c, idx, n * sizeof *idx);
+  d->off = dup_bytes(c, off, n * sizeof *off);
   d->val = malloc((n ? n : 1) * sizeof *d->val);
   if (!d->val) {
     c->oom = 1;
     return;
   }
   for (uint32_t i = 0; i < n; i++)
-    word_at(to, c->ss, idx[i], &d->val[i]);
+    memcpy(&d->val[i], to + off[i], 8);
 }
 
-static void diff_apply(const word_diff *d, uint8_t *s, size_t ss) {
+static void diff_apply(const word_diff *d, uint8_t *s) {
   for (uint32_t i = 0; i < d->n; i++)
-    word_put(s, ss, d->idx[i], d->val[i]);
+    memcpy(s + d->off[i], &d->val[i], 8);
 }
 
 static int keep(void *ctx, const tc_event *ev, tc_error *err) {
@@ -129,8 +123,9 @@ static int keep(void *ctx, const tc_event *ev, tc_error *err) {
 }
 
 /* Writes every kept event; the states go through two hot buffers. */
-static int replay(const capture *c, const tc_format *fmt, tc_writer *w,
-                  uint8_t *hot[2], tc_error *err) {
+__attribute__((noinline)) static int replay(const capture *c,
+                                            const tc_format *fmt, tc_writer *w,
+                                            uint8_t *hot[2], tc_error *err) {
   size_t ss = c->ss;
   int b = 0; /* hot[b]: state_before, hot[!b]: state_after */
   memcpy(hot[0], c->ev[0].before, ss);
@@ -140,12 +135,12 @@ static int replay(const capture *c, const tc_format *fmt, tc_writer *w,
     if (k > 0) {
       /* hot[b] holds before(k-1), hot[!b] after(k-1) */
       const kept *p = &c->ev[k - 1];
-      diff_apply(&p->after, hot[b], ss); /* now after(k-1) */
+      diff_apply(&p->after, hot[b]); /* now after(k-1) */
       if (e->before) {
         memcpy(hot[b], e->before, ss);
         memcpy(hot[!b], e->before, ss);
       }
-      diff_apply(&e->after, hot[b], ss); /* after(k) */
+      diff_apply(&e->after, hot[b]); /* after(k) */
       b = !b;
     }
     if (c->check && (memcmp(hot[b], e->check_before, ss) != 0 ||
@@ -228,6 +223,10 @@ int main(int argc, char **argv) {
   }
   c.arch = tc_session_info(s)->arch;
   c.ss = c.arch->state_size;
+  if (c.ss < 8 || c.ss > 65535) {
+    fprintf(stderr, "bench_tct: state size %zu out of range\n", c.ss);
+    return 1;
+  }
   c.last_after = malloc(c.ss);
   uint8_t *hot[2] = {aligned_alloc(64, (c.ss + 63) / 64 * 64),
                      aligned_alloc(64, (c.ss + 63) / 64 * 64)};

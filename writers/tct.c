@@ -122,6 +122,14 @@ static inline void reg_store(uint8_t *p, unsigned size, uint64_t v) {
     memcpy(p, &x, 4);
     break;
   }
+  case 2: {
+    uint16_t x = (uint16_t)v;
+    memcpy(p, &x, 2);
+    break;
+  }
+  case 1:
+    *p = (uint8_t)v;
+    break;
   default:
     memcpy(p, &v, size);
   }
@@ -166,10 +174,13 @@ static mvc_page *mvc_slot(mvc_page *c, uint64_t addr, bool create) {
   return s;
 }
 
-/* The known bits of bytes [off, off + n) of a page (n >= 1, off + n <=
- * 4096) as a word mask, a word at a time: an access of up to 8 bytes
- * touches one word, at most two. */
+/* The known bits of bytes [off, off + n) of a page (off + n <= 4096) as
+ * a word mask, a word at a time: an access of up to 8 bytes touches one
+ * word, at most two. An empty range is known (a 0-byte access, which
+ * only a converted or hand-made stream holds). */
 static inline bool mvc_known_all(const mvc_page *s, size_t off, size_t n) {
+  if (n == 0)
+    return true;
   size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
   uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
   if (w0 == w1)
@@ -183,6 +194,8 @@ static inline bool mvc_known_all(const mvc_page *s, size_t off, size_t n) {
 }
 
 static inline void mvc_known_set(mvc_page *s, size_t off, size_t n) {
+  if (n == 0)
+    return;
   size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
   uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
   if (w0 == w1) {
@@ -243,6 +256,34 @@ static void mvc_store(mvc_page *c, uint64_t addr, uint64_t size,
   }
 }
 
+/* One access: 1 if the cache held its before bytes (mvc_match), then its
+ * after bytes are stored (mvc_store). Accesses of 1 to 8 bytes within a
+ * page (nearly all) look the slot up once and move the bytes as one
+ * word. */
+static inline bool mvc_access(mvc_page *c, uint64_t addr, uint32_t size,
+                              const uint8_t *before, const uint8_t *after) {
+  size_t off = (size_t)(addr & 4095);
+  if (size - 1 >= 8 || off + size > 4096) {
+    bool cached = mvc_match(c, addr, size, before);
+    mvc_store(c, addr, size, after);
+    return cached;
+  }
+  uint64_t pg = (addr >> 12) + 1;
+  mvc_page *s =
+      &c[(size_t)((pg * 0x9e3779b97f4a7c15ull) >> 52) & (MVC_SLOTS - 1)];
+  bool cached = false;
+  if (s->page == pg) {
+    cached = reg_load(s->data + off, size) == reg_load(before, size) &&
+             mvc_known_all(s, off, size);
+  } else {
+    s->page = pg;
+    memset(s->known, 0, sizeof s->known);
+  }
+  reg_store(s->data + off, size, reg_load(after, size));
+  mvc_known_set(s, off, size);
+  return cached;
+}
+
 /* Registers a write's after bytes are looked for in (x86 GPRs and the
  * like: up to 8 bytes, not FPU/segment/vector), ascending. */
 #define MAX_AFTER_REGS 40
@@ -295,6 +336,9 @@ struct tc_writer {
   icache_slot *icache;
   mvc_page *mvc;
   uint16_t after_regs[MAX_AFTER_REGS];
+  uint32_t after_off[MAX_AFTER_REGS]; /* their offsets and sizes */
+  uint16_t after_size[MAX_AFTER_REGS];
+  unsigned after_uniform; /* 4 or 8: the size of every one of them */
   int nafter_regs;
 };
 
@@ -509,6 +553,16 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
   w->mvc = calloc(MVC_SLOTS, sizeof *w->mvc);
   w->nafter_regs = after_reg_candidates(info->arch, w->after_regs);
+  for (int k = 0; k < w->nafter_regs; k++) {
+    w->after_off[k] = info->arch->regs[w->after_regs[k]].offset;
+    w->after_size[k] = info->arch->regs[w->after_regs[k]].size;
+  }
+  w->after_uniform = w->nafter_regs ? w->after_size[0] : 0;
+  for (int k = 0; k < w->nafter_regs; k++)
+    if (w->after_size[k] != w->after_uniform)
+      w->after_uniform = 0;
+  if (w->after_uniform != 4 && w->after_uniform != 8)
+    w->after_uniform = 0;
   if (!w->f || !w->zc || !w->zout || !w->state || !w->path || !w->icache ||
       !w->mvc) {
     tc_error_set(err, "tct: cannot create %s: %s", path,
@@ -577,12 +631,32 @@ static int after_reg_find(const tc_writer *w, const uint8_t *state,
     return -1;
   uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
   uint64_t want = reg_load(bytes, size);
-  for (int k = 0; k < w->nafter_regs; k++) {
-    const tc_reg_info *ri = &w->arch->regs[w->after_regs[k]];
-    if (ri->size >= size &&
-        (reg_load(state + ri->offset, ri->size) & mask) == want)
-      return w->after_regs[k];
+  int n = w->nafter_regs;
+  /* Every arch's candidates have one size (GPRs): fixed-size loads. */
+  if (w->after_uniform == 8) {
+    for (int k = 0; k < n; k++) {
+      uint64_t v;
+      memcpy(&v, state + w->after_off[k], 8);
+      if ((v & mask) == want)
+        return w->after_regs[k];
+    }
+    return -1;
   }
+  if (w->after_uniform == 4) {
+    if (size > 4)
+      return -1;
+    for (int k = 0; k < n; k++) {
+      uint32_t v;
+      memcpy(&v, state + w->after_off[k], 4);
+      if ((v & mask) == want)
+        return w->after_regs[k];
+    }
+    return -1;
+  }
+  for (int k = 0; k < n; k++)
+    if (w->after_size[k] >= size &&
+        (reg_load(state + w->after_off[k], w->after_size[k]) & mask) == want)
+      return w->after_regs[k];
   return -1;
 }
 
@@ -596,7 +670,10 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
     int64_t d = (int64_t)(m[i].addr - prev);
     prev = m[i].addr;
     bool write = m[i].kind == TC_MEM_WRITE;
-    bool cached = mvc_match(w->mvc, m[i].addr, m[i].size, m[i].before);
+    /* The cache is stored to here, before the encoding below: nothing
+     * between reads it. */
+    bool cached =
+        mvc_access(w->mvc, m[i].addr, m[i].size, m[i].before, m[i].after);
     int reg =
         write ? after_reg_find(w, after_state, m[i].after, m[i].size) : -1;
     *p++ = (uint8_t)(m[i].kind | (cached ? MEM_CACHED : 0) |
@@ -613,7 +690,6 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
       memcpy(p, m[i].after, m[i].size);
       p += m[i].size;
     }
-    mvc_store(w->mvc, m[i].addr, m[i].size, m[i].after);
   }
   w->mem_prev = prev;
   return p;
