@@ -305,6 +305,11 @@ static int after_reg_candidates(const tc_arch *a, uint16_t *out) {
 
 /* ================================================================ writer */
 
+/* The arch's register offsets and sizes, packed for the INSN loop. */
+typedef struct tct_reg {
+  uint32_t offset, size;
+} tct_reg;
+
 struct tc_writer {
   FILE *f;
   char *path;
@@ -344,7 +349,8 @@ struct tc_writer {
   uint16_t after_size[MAX_AFTER_REGS];
   unsigned after_uniform; /* 4 or 8: the size of every one of them */
   int nafter_regs;
-  bool avx2; /* the CPU has AVX2 (state_equal) */
+  tct_reg *regs; /* arch->nregs */
+  bool avx2;     /* the CPU has AVX2 (state_equal) */
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -514,6 +520,7 @@ static void writer_free(tc_writer *w) {
   free(w->state);
   free(w->icache);
   free(w->mvc);
+  free(w->regs);
   free(w->buf);
   free(w->job);
   free(w->path);
@@ -557,6 +564,10 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->state = calloc(1, info->arch->state_size);
   w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
   w->mvc = calloc(MVC_SLOTS, sizeof *w->mvc);
+  w->regs = calloc((size_t)info->arch->nregs + 1, sizeof *w->regs);
+  for (int i = 0; w->regs && i < info->arch->nregs; i++)
+    w->regs[i] =
+        (tct_reg){info->arch->regs[i].offset, info->arch->regs[i].size};
 #ifdef TCT_HAVE_AVX2_EQUAL
   w->avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -572,7 +583,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   if (w->after_uniform != 4 && w->after_uniform != 8)
     w->after_uniform = 0;
   if (!w->f || !w->zc || !w->zout || !w->state || !w->path || !w->icache ||
-      !w->mvc) {
+      !w->mvc || !w->regs) {
     tc_error_set(err, "tct: cannot create %s: %s", path,
                  w->f ? "out of memory" : strerror(errno));
     goto fail;
@@ -804,13 +815,20 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     int prev = -1;
     for (int i = 0; i < e->nregs; i++) {
       int r = e->regs[i];
-      const tc_reg_info *ri = &a->regs[r];
+      const tct_reg *ri = &w->regs[r];
       uint64_t idx = (uint64_t)(r - prev - 1) << 1;
       prev = r;
       uint8_t *cur = w->state + ri->offset;
       const uint8_t *nv = e->state_after + ri->offset;
       if (ri->size <= 8) {
-        uint64_t old = reg_load(cur, ri->size), v = reg_load(nv, ri->size);
+        uint64_t old, v;
+        if (ri->size == 8) { /* most registers: no size switch */
+          memcpy(&old, cur, 8);
+          memcpy(&v, nv, 8);
+        } else {
+          old = reg_load(cur, ri->size);
+          v = reg_load(nv, ri->size);
+        }
         uint64_t x = v ^ old, d = v - old;
         uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
         /* uv_len is monotonic: a one-byte XOR or a difference no
@@ -818,7 +836,10 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
         bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
         p = enc_uv(p, idx | use_diff);
         p = enc_uv(p, use_diff ? z : x);
-        reg_store(cur, ri->size, v);
+        if (ri->size == 8)
+          memcpy(cur, &v, 8);
+        else
+          reg_store(cur, ri->size, v);
       } else {
         p = enc_uv(p, idx);
         memcpy(p, nv, ri->size);
