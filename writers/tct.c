@@ -685,29 +685,29 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
                         const tc_mem_access *m, const uint8_t *after_state) {
   p = enc_uv(p, n);
   uint64_t prev = w->mem_prev;
+  mvc_page *mvc = w->mvc;
   for (uint32_t i = 0; i < n; i++) {
-    int64_t d = (int64_t)(m[i].addr - prev);
-    prev = m[i].addr;
-    bool write = m[i].kind == TC_MEM_WRITE;
+    const tc_mem_access acc = m[i]; /* a local: stores through p alias */
+    int64_t d = (int64_t)(acc.addr - prev);
+    prev = acc.addr;
+    bool write = acc.kind == TC_MEM_WRITE;
     /* The cache is stored to here, before the encoding below: nothing
      * between reads it. */
-    bool cached =
-        mvc_access(w->mvc, m[i].addr, m[i].size, m[i].before, m[i].after);
-    int reg =
-        write ? after_reg_find(w, after_state, m[i].after, m[i].size) : -1;
-    *p++ = (uint8_t)(m[i].kind | (cached ? MEM_CACHED : 0) |
+    bool cached = mvc_access(mvc, acc.addr, acc.size, acc.before, acc.after);
+    int reg = write ? after_reg_find(w, after_state, acc.after, acc.size) : -1;
+    *p++ = (uint8_t)(acc.kind | (cached ? MEM_CACHED : 0) |
                      (reg >= 0 ? MEM_AFTER_REG : 0));
     p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-    p = enc_uv(p, m[i].size);
+    p = enc_uv(p, acc.size);
     if (!cached) {
-      memcpy(p, m[i].before, m[i].size);
-      p += m[i].size;
+      memcpy(p, acc.before, acc.size);
+      p += acc.size;
     }
     if (reg >= 0) {
       p = enc_uv(p, (uint64_t)reg);
     } else if (write) {
-      memcpy(p, m[i].after, m[i].size);
-      p += m[i].size;
+      memcpy(p, acc.after, acc.size);
+      p += acc.size;
     }
   }
   w->mem_prev = prev;
@@ -781,53 +781,62 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
       break;
     }
     uint8_t *p = w->buf + w->len;
+    /* Locals, not e-> and w-> fields: the byte stores through p may alias
+     * anything, so fields would be loaded again after each one. */
+    const uint64_t pc = e->pc, index = e->index;
+    const uint32_t tid = e->tid;
+    const uint8_t isize = e->size;
+    const int nregs = e->nregs;
+    const uint16_t *regs = e->regs;
+    const uint8_t *after = e->state_after;
+    uint8_t *state = w->state;
+    const tct_reg *rt = w->regs;
     /* Index, PC and tid are implied (sequential, the state's PC, the
      * previous tid) unless a flag says they follow. */
-    uint64_t state_pc =
-        reg_load(w->state + a->regs[a->pc_reg].offset, a->regs[a->pc_reg].size);
-    uint8_t size = e->size > 16 ? 16 : e->size;
-    icache_slot *ic = &w->icache[icache_index(e->pc)];
-    bool cached = ic->valid && ic->pc == e->pc && ic->size == e->size &&
+    const tct_reg *pcr = &rt[a->pc_reg];
+    uint64_t state_pc = reg_load(state + pcr->offset, pcr->size);
+    uint8_t size = isize > 16 ? 16 : isize;
+    icache_slot *ic = &w->icache[icache_index(pc)];
+    bool cached = ic->valid && ic->pc == pc && ic->size == isize &&
                   insn_bytes_equal(ic->bytes, e->bytes, size);
-    uint8_t flags = (e->index != w->next_index ? INSN_INDEX : 0) |
-                    (e->pc != state_pc ? INSN_PC : 0) |
-                    (e->tid != w->tid ? INSN_TID : 0) |
-                    (cached ? 0 : INSN_BYTES);
+    uint8_t flags = (index != w->next_index ? INSN_INDEX : 0) |
+                    (pc != state_pc ? INSN_PC : 0) |
+                    (tid != w->tid ? INSN_TID : 0) | (cached ? 0 : INSN_BYTES);
+    w->next_index = index + 1;
+    w->tid = tid;
     *p++ = (uint8_t)(REC_INSN_COMPACT | flags | (e->nmem ? 0 : INSN_NOMEM));
     if (flags & INSN_INDEX)
-      p = enc_uv(p, e->index);
+      p = enc_uv(p, index);
     if (flags & INSN_PC)
-      p = enc_uv(p, e->pc);
+      p = enc_uv(p, pc);
     if (flags & INSN_TID)
-      p = enc_uv(p, e->tid);
-    w->next_index = e->index + 1;
-    w->tid = e->tid;
+      p = enc_uv(p, tid);
     if (!cached) {
-      *p++ = e->size;
+      *p++ = isize;
       memcpy(p, e->bytes, 16); /* bound has room; only size bytes count */
       p += size;
       ic->valid = 1;
-      ic->pc = e->pc;
-      ic->size = e->size;
+      ic->pc = pc;
+      ic->size = isize;
       memcpy(ic->bytes, e->bytes, 16);
     }
-    p = enc_uv(p, e->nregs);
+    p = enc_uv(p, (uint64_t)nregs);
     int prev = -1;
-    for (int i = 0; i < e->nregs; i++) {
-      int r = e->regs[i];
-      const tct_reg *ri = &w->regs[r];
+    for (int i = 0; i < nregs; i++) {
+      int r = regs[i];
+      const tct_reg ri = rt[r];
       uint64_t idx = (uint64_t)(r - prev - 1) << 1;
       prev = r;
-      uint8_t *cur = w->state + ri->offset;
-      const uint8_t *nv = e->state_after + ri->offset;
-      if (ri->size <= 8) {
+      uint8_t *cur = state + ri.offset;
+      const uint8_t *nv = after + ri.offset;
+      if (ri.size <= 8) {
         uint64_t old, v;
-        if (ri->size == 8) { /* most registers: no size switch */
+        if (ri.size == 8) { /* most registers: no size switch */
           memcpy(&old, cur, 8);
           memcpy(&v, nv, 8);
         } else {
-          old = reg_load(cur, ri->size);
-          v = reg_load(nv, ri->size);
+          old = reg_load(cur, ri.size);
+          v = reg_load(nv, ri.size);
         }
         uint64_t x = v ^ old, d = v - old;
         uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
@@ -836,15 +845,15 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
         bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
         p = enc_uv(p, idx | use_diff);
         p = enc_uv(p, use_diff ? z : x);
-        if (ri->size == 8)
+        if (ri.size == 8)
           memcpy(cur, &v, 8);
         else
-          reg_store(cur, ri->size, v);
+          reg_store(cur, ri.size, v);
       } else {
         p = enc_uv(p, idx);
-        memcpy(p, nv, ri->size);
-        memcpy(cur, nv, ri->size);
-        p += ri->size;
+        memcpy(p, nv, ri.size);
+        memcpy(cur, nv, ri.size);
+        p += ri.size;
       }
     }
     /* Registers that changed without being listed still reach the reader
