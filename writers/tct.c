@@ -632,15 +632,8 @@ fail:
   return NULL;
 }
 
-/* Room a list of accesses can take, and its encoding into that room:
- * count, then per access kind, signed address delta, size, before bytes,
- * after bytes for writes. */
-static size_t mem_bound(uint32_t n, const tc_mem_access *m) {
-  size_t b = 10;
-  for (uint32_t i = 0; i < n; i++)
-    b += 21 + 2 * (size_t)m[i].size;
-  return b;
-}
+/* A list of accesses: count, then per access kind, signed address delta,
+ * size, before bytes, after bytes for writes. */
 
 /* The register (index) whose low `size` bytes in state are `bytes`, or
  * -1. */
@@ -679,8 +672,11 @@ static int after_reg_find(const tc_writer *w, const uint8_t *state,
   return -1;
 }
 
-/* after_state: the INSN's (a write's after bytes may name a register of
- * it), NULL for kernel writes. */
+/* Encodes at p, which has room for the count (10 bytes); each access
+ * makes room for itself (21 bytes and twice its size at most): a bound
+ * summed over the list beforehand cost a loop whose exit mispredicts.
+ * after_state: the INSN's (a write's after bytes may name a register of
+ * it), NULL for kernel writes. NULL if out of memory. */
 static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
                         const tc_mem_access *m, const uint8_t *after_state) {
   p = enc_uv(p, n);
@@ -688,6 +684,13 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
   mvc_page *mvc = w->mvc;
   for (uint32_t i = 0; i < n; i++) {
     const tc_mem_access acc = m[i]; /* a local: stores through p alias */
+    size_t need = 21 + 2 * (size_t)acc.size;
+    if ((size_t)(w->buf + w->cap - p) < need) {
+      w->len = (size_t)(p - w->buf);
+      if (w_reserve(w, need) < 0)
+        return NULL;
+      p = w->buf + w->len;
+    }
     int64_t d = (int64_t)(acc.addr - prev);
     prev = acc.addr;
     bool write = acc.kind == TC_MEM_WRITE;
@@ -715,11 +718,12 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
 }
 
 static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
-  if (w_reserve(w, mem_bound(n, m)) < 0) {
+  uint8_t *p;
+  if (w_reserve(w, 10) < 0 || !(p = enc_mem(w, w->buf + w->len, n, m, NULL))) {
     w->failed = true;
     return;
   }
-  w->len = (size_t)(enc_mem(w, w->buf + w->len, n, m, NULL) - w->buf);
+  w->len = (size_t)(p - w->buf);
 }
 
 #ifdef TCT_HAVE_AVX2_EQUAL
@@ -775,7 +779,7 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     put_state_if_needed(w, e->state_before);
     /* The hot path: one reservation, then unchecked writes. */
     size_t bound =
-        48 + (size_t)e->nregs * (10 + 32) + mem_bound(e->nmem, e->mem);
+        48 + (size_t)e->nregs * (10 + 32) + 10; /* + enc_mem's count */
     if (w_reserve(w, bound) < 0) {
       w->failed = true;
       break;
@@ -858,8 +862,10 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     }
     /* Registers that changed without being listed still reach the reader
      * through a STATE record before the next instruction. */
-    if (e->nmem)
-      p = enc_mem(w, p, e->nmem, e->mem, e->state_after);
+    if (e->nmem && !(p = enc_mem(w, p, e->nmem, e->mem, after))) {
+      w->failed = true;
+      break;
+    }
     w->len = (size_t)(p - w->buf);
     break;
   }
