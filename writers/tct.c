@@ -140,7 +140,7 @@ static inline void reg_store(uint8_t *p, unsigned size, uint64_t v) {
 }
 
 /* LEB128 length of v: one byte per 7 significant bits (a bit scan, no
- * loop: the register path asks twice per register). */
+ * loop). */
 static inline unsigned uv_len(uint64_t v) {
   unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
   return (bits + 6) / 7;
@@ -632,9 +632,6 @@ fail:
   return NULL;
 }
 
-/* A list of accesses: count, then per access kind, signed address delta,
- * size, before bytes, after bytes for writes. */
-
 /* The register (index) whose low `size` bytes in state are `bytes`, or
  * -1. */
 static int after_reg_find(const tc_writer *w, const uint8_t *state,
@@ -672,11 +669,12 @@ static int after_reg_find(const tc_writer *w, const uint8_t *state,
   return -1;
 }
 
-/* Encodes at p, which has room for the count (10 bytes); each access
- * makes room for itself (21 bytes and twice its size at most): a bound
- * summed over the list beforehand cost a loop whose exit mispredicts.
- * after_state: the INSN's (a write's after bytes may name a register of
- * it), NULL for kernel writes. NULL if out of memory. */
+/* A list of accesses: count, then per access kind, signed address delta,
+ * size, before bytes, after bytes for writes. Encodes at p, which has
+ * room for the count (10 bytes); each access makes room for itself (21 bytes
+ * and twice its size at most): a bound summed over the list beforehand cost a
+ * loop whose exit mispredicts. after_state: the INSN's (a write's after bytes
+ * may name a register of it), NULL for kernel writes. NULL if out of memory. */
 static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
                         const tc_mem_access *m, const uint8_t *after_state) {
   p = enc_uv(p, n);
@@ -729,8 +727,9 @@ static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
 #ifdef TCT_HAVE_AVX2_EQUAL
 /* a[0, n) == b[0, n) for n >= 32: the XORs of 32-byte blocks (the last
  * one overlapping) ORed together, no early exit (states are nearly always
- * equal), no call: half the instructions of memcmp on x86-64's 540-byte
- * state. Used only where the CPU has AVX2. */
+ * equal), no call, no size dispatch. Used only where the CPU has AVX2;
+ * not AVX-512, whose 512-bit instructions lower some Xeons' clock for
+ * everything else. */
 __attribute__((target("avx2"))) static bool
 bytes_equal_avx2(const uint8_t *a, const uint8_t *b, size_t n) {
 #define TCT_XOR32(o)                                                           \
