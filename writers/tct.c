@@ -13,6 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zstd.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TCT_HAVE_AVX2_EQUAL 1
+#endif
 
 #include "tracecorn/tracecorn.h"
 #include "writers/zst.h"
@@ -122,18 +126,24 @@ static inline void reg_store(uint8_t *p, unsigned size, uint64_t v) {
     memcpy(p, &x, 4);
     break;
   }
+  case 2: {
+    uint16_t x = (uint16_t)v;
+    memcpy(p, &x, 2);
+    break;
+  }
+  case 1:
+    *p = (uint8_t)v;
+    break;
   default:
     memcpy(p, &v, size);
   }
 }
 
+/* LEB128 length of v: one byte per 7 significant bits (a bit scan, no
+ * loop). */
 static inline unsigned uv_len(uint64_t v) {
-  unsigned n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    n++;
-  }
-  return n;
+  unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+  return (bits + 6) / 7;
 }
 
 /* Version 2 memory accesses: the kind byte may add MEM_CACHED (the before
@@ -150,8 +160,8 @@ enum { MEM_CACHED = 0x10, MEM_AFTER_REG = 0x20 };
  * 19 MB at most, touched only as pages are used. */
 #define MVC_SLOTS 4096
 typedef struct mvc_page {
-  uint64_t page; /* page number + 1; 0 = empty */
-  uint8_t known[512];
+  uint64_t page;      /* page number + 1; 0 = empty */
+  uint64_t known[64]; /* bit i & 63 of word i >> 6: byte i is held */
   uint8_t data[4096];
 } mvc_page;
 
@@ -168,17 +178,48 @@ static mvc_page *mvc_slot(mvc_page *c, uint64_t addr, bool create) {
   return s;
 }
 
+/* The known bits of bytes [off, off + n) of a page (off + n <= 4096) as
+ * a word mask, a word at a time: an access of up to 8 bytes touches one
+ * word, at most two. An empty range is known (a 0-byte access, which
+ * only a converted or hand-made stream holds). */
+static inline bool mvc_known_all(const mvc_page *s, size_t off, size_t n) {
+  if (n == 0)
+    return true;
+  size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
+  uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
+  if (w0 == w1)
+    return (s->known[w0] & (head & tail)) == (head & tail);
+  if ((s->known[w0] & head) != head)
+    return false;
+  for (size_t k = w0 + 1; k < w1; k++)
+    if (s->known[k] != ~0ull)
+      return false;
+  return (s->known[w1] & tail) == tail;
+}
+
+static inline void mvc_known_set(mvc_page *s, size_t off, size_t n) {
+  if (n == 0)
+    return;
+  size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
+  uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
+  if (w0 == w1) {
+    s->known[w0] |= head & tail;
+    return;
+  }
+  s->known[w0] |= head;
+  for (size_t k = w0 + 1; k < w1; k++)
+    s->known[k] = ~0ull;
+  s->known[w1] |= tail;
+}
+
 /* 1 if the cache holds [addr, addr+size) whole; copies it to out. */
 static bool mvc_fetch(mvc_page *c, uint64_t addr, uint64_t size, uint8_t *out) {
   while (size) {
     mvc_page *s = mvc_slot(c, addr, false);
     size_t off = (size_t)(addr & 4095);
     size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
-    if (!s)
+    if (!s || !mvc_known_all(s, off, n))
       return false;
-    for (size_t i = off; i < off + n; i++)
-      if (!(s->known[i >> 3] & (1u << (i & 7))))
-        return false;
     memcpy(out, s->data + off, n);
     addr += n, size -= n, out += n;
   }
@@ -191,23 +232,17 @@ static bool mvc_match(mvc_page *c, uint64_t addr, uint64_t size,
   size_t off0 = (size_t)(addr & 4095);
   if (size <= 8 && off0 + size <= 4096) { /* the common case, inline */
     mvc_page *s = mvc_slot(c, addr, false);
-    if (!s || reg_load(s->data + off0, (unsigned)size) !=
-                  reg_load(bytes, (unsigned)size))
-      return false;
-    for (size_t i = off0; i < off0 + size; i++)
-      if (!(s->known[i >> 3] & (1u << (i & 7))))
-        return false;
-    return true;
+    return s &&
+           reg_load(s->data + off0, (unsigned)size) ==
+               reg_load(bytes, (unsigned)size) &&
+           mvc_known_all(s, off0, (size_t)size);
   }
   while (size) {
     mvc_page *s = mvc_slot(c, addr, false);
     size_t off = (size_t)(addr & 4095);
     size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
-    if (!s || memcmp(s->data + off, bytes, n) != 0)
+    if (!s || memcmp(s->data + off, bytes, n) != 0 || !mvc_known_all(s, off, n))
       return false;
-    for (size_t i = off; i < off + n; i++)
-      if (!(s->known[i >> 3] & (1u << (i & 7))))
-        return false;
     addr += n, size -= n, bytes += n;
   }
   return true;
@@ -220,10 +255,37 @@ static void mvc_store(mvc_page *c, uint64_t addr, uint64_t size,
     size_t off = (size_t)(addr & 4095);
     size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
     memcpy(s->data + off, bytes, n);
-    for (size_t i = off; i < off + n; i++)
-      s->known[i >> 3] |= (uint8_t)(1u << (i & 7));
+    mvc_known_set(s, off, n);
     addr += n, size -= n, bytes += n;
   }
+}
+
+/* One access: 1 if the cache held its before bytes (mvc_match), then its
+ * after bytes are stored (mvc_store). Accesses of 1 to 8 bytes within a
+ * page (nearly all) look the slot up once and move the bytes as one
+ * word. */
+static inline bool mvc_access(mvc_page *c, uint64_t addr, uint32_t size,
+                              const uint8_t *before, const uint8_t *after) {
+  size_t off = (size_t)(addr & 4095);
+  if (size - 1 >= 8 || off + size > 4096) {
+    bool cached = mvc_match(c, addr, size, before);
+    mvc_store(c, addr, size, after);
+    return cached;
+  }
+  uint64_t pg = (addr >> 12) + 1;
+  mvc_page *s =
+      &c[(size_t)((pg * 0x9e3779b97f4a7c15ull) >> 52) & (MVC_SLOTS - 1)];
+  bool cached = false;
+  if (s->page == pg) {
+    cached = reg_load(s->data + off, size) == reg_load(before, size) &&
+             mvc_known_all(s, off, size);
+  } else {
+    s->page = pg;
+    memset(s->known, 0, sizeof s->known);
+  }
+  reg_store(s->data + off, size, reg_load(after, size));
+  mvc_known_set(s, off, size);
+  return cached;
 }
 
 /* Registers a write's after bytes are looked for in (x86 GPRs and the
@@ -242,6 +304,11 @@ static int after_reg_candidates(const tc_arch *a, uint16_t *out) {
 #define TCT_MAX_BLOB (1ull << 32)
 
 /* ================================================================ writer */
+
+/* The arch's register offsets and sizes, packed for the INSN loop. */
+typedef struct tct_reg {
+  uint32_t offset, size;
+} tct_reg;
 
 struct tc_writer {
   FILE *f;
@@ -278,7 +345,12 @@ struct tc_writer {
   icache_slot *icache;
   mvc_page *mvc;
   uint16_t after_regs[MAX_AFTER_REGS];
+  uint32_t after_off[MAX_AFTER_REGS]; /* their offsets and sizes */
+  uint16_t after_size[MAX_AFTER_REGS];
+  unsigned after_uniform; /* 4 or 8: the size of every one of them */
   int nafter_regs;
+  tct_reg *regs; /* arch->nregs */
+  bool avx2;     /* the CPU has AVX2 (state_equal) */
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -448,6 +520,7 @@ static void writer_free(tc_writer *w) {
   free(w->state);
   free(w->icache);
   free(w->mvc);
+  free(w->regs);
   free(w->buf);
   free(w->job);
   free(w->path);
@@ -491,9 +564,26 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->state = calloc(1, info->arch->state_size);
   w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
   w->mvc = calloc(MVC_SLOTS, sizeof *w->mvc);
+  w->regs = calloc((size_t)info->arch->nregs + 1, sizeof *w->regs);
+  for (int i = 0; w->regs && i < info->arch->nregs; i++)
+    w->regs[i] =
+        (tct_reg){info->arch->regs[i].offset, info->arch->regs[i].size};
+#ifdef TCT_HAVE_AVX2_EQUAL
+  w->avx2 = __builtin_cpu_supports("avx2");
+#endif
   w->nafter_regs = after_reg_candidates(info->arch, w->after_regs);
+  for (int k = 0; k < w->nafter_regs; k++) {
+    w->after_off[k] = info->arch->regs[w->after_regs[k]].offset;
+    w->after_size[k] = info->arch->regs[w->after_regs[k]].size;
+  }
+  w->after_uniform = w->nafter_regs ? w->after_size[0] : 0;
+  for (int k = 0; k < w->nafter_regs; k++)
+    if (w->after_size[k] != w->after_uniform)
+      w->after_uniform = 0;
+  if (w->after_uniform != 4 && w->after_uniform != 8)
+    w->after_uniform = 0;
   if (!w->f || !w->zc || !w->zout || !w->state || !w->path || !w->icache ||
-      !w->mvc) {
+      !w->mvc || !w->regs) {
     tc_error_set(err, "tct: cannot create %s: %s", path,
                  w->f ? "out of memory" : strerror(errno));
     goto fail;
@@ -542,16 +632,6 @@ fail:
   return NULL;
 }
 
-/* Room a list of accesses can take, and its encoding into that room:
- * count, then per access kind, signed address delta, size, before bytes,
- * after bytes for writes. */
-static size_t mem_bound(uint32_t n, const tc_mem_access *m) {
-  size_t b = 10;
-  for (uint32_t i = 0; i < n; i++)
-    b += 21 + 2 * (size_t)m[i].size;
-  return b;
-}
-
 /* The register (index) whose low `size` bytes in state are `bytes`, or
  * -1. */
 static int after_reg_find(const tc_writer *w, const uint8_t *state,
@@ -560,59 +640,129 @@ static int after_reg_find(const tc_writer *w, const uint8_t *state,
     return -1;
   uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
   uint64_t want = reg_load(bytes, size);
-  for (int k = 0; k < w->nafter_regs; k++) {
-    const tc_reg_info *ri = &w->arch->regs[w->after_regs[k]];
-    if (ri->size >= size &&
-        (reg_load(state + ri->offset, ri->size) & mask) == want)
-      return w->after_regs[k];
+  int n = w->nafter_regs;
+  /* Every arch's candidates have one size (GPRs): fixed-size loads. */
+  if (w->after_uniform == 8) {
+    for (int k = 0; k < n; k++) {
+      uint64_t v;
+      memcpy(&v, state + w->after_off[k], 8);
+      if ((v & mask) == want)
+        return w->after_regs[k];
+    }
+    return -1;
   }
+  if (w->after_uniform == 4) {
+    if (size > 4)
+      return -1;
+    for (int k = 0; k < n; k++) {
+      uint32_t v;
+      memcpy(&v, state + w->after_off[k], 4);
+      if ((v & mask) == want)
+        return w->after_regs[k];
+    }
+    return -1;
+  }
+  for (int k = 0; k < n; k++)
+    if (w->after_size[k] >= size &&
+        (reg_load(state + w->after_off[k], w->after_size[k]) & mask) == want)
+      return w->after_regs[k];
   return -1;
 }
 
-/* after_state: the INSN's (a write's after bytes may name a register of
- * it), NULL for kernel writes. */
+/* A list of accesses: count, then per access kind, signed address delta,
+ * size, before bytes, after bytes for writes. Encodes at p, which has
+ * room for the count (10 bytes); each access makes room for itself (21 bytes
+ * and twice its size at most): a bound summed over the list beforehand cost a
+ * loop whose exit mispredicts. after_state: the INSN's (a write's after bytes
+ * may name a register of it), NULL for kernel writes. NULL if out of memory. */
 static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
                         const tc_mem_access *m, const uint8_t *after_state) {
   p = enc_uv(p, n);
   uint64_t prev = w->mem_prev;
+  mvc_page *mvc = w->mvc;
   for (uint32_t i = 0; i < n; i++) {
-    int64_t d = (int64_t)(m[i].addr - prev);
-    prev = m[i].addr;
-    bool write = m[i].kind == TC_MEM_WRITE;
-    bool cached = mvc_match(w->mvc, m[i].addr, m[i].size, m[i].before);
-    int reg =
-        write ? after_reg_find(w, after_state, m[i].after, m[i].size) : -1;
-    *p++ = (uint8_t)(m[i].kind | (cached ? MEM_CACHED : 0) |
+    const tc_mem_access acc = m[i]; /* a local: stores through p alias */
+    size_t need = 21 + 2 * (size_t)acc.size;
+    if ((size_t)(w->buf + w->cap - p) < need) {
+      w->len = (size_t)(p - w->buf);
+      if (w_reserve(w, need) < 0)
+        return NULL;
+      p = w->buf + w->len;
+    }
+    int64_t d = (int64_t)(acc.addr - prev);
+    prev = acc.addr;
+    bool write = acc.kind == TC_MEM_WRITE;
+    /* The cache is stored to here, before the encoding below: nothing
+     * between reads it. */
+    bool cached = mvc_access(mvc, acc.addr, acc.size, acc.before, acc.after);
+    int reg = write ? after_reg_find(w, after_state, acc.after, acc.size) : -1;
+    *p++ = (uint8_t)(acc.kind | (cached ? MEM_CACHED : 0) |
                      (reg >= 0 ? MEM_AFTER_REG : 0));
     p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
-    p = enc_uv(p, m[i].size);
+    p = enc_uv(p, acc.size);
     if (!cached) {
-      memcpy(p, m[i].before, m[i].size);
-      p += m[i].size;
+      memcpy(p, acc.before, acc.size);
+      p += acc.size;
     }
     if (reg >= 0) {
       p = enc_uv(p, (uint64_t)reg);
     } else if (write) {
-      memcpy(p, m[i].after, m[i].size);
-      p += m[i].size;
+      memcpy(p, acc.after, acc.size);
+      p += acc.size;
     }
-    mvc_store(w->mvc, m[i].addr, m[i].size, m[i].after);
   }
   w->mem_prev = prev;
   return p;
 }
 
 static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
-  if (w_reserve(w, mem_bound(n, m)) < 0) {
+  uint8_t *p;
+  if (w_reserve(w, 10) < 0 || !(p = enc_mem(w, w->buf + w->len, n, m, NULL))) {
     w->failed = true;
     return;
   }
-  w->len = (size_t)(enc_mem(w, w->buf + w->len, n, m, NULL) - w->buf);
+  w->len = (size_t)(p - w->buf);
+}
+
+#ifdef TCT_HAVE_AVX2_EQUAL
+/* a[0, n) == b[0, n) for n >= 32: the XORs of 32-byte blocks (the last
+ * one overlapping) ORed together, no early exit (states are nearly always
+ * equal), no call, no size dispatch. Used only where the CPU has AVX2;
+ * not AVX-512, whose 512-bit instructions lower some Xeons' clock for
+ * everything else. */
+__attribute__((target("avx2"))) static bool
+bytes_equal_avx2(const uint8_t *a, const uint8_t *b, size_t n) {
+#define TCT_XOR32(o)                                                           \
+  _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a + (o))),             \
+                   _mm256_loadu_si256((const __m256i *)(b + (o))))
+  __m256i acc = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 128 <= n; i += 128)
+    acc = _mm256_or_si256(
+        _mm256_or_si256(acc, _mm256_or_si256(TCT_XOR32(i), TCT_XOR32(i + 32))),
+        _mm256_or_si256(TCT_XOR32(i + 64), TCT_XOR32(i + 96)));
+  for (; i + 32 <= n; i += 32)
+    acc = _mm256_or_si256(acc, TCT_XOR32(i));
+  if (i < n)
+    acc = _mm256_or_si256(acc, TCT_XOR32(n - 32));
+#undef TCT_XOR32
+  return _mm256_testz_si256(acc, acc);
+}
+#endif
+
+/* The reader's state equals `state` (exactly: a converted or hand-made
+ * event stream may change registers no event lists). */
+static bool state_equal(const tc_writer *w, const uint8_t *state, size_t n) {
+#ifdef TCT_HAVE_AVX2_EQUAL
+  if (w->avx2 && n >= 32)
+    return bytes_equal_avx2(w->state, state, n);
+#endif
+  return memcmp(w->state, state, n) == 0;
 }
 
 static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
   size_t n = w->arch->state_size;
-  if (w->have_state && memcmp(w->state, state, n) == 0)
+  if (w->have_state && state_equal(w, state, n))
     return;
   put_u8(w, REC_STATE);
   put_bytes(w, state, n);
@@ -628,74 +778,93 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     put_state_if_needed(w, e->state_before);
     /* The hot path: one reservation, then unchecked writes. */
     size_t bound =
-        48 + (size_t)e->nregs * (10 + 32) + mem_bound(e->nmem, e->mem);
+        48 + (size_t)e->nregs * (10 + 32) + 10; /* + enc_mem's count */
     if (w_reserve(w, bound) < 0) {
       w->failed = true;
       break;
     }
     uint8_t *p = w->buf + w->len;
+    /* Locals, not e-> and w-> fields: the byte stores through p may alias
+     * anything, so fields would be loaded again after each one. */
+    const uint64_t pc = e->pc, index = e->index;
+    const uint32_t tid = e->tid;
+    const uint8_t isize = e->size;
+    const int nregs = e->nregs;
+    const uint16_t *regs = e->regs;
+    const uint8_t *after = e->state_after;
+    uint8_t *state = w->state;
+    const tct_reg *rt = w->regs;
     /* Index, PC and tid are implied (sequential, the state's PC, the
      * previous tid) unless a flag says they follow. */
-    uint64_t state_pc =
-        reg_load(w->state + a->regs[a->pc_reg].offset, a->regs[a->pc_reg].size);
-    uint8_t size = e->size > 16 ? 16 : e->size;
-    icache_slot *ic = &w->icache[icache_index(e->pc)];
-    bool cached = ic->valid && ic->pc == e->pc && ic->size == e->size &&
+    const tct_reg *pcr = &rt[a->pc_reg];
+    uint64_t state_pc = reg_load(state + pcr->offset, pcr->size);
+    uint8_t size = isize > 16 ? 16 : isize;
+    icache_slot *ic = &w->icache[icache_index(pc)];
+    bool cached = ic->valid && ic->pc == pc && ic->size == isize &&
                   insn_bytes_equal(ic->bytes, e->bytes, size);
-    uint8_t flags = (e->index != w->next_index ? INSN_INDEX : 0) |
-                    (e->pc != state_pc ? INSN_PC : 0) |
-                    (e->tid != w->tid ? INSN_TID : 0) |
-                    (cached ? 0 : INSN_BYTES);
+    uint8_t flags = (index != w->next_index ? INSN_INDEX : 0) |
+                    (pc != state_pc ? INSN_PC : 0) |
+                    (tid != w->tid ? INSN_TID : 0) | (cached ? 0 : INSN_BYTES);
+    w->next_index = index + 1;
+    w->tid = tid;
     *p++ = (uint8_t)(REC_INSN_COMPACT | flags | (e->nmem ? 0 : INSN_NOMEM));
     if (flags & INSN_INDEX)
-      p = enc_uv(p, e->index);
+      p = enc_uv(p, index);
     if (flags & INSN_PC)
-      p = enc_uv(p, e->pc);
+      p = enc_uv(p, pc);
     if (flags & INSN_TID)
-      p = enc_uv(p, e->tid);
-    w->next_index = e->index + 1;
-    w->tid = e->tid;
+      p = enc_uv(p, tid);
     if (!cached) {
-      *p++ = e->size;
+      *p++ = isize;
       memcpy(p, e->bytes, 16); /* bound has room; only size bytes count */
       p += size;
       ic->valid = 1;
-      ic->pc = e->pc;
-      ic->size = e->size;
+      ic->pc = pc;
+      ic->size = isize;
       memcpy(ic->bytes, e->bytes, 16);
     }
-    p = enc_uv(p, e->nregs);
+    p = enc_uv(p, (uint64_t)nregs);
     int prev = -1;
-    for (int i = 0; i < e->nregs; i++) {
-      int r = e->regs[i];
-      const tc_reg_info *ri = &a->regs[r];
+    for (int i = 0; i < nregs; i++) {
+      int r = regs[i];
+      const tct_reg ri = rt[r];
       uint64_t idx = (uint64_t)(r - prev - 1) << 1;
       prev = r;
-      uint8_t *cur = w->state + ri->offset;
-      const uint8_t *nv = e->state_after + ri->offset;
-      if (ri->size <= 8) {
-        uint64_t old = reg_load(cur, ri->size), v = reg_load(nv, ri->size);
+      uint8_t *cur = state + ri.offset;
+      const uint8_t *nv = after + ri.offset;
+      if (ri.size <= 8) {
+        uint64_t old, v;
+        if (ri.size == 8) { /* most registers: no size switch */
+          memcpy(&old, cur, 8);
+          memcpy(&v, nv, 8);
+        } else {
+          old = reg_load(cur, ri.size);
+          v = reg_load(nv, ri.size);
+        }
         uint64_t x = v ^ old, d = v - old;
         uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
-        if (uv_len(z) < uv_len(x)) {
-          p = enc_uv(p, idx | 1);
-          p = enc_uv(p, z);
-        } else {
-          p = enc_uv(p, idx);
-          p = enc_uv(p, x);
-        }
-        reg_store(cur, ri->size, v);
+        /* uv_len is monotonic: a one-byte XOR or a difference no
+         * smaller than it settles the mode without measuring either. */
+        bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
+        p = enc_uv(p, idx | use_diff);
+        p = enc_uv(p, use_diff ? z : x);
+        if (ri.size == 8)
+          memcpy(cur, &v, 8);
+        else
+          reg_store(cur, ri.size, v);
       } else {
         p = enc_uv(p, idx);
-        memcpy(p, nv, ri->size);
-        memcpy(cur, nv, ri->size);
-        p += ri->size;
+        memcpy(p, nv, ri.size);
+        memcpy(cur, nv, ri.size);
+        p += ri.size;
       }
     }
     /* Registers that changed without being listed still reach the reader
      * through a STATE record before the next instruction. */
-    if (e->nmem)
-      p = enc_mem(w, p, e->nmem, e->mem, e->state_after);
+    if (e->nmem && !(p = enc_mem(w, p, e->nmem, e->mem, after))) {
+      w->failed = true;
+      break;
+    }
     w->len = (size_t)(p - w->buf);
     break;
   }
