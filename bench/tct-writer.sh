@@ -1,6 +1,6 @@
 #!/bin/sh
-# The tct writer alone, in ns per instruction (bench_tct.c): builds
-# bench_tct against BUILD_DIR's libtracecorn.a, then replays 200k
+# The tct writer alone, in ns per instruction (bench_tct.c, built by
+# CMake as BUILD_DIR/bench_tct): replays 200k
 # instructions of each bench guest (after its first million: past a glibc
 # program's start-up) into the writer, ROUNDS times, and prints the
 # fastest and the median round. The writer's own thread only: zstd is not
@@ -11,11 +11,6 @@ cd "$(dirname "$0")/.."
 B=${1:-build}
 R=${2:-7}
 G=$B/examples/guests
-# shellcheck disable=SC2046 # pkg-config prints several words
-cc -O2 -D_GNU_SOURCE -Iinclude -std=c11 -Wall -Wextra -o "$B/bench_tct" \
-  bench/bench_tct.c "$B/libtracecorn.a" \
-  $(pkg-config --libs unicorn capstone libzstd snappy libprotobuf-c) \
-  -lpthread -lm
 for g in "kernels64 fib 27" "kernels64 sha256 3000" "kernels64 qsort 60000" \
   "fib64 27" "strsort64 3000" "textfmt64 700"; do
   printf '%-22s ' "$g"
