@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 /* ------------------------------------------------------------ CPU quirks */
@@ -434,6 +435,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   emu->pid = emu->tid = emu->pgid = TC_GUEST_PID;
   emu->rng_state = emu->opt.seed ^ 0x9e3779b97f4a7c15ull;
   emu->clock_ns = TC_EPOCH_NS;
+  clock_gettime(CLOCK_REALTIME, &emu->host_start);
   emu->mmap_top = arch->ptr_size == 8 ? 0x7ffff7fff000ull : 0xf7fff000ull;
   int host_std[3] = {emu->opt.stdin_fd, emu->opt.stdout_fd, emu->opt.stderr_fd};
   for (int i = 0; i < 3; i++) {
@@ -466,6 +468,7 @@ void tc_emu_free(tc_emu *emu) {
   for (size_t i = 0; i < emu->nhostmem; i++)
     munmap(emu->hostmem[i].host, emu->hostmem[i].end - emu->hostmem[i].start);
   free(emu->hostmem);
+  free(emu->written_files);
   tc_regfile_free(emu->regfile);
   free(emu->regions);
   free(emu->start_state);

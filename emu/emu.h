@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 #include <unicorn/unicorn.h>
 
 #include "regfile.h"
@@ -180,6 +181,12 @@ typedef struct tc_emu {
   /* Determinism. */
   uint64_t rng_state; /* splitmix64 state seeded from opt.seed */
   uint64_t clock_ns;  /* fixed virtual time; advanced by nanosleep */
+  /* stat shows virtual times for files the guest opened for writing
+   * (their path hashes) and files changed after host_start: they carry
+   * this run's host times otherwise */
+  struct timespec host_start; /* CLOCK_REALTIME at start */
+  uint64_t *written_files;
+  size_t nwritten_files, capwritten_files;
 
   /* i386 TLS: GDT in guest memory for set_thread_area. */
   uint64_t gdt_addr;

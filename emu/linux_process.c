@@ -288,6 +288,14 @@ static int copy_process(tc_emu *parent, tc_emu *child) {
   memcpy(child->exe_guest_path, parent->exe_guest_path, TC_PATH_MAX);
   memcpy(child->cwd, parent->cwd, TC_PATH_MAX);
   child->clock_ns = parent->clock_ns;
+  child->host_start = parent->host_start;
+  if (parent->nwritten_files &&
+      (child->written_files =
+           malloc(parent->nwritten_files * sizeof *child->written_files))) {
+    memcpy(child->written_files, parent->written_files,
+           parent->nwritten_files * sizeof *child->written_files);
+    child->nwritten_files = child->capwritten_files = parent->nwritten_files;
+  }
   child->gdt_addr = parent->gdt_addr;
   child->flat_segments = parent->flat_segments;
   child->trap_insn_size = parent->trap_insn_size;

@@ -266,6 +266,28 @@ static uint64_t path_hash(const char *s, uint64_t h) {
   return h;
 }
 
+static bool guest_wrote(const tc_emu *emu, uint64_t hash) {
+  for (size_t i = 0; i < emu->nwritten_files; i++)
+    if (emu->written_files[i] == hash)
+      return true;
+  return false;
+}
+
+/* The guest opened the file for writing: its times are this run's. */
+static void note_written(tc_emu *emu, uint64_t hash) {
+  if (guest_wrote(emu, hash))
+    return;
+  if (emu->nwritten_files == emu->capwritten_files) {
+    size_t cap = emu->capwritten_files ? 2 * emu->capwritten_files : 16;
+    uint64_t *n = realloc(emu->written_files, cap * sizeof *n);
+    if (!n)
+      return; /* its times stay the host's */
+    emu->written_files = n;
+    emu->capwritten_files = cap;
+  }
+  emu->written_files[emu->nwritten_files++] = hash;
+}
+
 /* The inode number a path hash stands for: non-zero, below 2^31 so every
  * ABI's st_ino and d_ino hold it. */
 static uint64_t hash_ino(uint64_t h) {
@@ -422,6 +444,8 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
   f->cloexec = (flags & O_CLOEXEC) != 0;
   f->owned = true;
   f->path_hash = path_hash(host, 0);
+  if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC)))
+    note_written(emu, f->path_hash);
   return g;
 }
 
@@ -529,12 +553,27 @@ static int64_t sys_llseek(tc_sys_call *c) {
 /* Deterministic stat: what varies between runs of the same program on the
  * same files (access time, inode and device numbers) gets a stable value,
  * unless the user asked for host stat results. */
+static bool after_start(const tc_emu *emu, const struct timespec *t) {
+  return t->tv_sec > emu->host_start.tv_sec ||
+         (t->tv_sec == emu->host_start.tv_sec &&
+          t->tv_nsec > emu->host_start.tv_nsec);
+}
+
 static void normalize_stat(tc_emu *emu, struct stat *st, uint64_t hash) {
   if (emu->opt.host_stat || !hash)
     return;
   st->st_ino = hash_ino(hash);
   st->st_dev = NORMAL_DEV;
   st->st_atim = st->st_mtim;
+  /* A file the guest wrote (its own output, say), or that changed during
+   * the recording, has host times of this run: it shows the virtual
+   * clock's instead. */
+  if (guest_wrote(emu, hash) || after_start(emu, &st->st_mtim) ||
+      after_start(emu, &st->st_ctim)) {
+    struct timespec now = {(time_t)(emu->clock_ns / 1000000000u),
+                           (long)(emu->clock_ns % 1000000000u)};
+    st->st_atim = st->st_mtim = st->st_ctim = now;
+  }
 }
 
 /* Stat of a guest fd; stdio fds get a fixed pipe-like answer. */
