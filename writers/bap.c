@@ -462,7 +462,7 @@ static int reserve(tc_writer *w, size_t n, tc_error *err) {
  * notes it in the TOC) unless it is the meta frame; frame_end ends it. */
 static uint8_t *frame_begin(tc_writer *w, size_t size, int is_frame,
                             tc_error *err) {
-  if (reserve(w, size + 8, err) < 0)
+  if (reserve(w, size + 8 + BAP_PACK_SLACK, err) < 0)
     return NULL;
   if (is_frame && w->nframes && w->nframes % w->m == 0) {
     if (w->ntoc == w->captoc) {
@@ -1026,7 +1026,16 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
    * does not simply fall through (branches, rep iterations, faults), in
    * register order. A handful each: gathered, not found by a pass over
    * every register. */
-  uint64_t pc_after = tc_state_get(a, in->state_after, a->pc_reg);
+  const tc_reg_info *pc = &a->regs[a->pc_reg];
+  uint64_t pc_after = 0; /* tc_state_get, minus its libc call */
+  if (pc->size == 8)
+    memcpy(&pc_after, in->state_after + pc->offset, 8);
+  else if (pc->size == 4) {
+    uint32_t v;
+    memcpy(&v, in->state_after + pc->offset, 4);
+    pc_after = v;
+  } else
+    pc_after = tc_state_get(a, in->state_after, a->pc_reg);
   uint64_t fall = (in->pc + in->size) & pc_mask(a);
   uint16_t *written = w->post_regs;
   size_t nwritten = 0;
@@ -1060,15 +1069,22 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
     w->mark[r] = 0;
     reg_operand(w, &w->post[npost++], slot++, r, in->state_after, 1);
     const tc_reg_info *ri = &a->regs[r];
-    memcpy(w->state + ri->offset, in->state_after + ri->offset, ri->size);
+    if (ri->size == 8) /* most: a constant-size copy, not a libc call */
+      memcpy(w->state + ri->offset, in->state_after + ri->offset, 8);
+    else
+      memcpy(w->state + ri->offset, in->state_after + ri->offset, ri->size);
   }
   w->mark[a->pc_reg] = 0;
   for (uint32_t i = 0; i < in->nmem; i++)
     if (in->mem[i].kind == TC_MEM_WRITE)
       mem_operand(w, &w->post[npost++], slot++, &in->mem[i],
                   mem_value(w, &in->mem[i], in->mem[i].after, &memswap), 1);
-  /* What the reader will make of it: the PC falls through unless given. */
-  tc_state_set(a, w->state, a->pc_reg, pc_after);
+  /* What the reader will make of it: the PC falls through unless given
+   * (either way, its value after). */
+  if (pc->size == 8)
+    memcpy(w->state + pc->offset, in->state_after + pc->offset, 8);
+  else
+    tc_state_set(a, w->state, a->pc_reg, pc_after);
   w->last_pc = in->pc;
   w->last_tid = in->tid;
 

@@ -16,10 +16,14 @@
 /* Room for an operand head (bap_operand_head) with a register name of up
  * to BAP_NAME_MAX - 1 bytes. */
 enum { BAP_NAME_MAX = 24, BAP_HEAD_MAX = 64 };
+/* bap_pack_std_frame may write up to this many bytes past the frame's
+ * end (it copies every head whole). */
+enum { BAP_PACK_SLACK = BAP_HEAD_MAX };
 
 /* One element of an operand_value_list: head is its bytes up to the
  * value (the element's key and length, operand_info fields 1-4, field 5's
- * key and length), value the value's bytes. */
+ * key and length), head_len of them, in a buffer of BAP_HEAD_MAX bytes;
+ * value the value's bytes. */
 typedef struct bap_operand {
   const uint8_t *head;
   const uint8_t *value;
@@ -46,8 +50,8 @@ typedef struct bap_std_frame {
 
 /* The packed size of frame{std_frame: f}; fills f's lengths. */
 size_t bap_std_frame_size(bap_std_frame *f);
-/* Packs frame{std_frame: f} (after bap_std_frame_size) at out; returns
- * the end. */
+/* Packs frame{std_frame: f} (after bap_std_frame_size) at out, which has
+ * room for its size + BAP_PACK_SLACK bytes; returns the frame's end. */
 uint8_t *bap_pack_std_frame(const bap_std_frame *f, uint8_t *out);
 
 #endif
