@@ -6,7 +6,9 @@
  * frames (u64 size + a serialized `frame`), then at T: m (frames per TOC
  * entry) and ceil(n/m) u64 offsets (frames m, 2m, ... then T as padding),
  * ending at EOF. Frames are protobuf messages (proto2) packed and unpacked
- * with protobuf-c, generated at build time from writers/bap_frame.proto.
+ * with protobuf-c, generated at build time from writers/bap_frame.proto,
+ * except the per-instruction std_frame, which writers/bap_pack.c encodes
+ * directly into the output buffer (same bytes, several times faster).
  *
  * What tracecorn writes per event:
  *   MAP of a file      modload_frame (consecutive maps of one file merged:
@@ -39,6 +41,7 @@
 
 #include "writers/bap.h"
 #include "writers/bap_frame.pb-c.h"
+#include "writers/bap_pack.h"
 #include "writers/insn_access.h"
 #include "writers/md5.h"
 #include "writers/memimage.h"
@@ -375,24 +378,26 @@ struct tc_writer {
   size_t ntoc, captoc;
   int failed;
   tc_insn_access_cache *acc;
-  /* One operand template per register. */
-  char (*names)[24];
+  /* Per register: its name, its operand_info_specific (key frames), the
+   * packed head of its operand read [0] and written [1] (std frames),
+   * and whether its value is byte-swapped. */
+  char (*names)[BAP_NAME_MAX];
   Tcbap__RegOperand *regop;
   Tcbap__OperandInfoSpecific *regspec;
-  Tcbap__OperandUsage use_read, use_written;
-  Tcbap__TaintInfo no_taint;
+  uint8_t (*reghead)[2][BAP_HEAD_MAX];
+  uint8_t (*reghead_len)[2];
+  uint8_t *regswap;
   /* Per-instruction scratch. */
-  Tcbap__OperandInfo *ops;
-  Tcbap__OperandInfo **pre, **post;
-  Tcbap__MemOperand *memop;
-  Tcbap__OperandInfoSpecific *memspec;
+  bap_operand *pre, *post;
+  uint8_t *memhead; /* BAP_HEAD_MAX bytes per operand */
   uint8_t *swapbuf; /* 16 bytes per operand, big-endian targets */
   size_t capops;
+  uint16_t *post_regs; /* nregs: the registers a post list holds */
   /* Little-endian mips: instruction words and memory values reversed. */
   int le_mips;
   uint8_t *memswap;
   size_t capmemswap;
-  uint8_t *mark; /* nregs */
+  uint8_t *mark; /* nregs, all 0 between instructions */
   /* The state the frames so far rebuild, and where it is valid. */
   uint8_t *state;
   int have_state;
@@ -452,15 +457,13 @@ static int reserve(tc_writer *w, size_t n, tc_error *err) {
   return 0;
 }
 
-/* Appends u64 size + the packed message; counts it as a frame unless it is
- * the meta frame. bound: 0, or an upper bound of the packed size, which
- * saves protobuf-c's sizing pass over the whole message. */
-static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
-                size_t bound, tc_error *err) {
-  size_t size = bound ? bound : protobuf_c_message_get_packed_size(msg);
-  if (reserve(w, size + 8, err) < 0)
-    return -1;
-  uint64_t off = w->written + w->len;
+/* Room for a message of `size` bytes after its u64 size, which it writes:
+ * where the message goes, or NULL. Counts the message as a frame (and
+ * notes it in the TOC) unless it is the meta frame; frame_end ends it. */
+static uint8_t *frame_begin(tc_writer *w, size_t size, int is_frame,
+                            tc_error *err) {
+  if (reserve(w, size + 8 + BAP_PACK_SLACK, err) < 0)
+    return NULL;
   if (is_frame && w->nframes && w->nframes % w->m == 0) {
     if (w->ntoc == w->captoc) {
       size_t nc = w->captoc ? 2 * w->captoc : 256;
@@ -468,23 +471,18 @@ static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
       if (!nt) {
         tc_error_set(err, "bap: out of memory");
         w->failed = 1;
-        return -1;
+        return NULL;
       }
       w->toc = nt;
       w->captoc = nc;
     }
-    w->toc[w->ntoc++] = off;
+    w->toc[w->ntoc++] = w->written + w->len;
   }
-  size_t packed = protobuf_c_message_pack(msg, w->buf + w->len + 8);
-  if (bound && packed <= bound)
-    size = packed;
   put_le64(w->buf + w->len, size);
-  if (packed != size) {
-    tc_error_set(err, "bap: protobuf-c packed %zu bytes, expected %zu", packed,
-                 size);
-    w->failed = 1;
-    return -1;
-  }
+  return w->buf + w->len + 8;
+}
+
+static int frame_end(tc_writer *w, size_t size, int is_frame, tc_error *err) {
   w->len += size + 8;
   if (is_frame)
     w->nframes++;
@@ -493,13 +491,26 @@ static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
   return 0;
 }
 
-static int emit_frame(tc_writer *w, Tcbap__Frame *f, tc_error *err) {
-  return emit(w, &f->base, 1, 0, err);
+/* Appends u64 size + the message packed by protobuf-c. */
+static int emit(tc_writer *w, const ProtobufCMessage *msg, int is_frame,
+                tc_error *err) {
+  size_t size = protobuf_c_message_get_packed_size(msg);
+  uint8_t *out = frame_begin(w, size, is_frame, err);
+  if (!out)
+    return -1;
+  size_t packed = protobuf_c_message_pack(msg, out);
+  if (packed != size) {
+    tc_error_set(err, "bap: protobuf-c packed %zu bytes, expected %zu", packed,
+                 size);
+    w->failed = 1;
+    return -1;
+  }
+  return frame_end(w, size, is_frame, err);
 }
 
-/* Upper bounds of packed sizes: every key, length and varint at its
- * largest (11 bytes), and the payloads. */
-enum { BOUND_FIXED = 128, BOUND_OPERAND = 128 };
+static int emit_frame(tc_writer *w, Tcbap__Frame *f, tc_error *err) {
+  return emit(w, &f->base, 1, err);
+}
 
 /* ------------------------------------------------------------ meta frame */
 
@@ -630,7 +641,7 @@ static int write_meta(tc_writer *w, const tc_trace_info *info, int host,
   meta.tracer = &tracer;
   meta.target = &target;
   meta.fstats = &fstats;
-  int rc = emit(w, &meta.base, 0, 0, err);
+  int rc = emit(w, &meta.base, 0, err);
   meta_free(&s);
   return rc;
 }
@@ -688,12 +699,14 @@ static void writer_free(tc_writer *w) {
   free(w->names);
   free(w->regop);
   free(w->regspec);
-  free(w->ops);
+  free(w->reghead);
+  free(w->reghead_len);
+  free(w->regswap);
   free(w->pre);
   free(w->post);
-  free(w->memop);
-  free(w->memspec);
+  free(w->memhead);
   free(w->swapbuf);
+  free(w->post_regs);
   free(w->memswap);
   free(w->mark);
   free(w->state);
@@ -709,25 +722,19 @@ static int ensure_ops(tc_writer *w, size_t n) {
   size_t c = w->capops ? w->capops : 64;
   while (c < n)
     c *= 2;
-  Tcbap__OperandInfo *ops = realloc(w->ops, c * sizeof *ops);
-  if (ops)
-    w->ops = ops;
-  Tcbap__OperandInfo **pre = realloc(w->pre, c * sizeof *pre);
+  bap_operand *pre = realloc(w->pre, c * sizeof *pre);
   if (pre)
     w->pre = pre;
-  Tcbap__OperandInfo **post = realloc(w->post, c * sizeof *post);
+  bap_operand *post = realloc(w->post, c * sizeof *post);
   if (post)
     w->post = post;
-  Tcbap__MemOperand *mo = realloc(w->memop, c * sizeof *mo);
-  if (mo)
-    w->memop = mo;
-  Tcbap__OperandInfoSpecific *ms = realloc(w->memspec, c * sizeof *ms);
-  if (ms)
-    w->memspec = ms;
+  uint8_t *mh = realloc(w->memhead, c * BAP_HEAD_MAX);
+  if (mh)
+    w->memhead = mh;
   uint8_t *sb = realloc(w->swapbuf, c * 16);
   if (sb)
     w->swapbuf = sb;
-  if (!ops || !pre || !post || !mo || !ms || !sb)
+  if (!pre || !post || !mh || !sb)
     return -1;
   w->capops = c;
   return 0;
@@ -775,9 +782,14 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
   w->names = calloc(nr, sizeof *w->names);
   w->regop = calloc(nr, sizeof *w->regop);
   w->regspec = calloc(nr, sizeof *w->regspec);
+  w->reghead = calloc(nr, sizeof *w->reghead);
+  w->reghead_len = calloc(nr, sizeof *w->reghead_len);
+  w->regswap = calloc(nr, 1);
+  w->post_regs = calloc(nr, sizeof *w->post_regs);
   w->mark = calloc(nr, 1);
   w->state = calloc(1, arch->state_size);
   if (!w->path || !w->buf || !w->names || !w->regop || !w->regspec ||
+      !w->reghead || !w->reghead_len || !w->regswap || !w->post_regs ||
       !w->mark || !w->state || ensure_ops(w, nr + 16) < 0) {
     tc_error_set(err, "bap: out of memory");
     goto fail;
@@ -792,17 +804,13 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
     Tcbap__OperandInfoSpecific sp = TCBAP__OPERAND_INFO_SPECIFIC__INIT;
     sp.reg_operand = &w->regop[r];
     w->regspec[r] = sp;
+    const tc_reg_info *ri = &arch->regs[r];
+    for (int written = 0; written < 2; written++)
+      w->reghead_len[r][written] =
+          (uint8_t)bap_operand_head(w->reghead[r][written], w->names[r], 0,
+                                    (int32_t)ri->size * 8, written, ri->size);
+    w->regswap[r] = (uint8_t)needs_swap(arch, (int)r);
   }
-  Tcbap__OperandUsage u = TCBAP__OPERAND_USAGE__INIT;
-  u.read = 1;
-  w->use_read = u;
-  u.read = 0;
-  u.written = 1;
-  w->use_written = u;
-  Tcbap__TaintInfo t = TCBAP__TAINT_INFO__INIT;
-  t.has_no_taint = 1;
-  t.no_taint = 1;
-  w->no_taint = t;
 
   w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (w->fd < 0) {
@@ -868,48 +876,31 @@ static int on_map(tc_writer *w, const tc_map_event *m, tc_error *err) {
   return 0;
 }
 
-/* A register operand of `state` (usage: read or written). */
-static Tcbap__OperandInfo *reg_operand(tc_writer *w, size_t slot, int reg,
-                                       const uint8_t *state,
-                                       Tcbap__OperandUsage *use) {
+/* A register operand of `state` (written: in the post list). */
+static inline void reg_operand(tc_writer *w, bap_operand *op, size_t slot,
+                               int reg, const uint8_t *state, int written) {
   const tc_reg_info *ri = &w->arch->regs[reg];
-  Tcbap__OperandInfo *op = &w->ops[slot];
-  Tcbap__OperandInfo init = TCBAP__OPERAND_INFO__INIT;
-  *op = init;
-  op->operand_info_specific = &w->regspec[reg];
-  op->bit_length = ri->size * 8;
-  op->operand_usage = use;
-  op->taint_info = &w->no_taint;
-  op->value.len = ri->size;
-  op->value.data = (uint8_t *)state + ri->offset;
-  if (needs_swap(w->arch, reg)) {
+  op->head = w->reghead[reg][written];
+  op->head_len = w->reghead_len[reg][written];
+  op->value = state + ri->offset;
+  op->value_len = ri->size;
+  if (w->regswap[reg]) {
     uint8_t *d = w->swapbuf + slot * 16;
     swap_copy(d, state + ri->offset, ri->size);
-    op->value.data = d;
+    op->value = d;
   }
-  return op;
 }
 
-static Tcbap__OperandInfo *mem_operand(tc_writer *w, size_t slot,
-                                       const tc_mem_access *ma,
-                                       const uint8_t *bytes,
-                                       Tcbap__OperandUsage *use) {
-  Tcbap__MemOperand mo = TCBAP__MEM_OPERAND__INIT;
-  mo.address = ma->addr;
-  w->memop[slot] = mo;
-  Tcbap__OperandInfoSpecific sp = TCBAP__OPERAND_INFO_SPECIFIC__INIT;
-  sp.mem_operand = &w->memop[slot];
-  w->memspec[slot] = sp;
-  Tcbap__OperandInfo *op = &w->ops[slot];
-  Tcbap__OperandInfo init = TCBAP__OPERAND_INFO__INIT;
-  *op = init;
-  op->operand_info_specific = &w->memspec[slot];
-  op->bit_length = (int32_t)(ma->size > INT32_MAX / 8 ? 0 : ma->size * 8);
-  op->operand_usage = use;
-  op->taint_info = &w->no_taint;
-  op->value.len = ma->size;
-  op->value.data = (uint8_t *)bytes;
-  return op;
+static void mem_operand(tc_writer *w, bap_operand *op, size_t slot,
+                        const tc_mem_access *ma, const uint8_t *bytes,
+                        int written) {
+  uint8_t *h = w->memhead + slot * BAP_HEAD_MAX;
+  int32_t bits = (int32_t)(ma->size > INT32_MAX / 8 ? 0 : ma->size * 8);
+  op->head = h;
+  op->head_len =
+      (uint32_t)bap_operand_head(h, NULL, ma->addr, bits, written, ma->size);
+  op->value = bytes;
+  op->value_len = ma->size;
 }
 
 /* key_frame: every register of `state`, tagged with the thread. */
@@ -1026,63 +1017,101 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
   }
   size_t slot = 0, npre = 0, npost = 0;
   for (unsigned i = 0; i < acc->nread; i++)
-    w->pre[npre++] =
-        reg_operand(w, slot++, acc->read[i], in->state_before, &w->use_read);
+    reg_operand(w, &w->pre[npre++], slot++, acc->read[i], in->state_before, 0);
   for (uint32_t i = 0; i < in->nmem; i++)
     if (in->mem[i].kind == TC_MEM_READ)
-      w->pre[npre++] = mem_operand(
-          w, slot++, &in->mem[i],
-          mem_value(w, &in->mem[i], in->mem[i].before, &memswap), &w->use_read);
+      mem_operand(w, &w->pre[npre++], slot++, &in->mem[i],
+                  mem_value(w, &in->mem[i], in->mem[i].before, &memswap), 0);
   /* Written: capstone's list, every changed register, and the PC when it
-   * does not simply fall through (branches, rep iterations, faults). */
-  uint64_t pc_after = tc_state_get(a, in->state_after, a->pc_reg);
+   * does not simply fall through (branches, rep iterations, faults), in
+   * register order. A handful each: gathered, not found by a pass over
+   * every register. */
+  const tc_reg_info *pc = &a->regs[a->pc_reg];
+  uint64_t pc_after = 0; /* tc_state_get, minus its libc call */
+  if (pc->size == 8)
+    memcpy(&pc_after, in->state_after + pc->offset, 8);
+  else if (pc->size == 4) {
+    uint32_t v;
+    memcpy(&v, in->state_after + pc->offset, 4);
+    pc_after = v;
+  } else
+    pc_after = tc_state_get(a, in->state_after, a->pc_reg);
   uint64_t fall = (in->pc + in->size) & pc_mask(a);
+  uint16_t *written = w->post_regs;
+  size_t nwritten = 0;
   for (unsigned i = 0; i < acc->nwrite; i++)
-    w->mark[acc->write[i]] = 1;
-  for (unsigned i = 0; i < in->nregs; i++)
-    if (in->regs[i] < a->nregs)
-      w->mark[in->regs[i]] = 1;
-  w->mark[a->pc_reg] = pc_after != fall;
-  for (int r = 0; r < a->nregs; r++)
-    if (w->mark[r]) {
-      w->mark[r] = 0;
-      w->post[npost++] =
-          reg_operand(w, slot++, r, in->state_after, &w->use_written);
-      const tc_reg_info *ri = &a->regs[r];
-      memcpy(w->state + ri->offset, in->state_after + ri->offset, ri->size);
+    if (!w->mark[acc->write[i]]) {
+      w->mark[acc->write[i]] = 1;
+      written[nwritten++] = acc->write[i];
     }
+  for (unsigned i = 0; i < in->nregs; i++)
+    if (in->regs[i] < a->nregs && !w->mark[in->regs[i]]) {
+      w->mark[in->regs[i]] = 1;
+      written[nwritten++] = in->regs[i];
+    }
+  if (pc_after != fall && !w->mark[a->pc_reg])
+    written[nwritten++] = (uint16_t)a->pc_reg;
+  else if (pc_after == fall && w->mark[a->pc_reg])
+    for (size_t i = 0; i < nwritten; i++)
+      if (written[i] == a->pc_reg) {
+        written[i] = written[--nwritten];
+        break;
+      }
+  for (size_t i = 1; i < nwritten; i++) { /* nearly sorted: insertion */
+    uint16_t r = written[i];
+    size_t j = i;
+    for (; j > 0 && written[j - 1] > r; j--)
+      written[j] = written[j - 1];
+    written[j] = r;
+  }
+  for (size_t i = 0; i < nwritten; i++) {
+    int r = written[i];
+    w->mark[r] = 0;
+    reg_operand(w, &w->post[npost++], slot++, r, in->state_after, 1);
+    const tc_reg_info *ri = &a->regs[r];
+    if (ri->size == 8) /* most: a constant-size copy, not a libc call */
+      memcpy(w->state + ri->offset, in->state_after + ri->offset, 8);
+    else
+      memcpy(w->state + ri->offset, in->state_after + ri->offset, ri->size);
+  }
+  w->mark[a->pc_reg] = 0;
   for (uint32_t i = 0; i < in->nmem; i++)
     if (in->mem[i].kind == TC_MEM_WRITE)
-      w->post[npost++] =
-          mem_operand(w, slot++, &in->mem[i],
-                      mem_value(w, &in->mem[i], in->mem[i].after, &memswap),
-                      &w->use_written);
-  /* What the reader will make of it: the PC falls through unless given. */
-  tc_state_set(a, w->state, a->pc_reg, pc_after);
-
-  Tcbap__OperandValueList pre = TCBAP__OPERAND_VALUE_LIST__INIT;
-  pre.n_elem = npre;
-  pre.elem = w->pre;
-  Tcbap__OperandValueList post = TCBAP__OPERAND_VALUE_LIST__INIT;
-  post.n_elem = npost;
-  post.elem = w->post;
-  Tcbap__StdFrame sf = TCBAP__STD_FRAME__INIT;
-  sf.address = in->pc;
-  sf.thread_id = in->tid;
-  sf.rawbytes.len = size;
-  sf.rawbytes.data = (uint8_t *)raw;
-  sf.operand_pre_list = &pre;
-  sf.operand_post_list = &post;
-  if (w->cpsr >= 0)
-    sf.mode = thumb ? "arm:t32" : "arm:a32";
-  Tcbap__Frame f = TCBAP__FRAME__INIT;
-  f.std_frame = &sf;
+      mem_operand(w, &w->post[npost++], slot++, &in->mem[i],
+                  mem_value(w, &in->mem[i], in->mem[i].after, &memswap), 1);
+  /* What the reader will make of it: the PC falls through unless given
+   * (either way, its value after). */
+  if (pc->size == 8)
+    memcpy(w->state + pc->offset, in->state_after + pc->offset, 8);
+  else
+    tc_state_set(a, w->state, a->pc_reg, pc_after);
   w->last_pc = in->pc;
   w->last_tid = in->tid;
-  size_t bound = BOUND_FIXED + size;
-  for (size_t i = 0; i < slot; i++)
-    bound += BOUND_OPERAND + sizeof w->names[0] + w->ops[i].value.len;
-  return emit(w, &f.base, 1, bound, err);
+
+  bap_std_frame sf = {.address = in->pc,
+                      .thread_id = in->tid,
+                      .rawbytes = raw,
+                      .nraw = size,
+                      .pre = w->pre,
+                      .npre = npre,
+                      .post = w->post,
+                      .npost = npost,
+                      .mode = w->cpsr < 0 ? NULL
+                              : thumb     ? "arm:t32"
+                                          : "arm:a32"};
+  size_t fsize = bap_std_frame_size(&sf);
+  uint8_t *out = frame_begin(w, fsize, 1, err);
+  if (!out)
+    return -1;
+  uint8_t *end = bap_pack_std_frame(&sf, out);
+  if ((size_t)(end - out) !=
+      fsize) { /* cannot happen: sized and packed alike */
+    tc_error_set(err, "bap: packed %zu bytes, expected %zu",
+                 (size_t)(end - out), fsize);
+    w->failed = 1;
+    return -1;
+  }
+  return frame_end(w, fsize, 1, err);
 }
 
 static int write_syscall(tc_writer *w, const tc_syscall_event *s,
