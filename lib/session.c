@@ -444,8 +444,9 @@ static void fan_out(void *ctx, const tc_event *ev) {
 }
 
 /* The first process's trace files get a writer thread each when the host
- * has a second CPU (TRACECORN_WRITER_THREADS=0: none); sinks and
- * standard output stay on the recorder's thread. */
+ * has a second CPU (TRACECORN_WRITER_THREADS=0: none); sinks, standard
+ * output and writers with a thread of their own (tct) stay on the
+ * recorder's thread. */
 static void start_writer_threads(tc_session *s) {
   const char *env = getenv("TRACECORN_WRITER_THREADS");
   if ((env && strcmp(env, "0") == 0) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
@@ -455,7 +456,7 @@ static void start_writer_threads(tc_session *s) {
   int n = 0;
   for (int i = 0; i < s->nout; i++) {
     output *o = &s->out[i];
-    if (o->fmt && o->w && strcmp(o->path, "-") != 0 &&
+    if (o->fmt && o->w && !o->fmt->own_thread && strcmp(o->path, "-") != 0 &&
         strncmp(o->path, "/dev/", 5) != 0) {
       fns[n] = deliver_one;
       ctxs[n++] = o;

@@ -1705,4 +1705,5 @@ const tc_format tc_format_tct = {
     .reader_writer = tct_reader_writer,
     .next_event = tct_next_event,
     .close_reader = tct_close_reader,
+    .own_thread = 1,
 };

@@ -443,6 +443,10 @@ typedef struct tc_format {
    * the file states it, or NULL when the format does not say. Valid until
    * close_reader. */
   const char *(*reader_writer)(tc_reader *r);
+  /* 1 if the writer runs a worker thread of its own (tct's compressor):
+   * a session then keeps it on the recording thread instead of giving it
+   * a writer thread (lib/pipe.h), which measured slower for it. */
+  uint8_t own_thread;
 } tc_format;
 
 /* The format registered as `name` ("tct", "trac"...), or NULL. */
