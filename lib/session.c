@@ -197,6 +197,10 @@ static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
   s->info.seed = s->opt.seed;
   s->info.keyframe_interval = s->opt.keyframe_interval;
   s->info.has_memory = s->opt.record_memory != 0;
+  /* recorder/recorder.h: continuity (=0: writers compare whole states,
+   * as for converted streams; the tests compare both) */
+  const char *cont = getenv("TRACECORN_CONTINUOUS");
+  s->info.continuous = !(cont && strcmp(cont, "0") == 0);
   s->info.initial_state = s->initial_state;
   s->info.writer_options = s->opt.writer_options;
   return 0;

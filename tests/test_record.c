@@ -404,7 +404,7 @@ static void test_fast_paths_identical(void) {
     int rf = sh(&out,
                 "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=check "
                 "TRACECORN_PIPE_CHECK=1 TRACECORN_REGFILE_DEBUG=1 %s record "
-                "-q -f tct,trac,ucir,text -o t -- %s 2>&1 >/dev/null",
+                "-q -f tct,trac,ucir,bap,text -o t -- %s 2>&1 >/dev/null",
                 fast, fast, fast, TC_CLI, tu_guest(guests[i]));
     /* the regfile found registers: the checks above compared something */
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "registers direct"));
@@ -414,11 +414,12 @@ static void test_fast_paths_identical(void) {
     CU_ASSERT_PTR_NULL(strstr(out ? out : "", "check")); /* no mismatch */
     free(out);
     out = NULL;
-    int rs = sh(&out,
-                "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=off "
-                "TRACECORN_WRITER_THREADS=0 %s record -q -f tct,trac,ucir,text "
-                "-o t -- %s >/dev/null 2>&1",
-                slow, slow, slow, TC_CLI, tu_guest(guests[i]));
+    int rs =
+        sh(&out,
+           "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=off "
+           "TRACECORN_WRITER_THREADS=0 TRACECORN_CONTINUOUS=0 %s record -q "
+           "-f tct,trac,ucir,bap,text -o t -- %s >/dev/null 2>&1",
+           slow, slow, slow, TC_CLI, tu_guest(guests[i]));
     free(out);
     CU_ASSERT_EQUAL(rf, rs);
     CU_ASSERT_NOT_EQUAL(rf, 128 + SIGABRT); /* a check failed */

@@ -401,6 +401,7 @@ struct tc_writer {
   /* The state the frames so far rebuild, and where it is valid. */
   uint8_t *state;
   int have_state;
+  int continuous; /* tc_trace_info.continuous: no whole-state compare */
   uint64_t last_pc;
   uint32_t last_tid;
   int cpsr; /* ARM: the T bit gives std_frame.mode; -1 elsewhere */
@@ -766,6 +767,7 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
   }
   w->fd = -1;
   w->arch = arch;
+  w->continuous = info->continuous != 0;
   w->m = m;
   w->cpsr = arch->id == TC_ARCH_ARM ? tc_arch_reg_index(arch, "cpsr") : -1;
   w->le_mips = bap_le_mips_marker(arch) != NULL;
@@ -981,7 +983,8 @@ static int write_insn(tc_writer *w, const tc_insn_event *in, tc_error *err) {
   }
   /* The reader rebuilds each state from the last key_frame and the post
    * lists; where the stream says otherwise, a key_frame puts it right. */
-  if (!w->have_state || memcmp(w->state, in->state_before, a->state_size)) {
+  if (!w->have_state || (!w->continuous && memcmp(w->state, in->state_before,
+                                                  a->state_size) != 0)) {
     if (emit_keyframe(w, in->state_before, in->tid, err) < 0)
       return -1;
   }

@@ -128,6 +128,7 @@ int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
     return -1;
   }
   tc_trace_info winfo = *info;
+  winfo.continuous = 0; /* a reader's stream: whole states are compared */
   winfo.writer_options = writer_options;
   char tmp[4200];
   tc_outfile_temp(out_path, tmp, sizeof tmp);

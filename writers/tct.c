@@ -338,6 +338,7 @@ struct tc_writer {
 
   uint8_t *state; /* reader-visible state after the last record */
   bool have_state;
+  bool continuous; /* tc_trace_info.continuous: no whole-state compare */
   bool failed;
   uint64_t next_index; /* implied index of the next INSN */
   uint32_t tid;        /* implied thread id */
@@ -588,6 +589,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
                  w->f ? "out of memory" : strerror(errno));
     goto fail;
   }
+  w->continuous = info->continuous != 0;
   ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
   if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
     tc_error_set(err, "tct: cannot start the compression thread");
@@ -762,7 +764,8 @@ static bool state_equal(const tc_writer *w, const uint8_t *state, size_t n) {
 
 static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
   size_t n = w->arch->state_size;
-  if (w->have_state && state_equal(w, state, n))
+  /* a continuous stream (tc_trace_info) keeps w->state equal to it */
+  if (w->have_state && (w->continuous || state_equal(w, state, n)))
     return;
   put_u8(w, REC_STATE);
   put_bytes(w, state, n);

@@ -355,8 +355,14 @@ typedef struct tc_trace_info {
   int argc;
   const char *const *argv;
   uint64_t seed;
-  uint32_t keyframe_interval;   /* instructions between KEYFRAME events */
-  uint8_t has_memory;           /* memory accesses were recorded */
+  uint32_t keyframe_interval; /* instructions between KEYFRAME events */
+  uint8_t has_memory;         /* memory accesses were recorded */
+  /* 1: the events come from tracecorn's recorder, whose stream is
+   * continuous: every INSN's state_before is the previous INSN's
+   * state_after, or the state of the KEYFRAME since, and its state_after
+   * differs from state_before in regs[] only; a writer may then skip
+   * comparing whole states. 0 (readers, converted streams): no promise. */
+  uint8_t continuous;
   const uint8_t *initial_state; /* state image before instruction 0 */
   /* Writer options, "FORMAT.KEY=VALUE", NULL-terminated (NULL = none).
    * A writer reads its own with tc_writer_option() and refuses unknown keys
