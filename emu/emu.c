@@ -407,8 +407,6 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   if (arch->id == TC_ARCH_MIPS64EL)
     uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
   set_start_cpu_state(emu);
-  /* now, while the process's heap is small and no guest memory exists */
-  emu->regfile = tc_regfile_open(emu->uc, arch);
   if (arch->id == TC_ARCH_MIPS64EL && !mips64_runs(emu->uc)) {
     tc_error_set(err,
                  "this Unicorn (%s) cannot execute MIPS64 code: every "
@@ -416,7 +414,6 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
                  "2.1.x); mips64el traces can still be read and converted",
                  unicorn_version_string());
     uc_close(emu->uc);
-    tc_regfile_free(emu->regfile);
     free(emu);
     return NULL;
   }
@@ -451,6 +448,23 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   else if (!getcwd(emu->cwd, sizeof emu->cwd))
     snprintf(emu->cwd, sizeof emu->cwd, "/");
   return emu;
+}
+
+tc_regfile *tc_emu_regfile(tc_emu *emu) {
+  if (emu->regfile_tried)
+    return emu->regfile;
+  emu->regfile_tried = true;
+  /* guest RAM is never the CPU state: not scanned */
+  tc_regfile_skip *skip = calloc(emu->nhostmem + 1, sizeof *skip);
+  for (size_t i = 0; skip && i < emu->nhostmem; i++)
+    skip[i] = (tc_regfile_skip){
+        (uintptr_t)emu->hostmem[i].host,
+        (uintptr_t)emu->hostmem[i].host +
+            (uintptr_t)(emu->hostmem[i].end - emu->hostmem[i].start)};
+  emu->regfile =
+      tc_regfile_open(emu->uc, emu->arch, skip, skip ? emu->nhostmem : 0);
+  free(skip);
+  return emu->regfile;
 }
 
 void tc_emu_free(tc_emu *emu) {

@@ -154,7 +154,8 @@ typedef struct tc_hostmem {
 
 typedef struct tc_emu {
   uc_engine *uc;
-  tc_regfile *regfile; /* direct register reads, or NULL */
+  tc_regfile *regfile; /* direct register reads (tc_emu_regfile), or NULL */
+  bool regfile_tried;
   tc_hostmem *hostmem; /* sorted by start */
   size_t nhostmem, caphostmem, hostmem_hint;
   const tc_arch *arch;
@@ -378,6 +379,10 @@ void tc_linux_forget(tc_emu *emu);
  * which every path argument goes through. Returns 0 or -errno. */
 int tc_guestfs_resolve(tc_emu *emu, int dirfd, const char *guest_path,
                        char *host_path, size_t host_max);
+
+/* The engine's registers for direct reads, calibrated at the first call
+ * (a recorder's); NULL when disabled or not possible. */
+tc_regfile *tc_emu_regfile(tc_emu *emu);
 
 /* The host address of guest bytes [addr, addr+size) when they lie in
  * one piece of guest memory, else NULL (read them through tc_emu_read). */

@@ -18,6 +18,9 @@
  * the CPU state is a small heap allocation made at uc_open. */
 #define MAX_MAPPING (256ull << 20)
 #define MAX_HITS 256
+/* At most this much is scanned in all: the state is found in the first
+ * megabytes; a process with gigabytes of heap gives up, not stalls. */
+#define MAX_SCAN (1ull << 30)
 #define REG_MAX 64 /* bytes kept per register while calibrating */
 
 /* Reads [addr, addr+n) of this process; the bytes read (0 if unmapped). */
@@ -54,8 +57,9 @@ static bool candidate(const tc_arch *a, int i) {
 
 /* Every aligned place in the scannable memory holding want[0..n):
  * writable, not executable, not the stack, not huge. */
-static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits,
-                        int max) {
+static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits, int max,
+                        const tc_regfile_skip *skip, size_t nskip) {
+  uint64_t scanned = 0;
   FILE *m = fopen("/proc/self/maps", "re");
   if (!m)
     return 0;
@@ -72,8 +76,17 @@ static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits,
       continue;
     /* in chunks overlapping by n - 1 bytes; the copies in buf itself are
      * not hits */
-    for (uintptr_t at = lo; at < hi && nhits < max;) {
+    for (uintptr_t at = lo; at < hi && nhits < max && scanned < MAX_SCAN;) {
+      bool skipped = false;
+      for (size_t k = 0; k < nskip && !skipped; k++)
+        if (at >= skip[k].start && at < skip[k].end) {
+          at = skip[k].end;
+          skipped = true;
+        }
+      if (skipped)
+        continue;
       size_t len = hi - at < cap + n - 1 ? hi - at : cap + n - 1;
+      scanned += len;
       size_t got = peek(at, buf, len);
       if (got < n)
         break;
@@ -116,14 +129,17 @@ static int reg_write(const tc_regfile *rf, int i, const uint8_t *v) {
 
 /* The first candidate's address: where a value written to it appears,
  * confirmed by two more values. 0 if not found exactly once. */
-static uintptr_t find_anchor(tc_regfile *rf, int i, uint64_t *seed) {
+static uintptr_t find_anchor(tc_regfile *rf, int i, uint64_t *seed,
+                             const tc_regfile_skip *skip, size_t nskip) {
   unsigned size = rf->arch->regs[i].size > 8 ? 8 : rf->arch->regs[i].size;
   uint8_t v[REG_MAX] = {0};
   uintptr_t *hits = malloc(MAX_HITS * sizeof *hits);
   if (!hits)
     return 0;
   random_bytes(seed, v, rf->arch->regs[i].size);
-  int n = reg_write(rf, i, v) < 0 ? 0 : scan_process(v, size, hits, MAX_HITS);
+  int n = reg_write(rf, i, v) < 0
+              ? 0
+              : scan_process(v, size, hits, MAX_HITS, skip, nskip);
   for (int round = 0; round < 2 && n > 0; round++) {
     random_bytes(seed, v, rf->arch->regs[i].size);
     if (reg_write(rf, i, v) < 0)
@@ -160,7 +176,8 @@ static long find_once(const uint8_t *win, size_t len, const uint8_t *v,
 
 #define MAX_REGS 160
 
-static void calibrate(tc_regfile *rf) {
+static void calibrate(tc_regfile *rf, const tc_regfile_skip *skip,
+                      size_t nskip) {
   const tc_arch *a = rf->arch;
   /* The values live on the stack, which is never scanned: a copy in the
    * heap near the CPU state would make every register ambiguous. */
@@ -183,7 +200,7 @@ static void calibrate(tc_regfile *rf) {
   uint8_t *win = first >= 0 ? malloc(2 * WINDOW) : NULL;
   if (!win)
     return;
-  uintptr_t anchor = find_anchor(rf, first, &seed);
+  uintptr_t anchor = find_anchor(rf, first, &seed, skip, nskip);
   if (!anchor || anchor < WINDOW)
     goto restore;
   uintptr_t base = anchor - WINDOW;
@@ -443,7 +460,8 @@ static void calibrate_x86_flags(tc_regfile *rf) {
 
 /* ---------------------------------------------------------------- API */
 
-tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch) {
+tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
+                            const tc_regfile_skip *skip, size_t nskip) {
   const char *mode = getenv("TRACECORN_REGFILE");
   if (mode && strcmp(mode, "off") == 0)
     return NULL;
@@ -455,7 +473,7 @@ tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch) {
   rf->arch = arch;
   rf->uc = uc;
   rf->check = mode && strcmp(mode, "check") == 0;
-  calibrate(rf);
+  calibrate(rf, skip, nskip);
   if (arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64)
     calibrate_x86_flags(rf);
   if (getenv("TRACECORN_REGFILE_DEBUG"))

@@ -39,10 +39,17 @@ typedef struct tc_regfile {
   bool check; /* TRACECORN_REGFILE=check */
 } tc_regfile;
 
+/* Host memory calibration does not scan (guest RAM: large, never the
+ * CPU state). */
+typedef struct tc_regfile_skip {
+  uintptr_t start, end;
+} tc_regfile_skip;
+
 /* Calibrates against uc (whose registers it saves and restores); NULL if
  * disabled or out of memory. A regfile with no register found is still
  * returned (every read then goes through Unicorn). */
-tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch);
+tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
+                            const tc_regfile_skip *skip, size_t nskip);
 void tc_regfile_free(tc_regfile *rf);
 
 /* x86 EFLAGS/RFLAGS as uc_reg_read gives it, from the lazy flags state;

@@ -949,7 +949,7 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
       !r->uc_ids || !r->scratch_ptrs || !r->reg_off || !r->reg_size ||
       !r->direct)
     goto oom;
-  r->regfile = emu->regfile;
+  r->regfile = tc_emu_regfile(emu);
   r->flags_reg = -1;
   if (r->regfile) {
     memcpy(r->direct, r->regfile->ptr, a->nregs * sizeof *r->direct);
