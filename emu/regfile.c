@@ -17,7 +17,6 @@
 /* Mappings larger than this are not scanned (guest RAM, code buffers):
  * the CPU state is a small heap allocation made at uc_open. */
 #define MAX_MAPPING (256ull << 20)
-#define MAX_HITS 256
 /* At most this much is scanned in all: the state is found in the first
  * megabytes; a process with gigabytes of heap gives up, not stalls. */
 #define MAX_SCAN (1ull << 30)
@@ -55,32 +54,87 @@ static bool candidate(const tc_arch *a, int i) {
   return (ri->flags & TC_REG_VECTOR) && ri->size == 16;
 }
 
-/* Every aligned place in the scannable memory holding want[0..n):
- * writable, not executable, not the stack, not huge. */
-static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits, int max,
-                        const tc_regfile_skip *skip, size_t nskip) {
-  uint64_t scanned = 0;
+typedef struct span {
+  uintptr_t lo, hi, dist;
+} span;
+
+static int by_distance(const void *a, const void *b) {
+  const span *x = a, *y = b;
+  return x->dist < y->dist ? -1 : x->dist > y->dist;
+}
+
+/* The scannable mappings (writable, not executable, not the stack, not
+ * huge), nearest to `near` first: the CPU state is allocated next to the
+ * engine's own struct. */
+static span *scannable(uintptr_t near, size_t *count) {
   FILE *m = fopen("/proc/self/maps", "re");
-  if (!m)
-    return 0;
-  size_t cap = 1u << 20;
-  uint8_t *buf = malloc(cap + 64);
-  int nhits = 0;
+  span *v = NULL;
+  size_t n = 0, cap = 0;
   char line[512];
-  while (buf && nhits < max && fgets(line, sizeof line, m)) {
+  while (m && fgets(line, sizeof line, m)) {
     unsigned long lo, hi;
     char perms[8];
     if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || perms[0] != 'r' ||
         perms[1] != 'w' || perms[2] == 'x' || strstr(line, "[stack") ||
         hi - lo > MAX_MAPPING)
       continue;
-    /* in chunks overlapping by n - 1 bytes; the copies in buf itself are
-     * not hits */
-    for (uintptr_t at = lo; at < hi && nhits < max && scanned < MAX_SCAN;) {
+    if (n == cap) {
+      size_t c = cap ? 2 * cap : 256;
+      span *nv = realloc(v, c * sizeof *nv);
+      if (!nv)
+        break;
+      v = nv, cap = c;
+    }
+    uintptr_t d = near < lo ? lo - near : near >= hi ? near - hi + 1 : 0;
+    v[n++] = (span){lo, hi, d};
+  }
+  if (m)
+    fclose(m);
+  if (v)
+    qsort(v, n, sizeof *v, by_distance);
+  *count = n;
+  return v;
+}
+
+static int reg_write(const tc_regfile *rf, int i, const uint8_t *v) {
+  return uc_reg_write(rf->uc, rf->arch->regs[i].uc_id, v) == UC_ERR_OK ? 0 : -1;
+}
+
+/* Whether the storage at addr follows register i: two more values written
+ * through the API must appear there. On failure i holds `back` again. */
+static bool confirm(tc_regfile *rf, int i, uintptr_t addr, unsigned n,
+                    const uint8_t *back, uint64_t *seed) {
+  for (int round = 0; round < 2; round++) {
+    uint8_t v[REG_MAX] = {0}, got[REG_MAX];
+    random_bytes(seed, v, rf->arch->regs[i].size);
+    if (reg_write(rf, i, v) < 0 || peek(addr, got, n) != n ||
+        memcmp(got, v, n) != 0) {
+      reg_write(rf, i, back);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* The first place, nearest the engine first, holding register i's value
+ * v[0..n) and confirmed to follow it; 0 if none (in MAX_SCAN bytes). */
+static uintptr_t scan_process(tc_regfile *rf, int i, const uint8_t *v,
+                              unsigned n, uint64_t *seed,
+                              const tc_regfile_skip *skip, size_t nskip) {
+  size_t nspans = 0;
+  span *spans = scannable((uintptr_t)rf->uc, &nspans);
+  size_t cap = 1u << 20;
+  uint8_t *buf = spans ? malloc(cap + 64) : NULL;
+  uint64_t scanned = 0;
+  uintptr_t found = 0;
+  for (size_t k = 0; buf && k < nspans && !found && scanned < MAX_SCAN; k++) {
+    uintptr_t lo = spans[k].lo, hi = spans[k].hi;
+    /* in chunks overlapping by n - 1 bytes; copies in buf are not hits */
+    for (uintptr_t at = lo; at < hi && !found && scanned < MAX_SCAN;) {
       bool skipped = false;
-      for (size_t k = 0; k < nskip && !skipped; k++)
-        if (at >= skip[k].start && at < skip[k].end) {
-          at = skip[k].end;
+      for (size_t q = 0; q < nskip && !skipped; q++)
+        if (at >= skip[q].start && at < skip[q].end) {
+          at = skip[q].end;
           skipped = true;
         }
       if (skipped)
@@ -90,15 +144,16 @@ static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits, int max,
       size_t got = peek(at, buf, len);
       if (got < n)
         break;
-      for (size_t off = 0; off + n <= got && nhits < max;) {
-        uint8_t *p = memmem(buf + off, got - off, want, n);
+      for (size_t off = 0; off + n <= got && !found;) {
+        uint8_t *p = memmem(buf + off, got - off, v, n);
         if (!p)
           break;
         off = (size_t)(p - buf);
         uintptr_t addr = at + off;
         bool own = addr >= (uintptr_t)buf && addr < (uintptr_t)buf + cap + 64;
-        if (!own && (addr & (n >= 8 ? 7 : 3)) == 0)
-          hits[nhits++] = addr;
+        if (!own && (addr & (n >= 8 ? 7 : 3)) == 0 &&
+            confirm(rf, i, addr, n, v, seed))
+          found = addr;
         off++;
       }
       if (got < len)
@@ -107,48 +162,20 @@ static int scan_process(const uint8_t *want, size_t n, uintptr_t *hits, int max,
     }
   }
   free(buf);
-  fclose(m);
-  return nhits;
+  free(spans);
+  return found;
 }
 
-/* Keeps the hits that now hold want[0..n). */
-static int keep_matching(uintptr_t *hits, int nhits, const uint8_t *want,
-                         size_t n) {
-  int k = 0;
-  for (int i = 0; i < nhits; i++) {
-    uint8_t b[REG_MAX];
-    if (peek(hits[i], b, n) == n && memcmp(b, want, n) == 0)
-      hits[k++] = hits[i];
-  }
-  return k;
-}
-
-static int reg_write(const tc_regfile *rf, int i, const uint8_t *v) {
-  return uc_reg_write(rf->uc, rf->arch->regs[i].uc_id, v) == UC_ERR_OK ? 0 : -1;
-}
-
-/* The first candidate's address: where a value written to it appears,
- * confirmed by two more values. 0 if not found exactly once. */
+/* The first candidate's address: where a value written to it appears and
+ * follows two more; 0 if not found. */
 static uintptr_t find_anchor(tc_regfile *rf, int i, uint64_t *seed,
                              const tc_regfile_skip *skip, size_t nskip) {
   unsigned size = rf->arch->regs[i].size > 8 ? 8 : rf->arch->regs[i].size;
   uint8_t v[REG_MAX] = {0};
-  uintptr_t *hits = malloc(MAX_HITS * sizeof *hits);
-  if (!hits)
-    return 0;
   random_bytes(seed, v, rf->arch->regs[i].size);
-  int n = reg_write(rf, i, v) < 0
-              ? 0
-              : scan_process(v, size, hits, MAX_HITS, skip, nskip);
-  for (int round = 0; round < 2 && n > 0; round++) {
-    random_bytes(seed, v, rf->arch->regs[i].size);
-    if (reg_write(rf, i, v) < 0)
-      n = 0;
-    n = keep_matching(hits, n, v, size);
-  }
-  uintptr_t a = n == 1 ? hits[0] : 0;
-  free(hits);
-  return a;
+  if (reg_write(rf, i, v) < 0)
+    return 0;
+  return scan_process(rf, i, v, size, seed, skip, nskip);
 }
 
 /* Reads [base, base+len) page by page, unmapped pages as zeros. */
