@@ -8,10 +8,12 @@
  * addresses are known a read is a load.
  *
  * Unicorn 2.0.1 has no API that gives those addresses, so they are
- * found by calibration: distinct random values are written with
- * uc_reg_write and looked for in the process's writable memory (read
- * through process_vm_readv, which cannot fault), each candidate
- * confirmed by a second value. A register not found exactly once keeps
+ * found by calibration: a random value written with uc_reg_write is
+ * looked for in the process's writable memory (read through
+ * process_vm_readv, which cannot fault), nearest the engine first, until
+ * a place follows two more values; the other registers are then found
+ * near it, each exactly once and confirmed by a second value. A
+ * register not found keeps
  * going through uc_reg_read; nothing depends on the engine's struct
  * layout except x86's lazy flags, which are checked against
  * uc_reg_read before they are used.
