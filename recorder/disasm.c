@@ -2,13 +2,19 @@
  * decode cache next to it). The recorder uses it to rebuild a faulting
  * instruction; format modules reach it only through the public header. */
 #include <capstone/capstone.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "tracecorn/tracecorn.h"
 
-int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
-              char *out, size_t outmax) {
-  /* One cached handle per arch: dump disassembles millions of lines. */
+/* One cached handle per arch (dump disassembles millions of lines), used
+ * under a lock: writers on writer threads (lib/pipe.h) disassemble at the
+ * same time, and a capstone handle (its mode, its errors) is one
+ * thread's. */
+static pthread_mutex_t disasm_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int disasm_locked(const tc_arch *arch, uint64_t pc, const uint8_t *bytes,
+                         size_t n, char *out, size_t outmax) {
   static csh handles[16];
   static int opened[16];
   unsigned slot = (unsigned)arch->id & 15;
@@ -40,6 +46,14 @@ int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
   } else {
     snprintf(out, outmax, "(bad)");
   }
+  return len;
+}
+
+int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
+              char *out, size_t outmax) {
+  pthread_mutex_lock(&disasm_lock);
+  int len = disasm_locked(arch, pc, bytes, n, out, outmax);
+  pthread_mutex_unlock(&disasm_lock);
   return len;
 }
 
