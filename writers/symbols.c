@@ -2,6 +2,7 @@
 #include "writers/symbols.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,17 +259,21 @@ int tc_symtab_lookup(const tc_symtab *t, const char *name, size_t nth,
  * time (no link-time dependency on libstdc++). */
 typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
 
+static cxa_demangle_fn demangle_fn;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void) {
+  void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+  if (h)
+    *(void **)&demangle_fn = dlsym(h, "__cxa_demangle");
+}
+
 const char *tc_demangle(const char *name, char *out, size_t max) {
-  static cxa_demangle_fn fn;
-  static int looked;
   if (!name || name[0] != '_' || name[1] != 'Z' || max == 0)
     return name;
-  if (!looked) {
-    looked = 1;
-    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-    if (h)
-      *(void **)&fn = dlsym(h, "__cxa_demangle");
-  }
+  /* once for every thread: writers run on writer threads (lib/pipe.h) */
+  pthread_once(&demangle_once, find_demangler);
+  cxa_demangle_fn fn = demangle_fn;
   int status = -1;
   char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
   if (!d || status != 0) {
