@@ -835,7 +835,13 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   if (resolve_window(s, &s->win, err) < 0)
     return -1;
   start_writer_threads(s);
-  __atomic_store_n(&s->rec, tc_recorder_new(s->emu, fan_out, s, err),
+  /* One output on this thread (the common case): the recorder hands
+   * each event straight to it, without the fan-out. */
+  bool single = s->nout == 1 && !s->out[0].async && !s->pipe;
+  __atomic_store_n(&s->rec,
+                   single
+                       ? tc_recorder_new(s->emu, deliver_one, &s->out[0], err)
+                       : tc_recorder_new(s->emu, fan_out, s, err),
                    __ATOMIC_RELEASE);
   if (!s->rec)
     return -1;

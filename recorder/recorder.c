@@ -59,6 +59,9 @@ struct tc_recorder {
    * arrays instead of the table's records. */
   uint32_t *reg_off;
   uint16_t *reg_size;
+  /* The same, with how each register is read, in one 16-byte record:
+   * finalize's per-register loop touches one cache line per register. */
+  struct reg_desc *rd;
 
   uint8_t *state_cur, *state_next, *state_tmp;
   uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
@@ -92,7 +95,12 @@ struct tc_recorder {
   /* The instruction whose code hook ran and whose record is pending. */
   bool have_pending;
   bool rep_tail; /* the next hook at the same PC is a rep no-op pass */
-  tc_decoded pend;
+  uint64_t rep_pc;
+  /* The pending instruction's decode: the cache slot itself (no copy per
+   * instruction), or pend_own once the slot may change under it
+   * (pend_detach) or when it was rebuilt from memory. */
+  const tc_decoded *pendp;
+  tc_decoded pend_own;
   mem_list mem;
 
   /* Kernel effects of the pending instruction: the first KMEM_INLINE
@@ -155,6 +163,24 @@ struct tc_recorder {
 };
 
 static void emit_event(tc_recorder *r, const tc_event *ev);
+
+/* How finalize reads a register after an instruction. */
+enum {
+  RD_BATCH, /* through uc_reg_read_batch */
+  RD_DIRECT8,
+  RD_DIRECT4,
+  RD_DIRECT16,
+  RD_DIRECT, /* other sizes */
+  RD_FLAGS,  /* x86 flags from the lazy flags state */
+  RD_PC      /* the next hook's address (set before the loop) */
+};
+
+typedef struct reg_desc {
+  const uint8_t *src; /* RD_DIRECT*: its bytes in the engine */
+  uint32_t off;       /* in a state */
+  uint16_t size;
+  uint8_t kind;
+} reg_desc;
 
 /* ------------------------------------------------------------ mem lists */
 
@@ -289,9 +315,19 @@ static void exec_ranges_rebuild(tc_recorder *r) {
   }
 }
 
+/* The pending instruction keeps its own copy of its decode before the
+ * cache changes (its slot may be the one invalidated). */
+static void pend_detach(tc_recorder *r) {
+  if (r->have_pending && r->pendp != &r->pend_own) {
+    r->pend_own = *r->pendp;
+    r->pendp = &r->pend_own;
+  }
+}
+
 static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
   for (int i = 0; i < r->nexec; i++)
     if (addr < r->exec_hi[i] && addr + size > r->exec_lo[i]) {
+      pend_detach(r);
       tc_decoder_invalidate(r->dec, addr, size);
       return;
     }
@@ -337,48 +373,6 @@ static inline bool reg_equal(const uint8_t *a, const uint8_t *b,
   }
 }
 
-/* Reads the registers idx[0..n) into state, except the PC (the caller
- * sets it: the next hook's address): directly where the regfile knows the
- * register, the rest in one uc_reg_read_batch. */
-static void read_regs(tc_recorder *r, const uint16_t *idx, int n,
-                      uint8_t *state) {
-  int ids[64];
-  void *ptrs[64];
-  uint16_t got[64];
-  int m = 0, pc = r->arch->pc_reg;
-  for (int i = 0; i < n; i++) {
-    int k = idx[i];
-    if (k == pc)
-      continue;
-    uint8_t *dst = state + r->reg_off[k];
-    const uint8_t *d = r->direct[k];
-    if (d) {
-      reg_copy(dst, d, r->reg_size[k]);
-      if (r->check_reads)
-        tc_regfile_check(r->regfile, k, dst, r->reg_size[k]);
-      continue;
-    }
-    uint64_t flags;
-    if (k == r->flags_reg && tc_regfile_x86_flags(r->regfile, &flags)) {
-      memcpy(dst, &flags, r->reg_size[k]); /* little-endian host */
-      if (r->check_reads)
-        tc_regfile_check(r->regfile, k, dst, r->reg_size[k]);
-      continue;
-    }
-    if (m == 64)
-      continue;
-    got[m] = (uint16_t)k;
-    ids[m] = r->uc_ids[k];
-    ptrs[m++] = r->scratch_ptrs[k];
-  }
-  if (!m)
-    return;
-  uc_reg_read_batch(r->emu->uc, ids, ptrs, m);
-  for (int i = 0; i < m; i++)
-    reg_copy(state + r->reg_off[got[i]], r->scratch[got[i]],
-             r->reg_size[got[i]]);
-}
-
 static void read_all_regs(tc_recorder *r, uint8_t *state) {
   uc_reg_read_batch(r->emu->uc, r->uc_ids, r->scratch_ptrs, r->arch->nregs);
   for (int i = 0; i < r->arch->nregs; i++) {
@@ -405,6 +399,105 @@ static inline void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
   }
 }
 
+/* The hot path of finalize: reads the registers idx[0..n) (ascending)
+ * into state_next, compares each with state_cur and lists those that
+ * differ in r->changed, in one pass; returns how many. The PC is already
+ * in state_next. Registers only Unicorn's API reads are read in one
+ * batch at the end, and then the list is made again in order. */
+static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
+  const uint8_t *cur = r->state_cur;
+  uint8_t *next = r->state_next;
+  uint16_t *changed = r->changed;
+  const reg_desc *rd = r->rd;
+  int nchanged = 0;
+  bool batch = false;
+  for (int k = 0; k < n; k++) {
+    unsigned i = idx[k];
+    const reg_desc *d = &rd[i];
+    changed[nchanged] = (uint16_t)i; /* kept if it differs */
+    switch (d->kind) {
+    case RD_DIRECT8: {
+      uint64_t v, o;
+      memcpy(&v, d->src, 8);
+      memcpy(&o, cur + d->off, 8);
+      memcpy(next + d->off, &v, 8);
+      nchanged += v != o;
+      break;
+    }
+    case RD_DIRECT4: {
+      uint32_t v, o;
+      memcpy(&v, d->src, 4);
+      memcpy(&o, cur + d->off, 4);
+      memcpy(next + d->off, &v, 4);
+      nchanged += v != o;
+      break;
+    }
+    case RD_DIRECT16: {
+      uint64_t v[2], o[2];
+      memcpy(v, d->src, 16);
+      memcpy(o, cur + d->off, 16);
+      memcpy(next + d->off, v, 16);
+      nchanged += ((v[0] ^ o[0]) | (v[1] ^ o[1])) != 0;
+      break;
+    }
+    case RD_DIRECT:
+      memcpy(next + d->off, d->src, d->size);
+      nchanged += memcmp(next + d->off, cur + d->off, d->size) != 0;
+      break;
+    case RD_PC:
+      nchanged += !reg_equal(next + d->off, cur + d->off, d->size);
+      break;
+    case RD_FLAGS: {
+      uint64_t f;
+      if (tc_regfile_x86_flags(r->regfile, &f)) {
+        uint64_t o = 0;
+        memcpy(next + d->off, &f, d->size); /* little-endian host */
+        memcpy(&o, cur + d->off, d->size);
+        nchanged += (f & (d->size == 8 ? ~0ull : 0xffffffffull)) != o;
+        break;
+      }
+      batch = true;
+      break;
+    }
+    default:
+      batch = true;
+    }
+  }
+  if (__builtin_expect(r->check_reads, 0))
+    for (int k = 0; k < n; k++) {
+      const reg_desc *d = &rd[idx[k]];
+      if (d->kind != RD_BATCH && d->kind != RD_PC &&
+          (d->kind != RD_FLAGS || !batch))
+        tc_regfile_check(r->regfile, idx[k], next + d->off, d->size);
+    }
+  if (!batch)
+    return nchanged;
+  int ids[64];
+  void *ptrs[64];
+  uint16_t got[64];
+  int m = 0;
+  for (int k = 0; k < n && m < 64; k++) {
+    unsigned i = idx[k];
+    uint8_t kind = rd[i].kind;
+    if (kind == RD_BATCH ||
+        (kind == RD_FLAGS &&
+         !tc_regfile_x86_flags(r->regfile, &(uint64_t){0}))) {
+      got[m] = (uint16_t)i;
+      ids[m] = r->uc_ids[i];
+      ptrs[m++] = r->scratch_ptrs[i];
+    }
+  }
+  uc_reg_read_batch(r->emu->uc, ids, ptrs, m);
+  for (int k = 0; k < m; k++)
+    reg_copy(next + rd[got[k]].off, r->scratch[got[k]], rd[got[k]].size);
+  nchanged = 0;
+  for (int k = 0; k < n; k++)
+    if (!reg_equal(next + rd[idx[k]].off, cur + rd[idx[k]].off,
+                   rd[idx[k]].size))
+      changed[nchanged++] = idx[k];
+  return nchanged;
+}
+
 /* Makes state_next equal to state_cur, copying only what can differ. */
 static void sync_next(tc_recorder *r) {
   if (r->stale_all) {
@@ -412,9 +505,10 @@ static void sync_next(tc_recorder *r) {
     r->stale_all = false;
     return;
   }
+  const reg_desc *rd = r->rd;
   for (int k = 0; k < r->nstale; k++) {
-    uint32_t off = r->reg_off[r->stale[k]];
-    reg_copy(r->state_next + off, r->state_cur + off, r->reg_size[r->stale[k]]);
+    const reg_desc *d = &rd[r->stale[k]];
+    reg_copy(r->state_next + d->off, r->state_cur + d->off, d->size);
   }
 }
 
@@ -528,22 +622,18 @@ static void emit_keyframe(tc_recorder *r) {
 static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   const tc_arch *a = r->arch;
   int nchanged = 0;
+  const tc_decoded *pd = r->pendp;
   sync_next(r);
   if (completed) {
-    bool all = r->exact || r->pend.full_read;
-    if (all)
-      read_all_regs(r, r->state_next);
-    else
-      read_regs(r, r->pend.write, r->pend.nwrite, r->state_next);
     set_pc(r, r->state_next, next_pc);
-    if (all) {
+    if (r->exact || pd->full_read) {
+      read_all_regs(r, r->state_next);
+      set_pc(r, r->state_next, next_pc);
       for (int i = 0; i < a->nregs; i++)
         if (reg_differs(r, i, r->state_cur, r->state_next))
           r->changed[nchanged++] = (uint16_t)i;
-    } else { /* the write list is ascending (decode.h): so is changed */
-      for (int k = 0; k < r->pend.nwrite; k++)
-        if (reg_differs(r, r->pend.write[k], r->state_cur, r->state_next))
-          r->changed[nchanged++] = r->pend.write[k];
+    } else {
+      nchanged = read_compare(r, pd->write, pd->nwrite);
     }
   } else {
     mem_clear(&r->mem);
@@ -552,10 +642,10 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
   ev.kind = TC_EV_INSN;
   tc_insn_event *e = &ev.u.insn;
   e->index = r->insn_index;
-  e->pc = r->pend.pc;
+  e->pc = pd->pc;
   e->tid = r->emu->tid;
-  e->size = r->pend.size;
-  memcpy(e->bytes, r->pend.bytes, sizeof e->bytes);
+  e->size = pd->size;
+  memcpy(e->bytes, pd->bytes, sizeof e->bytes);
   e->nregs = (uint16_t)nchanged;
   e->regs = r->changed;
   e->state_before = r->state_cur;
@@ -653,17 +743,18 @@ static void window_resume(tc_recorder *r) {
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   tc_recorder *r = user;
   if (r->have_pending) {
-    if (r->pend.is_rep && addr == r->pend.pc && r->count_reg >= 0 &&
+    if (r->pendp->is_rep && addr == r->pendp->pc && r->count_reg >= 0 &&
         tc_emu_reg(r->emu, r->count_reg) == 0) {
       /* Unicorn runs a rep instruction's hook once more with the count
        * at zero; single-stepping sees the last iteration move on to the
        * next instruction instead. */
       finalize(r, addr + size, true);
       r->rep_tail = true;
+      r->rep_pc = addr;
       return;
     }
     finalize(r, addr, true);
-  } else if (r->rep_tail && addr == r->pend.pc) {
+  } else if (r->rep_tail && addr == r->rep_pc) {
     return;
   }
   r->rep_tail = false;
@@ -704,7 +795,7 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
     r->skipping = !in; /* outside: runs, unrecorded */
   }
   if (!r->skipping) {
-    r->pend = *d;
+    r->pendp = d;
     r->have_pending = true;
   }
   if (d->privileged) {
@@ -843,6 +934,7 @@ static void obs_map(void *ctx, const tc_region *g, const uint8_t *data) {
 static void obs_unmap(void *ctx, uint64_t addr, uint64_t size) {
   tc_recorder *r = ctx;
   push_kernel_ev(r, TC_EV_UNMAP, addr, size, 0, NULL, 0);
+  pend_detach(r);
   tc_decoder_invalidate(r->dec, addr, size);
   exec_ranges_rebuild(r);
 }
@@ -945,9 +1037,10 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->reg_off = calloc(a->nregs, sizeof *r->reg_off);
   r->reg_size = calloc(a->nregs, sizeof *r->reg_size);
   r->direct = calloc(a->nregs, sizeof *r->direct);
-  if (!r->state_cur || !r->state_next || !r->state_tmp || !r->scratch ||
-      !r->uc_ids || !r->scratch_ptrs || !r->reg_off || !r->reg_size ||
-      !r->direct)
+  r->rd = calloc(a->nregs, sizeof *r->rd);
+  if (!r->rd || !r->state_cur || !r->state_next || !r->state_tmp ||
+      !r->scratch || !r->uc_ids || !r->scratch_ptrs || !r->reg_off ||
+      !r->reg_size || !r->direct)
     goto oom;
   r->regfile = tc_emu_regfile(emu);
   r->flags_reg = -1;
@@ -962,6 +1055,19 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
     r->scratch_ptrs[i] = r->scratch[i];
     r->reg_off[i] = a->regs[i].offset;
     r->reg_size[i] = a->regs[i].size;
+    reg_desc *d = &r->rd[i];
+    d->off = a->regs[i].offset;
+    d->size = a->regs[i].size;
+    d->src = r->direct[i];
+    d->kind = i == a->pc_reg      ? RD_PC
+              : d->src            ? RD_DIRECT
+              : i == r->flags_reg ? RD_FLAGS
+                                  : RD_BATCH;
+    if (d->kind == RD_DIRECT)
+      d->kind = d->size == 8    ? RD_DIRECT8
+                : d->size == 4  ? RD_DIRECT4
+                : d->size == 16 ? RD_DIRECT16
+                                : RD_DIRECT;
   }
   r->count_reg = tc_arch_reg_index(a, a->ptr_size == 8 ? "rcx" : "ecx");
   r->dec = tc_decoder_new(a, err);
@@ -989,6 +1095,7 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->reg_off);
   free(r->reg_size);
   free(r->direct);
+  free(r->rd);
   mem_free(&r->mem);
   mem_free(&r->kmem);
   mem_free(&r->sigmem);
@@ -1110,11 +1217,12 @@ static void pend_from_memory(tc_recorder *r, uint64_t pc) {
   char text[64];
   uint64_t dpc = pc | (tc_emu_thumb(r->emu) ? 1 : 0);
   int len = n ? tc_disasm(r->arch, dpc, bytes, n, text, sizeof text) : 0;
-  memset(&r->pend, 0, sizeof r->pend);
-  r->pend.pc = pc;
-  r->pend.size = (uint8_t)(len > 0 ? len : (n ? 1 : 0));
-  memcpy(r->pend.bytes, bytes, r->pend.size);
-  r->have_pending = r->pend.size > 0;
+  memset(&r->pend_own, 0, sizeof r->pend_own);
+  r->pend_own.pc = pc;
+  r->pend_own.size = (uint8_t)(len > 0 ? len : (n ? 1 : 0));
+  memcpy(r->pend_own.bytes, bytes, r->pend_own.size);
+  r->pendp = &r->pend_own;
+  r->have_pending = r->pend_own.size > 0;
 }
 
 /* The faulting instruction (did not complete) and the FAULT event. */
@@ -1123,7 +1231,7 @@ static void emit_fault(tc_recorder *r) {
   if (r->skipping && !r->have_pending)
     window_resume(r);
   uint64_t fpc = emu->fault.pc;
-  if (r->have_pending && r->pend.pc != fpc)
+  if (r->have_pending && r->pendp->pc != fpc)
     finalize(r, fpc, true);
   if (!r->have_pending && emu->fault.kind != TC_FAULT_UNMAPPED_FETCH &&
       emu->fault.kind != TC_FAULT_PROT_FETCH)
