@@ -477,39 +477,45 @@ static void test_tct_roundtrip(void) {
   }
 }
 
-/* Version 1 files (TCTRACE1, tests/data/insns64-v1.tct1, written by the
- * version 1 writer) are still read, and a conversion to the version 2
- * tct reads back as the same events. */
+/* Version 1 and 2 files (tests/data/insns64-v1.tct1 and insns64-v2.tct2,
+ * written by those writers: the second is the first converted) are still
+ * read, and a conversion to the current version (3) reads back as the
+ * same events. */
 static void test_tct_version1(void) {
-  const char *v1 = TC_SOURCE_DIR "/tests/data/insns64-v1.tct1";
-  char v2[4200];
-  snprintf(v2, sizeof v2, "%s.tct", tu_tmp("from-v1"));
-  size_t n = 0;
-  uint8_t *head = tu_read_file(v1, &n);
-  CU_ASSERT_FATAL(head && n > 8);
-  CU_ASSERT_EQUAL(memcmp(head, "TCTRACE1", 8), 0);
-  free(head);
-  tc_error err = {{0}};
-  evlog a, b;
-  memset(&a, 0, sizeof a);
-  memset(&b, 0, sizeof b);
-  CU_ASSERT_EQUAL_FATAL(evlog_read(&a, v1, &err), 0);
-  CU_ASSERT(evlog_count(&a, TC_EV_INSN) > 1000);
-  CU_ASSERT_EQUAL(evlog_count(&a, TC_EV_EXIT), 1);
-  CU_ASSERT_EQUAL_FATAL(
-      tc_convert(v1, NULL, tc_format_by_name("tct"), v2, &err), 0);
-  head = tu_read_file(v2, &n);
-  CU_ASSERT_FATAL(head && n > 8);
-  CU_ASSERT_EQUAL(memcmp(head, "TCTRACE2", 8), 0);
-  free(head);
-  CU_ASSERT_EQUAL_FATAL(evlog_read(&b, v2, &err), 0);
-  char why[256] = "";
-  int eq = evlog_equal(&a, &b, why, sizeof why);
-  if (eq)
-    fprintf(stderr, "\ntct v1 -> v2: %s\n", why);
-  CU_ASSERT_EQUAL(eq, 0);
-  evlog_free(&a);
-  evlog_free(&b);
+  static const char *const old[2][2] = {
+      {TC_SOURCE_DIR "/tests/data/insns64-v1.tct1", "TCTRACE1"},
+      {TC_SOURCE_DIR "/tests/data/insns64-v2.tct2", "TCTRACE2"}};
+  for (int i = 0; i < 2; i++) {
+    const char *src = old[i][0];
+    char v3[4200];
+    snprintf(v3, sizeof v3, "%s.tct", tu_tmp(i ? "from-v2" : "from-v1"));
+    size_t n = 0;
+    uint8_t *head = tu_read_file(src, &n);
+    CU_ASSERT_FATAL(head && n > 8);
+    CU_ASSERT_EQUAL(memcmp(head, old[i][1], 8), 0);
+    free(head);
+    tc_error err = {{0}};
+    evlog a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    CU_ASSERT_EQUAL_FATAL(evlog_read(&a, src, &err), 0);
+    CU_ASSERT(evlog_count(&a, TC_EV_INSN) > 1000);
+    CU_ASSERT_EQUAL(evlog_count(&a, TC_EV_EXIT), 1);
+    CU_ASSERT_EQUAL_FATAL(
+        tc_convert(src, NULL, tc_format_by_name("tct"), v3, &err), 0);
+    head = tu_read_file(v3, &n);
+    CU_ASSERT_FATAL(head && n > 8);
+    CU_ASSERT_EQUAL(memcmp(head, "TCTRACE3", 8), 0);
+    free(head);
+    CU_ASSERT_EQUAL_FATAL(evlog_read(&b, v3, &err), 0);
+    char why[256] = "";
+    int eq = evlog_equal(&a, &b, why, sizeof why);
+    if (eq)
+      fprintf(stderr, "\ntct %s -> v3: %s\n", old[i][1], why);
+    CU_ASSERT_EQUAL(eq, 0);
+    evlog_free(&a);
+    evlog_free(&b);
+  }
 }
 
 static void test_tct_corrupt(void) {
@@ -1018,7 +1024,7 @@ int main(void) {
        test_fast_paths_identical},
       {"--exact gives the same trace", test_exact_equivalence},
       {"tct round trip", test_tct_roundtrip},
-      {"tct version 1 still read", test_tct_version1},
+      {"tct versions 1 and 2 still read", test_tct_version1},
       {"tct corruption", test_tct_corrupt},
       {"guest faults", test_faults},
       {"--max-insns", test_max_insns},

@@ -21,12 +21,21 @@
 #include "tracecorn/tracecorn.h"
 #include "writers/zst.h"
 
-/* Version 2 (TCTRACE2) is written; both are read. Version 2 differs in
- * INSN records (instruction bytes only when the reader's cache lacks
- * them, registers as XOR or difference varints) and in memory access
- * addresses (the delta runs on across lists and records). */
-static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '2'};
+/* Version 3 (TCTRACE3) is written; all three are read. Version 2 differs
+ * from 1 in INSN records (instruction bytes only when the reader's cache
+ * lacks them, registers as XOR or difference varints) and in memory
+ * access addresses (the delta runs on across lists and records). Version
+ * 3 adds two register modes: the value a memory read of the same
+ * instruction loaded, zero- or sign-extended (a load's value was stored
+ * twice: as the read and as the register). */
+static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '3'};
+static const char tct_magic_v2[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '2'};
 static const char tct_magic_v1[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
+
+/* Version 3 register values (up to 8 bytes) as version 2's, plus: an XOR
+ * of 0 (never otherwise: the register changed) is followed by a varint
+ * t = k << 1 | sext: the value read by access k of the same INSN, zero-
+ * (sext 0) or sign-extended (sext 1). */
 
 enum {
   REC_HEADER = 0x01,
@@ -113,6 +122,17 @@ static inline uint64_t reg_load(const uint8_t *p, unsigned size) {
   default:
     memcpy(&v, p, size); /* little-endian host (docs/event-model.md) */
   }
+  return v;
+}
+
+/* The value size (1-8) guest bytes at p hold, as a number (the guest's
+ * byte order). */
+static inline uint64_t mem_value(const uint8_t *p, unsigned size, bool be) {
+  if (!be)
+    return reg_load(p, size);
+  uint64_t v = 0;
+  for (unsigned i = 0; i < size; i++)
+    v = v << 8 | p[i];
   return v;
 }
 
@@ -352,6 +372,12 @@ struct tc_writer {
   int nafter_regs;
   tct_reg *regs; /* arch->nregs */
   bool avx2;     /* the CPU has AVX2 (state_equal) */
+  /* The INSN being written: registers given as a read's value (version
+   * 3's escape) and that read's index. The reader sets them when it reaches
+   * that read, so a write before it must not name them (enc_mem). */
+  uint16_t load_reg[8];
+  uint32_t load_k[8];
+  int nload;
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -698,6 +724,9 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
      * between reads it. */
     bool cached = mvc_access(mvc, acc.addr, acc.size, acc.before, acc.after);
     int reg = write ? after_reg_find(w, after_state, acc.after, acc.size) : -1;
+    for (int j = 0; j < w->nload && reg >= 0; j++)
+      if (w->load_reg[j] == reg && w->load_k[j] > i)
+        reg = -1; /* the reader learns its value only at that read */
     *p++ = (uint8_t)(acc.kind | (cached ? MEM_CACHED : 0) |
                      (reg >= 0 ? MEM_AFTER_REG : 0));
     p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
@@ -827,6 +856,21 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
       memcpy(ic->bytes, e->bytes, 16);
     }
     p = enc_uv(p, (uint64_t)nregs);
+    /* The values this instruction's reads loaded: a register holding one
+     * is written as the read's index instead of its value. */
+    uint64_t ld[4];
+    uint32_t ldk[4];
+    uint8_t ldsz[4];
+    int nld = 0;
+    w->nload = 0;
+    for (uint32_t k = 0; k < e->nmem && nld < 4; k++) {
+      const tc_mem_access *m = &e->mem[k];
+      if (m->kind == TC_MEM_READ && m->size <= 8) {
+        ld[nld] = mem_value(m->after, m->size, a->big_endian);
+        ldsz[nld] = (uint8_t)m->size;
+        ldk[nld++] = k;
+      }
+    }
     int prev = -1;
     for (int i = 0; i < nregs; i++) {
       int r = regs[i];
@@ -849,8 +893,42 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
         /* uv_len is monotonic: a one-byte XOR or a difference no
          * smaller than it settles the mode without measuring either. */
         bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
-        p = enc_uv(p, idx | use_diff);
-        p = enc_uv(p, use_diff ? z : x);
+        uint64_t val = use_diff ? z : x;
+        /* A value a read of this instruction loaded: XOR 0 (the escape)
+         * and the read's index. Even where the XOR is one byte, this
+         * repeats from one run of the code to the next where the value
+         * does not, and compresses better (qsort, strsort64, textfmt64
+         * 2-4 %; fib, where pops restore near values, 5-10 % worse). */
+        bool loaded = false;
+        uint64_t t = 0;
+        if (nld && w->nload < 8)
+          for (int j = 0; j < nld && !loaded; j++) {
+            unsigned n = ldsz[j];
+            if (n > ri.size)
+              continue;
+            if (ld[j] == v) {
+              t = (uint64_t)ldk[j] << 1;
+              loaded = true;
+            } else if (n < ri.size && (ld[j] >> (8 * n - 1)) & 1) {
+              uint64_t sx = ld[j] | ~0ull << (8 * n);
+              if (ri.size < 8)
+                sx &= (1ull << (8 * ri.size)) - 1;
+              t = (uint64_t)ldk[j] << 1 | 1;
+              loaded = sx == v;
+            }
+            if (loaded) {
+              w->load_reg[w->nload] = (uint16_t)r;
+              w->load_k[w->nload++] = ldk[j];
+            }
+          }
+        if (loaded) {
+          p = enc_uv(p, idx);
+          *p++ = 0;
+          p = enc_uv(p, t);
+        } else {
+          p = enc_uv(p, idx | use_diff);
+          p = enc_uv(p, val);
+        }
         if (ri.size == 8)
           memcpy(cur, &v, 8);
         else
@@ -994,6 +1072,14 @@ struct tc_reader {
   uint8_t *state_a, *state_b; /* current and scratch states */
   uint8_t *initial;
   uint16_t regs[512];
+  /* Version 3: registers of the INSN being read that take the value of
+   * one of its reads (the escape), set when get_mem reaches it. */
+  struct {
+    uint16_t reg;
+    bool sext;
+    uint64_t k;
+  } load[512];
+  int nload;
   tc_mem_access *mem;
   size_t memcap;
   uint8_t *blob; /* memory bytes of the current event */
@@ -1145,6 +1231,7 @@ static char *get_strdup(tc_reader *r, tc_error *err) {
 static int tct_probe(const uint8_t *head, size_t n, const char *path) {
   (void)path;
   return n >= 8 && (memcmp(head, tct_magic, 8) == 0 ||
+                    memcmp(head, tct_magic_v2, 8) == 0 ||
                     memcmp(head, tct_magic_v1, 8) == 0);
 }
 
@@ -1278,7 +1365,8 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
   char magic[8];
   bool magic_ok = fread(magic, 1, 8, r->f) == 8;
   r->version = !magic_ok                             ? 0
-               : memcmp(magic, tct_magic, 8) == 0    ? 2
+               : memcmp(magic, tct_magic, 8) == 0    ? 3
+               : memcmp(magic, tct_magic_v2, 8) == 0 ? 2
                : memcmp(magic, tct_magic_v1, 8) == 0 ? 1
                                                      : 0;
   if (!r->version) {
@@ -1310,6 +1398,31 @@ static const char *tct_reader_writer(tc_reader *r) {
 }
 
 /* after_state: the INSN's (MEM_AFTER_REG), NULL for other records. */
+/* Version 3: the registers of this INSN given as the value of its access
+ * k (just read: kind, size, bytes) get it now, before later accesses may
+ * name them. */
+static int load_regs(tc_reader *r, uint64_t k, uint8_t kind, uint64_t size,
+                     const uint8_t *bytes, tc_error *err) {
+  const tc_arch *a = r->info.arch;
+  for (int j = 0; j < r->nload; j++) {
+    if (r->load[j].k != k)
+      continue;
+    unsigned rsize = a->regs[r->load[j].reg].size;
+    if (kind != TC_MEM_READ || size > 8 || size > rsize ||
+        (r->load[j].sext && size == rsize)) {
+      tc_error_set(err, "tct: %s: corrupt register (from access %llu)", r->path,
+                   (unsigned long long)k);
+      return -1;
+    }
+    uint64_t v = mem_value(bytes, (unsigned)size, a->big_endian);
+    if (r->load[j].sext && (v >> (8 * size - 1)) & 1)
+      v |= ~0ull << (8 * size);
+    reg_store(r->state_b + a->regs[r->load[j].reg].offset, rsize, v);
+    r->load[j--] = r->load[--r->nload];
+  }
+  return 0;
+}
+
 static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
                    const uint8_t *after_state, tc_error *err) {
   uint64_t n;
@@ -1394,6 +1507,9 @@ static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
     }
     if (r->version >= 2)
       mvc_store(r->mvc, prev, size, r->blob + used + size);
+    if (r->nload && after_state &&
+        load_regs(r, i, kind, size, r->blob + used + size, err) < 0)
+      goto fail;
     r->mem[i] = (tc_mem_access){prev, (uint32_t)size, kind, NULL, NULL};
     offs[i] = used;
     used = need;
@@ -1496,6 +1612,7 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
         return -1;
       }
       memcpy(r->state_b, r->state_a, a->state_size);
+      r->nload = 0;
       int64_t prev = -1;
       for (uint64_t i = 0; i < nregs; i++) {
         uint64_t d, mode = 0;
@@ -1513,10 +1630,18 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
         }
         uint8_t *slot = r->state_b + a->regs[reg].offset;
         unsigned rsize = a->regs[reg].size;
-        if (r->version >= 2 && rsize <= 8) {
-          uint64_t x;
-          if (get_uv(r, &x, err) < 0)
+        uint64_t x = 0;
+        if (r->version >= 2 && rsize <= 8 && get_uv(r, &x, err) < 0)
+          return -1;
+        if (r->version >= 3 && rsize <= 8 && !mode && !x) {
+          /* the escape: set by get_mem at that read */
+          uint64_t t;
+          if (get_uv(r, &t, err) < 0)
             return -1;
+          r->load[r->nload].reg = (uint16_t)reg;
+          r->load[r->nload].sext = t & 1;
+          r->load[r->nload++].k = t >> 1;
+        } else if (r->version >= 2 && rsize <= 8) {
           uint64_t old = reg_load(slot, rsize);
           uint64_t d2 = (x >> 1) ^ (~(x & 1) + 1);
           reg_store(slot, rsize, mode ? old + d2 : old ^ x);
@@ -1538,6 +1663,10 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       if (!(compact & INSN_NOMEM) &&
           get_mem(r, &e->nmem, &e->mem, r->state_b, err) < 0)
         return -1;
+      if (r->nload) { /* get_mem set them all, or one names no read */
+        tc_error_set(err, "tct: %s: corrupt register (no such read)", r->path);
+        return -1;
+      }
       /* The next instruction starts from this one's after-state. */
       uint8_t *t = r->state_a;
       r->state_a = r->state_b;
