@@ -25,17 +25,19 @@
  * from 1 in INSN records (instruction bytes only when the reader's cache
  * lacks them, registers as XOR or difference varints) and in memory
  * access addresses (the delta runs on across lists and records). Version
- * 3 adds two register modes: the value a memory read of the same
- * instruction loaded, zero- or sign-extended (a load's value was stored
- * twice: as the read and as the register). */
+ * 3 adds an escape to the register XOR form: the new value is that of a
+ * memory read of the same instruction (a load's value was stored twice:
+ * as the read and as the register) or of another register (moves). */
 static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '3'};
 static const char tct_magic_v2[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '2'};
 static const char tct_magic_v1[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 
 /* Version 3 register values (up to 8 bytes) as version 2's, plus: an XOR
- * of 0 (never otherwise: the register changed) is followed by a varint
- * t = k << 1 | sext: the value read by access k of the same INSN, zero-
- * (sext 0) or sign-extended (sext 1). */
+ * of 0 (never otherwise: the register changed) is followed by a varint t.
+ * t = k << 2 | sext << 1: the value read by access k of the same INSN,
+ * zero- (sext 0) or sign-extended (sext 1); t = j << 1 | 1: the value
+ * register j has at that point (its new value if it came earlier in the
+ * list, else its old one), truncated. */
 
 enum {
   REC_HEADER = 0x01,
@@ -894,9 +896,10 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
          * smaller than it settles the mode without measuring either. */
         bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
         uint64_t val = use_diff ? z : x;
-        /* A value a read of this instruction loaded: XOR 0 (the escape)
-         * and the read's index. Even where the XOR is one byte, this
-         * repeats from one run of the code to the next where the value
+        /* A value a read of this instruction loaded, or (if it takes 3
+         * bytes or more) one another register holds: XOR 0 (the escape)
+         * and the read's or register's index. Even where the XOR is one byte,
+         * this repeats from one run of the code to the next where the value
          * does not, and compresses better (qsort, strsort64, textfmt64
          * 2-4 %; fib, where pops restore near values, 5-10 % worse). */
         bool loaded = false;
@@ -907,13 +910,13 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
             if (n > ri.size)
               continue;
             if (ld[j] == v) {
-              t = (uint64_t)ldk[j] << 1;
+              t = (uint64_t)ldk[j] << 2;
               loaded = true;
             } else if (n < ri.size && (ld[j] >> (8 * n - 1)) & 1) {
               uint64_t sx = ld[j] | ~0ull << (8 * n);
               if (ri.size < 8)
                 sx &= (1ull << (8 * ri.size)) - 1;
-              t = (uint64_t)ldk[j] << 1 | 1;
+              t = (uint64_t)ldk[j] << 2 | 2;
               loaded = sx == v;
             }
             if (loaded) {
@@ -921,6 +924,19 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
               w->load_k[w->nload++] = ldk[j];
             }
           }
+        if (!loaded && val >= 0x4000) {
+          uint64_t m = ri.size >= 8 ? ~0ull : (1ull << (8 * ri.size)) - 1;
+          for (int c = 0; c < w->nafter_regs && !loaded; c++) {
+            int j = w->after_regs[c];
+            if (j == r || w->after_size[c] < ri.size ||
+                (reg_load(state + w->after_off[c], w->after_size[c]) & m) != v)
+              continue;
+            loaded = true;
+            for (int q = 0; q < w->nload; q++)
+              loaded &= w->load_reg[q] != j;
+            t = (uint64_t)j << 1 | 1;
+          }
+        }
         if (loaded) {
           p = enc_uv(p, idx);
           *p++ = 0;
@@ -1638,9 +1654,24 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
           uint64_t t;
           if (get_uv(r, &t, err) < 0)
             return -1;
-          r->load[r->nload].reg = (uint16_t)reg;
-          r->load[r->nload].sext = t & 1;
-          r->load[r->nload++].k = t >> 1;
+          if (t & 1) { /* a copy of register t >> 1 as it is now */
+            uint64_t j = t >> 1;
+            bool pending = false;
+            for (int q = 0; q < r->nload; q++)
+              pending |= r->load[q].reg == j;
+            if (j >= (uint64_t)a->nregs || j == (uint64_t)reg || pending ||
+                a->regs[j].size < rsize || a->regs[j].size > 8) {
+              tc_error_set(err, "tct: %s: corrupt register copy", r->path);
+              return -1;
+            }
+            reg_store(
+                slot, rsize,
+                reg_load(r->state_b + a->regs[j].offset, a->regs[j].size));
+          } else {
+            r->load[r->nload].reg = (uint16_t)reg;
+            r->load[r->nload].sext = (t >> 1) & 1;
+            r->load[r->nload++].k = t >> 2;
+          }
         } else if (r->version >= 2 && rsize <= 8) {
           uint64_t old = reg_load(slot, rsize);
           uint64_t d2 = (x >> 1) ^ (~(x & 1) + 1);
