@@ -46,38 +46,66 @@ typedef struct kernel_ev {
 } kernel_ev;
 
 struct tc_recorder {
+  /* What the hooks use for every instruction, first: a few cache lines
+   * (the rest of the struct is large). */
   tc_emu *emu;
   const tc_arch *arch;
   tc_decoder *dec;
   tc_emit_fn emit;
   void *emit_ctx;
-  bool exact, memory;
-  uint64_t max_insns;
   uint32_t keyframe_interval;
   uint32_t keyframe_countdown; /* instructions until the next keyframe */
+  /* The same, with how each register is read, in one 16-byte record:
+   * finalize's per-register loop touches one cache line per register. */
+  struct reg_desc *rd;
+  uint8_t *state_cur, *state_next, *state_tmp;
+  const tc_regfile *regfile;
+  bool check_reads; /* TRACECORN_REGFILE=check */
+  bool windowed, skipping;
+  /* The instruction whose code hook ran and whose record is pending. */
+  bool have_pending;
+  bool rep_tail; /* the next hook at the same PC is a rep no-op pass */
+  uint64_t rep_pc;
+  /* The pending instruction's decode: the cache slot itself (no copy per
+   * instruction), or pend_own once the slot may change under it
+   * (pend_detach) or when it was rebuilt from memory. */
+  const tc_decoded *pendp;
+  mem_list mem;
+  uint64_t insn_index; /* instructions emitted */
+  uint64_t executed;   /* code hooks counted against --max-insns */
+  /* The code hook stops at `executed == insn_limit`: the --max-insns
+   * limit or the end of the running thread's quantum, whichever is first
+   * (one comparison per instruction, threads or not). */
+  uint64_t insn_limit, max_limit;
+  volatile sig_atomic_t stop_requested;
+  volatile sig_atomic_t in_engine, in_emit;
+  bool oom;
+  uint16_t *changed, *stale; /* the two lists swap after each instruction */
+  int nstale;
+  bool stale_all;
+  bool kspooled;
+  bool have_sys;
+  bool in_signal_frame, have_sig;
+
+  /* The rest. */
+  bool exact, memory;
+  uint64_t max_insns;
   /* Per register, from the arch table: the hot paths read these small
    * arrays instead of the table's records. */
   uint32_t *reg_off;
   uint16_t *reg_size;
-  /* The same, with how each register is read, in one 16-byte record:
-   * finalize's per-register loop touches one cache line per register. */
-  struct reg_desc *rd;
 
-  uint8_t *state_cur, *state_next, *state_tmp;
   uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
   int *uc_ids;
   void **scratch_ptrs;
   /* Direct reads (emu/regfile.h): per register its bytes in the engine,
    * or NULL; x86 flags computed from the lazy flags state. */
   const uint8_t **direct;
-  const tc_regfile *regfile;
-  int flags_reg;    /* computed directly, or -1 */
-  bool check_reads; /* TRACECORN_REGFILE=check */
-  int count_reg;    /* rcx/ecx for rep detection */
+  int flags_reg; /* computed directly, or -1 */
+  int count_reg; /* rcx/ecx for rep detection */
   /* The recording window (tc_recorder_set_window): instructions outside
    * it run but are not recorded; `skipping` while outside. */
   tc_window win;
-  bool windowed, skipping;
   bool func_active; /* inside a --trace-func activation */
   uint64_t func_sp, func_ret;
   /* Activations are per thread: the others' wait here while one runs. */
@@ -92,52 +120,32 @@ struct tc_recorder {
   uint8_t emulate_kind, emulate_size;
   uint64_t emulate_at;
 
-  /* The instruction whose code hook ran and whose record is pending. */
-  bool have_pending;
-  bool rep_tail; /* the next hook at the same PC is a rep no-op pass */
-  uint64_t rep_pc;
-  /* The pending instruction's decode: the cache slot itself (no copy per
-   * instruction), or pend_own once the slot may change under it
-   * (pend_detach) or when it was rebuilt from memory. */
-  const tc_decoded *pendp;
   tc_decoded pend_own;
-  mem_list mem;
 
   /* Kernel effects of the pending instruction: the first KMEM_INLINE
    * bytes in kmem, the rest spooled to a temporary file (kspool) and
    * emitted as further parts of the SYSCALL event. */
   mem_list kmem;
   FILE *kspool;
-  bool kspooled;
-  bool have_sys;
   tc_syscall_record sys;
   /* A signal delivered to a guest handler: its frame (the kernel writes
    * after on_signal_frame) and the event, emitted after the SYSCALL that
    * sent it or right away after a fault. */
-  bool in_signal_frame, have_sig;
   mem_list sigmem;
   tc_signal_event sig;
   bool fault_emitted;
   kernel_ev *kev;
   size_t nkev, capkev;
 
-  uint64_t insn_index; /* instructions emitted */
-  uint64_t executed;   /* code hooks counted against --max-insns */
-  /* The code hook stops at `executed == insn_limit`: the --max-insns
-   * limit or the end of the running thread's quantum, whichever is first
-   * (one comparison per instruction, threads or not). */
-  uint64_t insn_limit, max_limit;
   uint64_t quantum; /* instructions per thread turn */
   bool switch_due;  /* the quantum ended: the scheduler runs next */
   bool deadlock;    /* every thread blocked for good */
   bool hit_max;
-  volatile sig_atomic_t stop_requested;
   int stop_status; /* 128 + the signal that asked to stop */
   /* The watchdog's way out of an engine that does not return after a
    * stop (tc_recorder_escape): set while inside uc_emu_start, and while a
    * writer is being given an event (no escape then). */
   sigjmp_buf escape;
-  volatile sig_atomic_t in_engine, in_emit;
   bool escaped;
   bool stopped;
   /* Turn by turn (tc_recorder_turn): every thread waits (the session runs
@@ -147,7 +155,6 @@ struct tc_recorder {
   const char *message;
   char msgbuf[256];
   bool warned_drift;
-  bool oom;
 
   uint64_t exec_lo[MAX_EXEC_RANGES], exec_hi[MAX_EXEC_RANGES];
   int nexec;
@@ -156,9 +163,6 @@ struct tc_recorder {
   /* Registers in which state_next may differ from state_cur: the last
    * instruction's changes (the buffers swap), or all after a resync. */
   uint16_t stale_buf[512];
-  uint16_t *changed, *stale; /* the two lists swap after each instruction */
-  int nstale;
-  bool stale_all;
   tc_run_result stats;
 };
 
