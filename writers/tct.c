@@ -329,8 +329,24 @@ static int after_reg_candidates(const tc_arch *a, uint16_t *out) {
 
 /* The arch's register offsets and sizes, packed for the INSN loop. */
 typedef struct tct_reg {
-  uint32_t offset, size;
+  uint32_t offset;
+  uint16_t size;
+  uint16_t copy_src; /* a candidate for version 3's register copies */
 } tct_reg;
+
+/* Which register last took a value, by the value's hash (256 slots):
+ * the value and a register index + 1. A new value is looked up there
+ * instead of in every candidate register; the candidates are scanned only
+ * when the value was seen but that register has moved on (another may
+ * still hold it). */
+#define TCT_COPY_SLOTS 256
+typedef struct copy_slot_t {
+  uint64_t value;
+  uint32_t reg;
+} copy_slot_t;
+static inline unsigned copy_slot(uint64_t v) {
+  return (unsigned)((v * 0x9e3779b97f4a7c15ull) >> 56);
+}
 
 struct tc_writer {
   FILE *f;
@@ -380,6 +396,7 @@ struct tc_writer {
   uint16_t load_reg[8];
   uint32_t load_k[8];
   int nload;
+  copy_slot_t copy_tab[TCT_COPY_SLOTS];
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -595,8 +612,8 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->mvc = calloc(MVC_SLOTS, sizeof *w->mvc);
   w->regs = calloc((size_t)info->arch->nregs + 1, sizeof *w->regs);
   for (int i = 0; w->regs && i < info->arch->nregs; i++)
-    w->regs[i] =
-        (tct_reg){info->arch->regs[i].offset, info->arch->regs[i].size};
+    w->regs[i] = (tct_reg){info->arch->regs[i].offset,
+                           (uint16_t)info->arch->regs[i].size, 0};
 #ifdef TCT_HAVE_AVX2_EQUAL
   w->avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -604,6 +621,8 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   for (int k = 0; k < w->nafter_regs; k++) {
     w->after_off[k] = info->arch->regs[w->after_regs[k]].offset;
     w->after_size[k] = info->arch->regs[w->after_regs[k]].size;
+    if (w->regs)
+      w->regs[w->after_regs[k]].copy_src = 1;
   }
   w->after_uniform = w->nafter_regs ? w->after_size[0] : 0;
   for (int k = 0; k < w->nafter_regs; k++)
@@ -804,6 +823,26 @@ static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
   w->have_state = true;
 }
 
+/* Register j (a copy candidate) holds v in its low `size` bytes. */
+static inline bool copy_holds(const tc_writer *w, const uint8_t *state, int j,
+                              unsigned size, uint64_t v) {
+  const tct_reg *rj = &w->regs[j];
+  uint64_t m = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  return rj->copy_src && rj->size >= size &&
+         (reg_load(state + rj->offset, rj->size) & m) == v;
+}
+
+/* A copy candidate other than r holding v, or -1. */
+static int copy_scan(const tc_writer *w, const uint8_t *state, int r,
+                     unsigned size, uint64_t v) {
+  for (int c = 0; c < w->nafter_regs; c++) {
+    int j = w->after_regs[c];
+    if (j != r && copy_holds(w, state, j, size, v))
+      return j;
+  }
+  return -1;
+}
+
 static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   const tc_arch *a = w->arch;
   switch (ev->kind) {
@@ -925,18 +964,20 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
             }
           }
         if (!loaded && val >= 0x4000) {
-          uint64_t m = ri.size >= 8 ? ~0ull : (1ull << (8 * ri.size)) - 1;
-          for (int c = 0; c < w->nafter_regs && !loaded; c++) {
-            int j = w->after_regs[c];
-            if (j == r || w->after_size[c] < ri.size ||
-                (reg_load(state + w->after_off[c], w->after_size[c]) & m) != v)
-              continue;
+          copy_slot_t *cs = &w->copy_tab[copy_slot(v)];
+          int j = cs->value == v ? (int)cs->reg - 1 : -1;
+          if (j >= 0 && (j == r || !copy_holds(w, state, j, ri.size, v)))
+            j = copy_scan(w, state, r, ri.size, v);
+          for (int q = 0; q < w->nload && j >= 0; q++)
+            if (w->load_reg[q] == j)
+              j = -1;
+          if (j >= 0) {
             loaded = true;
-            for (int q = 0; q < w->nload; q++)
-              loaded &= w->load_reg[q] != j;
             t = (uint64_t)j << 1 | 1;
           }
         }
+        if (ri.copy_src)
+          w->copy_tab[copy_slot(v)] = (copy_slot_t){v, (uint32_t)r + 1};
         if (loaded) {
           p = enc_uv(p, idx);
           *p++ = 0;
