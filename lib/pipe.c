@@ -1,6 +1,8 @@
 /* lib/pipe: trace writers on worker threads (pipe.h). */
 #include "pipe.h"
 
+#include "common/small_copy.h"
+
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,33 +92,10 @@ static uint8_t *reserve(tc_pipe *p, size_t n) {
   return p->cur->data + p->cur->len;
 }
 
-/* Small copies by constant size: a libc call per register or access
- * was a third of the queue's cost. */
-static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n) {
-  switch (n) {
-  case 1:
-    *dst = *src;
-    break;
-  case 2:
-    memcpy(dst, src, 2);
-    break;
-  case 4:
-    memcpy(dst, src, 4);
-    break;
-  case 8:
-    memcpy(dst, src, 8);
-    break;
-  case 16:
-    memcpy(dst, src, 16);
-    break;
-  default:
-    memcpy(dst, src, n);
-  }
-}
-
+/* Small copies by constant size (common/small_copy.h): a libc call per
+ * register or access was a third of the queue's cost. */
 static inline uint8_t *put(uint8_t *q, const void *src, size_t n) {
-  copy_small(q, src, n);
-  return q + n;
+  return tc_put_small(q, src, n);
 }
 
 static size_t str_room(const char *s) { return s ? strlen(s) + 1 : 0; }
@@ -246,7 +225,7 @@ void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
 /* ------------------------------------------------------------ consumer */
 
 static inline const uint8_t *get(const uint8_t *q, void *dst, size_t n) {
-  copy_small(dst, q, n);
+  tc_copy_small(dst, q, n);
   return q + n;
 }
 
@@ -296,7 +275,7 @@ static void sync_after(consumer *c, const tc_arch *a) {
   }
   for (int k = 0; k < c->nstale; k++) {
     const tc_reg_info *ri = &a->regs[c->stale[k]];
-    copy_small(c->after + ri->offset, c->before + ri->offset, ri->size);
+    tc_copy_small(c->after + ri->offset, c->before + ri->offset, ri->size);
   }
 }
 
