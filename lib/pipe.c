@@ -27,8 +27,10 @@ typedef struct consumer {
   pthread_t thread;
   /* the rebuilt states: before = the current one */
   uint8_t *before, *after;
-  bool have_key;        /* check mode compares only from the first KEYFRAME */
-  uint16_t stale[4096]; /* registers after differs from before in */
+  bool have_key; /* check mode compares only from the first KEYFRAME */
+  /* registers after differs from before in; an instruction's register
+   * list; arch->nregs entries each (the recorder lists a register once) */
+  uint16_t *stale, *regs;
   int nstale;
   bool stale_all;
 } consumer;
@@ -70,21 +72,29 @@ static void publish(tc_pipe *p) {
   pthread_mutex_unlock(&p->mu);
 }
 
+/* Test hook (pipe.h): blocks that may still be allocated, or -1. */
+static long long blocks_left = -1;
+
+void tc_pipe_test_limit_blocks(long long n) { blocks_left = n; }
+
+static pblock *new_block(size_t cap) {
+  if (blocks_left == 0)
+    return NULL;
+  if (blocks_left > 0)
+    blocks_left--;
+  return malloc(sizeof(pblock) + cap);
+}
+
 /* Room for n bytes at the end of the current block; NULL if out of
- * memory (the event is lost, and said so once). */
+ * memory (the caller fails: nothing of the event is queued). */
 static uint8_t *reserve(tc_pipe *p, size_t n) {
   if (p->cur && p->cur->cap - p->cur->len < n)
     publish(p);
   if (!p->cur) {
     size_t cap = n > BLOCK_SIZE ? n : BLOCK_SIZE;
-    p->cur = malloc(sizeof *p->cur + cap);
-    if (!p->cur) {
-      static bool said;
-      if (!said)
-        fprintf(stderr, "tracecorn: out of memory queueing trace events\n");
-      said = true;
+    p->cur = new_block(cap);
+    if (!p->cur)
       return NULL;
-    }
     p->cur->next = NULL;
     p->cur->len = 0;
     p->cur->cap = cap;
@@ -126,13 +136,20 @@ static uint8_t *put_mem(uint8_t *q, uint32_t n, const tc_mem_access *m) {
   return q;
 }
 
-void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
+int tc_pipe_push(tc_pipe *p, const tc_event *ev, tc_error *err) {
   const tc_arch *a = p->arch;
   size_t ss = a->state_size;
   size_t room = 1 + sizeof *ev + 48;
   switch (ev->kind) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
+    if (e->nregs > a->nregs) { /* the consumers' lists hold nregs */
+      tc_error_set(err,
+                   "instruction %llu lists %d changed registers, more "
+                   "than the %d of %s",
+                   (unsigned long long)e->index, e->nregs, a->nregs, a->name);
+      return -1;
+    }
     room += 2 * (size_t)e->nregs + mem_room(e->nmem, e->mem);
     for (int i = 0; i < e->nregs; i++)
       room += a->regs[e->regs[i]].size;
@@ -162,8 +179,10 @@ void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
     break;
   }
   uint8_t *q = reserve(p, room), *start = q;
-  if (!q)
-    return;
+  if (!q) {
+    tc_error_set(err, "out of memory queueing trace events");
+    return -1;
+  }
   *q++ = (uint8_t)ev->kind;
   if (ev->kind != TC_EV_INSN)
     q = put(q, ev, sizeof *ev);
@@ -220,6 +239,7 @@ void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
     break;
   }
   p->cur->len += (size_t)(q - start);
+  return 0;
 }
 
 /* ------------------------------------------------------------ consumer */
@@ -280,10 +300,11 @@ static void sync_after(consumer *c, const tc_arch *a) {
 }
 
 static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
-                          size_t *mcap, uint16_t *regs) {
+                          size_t *mcap) {
   const tc_arch *a = c->p->arch;
   size_t ss = a->state_size;
   const uint8_t *q = b->data, *end = b->data + b->len;
+  uint16_t *regs = c->regs;
   while (q < end) {
     tc_event ev;
     tc_mem_access *m = NULL;
@@ -401,8 +422,6 @@ static void *consumer_main(void *arg) {
   tc_pipe *p = c->p;
   tc_mem_access *mbuf = NULL;
   size_t mcap = 0;
-  static uint16_t none[1];
-  uint16_t *regs = malloc(2 * 4096);
   pblock *prev = NULL;
   for (;;) {
     pthread_mutex_lock(&p->mu);
@@ -414,18 +433,24 @@ static void *consumer_main(void *arg) {
       release(p, prev);
     if (!b)
       break;
-    consume_block(c, b, &mbuf, &mcap, regs ? regs : none);
+    consume_block(c, b, &mbuf, &mcap);
     prev = b;
   }
   free(mbuf);
-  free(regs);
   return NULL;
 }
 
 /* ---------------------------------------------------------------- API */
 
+static void free_consumer(consumer *c) {
+  free(c->before);
+  free(c->after);
+  free(c->stale);
+  free(c->regs);
+}
+
 tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
-                     const tc_pipe_consumer *fns, void *const *ctxs,
+                     const tc_pipe_consumer *fns, void *const *ctxs, bool check,
                      tc_error *err) {
   if (nconsumers < 1 || nconsumers > MAX_CONSUMERS) {
     tc_error_set(err, "writer threads: %d consumers", nconsumers);
@@ -437,8 +462,7 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
     return NULL;
   }
   p->arch = arch;
-  const char *chk = getenv("TRACECORN_PIPE_CHECK");
-  p->check = chk && strcmp(chk, "1") == 0;
+  p->check = check;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->data, NULL);
   pthread_cond_init(&p->space, NULL);
@@ -449,11 +473,13 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
     c->ctx = ctxs[i];
     c->before = calloc(1, arch->state_size);
     c->after = calloc(1, arch->state_size);
+    size_t nregs = arch->nregs > 0 ? (size_t)arch->nregs : 1;
+    c->stale = calloc(nregs, sizeof *c->stale);
+    c->regs = calloc(nregs, sizeof *c->regs);
     c->stale_all = true;
-    if (!c->before || !c->after ||
+    if (!c->before || !c->after || !c->stale || !c->regs ||
         pthread_create(&c->thread, NULL, consumer_main, c) != 0) {
-      free(c->before);
-      free(c->after);
+      free_consumer(c);
       tc_error_set(err, "cannot start a trace writer thread");
       p->n = i;
       tc_pipe_close(p);
@@ -479,8 +505,7 @@ void tc_pipe_close(tc_pipe *p) {
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->n; i++) {
     pthread_join(p->c[i].thread, NULL);
-    free(p->c[i].before);
-    free(p->c[i].after);
+    free_consumer(&p->c[i]);
   }
   while (p->first) { /* none, unless no consumer ran */
     pblock *b = p->first;
