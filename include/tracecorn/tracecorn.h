@@ -611,7 +611,9 @@ typedef struct tc_run_result {
 
 /* Runs to the end, writing events to every writer; always closes them.
  * Returns 0 if the recording was written (the guest may still have failed:
- * see res), -1 if tracecorn itself failed. */
+ * see res), -1 if tracecorn itself failed (e.g. out of memory for the
+ * writer threads' queue: every process stops there with reason
+ * TC_EXIT_ERROR, status 125, and the files keep every event up to it). */
 TC_API int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */
