@@ -33,6 +33,7 @@ typedef struct consumer {
   uint16_t *stale, *regs;
   int nstale;
   bool stale_all;
+  bool failed; /* out of memory: takes no more events */
 } consumer;
 
 struct tc_pipe {
@@ -47,6 +48,7 @@ struct tc_pipe {
   bool ended;
   pblock *cur; /* being filled by the producer, not yet published */
   bool have_key;
+  int failed; /* bit i: consumer i ran out of memory (atomic) */
 };
 
 /* ------------------------------------------------------------ producer */
@@ -137,6 +139,10 @@ static uint8_t *put_mem(uint8_t *q, uint32_t n, const tc_mem_access *m) {
 }
 
 int tc_pipe_push(tc_pipe *p, const tc_event *ev, tc_error *err) {
+  if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) {
+    tc_error_set(err, "out of memory in a trace writer thread");
+    return -1;
+  }
   const tc_arch *a = p->arch;
   size_t ss = a->state_size;
   size_t room = 1 + sizeof *ev + 48;
@@ -255,7 +261,28 @@ static const uint8_t *get_str(const uint8_t *q, const char **s) {
   return has ? q + strlen((const char *)q) + 1 : q;
 }
 
-/* Rebuilds n accesses into m (room for n), pointing into the block. */
+/* Test hook (pipe.h): consumer allocations that may still succeed, or
+ * -1 (atomic: consumers run on their threads). */
+static long long consumer_allocs_left = -1;
+
+void tc_pipe_test_limit_consumer_allocs(long long n) {
+  __atomic_store_n(&consumer_allocs_left, n, __ATOMIC_SEQ_CST);
+}
+
+static void *consumer_realloc(void *old, size_t size) {
+  long long left = __atomic_load_n(&consumer_allocs_left, __ATOMIC_SEQ_CST);
+  while (left >= 0) {
+    if (left == 0)
+      return NULL;
+    if (__atomic_compare_exchange_n(&consumer_allocs_left, &left, left - 1,
+                                    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      break;
+  }
+  return realloc(old, size);
+}
+
+/* Rebuilds n accesses into m (room for n), pointing into the block; NULL
+ * if out of memory. */
 static const uint8_t *get_mem(const uint8_t *q, uint32_t n, tc_mem_access **m,
                               tc_mem_access **buf, size_t *cap) {
   if (!n) {
@@ -264,11 +291,9 @@ static const uint8_t *get_mem(const uint8_t *q, uint32_t n, tc_mem_access **m,
   }
   if (n > *cap) {
     size_t c = n > 2 * *cap ? n : 2 * *cap;
-    tc_mem_access *nb = realloc(*buf, c * sizeof *nb);
-    if (!nb) {
-      fprintf(stderr, "tracecorn: out of memory in a trace writer thread\n");
-      abort();
-    }
+    tc_mem_access *nb = consumer_realloc(*buf, c * sizeof *nb);
+    if (!nb)
+      return NULL;
     *buf = nb, *cap = c;
   }
   q = get(q, *buf, n * sizeof **buf);
@@ -299,7 +324,9 @@ static void sync_after(consumer *c, const tc_arch *a) {
   }
 }
 
-static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
+/* Hands b's events to the consumer; false if out of memory (the event
+ * in hand and the rest are not given). */
+static bool consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
                           size_t *mcap) {
   const tc_arch *a = c->p->arch;
   size_t ss = a->state_size;
@@ -355,7 +382,8 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
       }
       e->state_before = c->before;
       e->state_after = c->after;
-      q = get_mem(q, e->nmem, &m, mbuf, mcap);
+      if (!(q = get_mem(q, e->nmem, &m, mbuf, mcap)))
+        return false;
       e->mem = m;
       c->fn(c->ctx, &ev);
       uint8_t *t = c->before; /* the after state is the next one */
@@ -369,7 +397,8 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
     }
     case TC_EV_SYSCALL:
       q = get_str(q, &ev.u.sys.name);
-      q = get_mem(q, ev.u.sys.nmem, &m, mbuf, mcap);
+      if (!(q = get_mem(q, ev.u.sys.nmem, &m, mbuf, mcap)))
+        return false;
       ev.u.sys.mem = m;
       break;
     case TC_EV_MAP:
@@ -389,7 +418,8 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
       ev.u.key.state = c->before;
       break;
     case TC_EV_SIGNAL:
-      q = get_mem(q, ev.u.sig.nmem, &m, mbuf, mcap);
+      if (!(q = get_mem(q, ev.u.sig.nmem, &m, mbuf, mcap)))
+        return false;
       ev.u.sig.mem = m;
       break;
     case TC_EV_EXIT:
@@ -400,6 +430,7 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
     }
     c->fn(c->ctx, &ev);
   }
+  return true;
 }
 
 /* Done with b: the last consumer to finish it frees it (blocks are
@@ -433,7 +464,11 @@ static void *consumer_main(void *arg) {
       release(p, prev);
     if (!b)
       break;
-    consume_block(c, b, &mbuf, &mcap);
+    /* a consumer that failed still releases the blocks it passes */
+    if (!c->failed && !consume_block(c, b, &mbuf, &mcap)) {
+      c->failed = true;
+      __atomic_fetch_or(&p->failed, 1 << (c - p->c), __ATOMIC_RELEASE);
+    }
     prev = b;
   }
   free(mbuf);
@@ -490,9 +525,9 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
   return p;
 }
 
-void tc_pipe_close(tc_pipe *p) {
+int tc_pipe_close(tc_pipe *p) {
   if (!p)
-    return;
+    return 0;
   if (p->n)
     publish(p);
   else {
@@ -515,5 +550,7 @@ void tc_pipe_close(tc_pipe *p) {
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->data);
   pthread_cond_destroy(&p->space);
+  int failed = p->failed; /* the threads are joined */
   free(p);
+  return failed;
 }

@@ -31,18 +31,24 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
                      const tc_pipe_consumer *fns, void *const *ctxs, bool check,
                      tc_error *err);
 /* Producer side: copies ev into the queue (waits while it is full). 0,
- * or -1 if it cannot (out of memory; an INSN listing more registers than
- * the arch has): then nothing of ev is queued, what was queued before
- * still reaches the consumers, and the caller closes the pipe and writes
- * on its own thread if it goes on. */
+ * or -1 if it cannot (out of memory in the queue or in a consumer; an
+ * INSN listing more registers than the arch has): then nothing of ev is
+ * queued, what was queued before still reaches the consumers (but one
+ * that failed), and the caller closes the pipe and writes on its own
+ * thread if it goes on. */
 int tc_pipe_push(tc_pipe *p, const tc_event *ev, tc_error *err);
 /* Hands over what is queued, waits until every consumer has taken all
- * of it, ends the threads and frees p. */
-void tc_pipe_close(tc_pipe *p);
+ * of it, ends the threads and frees p. Returns the consumers that ran out
+ * of memory (bit i: consumer i), which got no event from there on (a
+ * push fails once one has: the producer stops too); 0 if none. */
+int tc_pipe_close(tc_pipe *p);
 
 /* Tests only: after n more queue blocks (n >= 0) every allocation of one
  * fails, as out of memory would; -1 lifts the limit. For the whole
  * process; not thread-safe (set it before a recording starts). */
 void tc_pipe_test_limit_blocks(long long n);
+/* Tests only: the same for the consumers' own allocations (their lists
+ * of memory accesses), counted over every consumer. */
+void tc_pipe_test_limit_consumer_allocs(long long n);
 
 #endif

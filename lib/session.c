@@ -519,12 +519,20 @@ static void start_writer_threads(tc_session *s) {
     ((output *)ctxs[i])->async = true;
 }
 
-/* Every queued event written: the worker threads end. */
+/* Every queued event written: the worker threads end. An output whose
+ * thread ran out of memory missed events: it failed. */
 static void stop_writer_threads(tc_session *s) {
-  tc_pipe_close(s->pipe);
+  int failed = tc_pipe_close(s->pipe);
   s->pipe = NULL;
-  for (int i = 0; i < s->nout; i++)
-    s->out[i].async = false;
+  for (int i = 0, k = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    if (o->async && (failed >> k++) & 1 && !o->failed) {
+      o->failed = true;
+      tc_error_set(&o->err, "%s: out of memory in its writer thread", o->path);
+      fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
+    }
+    o->async = false;
+  }
 }
 
 static void fan_out_child(void *ctx, const tc_event *ev) {

@@ -158,12 +158,52 @@ static void test_refused_events(void) {
   CU_ASSERT_EQUAL(tc_pipe_push(p, &map, &err), -1);
   CU_ASSERT_STRING_EQUAL(err.msg, "out of memory queueing trace events");
   tc_pipe_test_limit_blocks(-1);
-  tc_pipe_close(p);
-  CU_ASSERT_EQUAL(s.nkeys, 1); /* queued before: delivered */
+  CU_ASSERT_EQUAL(tc_pipe_close(p), 0); /* no consumer failed */
+  CU_ASSERT_EQUAL(s.nkeys, 1);          /* queued before: delivered */
   CU_ASSERT_EQUAL(s.ninsns, 0);
   free(big);
   free(state);
   free(s.insn_hash);
+}
+
+/* A consumer that runs out of memory takes no more events, the others go
+ * on, and closing says which failed. */
+static void test_consumer_out_of_memory(void) {
+  const tc_arch *a = tc_arch_by_id(TC_ARCH_X86_64);
+  uint8_t *state = calloc(1, a->state_size);
+  seen s[2] = {{a, calloc(4, 8), 0, 0, 0, 0}, {a, calloc(4, 8), 0, 0, 0, 0}};
+  tc_pipe_consumer fns[2] = {consume, consume};
+  void *ctxs[2] = {&s[0], &s[1]};
+  tc_error err = {{0}};
+  tc_pipe *p = tc_pipe_new(a, 2, fns, ctxs, false, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+  /* one consumer allocation left: the first to need one gets it */
+  tc_pipe_test_limit_consumer_allocs(1);
+  tc_event key = {.kind = TC_EV_KEYFRAME};
+  key.u.key.state = state;
+  CU_ASSERT_EQUAL(tc_pipe_push(p, &key, &err), 0);
+  uint8_t bytes[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  tc_mem_access m = {0x1000, 8, TC_MEM_READ, bytes, bytes};
+  tc_event ev = {.kind = TC_EV_INSN};
+  ev.u.insn = (tc_insn_event){.size = 1,
+                              .state_before = state,
+                              .state_after = state,
+                              .nmem = 1,
+                              .mem = &m};
+  CU_ASSERT_EQUAL(tc_pipe_push(p, &ev, &err), 0);
+  tc_event x = {.kind = TC_EV_EXIT};
+  CU_ASSERT_EQUAL(tc_pipe_push(p, &x, &err), 0);
+  int failed = tc_pipe_close(p);
+  tc_pipe_test_limit_consumer_allocs(-1);
+  CU_ASSERT(failed == 1 || failed == 2);
+  int bad = failed == 1 ? 0 : 1;
+  CU_ASSERT_EQUAL(s[bad].nkeys, 1);
+  CU_ASSERT_EQUAL(s[bad].ninsns + s[bad].nexits, 0);
+  CU_ASSERT_EQUAL(s[!bad].ninsns, 1);
+  CU_ASSERT_EQUAL(s[!bad].nexits, 1);
+  free(state);
+  free(s[0].insn_hash);
+  free(s[1].insn_hash);
 }
 
 /* ------------------------------------------------------ in a session */
@@ -193,16 +233,17 @@ static size_t count_lines(const char *path, const char *prefix, char *last,
  * error and every file's EXIT say why), and the files written by writer
  * threads and on the recording thread hold the same events, every one
  * up to the stop. */
-static void test_out_of_memory_fails_the_recording(void) {
+static void out_of_memory_session(bool in_consumer) {
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
   o.stdout_fd = open("/dev/null", O_WRONLY);
   o.writer_threads = TC_WRITER_THREADS_ON; /* even on one CPU */
   char tct[4200], trac[4200], json[4200];
-  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("oom"));
-  snprintf(trac, sizeof trac, "%s.trace64", tu_tmp("oom"));
-  snprintf(json, sizeof json, "%s.jsonl", tu_tmp("oom"));
+  const char *label = in_consumer ? "oom-consumer" : "oom-queue";
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp(label));
+  snprintf(trac, sizeof trac, "%s.trace64", tu_tmp(label));
+  snprintf(json, sizeof json, "%s.jsonl", tu_tmp(label));
   tc_session *s = tc_session_new(&o, NULL);
   const char *argv[] = {tu_guest("kernels64"), "qsort", "20000", NULL};
   tc_error err = {{0}};
@@ -217,21 +258,30 @@ static void test_out_of_memory_fails_the_recording(void) {
   CU_ASSERT_EQUAL(
       tc_session_add_writer(s, tc_format_by_name("json"), json, &err), 0);
   CU_ASSERT_EQUAL(tc_session_add_sink(s, evlog_sink, &sink, &err), 0);
-  tc_pipe_test_limit_blocks(4);
+  if (in_consumer)
+    tc_pipe_test_limit_consumer_allocs(0);
+  else
+    tc_pipe_test_limit_blocks(4);
   tc_run_result res = {0};
   int rc = tc_session_run(s, &res, &err);
   tc_pipe_test_limit_blocks(-1);
+  tc_pipe_test_limit_consumer_allocs(-1);
+  const char *why = in_consumer ? "out of memory in a trace writer thread"
+                                : "out of memory queueing";
   CU_ASSERT_EQUAL(rc, -1);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "out of memory queueing"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, why));
   CU_ASSERT_EQUAL(res.reason, TC_EXIT_ERROR);
   CU_ASSERT_EQUAL(res.status, 125);
-  /* stopped early (~8500 instructions: the first blocks hold the initial
-   * maps' bytes); the whole run is ~5 M instructions */
-  CU_ASSERT(res.insns > 1000 && res.insns < 1000000);
-  /* the files are complete up to the stop (the outputs did not fail) */
+  /* stopped early (queue: ~8500 instructions, the first blocks hold the
+   * initial maps' bytes); the whole run is ~5 M instructions */
+  CU_ASSERT(res.insns < 1000000);
+  if (!in_consumer)
+    CU_ASSERT(res.insns > 1000);
+  /* the files are complete up to the stop, but those of writer threads
+   * that missed events */
   CU_ASSERT_TRUE(tc_session_output_ok(s, tct));
-  CU_ASSERT_TRUE(tc_session_output_ok(s, trac));
-  CU_ASSERT_TRUE(tc_session_output_ok(s, json));
+  CU_ASSERT_EQUAL(tc_session_output_ok(s, trac), !in_consumer);
+  CU_ASSERT_EQUAL(tc_session_output_ok(s, json), !in_consumer);
   tc_session_free(s);
   close(o.stdout_fd);
 
@@ -242,14 +292,17 @@ static void test_out_of_memory_fails_the_recording(void) {
   CU_ASSERT_EQUAL(x->kind, TC_EV_EXIT);
   CU_ASSERT_EQUAL(x->u.exit.reason, TC_EXIT_ERROR);
   CU_ASSERT_EQUAL(x->u.exit.status, 125);
-  CU_ASSERT(x->u.exit.message &&
-            strstr(x->u.exit.message, "out of memory queueing"));
+  CU_ASSERT(x->u.exit.message && strstr(x->u.exit.message, why));
   /* tct (the recording thread) holds exactly what the sink saw */
   evlog back = {0};
-  char why[256] = "";
+  char differs[256] = "";
   CU_ASSERT_EQUAL(evlog_read(&back, tct, &err), 0);
-  CU_ASSERT_EQUAL(evlog_equal(&sink, &back, why, sizeof why), 0);
+  CU_ASSERT_EQUAL(evlog_equal(&sink, &back, differs, sizeof differs), 0);
   evlog_free(&back);
+  if (in_consumer) { /* trac and json are partial, kept as such */
+    evlog_free(&sink);
+    return;
+  }
   /* trac and json (writer threads, then the recording thread) too */
   memset(&back, 0, sizeof back);
   CU_ASSERT_EQUAL(evlog_read(&back, trac, &err), 0);
@@ -259,8 +312,16 @@ static void test_out_of_memory_fails_the_recording(void) {
   CU_ASSERT_EQUAL(count_lines(json, "{\"type\":\"insn\"", last, sizeof last),
                   ninsns);
   CU_ASSERT_PTR_NOT_NULL(strstr(last, "\"type\":\"exit\""));
-  CU_ASSERT_PTR_NOT_NULL(strstr(last, "out of memory queueing"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(last, why));
   evlog_free(&sink);
+}
+
+static void test_queue_out_of_memory(void) { out_of_memory_session(false); }
+
+/* A writer thread out of memory: its file failed (kept partial), the
+ * recording stops as above, the other files are complete. */
+static void test_writer_thread_out_of_memory(void) {
+  out_of_memory_session(true);
 }
 
 /* The command maps the TRACECORN_* variables onto the options (the
@@ -331,8 +392,11 @@ int main(void) {
   static const tu_case cases[] = {
       {"consumers rebuild every pushed state", test_rebuilt_states},
       {"an event the queue cannot take is refused", test_refused_events},
+      {"a consumer out of memory", test_consumer_out_of_memory},
       {"out of memory in the queue fails the recording, keeps the files",
-       test_out_of_memory_fails_the_recording},
+       test_queue_out_of_memory},
+      {"out of memory in a writer thread fails it and the recording",
+       test_writer_thread_out_of_memory},
       {"the command maps TRACECORN_* onto the options", test_cli_environment},
       {"speed-path options change no byte", test_options_same_bytes},
       {NULL, NULL}};
