@@ -9,6 +9,8 @@
 
 #include <tracecorn/tracecorn.h>
 
+#include "tools/debug_env.h"
+
 static int discard(void *ctx, const tc_event *ev, tc_error *err) {
   (void)ctx, (void)ev, (void)err;
   return 0;
@@ -22,6 +24,7 @@ int main(int argc, char **argv) {
   }
   tc_options o;
   tc_options_init(&o);
+  tc_options_from_debug_env(&o); /* TRACECORN_* */
   o.quiet = 1;
   o.record_memory = 0;
   const char *av[64] = {argv[1]};

@@ -39,6 +39,7 @@
 
 #include "emu/emu.h"
 #include "loaders/loader.h"
+#include "tools/debug_env.h"
 
 enum { ROW_BARE, ROW_CODE, ROW_CODE_MEM, ROW_RECORDER, ROW_WRITER };
 
@@ -109,6 +110,7 @@ static int run_engine(int kind, char **argv, sample *out) {
   }
   tc_options o;
   tc_options_init(&o);
+  tc_options_from_debug_env(&o); /* TRACECORN_* */
   o.quiet = 1;
   o.stdout_fd = open("/dev/null", O_WRONLY);
   o.keyframe_interval = 4096;
@@ -169,6 +171,7 @@ static int run_session(const row *rw, char **argv, int memory, const char *dir,
                        sample *out) {
   tc_options o;
   tc_options_init(&o);
+  tc_options_from_debug_env(&o); /* TRACECORN_* */
   o.writer_options = writer_opts;
   o.quiet = 1;
   o.record_memory = memory;

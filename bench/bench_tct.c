@@ -18,6 +18,8 @@
 
 #include <tracecorn/tracecorn.h>
 
+#include "tools/debug_env.h"
+
 /* The states of the replayed events live in two hot buffers, as they do
  * in the recorder (kept as 200k copies they would stream from DRAM and the
  * writer's 540-byte state compare would measure cache misses): each event
@@ -205,6 +207,7 @@ int main(int argc, char **argv) {
 
   tc_options o;
   tc_options_init(&o);
+  tc_options_from_debug_env(&o); /* TRACECORN_* */
   o.quiet = 1;
   o.record_memory = 1;
   o.max_insns = skip + max;

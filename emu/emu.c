@@ -461,8 +461,10 @@ tc_regfile *tc_emu_regfile(tc_emu *emu) {
         (uintptr_t)emu->hostmem[i].host,
         (uintptr_t)emu->hostmem[i].host +
             (uintptr_t)(emu->hostmem[i].end - emu->hostmem[i].start)};
+  /* the mode comes with the options (a child's are its parent's) */
   emu->regfile =
-      tc_regfile_open(emu->uc, emu->arch, skip, skip ? emu->nhostmem : 0);
+      tc_regfile_open(emu->uc, emu->arch, skip, skip ? emu->nhostmem : 0,
+                      emu->opt.regfile, emu->opt.regfile_debug != 0);
   free(skip);
   return emu->regfile;
 }

@@ -488,9 +488,9 @@ static void calibrate_x86_flags(tc_regfile *rf) {
 /* ---------------------------------------------------------------- API */
 
 tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
-                            const tc_regfile_skip *skip, size_t nskip) {
-  const char *mode = getenv("TRACECORN_REGFILE");
-  if (mode && strcmp(mode, "off") == 0)
+                            const tc_regfile_skip *skip, size_t nskip, int mode,
+                            bool debug) {
+  if (mode == TC_REGFILE_OFF)
     return NULL;
   tc_regfile *rf = calloc(1, sizeof *rf);
   if (!rf || !(rf->ptr = calloc(arch->nregs, sizeof *rf->ptr))) {
@@ -499,11 +499,11 @@ tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
   }
   rf->arch = arch;
   rf->uc = uc;
-  rf->check = mode && strcmp(mode, "check") == 0;
+  rf->check = mode == TC_REGFILE_CHECK;
   calibrate(rf, skip, nskip);
   if (arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64)
     calibrate_x86_flags(rf);
-  if (getenv("TRACECORN_REGFILE_DEBUG"))
+  if (debug)
     fprintf(stderr, "tracecorn: regfile: %d of %d registers direct%s\n",
             rf->ndirect, arch->nregs, rf->x86_cc ? ", x86 flags computed" : "");
   return rf;

@@ -18,8 +18,9 @@
  * layout except x86's lazy flags, which are checked against
  * uc_reg_read before they are used.
  *
- * TRACECORN_REGFILE=off disables it; =check compares every direct read
- * with uc_reg_read and aborts on the first difference (tests use it). */
+ * tc_options.regfile (TRACECORN_REGFILE for the command) = TC_REGFILE_OFF
+ * disables it; TC_REGFILE_CHECK compares every direct read with
+ * uc_reg_read and aborts on the first difference (tests use it). */
 #ifndef TC_REGFILE_H
 #define TC_REGFILE_H
 
@@ -38,7 +39,7 @@ typedef struct tc_regfile {
   /* x86: the CPU state's eflags, cc_dst, cc_src, cc_src2 (target_ulong),
    * cc_op and df (32-bit) */
   const uint8_t *x86_cc;
-  bool check; /* TRACECORN_REGFILE=check */
+  bool check; /* TC_REGFILE_CHECK: the recorder's check_reads */
 } tc_regfile;
 
 /* Host memory calibration does not scan (guest RAM: large, never the
@@ -48,10 +49,12 @@ typedef struct tc_regfile_skip {
 } tc_regfile_skip;
 
 /* Calibrates against uc (whose registers it saves and restores); NULL if
- * disabled or out of memory. A regfile with no register found is still
- * returned (every read then goes through Unicorn). */
+ * mode (tc_options.regfile) is TC_REGFILE_OFF or out of memory. A regfile
+ * with no register found is still returned (every read then goes through
+ * Unicorn). debug: says on stderr how many registers were found. */
 tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
-                            const tc_regfile_skip *skip, size_t nskip);
+                            const tc_regfile_skip *skip, size_t nskip, int mode,
+                            bool debug);
 void tc_regfile_free(tc_regfile *rf);
 
 /* x86 EFLAGS/RFLAGS as uc_reg_read gives it, from the lazy flags state;

@@ -1,6 +1,8 @@
 /* lib/pipe: trace writers on worker threads (pipe.h). */
 #include "pipe.h"
 
+#include "common/small_copy.h"
+
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,10 +27,13 @@ typedef struct consumer {
   pthread_t thread;
   /* the rebuilt states: before = the current one */
   uint8_t *before, *after;
-  bool have_key;        /* check mode compares only from the first KEYFRAME */
-  uint16_t stale[4096]; /* registers after differs from before in */
+  bool have_key; /* check mode compares only from the first KEYFRAME */
+  /* registers after differs from before in; an instruction's register
+   * list; arch->nregs entries each (the recorder lists a register once) */
+  uint16_t *stale, *regs;
   int nstale;
   bool stale_all;
+  bool failed; /* out of memory: takes no more events */
 } consumer;
 
 struct tc_pipe {
@@ -43,6 +48,7 @@ struct tc_pipe {
   bool ended;
   pblock *cur; /* being filled by the producer, not yet published */
   bool have_key;
+  int failed; /* bit i: consumer i ran out of memory (atomic) */
 };
 
 /* ------------------------------------------------------------ producer */
@@ -68,21 +74,29 @@ static void publish(tc_pipe *p) {
   pthread_mutex_unlock(&p->mu);
 }
 
+/* Test hook (pipe.h): blocks that may still be allocated, or -1. */
+static long long blocks_left = -1;
+
+void tc_pipe_test_limit_blocks(long long n) { blocks_left = n; }
+
+static pblock *new_block(size_t cap) {
+  if (blocks_left == 0)
+    return NULL;
+  if (blocks_left > 0)
+    blocks_left--;
+  return malloc(sizeof(pblock) + cap);
+}
+
 /* Room for n bytes at the end of the current block; NULL if out of
- * memory (the event is lost, and said so once). */
+ * memory (the caller fails: nothing of the event is queued). */
 static uint8_t *reserve(tc_pipe *p, size_t n) {
   if (p->cur && p->cur->cap - p->cur->len < n)
     publish(p);
   if (!p->cur) {
     size_t cap = n > BLOCK_SIZE ? n : BLOCK_SIZE;
-    p->cur = malloc(sizeof *p->cur + cap);
-    if (!p->cur) {
-      static bool said;
-      if (!said)
-        fprintf(stderr, "tracecorn: out of memory queueing trace events\n");
-      said = true;
+    p->cur = new_block(cap);
+    if (!p->cur)
       return NULL;
-    }
     p->cur->next = NULL;
     p->cur->len = 0;
     p->cur->cap = cap;
@@ -90,33 +104,10 @@ static uint8_t *reserve(tc_pipe *p, size_t n) {
   return p->cur->data + p->cur->len;
 }
 
-/* Small copies by constant size: a libc call per register or access
- * was a third of the queue's cost. */
-static inline void copy_small(uint8_t *dst, const uint8_t *src, size_t n) {
-  switch (n) {
-  case 1:
-    *dst = *src;
-    break;
-  case 2:
-    memcpy(dst, src, 2);
-    break;
-  case 4:
-    memcpy(dst, src, 4);
-    break;
-  case 8:
-    memcpy(dst, src, 8);
-    break;
-  case 16:
-    memcpy(dst, src, 16);
-    break;
-  default:
-    memcpy(dst, src, n);
-  }
-}
-
+/* Small copies by constant size (common/small_copy.h): a libc call per
+ * register or access was a third of the queue's cost. */
 static inline uint8_t *put(uint8_t *q, const void *src, size_t n) {
-  copy_small(q, src, n);
-  return q + n;
+  return tc_put_small(q, src, n);
 }
 
 static size_t str_room(const char *s) { return s ? strlen(s) + 1 : 0; }
@@ -147,13 +138,24 @@ static uint8_t *put_mem(uint8_t *q, uint32_t n, const tc_mem_access *m) {
   return q;
 }
 
-void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
+int tc_pipe_push(tc_pipe *p, const tc_event *ev, tc_error *err) {
+  if (__atomic_load_n(&p->failed, __ATOMIC_RELAXED)) {
+    tc_error_set(err, "out of memory in a trace writer thread");
+    return -1;
+  }
   const tc_arch *a = p->arch;
   size_t ss = a->state_size;
   size_t room = 1 + sizeof *ev + 48;
   switch (ev->kind) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
+    if (e->nregs > a->nregs) { /* the consumers' lists hold nregs */
+      tc_error_set(err,
+                   "instruction %llu lists %d changed registers, more "
+                   "than the %d of %s",
+                   (unsigned long long)e->index, e->nregs, a->nregs, a->name);
+      return -1;
+    }
     room += 2 * (size_t)e->nregs + mem_room(e->nmem, e->mem);
     for (int i = 0; i < e->nregs; i++)
       room += a->regs[e->regs[i]].size;
@@ -183,8 +185,10 @@ void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
     break;
   }
   uint8_t *q = reserve(p, room), *start = q;
-  if (!q)
-    return;
+  if (!q) {
+    tc_error_set(err, "out of memory queueing trace events");
+    return -1;
+  }
   *q++ = (uint8_t)ev->kind;
   if (ev->kind != TC_EV_INSN)
     q = put(q, ev, sizeof *ev);
@@ -241,12 +245,13 @@ void tc_pipe_push(tc_pipe *p, const tc_event *ev) {
     break;
   }
   p->cur->len += (size_t)(q - start);
+  return 0;
 }
 
 /* ------------------------------------------------------------ consumer */
 
 static inline const uint8_t *get(const uint8_t *q, void *dst, size_t n) {
-  copy_small(dst, q, n);
+  tc_copy_small(dst, q, n);
   return q + n;
 }
 
@@ -256,7 +261,28 @@ static const uint8_t *get_str(const uint8_t *q, const char **s) {
   return has ? q + strlen((const char *)q) + 1 : q;
 }
 
-/* Rebuilds n accesses into m (room for n), pointing into the block. */
+/* Test hook (pipe.h): consumer allocations that may still succeed, or
+ * -1 (atomic: consumers run on their threads). */
+static long long consumer_allocs_left = -1;
+
+void tc_pipe_test_limit_consumer_allocs(long long n) {
+  __atomic_store_n(&consumer_allocs_left, n, __ATOMIC_SEQ_CST);
+}
+
+static void *consumer_realloc(void *old, size_t size) {
+  long long left = __atomic_load_n(&consumer_allocs_left, __ATOMIC_SEQ_CST);
+  while (left >= 0) {
+    if (left == 0)
+      return NULL;
+    if (__atomic_compare_exchange_n(&consumer_allocs_left, &left, left - 1,
+                                    false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+      break;
+  }
+  return realloc(old, size);
+}
+
+/* Rebuilds n accesses into m (room for n), pointing into the block; NULL
+ * if out of memory. */
 static const uint8_t *get_mem(const uint8_t *q, uint32_t n, tc_mem_access **m,
                               tc_mem_access **buf, size_t *cap) {
   if (!n) {
@@ -265,11 +291,9 @@ static const uint8_t *get_mem(const uint8_t *q, uint32_t n, tc_mem_access **m,
   }
   if (n > *cap) {
     size_t c = n > 2 * *cap ? n : 2 * *cap;
-    tc_mem_access *nb = realloc(*buf, c * sizeof *nb);
-    if (!nb) {
-      fprintf(stderr, "tracecorn: out of memory in a trace writer thread\n");
-      abort();
-    }
+    tc_mem_access *nb = consumer_realloc(*buf, c * sizeof *nb);
+    if (!nb)
+      return NULL;
     *buf = nb, *cap = c;
   }
   q = get(q, *buf, n * sizeof **buf);
@@ -296,15 +320,18 @@ static void sync_after(consumer *c, const tc_arch *a) {
   }
   for (int k = 0; k < c->nstale; k++) {
     const tc_reg_info *ri = &a->regs[c->stale[k]];
-    copy_small(c->after + ri->offset, c->before + ri->offset, ri->size);
+    tc_copy_small(c->after + ri->offset, c->before + ri->offset, ri->size);
   }
 }
 
-static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
-                          size_t *mcap, uint16_t *regs) {
+/* Hands b's events to the consumer; false if out of memory (the event
+ * in hand and the rest are not given). */
+static bool consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
+                          size_t *mcap) {
   const tc_arch *a = c->p->arch;
   size_t ss = a->state_size;
   const uint8_t *q = b->data, *end = b->data + b->len;
+  uint16_t *regs = c->regs;
   while (q < end) {
     tc_event ev;
     tc_mem_access *m = NULL;
@@ -355,7 +382,8 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
       }
       e->state_before = c->before;
       e->state_after = c->after;
-      q = get_mem(q, e->nmem, &m, mbuf, mcap);
+      if (!(q = get_mem(q, e->nmem, &m, mbuf, mcap)))
+        return false;
       e->mem = m;
       c->fn(c->ctx, &ev);
       uint8_t *t = c->before; /* the after state is the next one */
@@ -369,7 +397,8 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
     }
     case TC_EV_SYSCALL:
       q = get_str(q, &ev.u.sys.name);
-      q = get_mem(q, ev.u.sys.nmem, &m, mbuf, mcap);
+      if (!(q = get_mem(q, ev.u.sys.nmem, &m, mbuf, mcap)))
+        return false;
       ev.u.sys.mem = m;
       break;
     case TC_EV_MAP:
@@ -389,7 +418,8 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
       ev.u.key.state = c->before;
       break;
     case TC_EV_SIGNAL:
-      q = get_mem(q, ev.u.sig.nmem, &m, mbuf, mcap);
+      if (!(q = get_mem(q, ev.u.sig.nmem, &m, mbuf, mcap)))
+        return false;
       ev.u.sig.mem = m;
       break;
     case TC_EV_EXIT:
@@ -400,6 +430,7 @@ static void consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
     }
     c->fn(c->ctx, &ev);
   }
+  return true;
 }
 
 /* Done with b: the last consumer to finish it frees it (blocks are
@@ -422,8 +453,6 @@ static void *consumer_main(void *arg) {
   tc_pipe *p = c->p;
   tc_mem_access *mbuf = NULL;
   size_t mcap = 0;
-  static uint16_t none[1];
-  uint16_t *regs = malloc(2 * 4096);
   pblock *prev = NULL;
   for (;;) {
     pthread_mutex_lock(&p->mu);
@@ -435,18 +464,28 @@ static void *consumer_main(void *arg) {
       release(p, prev);
     if (!b)
       break;
-    consume_block(c, b, &mbuf, &mcap, regs ? regs : none);
+    /* a consumer that failed still releases the blocks it passes */
+    if (!c->failed && !consume_block(c, b, &mbuf, &mcap)) {
+      c->failed = true;
+      __atomic_fetch_or(&p->failed, 1 << (c - p->c), __ATOMIC_RELEASE);
+    }
     prev = b;
   }
   free(mbuf);
-  free(regs);
   return NULL;
 }
 
 /* ---------------------------------------------------------------- API */
 
+static void free_consumer(consumer *c) {
+  free(c->before);
+  free(c->after);
+  free(c->stale);
+  free(c->regs);
+}
+
 tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
-                     const tc_pipe_consumer *fns, void *const *ctxs,
+                     const tc_pipe_consumer *fns, void *const *ctxs, bool check,
                      tc_error *err) {
   if (nconsumers < 1 || nconsumers > MAX_CONSUMERS) {
     tc_error_set(err, "writer threads: %d consumers", nconsumers);
@@ -458,8 +497,7 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
     return NULL;
   }
   p->arch = arch;
-  const char *chk = getenv("TRACECORN_PIPE_CHECK");
-  p->check = chk && strcmp(chk, "1") == 0;
+  p->check = check;
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->data, NULL);
   pthread_cond_init(&p->space, NULL);
@@ -470,11 +508,13 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
     c->ctx = ctxs[i];
     c->before = calloc(1, arch->state_size);
     c->after = calloc(1, arch->state_size);
+    size_t nregs = arch->nregs > 0 ? (size_t)arch->nregs : 1;
+    c->stale = calloc(nregs, sizeof *c->stale);
+    c->regs = calloc(nregs, sizeof *c->regs);
     c->stale_all = true;
-    if (!c->before || !c->after ||
+    if (!c->before || !c->after || !c->stale || !c->regs ||
         pthread_create(&c->thread, NULL, consumer_main, c) != 0) {
-      free(c->before);
-      free(c->after);
+      free_consumer(c);
       tc_error_set(err, "cannot start a trace writer thread");
       p->n = i;
       tc_pipe_close(p);
@@ -485,9 +525,9 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
   return p;
 }
 
-void tc_pipe_close(tc_pipe *p) {
+int tc_pipe_close(tc_pipe *p) {
   if (!p)
-    return;
+    return 0;
   if (p->n)
     publish(p);
   else {
@@ -500,8 +540,7 @@ void tc_pipe_close(tc_pipe *p) {
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->n; i++) {
     pthread_join(p->c[i].thread, NULL);
-    free(p->c[i].before);
-    free(p->c[i].after);
+    free_consumer(&p->c[i]);
   }
   while (p->first) { /* none, unless no consumer ran */
     pblock *b = p->first;
@@ -511,5 +550,7 @@ void tc_pipe_close(tc_pipe *p) {
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->data);
   pthread_cond_destroy(&p->space);
+  int failed = p->failed; /* the threads are joined */
   free(p);
+  return failed;
 }

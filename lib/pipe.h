@@ -12,10 +12,13 @@
  * The compact form relies on a property of the recorder's stream (see
  * recorder.h): an INSN's state_before is the previous INSN's state_after,
  * or the state of the KEYFRAME since, and its state_after differs from
- * state_before only in regs[]. TRACECORN_PIPE_CHECK=1 sends both states
- * whole as well and aborts if a rebuilt one differs (tests use it). */
+ * state_before only in regs[]. check (tc_options.writer_threads_check)
+ * sends both states whole as well and aborts if a rebuilt one differs
+ * (tests use it). */
 #ifndef TC_PIPE_H
 #define TC_PIPE_H
+
+#include <stdbool.h>
 
 #include "tracecorn/tracecorn.h"
 
@@ -25,12 +28,27 @@ typedef void (*tc_pipe_consumer)(void *ctx, const tc_event *ev);
 
 /* NULL (with err set) if threads or memory are not available. */
 tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
-                     const tc_pipe_consumer *fns, void *const *ctxs,
+                     const tc_pipe_consumer *fns, void *const *ctxs, bool check,
                      tc_error *err);
-/* Producer side: copies ev into the queue (waits while it is full). */
-void tc_pipe_push(tc_pipe *p, const tc_event *ev);
+/* Producer side: copies ev into the queue (waits while it is full). 0,
+ * or -1 if it cannot (out of memory in the queue or in a consumer; an
+ * INSN listing more registers than the arch has): then nothing of ev is
+ * queued, what was queued before still reaches the consumers (but one
+ * that failed), and the caller closes the pipe and writes on its own
+ * thread if it goes on. */
+int tc_pipe_push(tc_pipe *p, const tc_event *ev, tc_error *err);
 /* Hands over what is queued, waits until every consumer has taken all
- * of it, ends the threads and frees p. */
-void tc_pipe_close(tc_pipe *p);
+ * of it, ends the threads and frees p. Returns the consumers that ran out
+ * of memory (bit i: consumer i), which got no event from there on (a
+ * push fails once one has: the producer stops too); 0 if none. */
+int tc_pipe_close(tc_pipe *p);
+
+/* Tests only: after n more queue blocks (n >= 0) every allocation of one
+ * fails, as out of memory would; -1 lifts the limit. For the whole
+ * process; not thread-safe (set it before a recording starts). */
+void tc_pipe_test_limit_blocks(long long n);
+/* Tests only: the same for the consumers' own allocations (their lists
+ * of memory accesses), counted over every consumer. */
+void tc_pipe_test_limit_consumer_allocs(long long n);
 
 #endif

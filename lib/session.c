@@ -39,6 +39,7 @@ typedef struct output {
 /* A guest process after the first (made by fork): its own engine,
  * recorder and outputs (PREFIX.PID.EXT for each of the first's files). */
 typedef struct child_proc {
+  tc_session *session; /* whose recording it is part of */
   tc_emu *emu;
   tc_recorder *rec;
   output *out;
@@ -65,6 +66,10 @@ struct tc_session {
   /* The recorder inside the engine now (tc_session_escape). */
   tc_recorder *volatile running;
   tc_pipe *pipe; /* writer threads of the first process's files, or NULL */
+  /* The writer threads' queue failed (out of memory): the recording was
+   * stopped there and fails (tc_session_run). */
+  bool pipe_failed;
+  tc_error pipe_err;
   int failed_outputs;
   uint32_t *pids; /* every process's, in creation order */
   size_t npids, cap_pids;
@@ -197,10 +202,9 @@ static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
   s->info.seed = s->opt.seed;
   s->info.keyframe_interval = s->opt.keyframe_interval;
   s->info.has_memory = s->opt.record_memory != 0;
-  /* recorder/recorder.h: continuity (=0: writers compare whole states,
-   * as for converted streams; the tests compare both) */
-  const char *cont = getenv("TRACECORN_CONTINUOUS");
-  s->info.continuous = !(cont && strcmp(cont, "0") == 0);
+  /* recorder/recorder.h: continuity (not_continuous: writers compare
+   * whole states, as for converted streams; the tests compare both) */
+  s->info.continuous = !s->opt.not_continuous;
   s->info.initial_state = s->initial_state;
   s->info.writer_options = s->opt.writer_options;
   return 0;
@@ -440,20 +444,61 @@ static void deliver(output *out, int nout, const tc_event *ev) {
       deliver_one(&out[i], ev);
 }
 
+/* After the queue failed: the EXIT of a process the session stopped for
+ * it says why, not "interrupted" (*tmp holds the copy). */
+static const tc_event *failure_exit(tc_session *s, const tc_event *ev,
+                                    tc_event *tmp) {
+  if (!s->pipe_failed || ev->kind != TC_EV_EXIT ||
+      ev->u.exit.reason != TC_EXIT_INTERRUPTED)
+    return ev;
+  *tmp = *ev;
+  tmp->u.exit.reason = TC_EXIT_ERROR;
+  tmp->u.exit.status = 125;
+  tmp->u.exit.signal = 0;
+  tmp->u.exit.message = s->pipe_err.msg;
+  return tmp;
+}
+
+static void stop_processes(tc_session *s, int status);
+static void stop_writer_threads(tc_session *s);
+
+/* The queue could not take ev: what it holds is written by the writer
+ * threads, which then end; ev and everything after it are written on
+ * this thread, and the recording stops, failed, as on any out of memory
+ * (the files keep every event until the end). */
+static void writer_threads_failed(tc_session *s, const tc_event *ev) {
+  bool was_async[MAX_OUTPUTS];
+  for (int i = 0; i < s->nout; i++)
+    was_async[i] = s->out[i].async;
+  stop_writer_threads(s);
+  for (int i = 0; i < s->nout; i++)
+    if (was_async[i])
+      deliver_one(&s->out[i], ev);
+  char why[sizeof s->pipe_err.msg];
+  snprintf(why, sizeof why, "%s", s->pipe_err.msg);
+  tc_error_set(&s->pipe_err, "writer threads: %s; the recording stopped there",
+               why);
+  s->pipe_failed = true;
+  stop_processes(s, 125);
+}
+
 static void fan_out(void *ctx, const tc_event *ev) {
   tc_session *s = ctx;
+  tc_event tmp;
+  ev = failure_exit(s, ev, &tmp);
   deliver(s->out, s->nout, ev);
-  if (s->pipe)
-    tc_pipe_push(s->pipe, ev);
+  if (s->pipe && tc_pipe_push(s->pipe, ev, &s->pipe_err) < 0)
+    writer_threads_failed(s, ev);
 }
 
 /* The first process's trace files get a writer thread each when the host
- * has a second CPU (TRACECORN_WRITER_THREADS=0: none); sinks, standard
- * output and writers with a thread of their own (tct) stay on the
- * recorder's thread. */
+ * has a second CPU (tc_options.writer_threads); sinks, standard output and
+ * writers with a thread of their own (tct) stay on the recorder's
+ * thread. */
 static void start_writer_threads(tc_session *s) {
-  const char *env = getenv("TRACECORN_WRITER_THREADS");
-  if ((env && strcmp(env, "0") == 0) || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+  if (s->opt.writer_threads == TC_WRITER_THREADS_OFF ||
+      (s->opt.writer_threads != TC_WRITER_THREADS_ON &&
+       sysconf(_SC_NPROCESSORS_ONLN) < 2))
     return;
   tc_pipe_consumer fns[MAX_OUTPUTS];
   void *ctxs[MAX_OUTPUTS];
@@ -467,23 +512,33 @@ static void start_writer_threads(tc_session *s) {
     }
   }
   tc_error err = {{0}};
-  if (!n || !(s->pipe = tc_pipe_new(s->info.arch, n, fns, ctxs, &err)))
+  if (!n || !(s->pipe = tc_pipe_new(s->info.arch, n, fns, ctxs,
+                                    s->opt.writer_threads_check != 0, &err)))
     return; /* the writers run on this thread */
   for (int i = 0; i < n; i++)
     ((output *)ctxs[i])->async = true;
 }
 
-/* Every queued event written: the worker threads end. */
+/* Every queued event written: the worker threads end. An output whose
+ * thread ran out of memory missed events: it failed. */
 static void stop_writer_threads(tc_session *s) {
-  tc_pipe_close(s->pipe);
+  int failed = tc_pipe_close(s->pipe);
   s->pipe = NULL;
-  for (int i = 0; i < s->nout; i++)
-    s->out[i].async = false;
+  for (int i = 0, k = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    if (o->async && (failed >> k++) & 1 && !o->failed) {
+      o->failed = true;
+      tc_error_set(&o->err, "%s: out of memory in its writer thread", o->path);
+      fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
+    }
+    o->async = false;
+  }
 }
 
 static void fan_out_child(void *ctx, const tc_event *ev) {
   child_proc *c = ctx;
-  deliver(c->out, c->nout, ev);
+  tc_event tmp;
+  deliver(c->out, c->nout, failure_exit(c->session, ev, &tmp));
 }
 
 int tc_session_output_ok(tc_session *s, const char *path) {
@@ -518,7 +573,12 @@ static void note_child_output(tc_session *s, const output *o) {
 void tc_session_stop(tc_session *s) { tc_session_interrupt(s, 2); }
 
 void tc_session_interrupt(tc_session *s, int signal) {
-  s->stop_status = 128 + signal;
+  stop_processes(s, 128 + signal);
+}
+
+/* Every process ends before its next instruction, with status. */
+static void stop_processes(tc_session *s, int status) {
+  s->stop_status = status;
   s->stop_requested = 1;
   if (s->rec)
     tc_recorder_stop(s->rec, s->stop_status);
@@ -621,6 +681,7 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
       slot = i;
   child_proc *c = calloc(1, sizeof *c);
   if (c) {
+    c->session = s;
     c->out = calloc((size_t)(s->nout ? s->nout : 1), sizeof *c->out);
     c->initial_state = calloc(1, emu->arch->state_size);
   }
@@ -852,8 +913,17 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   note_pid(s, s->emu->pid);
   tc_run_result r = {0};
   int rc = run_processes(s, &r, err);
+  if (s->pipe_failed && r.reason == TC_EXIT_INTERRUPTED) {
+    r.reason = TC_EXIT_ERROR; /* as its EXIT event says (failure_exit) */
+    r.status = 125;
+    r.signal = 0;
+  }
   if (res)
     *res = r;
+  if (s->pipe_failed) {
+    tc_error_set(err, "%s", s->pipe_err.msg);
+    return -1;
+  }
   if (rc == 0 && s->failed_outputs) {
     tc_error_set(err, "%d output%s could not be written completely",
                  s->failed_outputs, s->failed_outputs > 1 ? "s" : "");

@@ -4,6 +4,7 @@
  * every x86 example guest through `tracecorn verify`, seek against
  * replay, determinism, and refusal of corrupted copies. */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,40 @@ static void test_format_identity(void) {
     for (int r = 0; r < a->nregs; r++)
       CU_ASSERT_EQUAL(F->holds_reg(a, r), 1);
   }
+}
+
+/* holds_reg's table is built on first use, once for every thread
+ * (writers and verify run on several): threads asking at the same time
+ * all get the full answer. First in the suite, so this is the first use. */
+enum { HOLDS_THREADS = 4 };
+static pthread_barrier_t holds_start;
+
+static void *ask_holds(void *arg) {
+  (void)arg;
+  pthread_barrier_wait(&holds_start);
+  intptr_t wrong = 0;
+  for (int k = 0; k < 2; k++) {
+    const tc_arch *a = tc_arch_by_id(k ? TC_ARCH_X86 : TC_ARCH_X86_64);
+    for (int r = 0; r < a->nregs; r++)
+      wrong += F->holds_reg(a, r) != 1;
+    wrong += F->holds_reg(a, -1) != 0;
+    wrong += F->holds_reg(a, 64) != 0;
+  }
+  wrong += F->holds_reg(tc_arch_by_id(TC_ARCH_ARM64), 0) != 0;
+  return (void *)wrong;
+}
+
+static void test_holds_reg_threads(void) {
+  pthread_t t[HOLDS_THREADS];
+  pthread_barrier_init(&holds_start, NULL, HOLDS_THREADS);
+  for (int i = 0; i < HOLDS_THREADS; i++)
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[i], NULL, ask_holds, NULL), 0);
+  for (int i = 0; i < HOLDS_THREADS; i++) {
+    void *wrong = NULL;
+    pthread_join(t[i], &wrong);
+    CU_ASSERT_EQUAL((intptr_t)wrong, 0);
+  }
+  pthread_barrier_destroy(&holds_start);
 }
 
 static void test_refuse_arm_record(void) {
@@ -1253,6 +1288,7 @@ static void test_corrupted(void) {
 
 int main(void) {
   static const tu_case cases[] = {
+      {"holds_reg from threads at once", test_holds_reg_threads},
       {"format identity", test_format_identity},
       {"other arches refused naming formats", test_refuse_arm_record},
       {"container header bytes", test_container_header},

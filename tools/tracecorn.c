@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tools/debug_env.h"
 #include "tracecorn/tracecorn.h"
 
 #define MAX_ENV 256
@@ -379,6 +380,8 @@ static int cmd_record(int argc, char **argv) {
       {0, 0, 0, 0}};
   tc_options opt;
   tc_options_init(&opt);
+  /* TRACECORN_REGFILE and the other speed-path switches (man page) */
+  tc_options_from_debug_env(&opt);
   const char *prefix = NULL, *formats = "tct", *raw = NULL;
   uint64_t base = 0, entry = 0;
   bool have_base = false, have_entry = false, inherit_env = false;

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1589,26 +1590,33 @@ static int rvn_close_writer(tc_writer *w, tc_error *err) {
   return rc;
 }
 
-/* Called per register per instruction by verify: computed once per arch
- * (x86, x86_64; a race computes the same bits twice). */
+/* Which registers of x86 and x86_64 a trace holds: called per register
+ * per instruction by verify, so computed once per arch; through
+ * pthread_once since writers and verify may run on several threads. */
+static uint64_t rvn_held[2]; /* bit t: register t of the arch table */
+static pthread_once_t rvn_held_once[2] = {PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT};
+
+static void rvn_held_init(int k, tc_arch_id id) {
+  const tc_arch *arch = tc_arch_by_id(id);
+  rvn_map m;
+  uint64_t bits = 0;
+  if (arch && rvn_map_init(&m, arch) == 0)
+    for (int t = 0; t < arch->nregs && t < 64; t++)
+      if (rvn_map_holds(&m, t))
+        bits |= 1ull << t;
+  rvn_held[k] = bits;
+}
+
+static void rvn_held_init_x86(void) { rvn_held_init(0, TC_ARCH_X86); }
+static void rvn_held_init_x86_64(void) { rvn_held_init(1, TC_ARCH_X86_64); }
+
 static int rvn_holds(const tc_arch *arch, int reg) {
-  static uint64_t held[2];
-  static int ready[2];
   if (!arch || (arch->id != TC_ARCH_X86 && arch->id != TC_ARCH_X86_64) ||
       reg < 0 || reg >= 64)
     return 0;
   int k = arch->id == TC_ARCH_X86_64;
-  if (!ready[k]) {
-    rvn_map m;
-    uint64_t bits = 0;
-    if (rvn_map_init(&m, arch) == 0)
-      for (int t = 0; t < arch->nregs; t++)
-        if (rvn_map_holds(&m, t))
-          bits |= 1ull << t;
-    held[k] = bits;
-    ready[k] = 1;
-  }
-  return (held[k] >> reg) & 1;
+  pthread_once(&rvn_held_once[k], k ? rvn_held_init_x86_64 : rvn_held_init_x86);
+  return (rvn_held[k] >> reg) & 1;
 }
 
 /* rvn_read.c */

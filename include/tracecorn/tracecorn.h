@@ -523,7 +523,42 @@ typedef struct tc_options {
    * instead of the new program replacing the recorded one. Failing calls
    * (a missing file...) still return their error to the program. */
   int no_follow_exec;
+  /* Speed paths and their self-checks (docs/speed.md). The library reads
+   * no environment variable for these; the tracecorn command sets them
+   * from the TRACECORN_* variable named with each. All 0 = the defaults.
+   * Direct register reads: TC_REGFILE_ON reads the registers it finds in
+   * the engine's memory straight from there; TC_REGFILE_OFF reads every
+   * register through Unicorn's API (TRACECORN_REGFILE=off);
+   * TC_REGFILE_CHECK does both and aborts at the first difference
+   * (=check). */
+  int regfile;
+  /* Says on stderr how many registers are read directly, once per
+   * process (TRACECORN_REGFILE_DEBUG set). */
+  int regfile_debug;
+  /* Writer threads for the trace files of the first process (standard
+   * output, sinks and formats with a thread of their own excepted; the
+   * files are the same bytes either way): TC_WRITER_THREADS_AUTO when
+   * the host has two CPUs or more, TC_WRITER_THREADS_OFF never
+   * (TRACECORN_WRITER_THREADS=0), TC_WRITER_THREADS_ON always (=1). */
+  int writer_threads;
+  /* Writer threads also get every state whole and abort if one they
+   * rebuilt differs (TRACECORN_PIPE_CHECK=1). */
+  int writer_threads_check;
+  /* Tells the writers the stream is not continuous
+   * (tc_trace_info.continuous = 0), so those that rely on it compare
+   * whole states instead, as for a converted stream: slower, same bytes
+   * (TRACECORN_CONTINUOUS=0). */
+  int not_continuous;
 } tc_options;
+
+/* tc_options.regfile */
+enum { TC_REGFILE_ON = 0, TC_REGFILE_OFF = 1, TC_REGFILE_CHECK = 2 };
+/* tc_options.writer_threads */
+enum {
+  TC_WRITER_THREADS_AUTO = 0,
+  TC_WRITER_THREADS_OFF = 1,
+  TC_WRITER_THREADS_ON = 2
+};
 
 /* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
  * keyframe_interval = 4096, stack_size = 8 MiB and the guest fds 0/1/2 =
@@ -576,7 +611,9 @@ typedef struct tc_run_result {
 
 /* Runs to the end, writing events to every writer; always closes them.
  * Returns 0 if the recording was written (the guest may still have failed:
- * see res), -1 if tracecorn itself failed. */
+ * see res), -1 if tracecorn itself failed (e.g. out of memory for the
+ * writer threads' queue: every process stops there with reason
+ * TC_EXIT_ERROR, status 125, and the files keep every event up to it). */
 TC_API int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */

@@ -1,0 +1,2 @@
+tc_add_cunit_test(test_pipe ${CMAKE_CURRENT_SOURCE_DIR}/test_pipe.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/evlog.c)
