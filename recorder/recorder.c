@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/small_copy.h"
 #include "recorder/decode.h"
 
 #define MAX_EXEC_RANGES 64
@@ -244,27 +245,8 @@ static void mem_add(tc_recorder *r, mem_list *m, uint64_t addr, uint32_t size,
   uint8_t *p = mem_reserve(r, m, 2 * (size_t)size);
   if (!p)
     return;
-  switch (size) { /* the hooks' sizes as inline copies */
-  case 8:
-    memcpy(p, before, 8);
-    memcpy(p + 8, after, 8);
-    break;
-  case 4:
-    memcpy(p, before, 4);
-    memcpy(p + 4, after, 4);
-    break;
-  case 2:
-    memcpy(p, before, 2);
-    memcpy(p + 2, after, 2);
-    break;
-  case 1:
-    p[0] = before[0];
-    p[1] = after[0];
-    break;
-  default:
-    memcpy(p, before, size);
-    memcpy(p + size, after, size);
-  }
+  tc_copy_small(p, before, size); /* the hooks' sizes: inline copies */
+  tc_copy_small(p + size, after, size);
   m->recs[m->n++] = (mem_rec){addr, size, kind, m->len};
   m->len += 2 * (size_t)size;
 }
@@ -339,44 +321,6 @@ static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
 
 /* ----------------------------------------------------------- registers */
 
-/* Register copies and compares of the common sizes as inline loads and
- * stores: a libc call per register costs more than the register. */
-static inline void reg_copy(uint8_t *dst, const uint8_t *src, unsigned size) {
-  switch (size) {
-  case 8:
-    memcpy(dst, src, 8);
-    break;
-  case 4:
-    memcpy(dst, src, 4);
-    break;
-  case 16:
-    memcpy(dst, src, 16);
-    break;
-  default:
-    memcpy(dst, src, size);
-  }
-}
-
-static inline bool reg_equal(const uint8_t *a, const uint8_t *b,
-                             unsigned size) {
-  switch (size) {
-  case 8: {
-    uint64_t x, y;
-    memcpy(&x, a, 8);
-    memcpy(&y, b, 8);
-    return x == y;
-  }
-  case 4: {
-    uint32_t x, y;
-    memcpy(&x, a, 4);
-    memcpy(&y, b, 4);
-    return x == y;
-  }
-  default:
-    return memcmp(a, b, size) == 0;
-  }
-}
-
 static void read_all_regs(tc_recorder *r, uint8_t *state) {
   uc_reg_read_batch(r->emu->uc, r->uc_ids, r->scratch_ptrs, r->arch->nregs);
   for (int i = 0; i < r->arch->nregs; i++) {
@@ -389,7 +333,7 @@ static void read_all_regs(tc_recorder *r, uint8_t *state) {
 static inline bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
                                const uint8_t *b) {
   uint32_t off = r->reg_off[i];
-  return !reg_equal(a + off, b + off, r->reg_size[i]);
+  return !tc_equal_small(a + off, b + off, r->reg_size[i]);
 }
 
 static inline void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
@@ -449,7 +393,7 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
       nchanged += memcmp(next + d->off, cur + d->off, d->size) != 0;
       break;
     case RD_PC:
-      nchanged += !reg_equal(next + d->off, cur + d->off, d->size);
+      nchanged += !tc_equal_small(next + d->off, cur + d->off, d->size);
       break;
     case RD_FLAGS: {
       uint64_t f;
@@ -493,11 +437,11 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
   }
   uc_reg_read_batch(r->emu->uc, ids, ptrs, m);
   for (int k = 0; k < m; k++)
-    reg_copy(next + rd[got[k]].off, r->scratch[got[k]], rd[got[k]].size);
+    tc_copy_small(next + rd[got[k]].off, r->scratch[got[k]], rd[got[k]].size);
   nchanged = 0;
   for (int k = 0; k < n; k++)
-    if (!reg_equal(next + rd[idx[k]].off, cur + rd[idx[k]].off,
-                   rd[idx[k]].size))
+    if (!tc_equal_small(next + rd[idx[k]].off, cur + rd[idx[k]].off,
+                        rd[idx[k]].size))
       changed[nchanged++] = idx[k];
   return nchanged;
 }
@@ -512,7 +456,7 @@ static void sync_next(tc_recorder *r) {
   const reg_desc *rd = r->rd;
   for (int k = 0; k < r->nstale; k++) {
     const reg_desc *d = &rd[r->stale[k]];
-    reg_copy(r->state_next + d->off, r->state_cur + d->off, d->size);
+    tc_copy_small(r->state_next + d->off, r->state_cur + d->off, d->size);
   }
 }
 
@@ -875,7 +819,7 @@ static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
   /* fires before the store: the host memory still holds the old bytes */
   const uint8_t *host = tc_emu_host(r->emu, addr, (uint64_t)size);
   if (host) {
-    reg_copy(old, host, (unsigned)size);
+    tc_copy_small(old, host, (unsigned)size);
     if (r->check_reads) {
       uint8_t want[8] = {0};
       uc_mem_read(uc, addr, want, (size_t)size);
