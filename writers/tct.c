@@ -611,9 +611,12 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
   w->mvc = calloc(MVC_SLOTS, sizeof *w->mvc);
   w->regs = calloc((size_t)info->arch->nregs + 1, sizeof *w->regs);
-  for (int i = 0; w->regs && i < info->arch->nregs; i++)
-    w->regs[i] = (tct_reg){info->arch->regs[i].offset,
-                           (uint16_t)info->arch->regs[i].size, 0};
+  for (int i = 0; w->regs && i < info->arch->nregs; i++) {
+    unsigned size = info->arch->regs[i].size;
+    /* wide registers (vectors) are copy candidates among themselves */
+    w->regs[i] = (tct_reg){info->arch->regs[i].offset, (uint16_t)size,
+                           size > 8 && size <= 64};
+  }
 #ifdef TCT_HAVE_AVX2_EQUAL
   w->avx2 = __builtin_cpu_supports("avx2");
 #endif
@@ -828,7 +831,7 @@ static inline bool copy_holds(const tc_writer *w, const uint8_t *state, int j,
                               unsigned size, uint64_t v) {
   const tct_reg *rj = &w->regs[j];
   uint64_t m = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
-  return rj->copy_src && rj->size >= size &&
+  return rj->copy_src && rj->size >= size && rj->size <= 8 &&
          (reg_load(state + rj->offset, rj->size) & m) == v;
 }
 
@@ -841,6 +844,59 @@ static int copy_scan(const tc_writer *w, const uint8_t *state, int r,
       return j;
   }
   return -1;
+}
+
+/* The copy table's key of a register wider than 8 bytes. */
+static inline uint64_t wide_key(const uint8_t *p, unsigned size) {
+  uint64_t k = size, x;
+  for (unsigned i = 0; i + 8 <= size; i += 8) {
+    memcpy(&x, p + i, 8);
+    k = (k ^ x) * 0x9e3779b97f4a7c15ull;
+  }
+  return k;
+}
+
+/* Version 3's escape for register r wider than 8 bytes (new bytes nv):
+ * t = k << 2 if this INSN's read k loaded them (zero-extended; guests of
+ * either byte order keep such registers as memory bytes only on
+ * little-endian arches, so only those), t = j << 1 | 1 if register j of
+ * the same size holds them; else -1. Keeps the copy table. */
+static int64_t wide_escape(tc_writer *w, const tc_insn_event *e, int r,
+                           const uint8_t *nv) {
+  const tct_reg *ri = &w->regs[r];
+  int64_t t = -1;
+  if (!w->arch->big_endian && w->nload < 8)
+    for (uint32_t k = 0; k < e->nmem && t < 0; k++) {
+      const tc_mem_access *m = &e->mem[k];
+      if (m->kind != TC_MEM_READ || m->size > ri->size ||
+          memcmp(nv, m->after, m->size) != 0)
+        continue;
+      bool zero = true;
+      for (unsigned i = m->size; i < ri->size; i++)
+        zero &= nv[i] == 0;
+      if (zero) {
+        t = (int64_t)k << 2;
+        w->load_reg[w->nload] = (uint16_t)r;
+        w->load_k[w->nload++] = k;
+      }
+    }
+  if (!ri->copy_src)
+    return t;
+  uint64_t key = wide_key(nv, ri->size);
+  copy_slot_t *cs = &w->copy_tab[copy_slot(key)];
+  if (t < 0 && cs->value == key && cs->reg) {
+    int j = (int)cs->reg - 1;
+    const tct_reg *rj = &w->regs[j];
+    bool ok = j != r && rj->size == ri->size &&
+              memcmp(w->state + rj->offset, nv, ri->size) == 0;
+    for (int q = 0; q < w->nload && ok; q++)
+      ok = w->load_reg[q] != j;
+    if (ok)
+      t = (int64_t)j << 1 | 1;
+  }
+  if (!(t >= 0 && (t & 1))) /* a copy keeps its source */
+    *cs = (copy_slot_t){key, (uint32_t)r + 1};
+  return t;
 }
 
 static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
@@ -991,10 +1047,16 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
         else
           reg_store(cur, ri.size, v);
       } else {
-        p = enc_uv(p, idx);
-        memcpy(p, nv, ri.size);
+        int64_t t = wide_escape(w, e, r, nv);
+        if (t >= 0) {
+          p = enc_uv(p, idx | 1); /* mode 1: the escape's t follows */
+          p = enc_uv(p, (uint64_t)t);
+        } else {
+          p = enc_uv(p, idx);
+          memcpy(p, nv, ri.size);
+          p += ri.size;
+        }
         memcpy(cur, nv, ri.size);
-        p += ri.size;
       }
     }
     /* Registers that changed without being listed still reach the reader
@@ -1454,7 +1516,41 @@ static const char *tct_reader_writer(tc_reader *r) {
   return "tracecorn";
 }
 
-/* after_state: the INSN's (MEM_AFTER_REG), NULL for other records. */
+/* Version 3's escape t for register reg of the INSN being read: a copy
+ * of another register now, or the value of a read (set by get_mem when it
+ * reaches that read). */
+static int read_escape(tc_reader *r, int reg, uint64_t t, tc_error *err) {
+  const tc_arch *a = r->info.arch;
+  unsigned rsize = a->regs[reg].size;
+  if (t & 1) { /* a copy of register t >> 1 as it is now */
+    uint64_t j = t >> 1;
+    bool ok = j < (uint64_t)a->nregs && j != (uint64_t)reg;
+    for (int q = 0; q < r->nload && ok; q++)
+      ok = r->load[q].reg != j;
+    unsigned jsize = ok ? a->regs[j].size : 0;
+    if (!ok || (rsize <= 8 ? jsize < rsize || jsize > 8 : jsize != rsize)) {
+      tc_error_set(err, "tct: %s: corrupt register copy", r->path);
+      return -1;
+    }
+    uint8_t *slot = r->state_b + a->regs[reg].offset;
+    const uint8_t *src = r->state_b + a->regs[j].offset;
+    if (rsize <= 8)
+      reg_store(slot, rsize, reg_load(src, jsize));
+    else
+      memcpy(slot, src, rsize);
+    return 0;
+  }
+  if (rsize > 8 && ((t >> 1) & 1)) {
+    tc_error_set(err, "tct: %s: corrupt register (sign-extended vector)",
+                 r->path);
+    return -1;
+  }
+  r->load[r->nload].reg = (uint16_t)reg;
+  r->load[r->nload].sext = (t >> 1) & 1;
+  r->load[r->nload++].k = t >> 2;
+  return 0;
+}
+
 /* Version 3: the registers of this INSN given as the value of its access
  * k (just read: kind, size, bytes) get it now, before later accesses may
  * name them. */
@@ -1465,21 +1561,29 @@ static int load_regs(tc_reader *r, uint64_t k, uint8_t kind, uint64_t size,
     if (r->load[j].k != k)
       continue;
     unsigned rsize = a->regs[r->load[j].reg].size;
-    if (kind != TC_MEM_READ || size > 8 || size > rsize ||
-        (r->load[j].sext && size == rsize)) {
+    if (kind != TC_MEM_READ || size > rsize ||
+        (rsize <= 8 ? r->load[j].sext && size == rsize : a->big_endian)) {
       tc_error_set(err, "tct: %s: corrupt register (from access %llu)", r->path,
                    (unsigned long long)k);
       return -1;
     }
+    uint8_t *slot = r->state_b + a->regs[r->load[j].reg].offset;
+    if (rsize > 8) { /* a vector: the bytes, zero-extended */
+      memset(slot, 0, rsize);
+      memcpy(slot, bytes, (size_t)size);
+      r->load[j--] = r->load[--r->nload];
+      continue;
+    }
     uint64_t v = mem_value(bytes, (unsigned)size, a->big_endian);
     if (r->load[j].sext && (v >> (8 * size - 1)) & 1)
       v |= ~0ull << (8 * size);
-    reg_store(r->state_b + a->regs[r->load[j].reg].offset, rsize, v);
+    reg_store(slot, rsize, v);
     r->load[j--] = r->load[--r->nload];
   }
   return 0;
 }
 
+/* after_state: the INSN's (MEM_AFTER_REG), NULL for other records. */
 static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
                    const uint8_t *after_state, tc_error *err) {
   uint64_t n;
@@ -1681,38 +1785,23 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
         }
         int64_t reg = prev + 1 + (int64_t)d;
         if (d >= a->nregs || reg >= a->nregs ||
-            (mode && a->regs[reg].size > 8)) {
+            (mode && a->regs[reg].size > 8 && r->version < 3)) {
           tc_error_set(err, "tct: %s: corrupt register index", r->path);
           return -1;
         }
         uint8_t *slot = r->state_b + a->regs[reg].offset;
         unsigned rsize = a->regs[reg].size;
         uint64_t x = 0;
-        if (r->version >= 2 && rsize <= 8 && get_uv(r, &x, err) < 0)
+        if (r->version >= 2 && (rsize <= 8 || mode) && get_uv(r, &x, err) < 0)
           return -1;
-        if (r->version >= 3 && rsize <= 8 && !mode && !x) {
-          /* the escape: set by get_mem at that read */
-          uint64_t t;
-          if (get_uv(r, &t, err) < 0)
+        if (rsize > 8 && mode) { /* version 3's escape, x is t */
+          if (read_escape(r, (int)reg, x, err) < 0)
             return -1;
-          if (t & 1) { /* a copy of register t >> 1 as it is now */
-            uint64_t j = t >> 1;
-            bool pending = false;
-            for (int q = 0; q < r->nload; q++)
-              pending |= r->load[q].reg == j;
-            if (j >= (uint64_t)a->nregs || j == (uint64_t)reg || pending ||
-                a->regs[j].size < rsize || a->regs[j].size > 8) {
-              tc_error_set(err, "tct: %s: corrupt register copy", r->path);
-              return -1;
-            }
-            reg_store(
-                slot, rsize,
-                reg_load(r->state_b + a->regs[j].offset, a->regs[j].size));
-          } else {
-            r->load[r->nload].reg = (uint16_t)reg;
-            r->load[r->nload].sext = (t >> 1) & 1;
-            r->load[r->nload++].k = t >> 2;
-          }
+        } else if (r->version >= 3 && rsize <= 8 && !mode && !x) {
+          /* the escape: t follows */
+          uint64_t t;
+          if (get_uv(r, &t, err) < 0 || read_escape(r, (int)reg, t, err) < 0)
+            return -1;
         } else if (r->version >= 2 && rsize <= 8) {
           uint64_t old = reg_load(slot, rsize);
           uint64_t d2 = (x >> 1) ^ (~(x & 1) + 1);
