@@ -477,6 +477,170 @@ static void test_tct_roundtrip(void) {
   }
 }
 
+/* Instructions for test_tct_escapes: registers set (by name: a number, or
+ * bytes for vectors) and memory accesses. */
+typedef struct esc_step {
+  const char *reg[2];
+  uint64_t val[2];
+  const uint8_t *vec[2]; /* 16 bytes, instead of val */
+  tc_mem_access mem[2];
+  uint32_t nmem;
+} esc_step;
+
+/* Writes the steps as INSN events (4-byte instructions from pc 0x1000)
+ * through the tct writer, reads the file back and compares. */
+static void escapes_roundtrip(tc_arch_id id, const esc_step *steps, int n,
+                              const char *name) {
+  const tc_arch *a = tc_arch_by_id(id);
+  const tc_format *tct = tc_format_by_name("tct");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  size_t ss = a->state_size;
+  uint8_t **st = calloc((size_t)n + 1, sizeof *st);
+  uint16_t(*ch)[3] = calloc((size_t)n, sizeof *ch);
+  tc_event *ev = calloc((size_t)n + 3, sizeof *ev);
+  CU_ASSERT_FATAL(st && ch && ev);
+  for (int i = 0; i <= n; i++) {
+    st[i] = calloc(1, ss);
+    CU_ASSERT_FATAL(st[i] != NULL);
+    if (i)
+      memcpy(st[i], st[i - 1], ss);
+    tc_state_set(a, st[i], a->pc_reg, 0x1000 + 4 * (uint64_t)i);
+    if (!i)
+      continue;
+    const esc_step *sp = &steps[i - 1];
+    int k = 0;
+    for (int j = 0; j < 2 && sp->reg[j]; j++) {
+      int r = tc_arch_reg_index(a, sp->reg[j]);
+      CU_ASSERT_FATAL(r >= 0);
+      if (sp->vec[j])
+        memcpy(st[i] + a->regs[r].offset, sp->vec[j], a->regs[r].size);
+      else
+        tc_state_set(a, st[i], r, sp->val[j]);
+      ch[i - 1][k++] = (uint16_t)r;
+    }
+    ch[i - 1][k++] = (uint16_t)a->pc_reg;
+    /* ascending, as the recorder lists them */
+    for (int x = 0; x < k; x++)
+      for (int y = x + 1; y < k; y++)
+        if (ch[i - 1][y] < ch[i - 1][x]) {
+          uint16_t t = ch[i - 1][x];
+          ch[i - 1][x] = ch[i - 1][y];
+          ch[i - 1][y] = t;
+        }
+  }
+  size_t m = 0;
+  ev[m].kind = TC_EV_KEYFRAME;
+  ev[m++].u.key = (tc_keyframe_event){0, 7, st[0]};
+  for (int i = 0; i < n; i++) {
+    ev[m].kind = TC_EV_INSN;
+    tc_insn_event *in = &ev[m++].u.insn;
+    in->index = (uint64_t)i;
+    in->pc = 0x1000 + 4 * (uint64_t)i;
+    in->tid = 7;
+    in->size = 4;
+    in->bytes[0] = (uint8_t)i;
+    in->nregs =
+        (uint16_t)((steps[i].reg[0] != NULL) + (steps[i].reg[1] != NULL) + 1);
+    in->regs = ch[i];
+    in->state_before = st[i];
+    in->state_after = st[i + 1];
+    in->nmem = steps[i].nmem;
+    in->mem = steps[i].nmem ? steps[i].mem : NULL;
+  }
+  ev[m].kind = TC_EV_EXIT;
+  ev[m++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 0, 0, (uint64_t)n, NULL};
+  tc_trace_info info = {0};
+  info.arch = a;
+  info.entry = 0x1000;
+  info.pid = 7;
+  info.exe_path = "/bin/escapes";
+  info.has_memory = 1;
+  info.initial_state = st[0];
+  info.continuous = 1; /* as a recording: no whole-state compare */
+  char path[4200];
+  snprintf(path, sizeof path, "%s.tct", tu_tmp(name));
+  tc_error err = {{0}};
+  evlog want = {0}, got = {0};
+  want.arch = a;
+  tc_writer *w = tct->open_writer(path, &info, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  for (size_t i = 0; i < m; i++) {
+    CU_ASSERT_EQUAL(tct->write_event(w, &ev[i], &err), 0);
+    CU_ASSERT_EQUAL(evlog_sink(&want, &ev[i], &err), 0);
+  }
+  CU_ASSERT_EQUAL_FATAL(tct->close_writer(w, &err), 0);
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&got, path, &err), 0);
+  char why[256] = "";
+  int eq = evlog_equal(&want, &got, why, sizeof why);
+  if (eq)
+    fprintf(stderr, "\n%s: %s\n", name, why);
+  CU_ASSERT_EQUAL(eq, 0);
+  evlog_free(&want);
+  evlog_free(&got);
+  for (int i = 0; i <= n; i++)
+    free(st[i]);
+  free(st);
+  free(ch);
+  free(ev);
+}
+
+/* tct version 3 names a register's new value as a read of the same
+ * instruction (zero- or sign-extended, either byte order, vectors) or as
+ * another register; the cases where the order of accesses matters: a
+ * write before the read that sets a register must not name it. */
+static void test_tct_escapes(void) {
+  static const uint8_t q8[8] = {0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11};
+  static const uint8_t d4[4] = {0xef, 0xcd, 0xab, 0x89};
+  static const uint8_t b80[1] = {0x80};
+  static const uint8_t v16[16] = {1, 2,  3,  4,  5,  6,  7,  8,
+                                  9, 10, 11, 12, 13, 14, 15, 16};
+  static const uint8_t v8z[16] = {0x88, 0x77, 0x66, 0x55,
+                                  0x44, 0x33, 0x22, 0x11};
+  static const uint8_t rdx8[8] = {0xbe, 0xba, 0xfe, 0xca,
+                                  0xef, 0xbe, 0xad, 0xde};
+  static const uint8_t old8[8] = {1};
+  const esc_step x64[] = {
+      {{"rax"},
+       {0x1122334455667788ull},
+       {0},
+       {{0x2000, 8, TC_MEM_READ, q8, q8}},
+       1},
+      {{"rax"}, {0x89abcdefull}, {0}, {{0x2010, 4, TC_MEM_READ, d4, d4}}, 1},
+      {{"rbx"},
+       {0xffffffffffffff80ull},
+       {0},
+       {{0x2020, 1, TC_MEM_READ, b80, b80}},
+       1},
+      {{"rcx"}, {0x89abcdefull}, {0}, {{0}}, 0},
+      {{"xmm0"}, {0}, {v16}, {{0x2030, 16, TC_MEM_READ, v16, v16}}, 1},
+      {{"xmm1"}, {0}, {v16}, {{0}}, 0},
+      {{"xmm2"}, {0}, {v8z}, {{0x2000, 8, TC_MEM_READ, q8, q8}}, 1},
+      /* the write comes first and stores rdx's new value */
+      {{"rdx"},
+       {0xdeadbeefcafebabeull},
+       {0},
+       {{0x2040, 8, TC_MEM_WRITE, old8, rdx8},
+        {0x2048, 8, TC_MEM_READ, rdx8, rdx8}},
+       2},
+      {{"rsi", "rdi"},
+       {0x89abcdefull, 0x1122334455667788ull},
+       {0},
+       {{0x2000, 8, TC_MEM_READ, q8, q8}, {0x2010, 4, TC_MEM_READ, d4, d4}},
+       2},
+  };
+  escapes_roundtrip(TC_ARCH_X86_64, x64, (int)(sizeof x64 / sizeof *x64),
+                    "escapes-x64");
+  static const uint8_t be4[4] = {0x12, 0x34, 0x56, 0x78};
+  const esc_step mips[] = {
+      {{"t0"}, {0x12345678}, {0}, {{0x2000, 4, TC_MEM_READ, be4, be4}}, 1},
+      {{"t1"}, {0xffffff80}, {0}, {{0x2004, 1, TC_MEM_READ, b80, b80}}, 1},
+      {{"t2"}, {0x12345678}, {0}, {{0}}, 0},
+      {{"t3"}, {0x1234}, {0}, {{0x2000, 2, TC_MEM_READ, be4, be4}}, 1},
+  };
+  escapes_roundtrip(TC_ARCH_MIPS, mips, (int)(sizeof mips / sizeof *mips),
+                    "escapes-mips");
+}
+
 /* Version 1 and 2 files (tests/data/insns64-v1.tct1 and insns64-v2.tct2,
  * written by those writers: the second is the first converted) are still
  * read, and a conversion to the current version (3) reads back as the
@@ -1025,6 +1189,7 @@ int main(void) {
       {"--exact gives the same trace", test_exact_equivalence},
       {"tct round trip", test_tct_roundtrip},
       {"tct versions 1 and 2 still read", test_tct_version1},
+      {"tct version 3's register escapes", test_tct_escapes},
       {"tct corruption", test_tct_corrupt},
       {"guest faults", test_faults},
       {"--max-insns", test_max_insns},
