@@ -3,6 +3,7 @@
 #include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+static char tmpdir_path[4096]; /* tu_tmpdir's, once made */
+
+static int remove_entry(const char *path, const struct stat *st, int flag,
+                        struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path) == 0 || errno == ENOENT ? 0 : -1;
+}
 
 int tu_run_suite(const char *suite, const tu_case *cases) {
   if (CU_initialize_registry() != CUE_SUCCESS)
@@ -25,6 +34,10 @@ int tu_run_suite(const char *suite, const tu_case *cases) {
   unsigned failed =
       CU_get_number_of_failures() + CU_get_number_of_tests_failed();
   CU_cleanup_registry();
+  /* A passing suite leaves no files (some write gigabytes); a failing one
+   * keeps them to look at, as does TC_KEEP_TMP=1. */
+  if (!failed && tmpdir_path[0] && !getenv("TC_KEEP_TMP"))
+    nftw(tmpdir_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
   return failed ? 1 : 0;
 }
 
@@ -111,9 +124,10 @@ int tu_run(const char *cmd, char **out, int merge_stderr) {
 }
 
 const char *tu_tmpdir(void) {
-  static char dir[4096];
+  char *dir = tmpdir_path;
   if (!dir[0]) {
-    snprintf(dir, sizeof dir, "%s/tests/tmp-%d", TC_BINARY_DIR, (int)getpid());
+    snprintf(dir, sizeof tmpdir_path, "%s/tests/tmp-%d", TC_BINARY_DIR,
+             (int)getpid());
     mkdir(TC_BINARY_DIR "/tests", 0755);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
       perror(dir);
