@@ -10,7 +10,10 @@
 #include <string.h>
 
 #define BLOCK_SIZE (256u << 10)
-#define MAX_BLOCKS 32 /* queued at most: 8 MiB, whatever the trace length */
+/* Queued at most, whatever the trace length: 8 MiB of blocks, plus one
+ * (a block holds at least one event: a MAP's data may make one larger;
+ * it then waits until one block is left). */
+#define MAX_QUEUED (32 * (size_t)BLOCK_SIZE)
 #define MAX_CONSUMERS 16
 
 typedef struct pblock {
@@ -45,6 +48,7 @@ struct tc_pipe {
   pthread_cond_t data, space;
   pblock *first, *last; /* published, oldest first */
   int nblocks;
+  size_t queued; /* their bytes (caps) */
   bool ended;
   pblock *cur; /* being filled by the producer, not yet published */
   bool have_key;
@@ -62,8 +66,11 @@ static void publish(tc_pipe *p) {
   }
   b->refs = p->n;
   pthread_mutex_lock(&p->mu);
-  while (p->nblocks >= MAX_BLOCKS)
+  /* A consumer keeps the last block until the next one comes: with one
+   * block queued, waiting could be for ever. */
+  while (p->nblocks > 1 && p->queued + b->cap > MAX_QUEUED)
     pthread_cond_wait(&p->space, &p->mu);
+  p->queued += b->cap;
   if (p->last)
     p->last->next = b;
   else
@@ -442,6 +449,7 @@ static void release(tc_pipe *p, pblock *b) {
     if (!p->first)
       p->last = NULL;
     p->nblocks--;
+    p->queued -= b->cap;
     free(b);
     pthread_cond_broadcast(&p->space);
   }
