@@ -641,6 +641,54 @@ static void test_tct_escapes(void) {
                     "escapes-mips");
 }
 
+/* The tct writer refuses, with a message, the events its reader would
+ * reject (a converted or hand-made stream), instead of writing a file
+ * that cannot be read back. */
+static void test_tct_refuses(void) {
+  const tc_arch *a = tc_arch_by_id(TC_ARCH_X86_64);
+  const tc_format *tct = tc_format_by_name("tct");
+  uint8_t *st = calloc(1, a->state_size);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+  static const uint8_t b8[8] = {0};
+  const uint16_t unsorted[2] = {3, 1}, ok[1] = {0};
+  const tc_mem_access empty = {0x2000, 0, TC_MEM_READ, b8, b8};
+  const tc_mem_access nokind = {0x2000, 8, 7, b8, b8};
+  struct {
+    uint8_t size;
+    const uint16_t *regs;
+    uint16_t nregs;
+    const tc_mem_access *mem;
+  } bad[] = {{17, ok, 1, NULL},
+             {4, unsorted, 2, NULL},
+             {4, ok, 1, &empty},
+             {4, ok, 1, &nokind}};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    tc_trace_info info = {0};
+    info.arch = a;
+    info.exe_path = "/bin/bad";
+    info.initial_state = st;
+    char path[4200];
+    snprintf(path, sizeof path, "%s-%zu.tct", tu_tmp("refused"), i);
+    tc_error err = {{0}};
+    tc_writer *w = tct->open_writer(path, &info, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    tc_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = TC_EV_INSN;
+    ev.u.insn.size = bad[i].size;
+    ev.u.insn.regs = bad[i].regs;
+    ev.u.insn.nregs = bad[i].nregs;
+    ev.u.insn.mem = bad[i].mem;
+    ev.u.insn.nmem = bad[i].mem != NULL;
+    ev.u.insn.state_before = st;
+    ev.u.insn.state_after = st;
+    CU_ASSERT_EQUAL(tct->write_event(w, &ev, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refused"));
+    tct->close_writer(w, &err);
+  }
+  free(st);
+}
+
 /* Version 1 and 2 files (tests/data/insns64-v1.tct1 and insns64-v2.tct2,
  * written by those writers: the second is the first converted) are still
  * read, and a conversion to the current version (3) reads back as the
@@ -1190,6 +1238,7 @@ int main(void) {
       {"tct round trip", test_tct_roundtrip},
       {"tct versions 1 and 2 still read", test_tct_version1},
       {"tct version 3's register escapes", test_tct_escapes},
+      {"the tct writer refuses what its reader would", test_tct_refuses},
       {"tct corruption", test_tct_corrupt},
       {"guest faults", test_faults},
       {"--max-insns", test_max_insns},

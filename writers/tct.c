@@ -899,8 +899,44 @@ static int64_t wide_escape(tc_writer *w, const tc_insn_event *e, int r,
   return t;
 }
 
+/* What the reader would refuse in an event's lists, or NULL. Recordings
+ * (tc_trace_info.continuous) come from the recorder, which never makes
+ * such events; converted and hand-made streams are checked, so the
+ * writer never writes a file its reader rejects. */
+static const char *event_invalid(const tc_arch *a, const tc_event *ev) {
+  const tc_mem_access *m = NULL;
+  uint32_t n = 0;
+  if (ev->kind == TC_EV_INSN) {
+    const tc_insn_event *e = &ev->u.insn;
+    if (e->size > 16)
+      return "an instruction over 16 bytes";
+    if (e->nregs > a->nregs)
+      return "more changed registers than the arch has";
+    for (int i = 0; i < e->nregs; i++)
+      if (e->regs[i] >= a->nregs || (i && e->regs[i] <= e->regs[i - 1]))
+        return "a register list not ascending or out of the arch's";
+    m = e->mem, n = e->nmem;
+  } else if (ev->kind == TC_EV_SYSCALL) {
+    m = ev->u.sys.mem, n = ev->u.sys.nmem;
+  } else if (ev->kind == TC_EV_SIGNAL) {
+    m = ev->u.sig.mem, n = ev->u.sig.nmem;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].size == 0 || m[i].size > (1u << 24) ||
+        (m[i].kind != TC_MEM_READ && m[i].kind != TC_MEM_WRITE))
+      return "a memory access of 0 bytes, over 16 MiB or of no kind";
+  return NULL;
+}
+
 static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   const tc_arch *a = w->arch;
+  const char *bad = w->continuous ? NULL : event_invalid(a, ev);
+  if (bad) {
+    tc_error_set(err, "tct: %s: refused %s (the reader would not take it)",
+                 w->path, bad);
+    w->failed = true;
+    return -1;
+  }
   switch (ev->kind) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
