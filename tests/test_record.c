@@ -641,9 +641,9 @@ static void test_tct_escapes(void) {
                     "escapes-mips");
 }
 
-/* The tct writer refuses, with a message, the events its reader would
- * reject (a converted or hand-made stream), instead of writing a file
- * that cannot be read back. */
+/* The tct writer (and bap's, for instruction sizes) refuses, with a
+ * message, the events its reader would reject (a converted or hand-made
+ * stream), instead of writing a file that cannot be read back. */
 static void test_tct_refuses(void) {
   const tc_arch *a = tc_arch_by_id(TC_ARCH_X86_64);
   const tc_format *tct = tc_format_by_name("tct");
@@ -685,6 +685,16 @@ static void test_tct_refuses(void) {
     CU_ASSERT_EQUAL(tct->write_event(w, &ev, &err), -1);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refused"));
     tct->close_writer(w, &err);
+    if (i)
+      continue;
+    /* bap's reader takes at most 16 instruction bytes too */
+    const tc_format *bap = tc_format_by_name("bap");
+    snprintf(path, sizeof path, "%s.frames", tu_tmp("refused-bap"));
+    w = bap->open_writer(path, &info, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+    CU_ASSERT_EQUAL(bap->write_event(w, &ev, &err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "refused"));
+    bap->close_writer(w, &err);
   }
   free(st);
 }

@@ -1157,7 +1157,14 @@ static int bap_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     rc = on_map(w, &ev->u.map, err);
   else if (flush_modload(w, err) < 0)
     rc = -1;
-  else if (ev->kind == TC_EV_INSN)
+  else if (ev->kind == TC_EV_INSN && ev->u.insn.size > 16) {
+    /* the reader takes at most 16 (a converted or hand-made stream) */
+    tc_error_set(err,
+                 "bap: %s: refused an instruction of %u bytes (the reader "
+                 "takes at most 16)",
+                 w->path, ev->u.insn.size);
+    rc = -1;
+  } else if (ev->kind == TC_EV_INSN)
     rc = write_insn(w, &ev->u.insn, err);
   else if (ev->kind == TC_EV_KEYFRAME)
     rc = emit_keyframe(w, ev->u.key.state, ev->u.key.tid, err);
