@@ -163,26 +163,31 @@ static int map_from_row(tf_map *m, const tc_arch *arch, const tf_layout *row,
 }
 
 /* state image (host-order integers) -> register block (target order) */
+/* One slot of the register block from the state. */
+static void slot_encode(const tf_slot *s, const tc_arch *arch,
+                        const uint8_t *state, uint8_t *block) {
+  uint8_t *dst = block + s->offset;
+  if (s->tc_reg < 0) {
+    memset(dst, s->fill == TF_ONES ? 0xff : 0, s->size);
+    return;
+  }
+  const tc_reg_info *r = &arch->regs[s->tc_reg];
+  uint32_t n = r->size < s->size ? r->size : s->size;
+  memcpy(dst, state + r->offset, n);
+  memset(dst + n, 0, s->size - n); /* zero-extended */
+  if (arch->big_endian)
+    for (uint32_t a = 0, b = s->size - 1; a < b; a++, b--) {
+      uint8_t t = dst[a];
+      dst[a] = dst[b];
+      dst[b] = t;
+    }
+}
+
 static void map_encode(const tf_map *m, const tc_arch *arch,
                        const uint8_t *state, uint8_t *block) {
   memset(block, 0, m->rsize);
-  for (size_t i = 0; i < m->nslots; i++) {
-    const tf_slot *s = &m->slots[i];
-    uint8_t *dst = block + s->offset;
-    if (s->tc_reg < 0) {
-      memset(dst, s->fill == TF_ONES ? 0xff : 0, s->size);
-      continue;
-    }
-    const tc_reg_info *r = &arch->regs[s->tc_reg];
-    uint32_t n = r->size < s->size ? r->size : s->size;
-    memcpy(dst, state + r->offset, n); /* zero-extended by the memset */
-    if (arch->big_endian)
-      for (uint32_t a = 0, b = s->size - 1; a < b; a++, b--) {
-        uint8_t t = dst[a];
-        dst[a] = dst[b];
-        dst[b] = t;
-      }
-  }
+  for (size_t i = 0; i < m->nslots; i++)
+    slot_encode(&m->slots[i], arch, state, block);
 }
 
 /* register block -> state image; registers not in the block stay zero */
@@ -1231,6 +1236,25 @@ static int finish(tc_writer *w, tc_error *err) {
   memset(state, 0, arch->state_size);
   const size_t rlen = 1 + w->map.rsize;
   buf[6] = 'R';
+  /* The register block is kept from one frame to the next and only the
+   * slots of the registers a frame changed are encoded again: per
+   * register, its slots (slot_of[r] .. a chain through slot_next). */
+  int *slot_of = malloc((size_t)arch->nregs * sizeof *slot_of);
+  int *slot_next = malloc((w->map.nslots + 1) * sizeof *slot_next);
+  uint16_t *changed = malloc(((size_t)arch->nregs + 1) * sizeof *changed);
+  if (!slot_of || !slot_next || !changed) {
+    free(slot_of), free(slot_next), free(changed), free(buf);
+    return w_oom(w, err);
+  }
+  for (int r = 0; r < arch->nregs; r++)
+    slot_of[r] = -1;
+  for (size_t i = w->map.nslots; i-- > 0;) {
+    int r = w->map.slots[i].tc_reg;
+    slot_next[i] = r >= 0 ? slot_of[r] : -1;
+    if (r >= 0)
+      slot_of[r] = (int)i;
+  }
+  map_encode(&w->map, arch, state, buf + 7);
   for (uint64_t f = 0; f < nframes; f++) {
     tf_rec rec;
     int ok = fread(&rec, sizeof rec, 1, w->tmp) == 1 &&
@@ -1240,13 +1264,14 @@ static int finish(tc_writer *w, tc_error *err) {
       ok = fread(&r, 2, 1, w->tmp) == 1 && r < arch->nregs &&
            fread(state + arch->regs[r].offset, arch->regs[r].size, 1, w->tmp) ==
                1;
+      if (ok)
+        changed[k] = r;
     }
     if (!ok ||
         grow((void **)&stack, &scap, rec.stack_len ? rec.stack_len : 1, 1) ||
         fread(buf + 6 + rlen, 1, rec.req_len, w->tmp) != rec.req_len ||
         fread(stack, 1, rec.stack_len, w->tmp) != rec.stack_len) {
-      free(buf);
-      free(stack);
+      free(buf), free(stack), free(slot_of), free(slot_next), free(changed);
       tc_error_set(err, "tfile: %s: reading back the temporary frames failed",
                    w->path);
       w->failed = 1;
@@ -1256,24 +1281,23 @@ static int finish(tc_writer *w, tc_error *err) {
     int tp = e && e->tp ? e->tp : catch_num;
     put_uint(buf, (uint64_t)tp, 2, be);
     put_uint(buf + 2, d, 4, be);
-    map_encode(&w->map, arch, state, buf + 7);
+    for (uint32_t k = 0; k < rec.nregs; k++)
+      for (int i = slot_of[changed[k]]; i >= 0; i = slot_next[i])
+        slot_encode(&w->map.slots[i], arch, state, buf + 7);
     size_t used = rlen + rec.req_len;
     if (put_padding(buf + 6 + used, (size_t)(d - used), rec.stack_addr, stack,
                     rec.stack_len, be) != 0) {
-      free(buf);
-      free(stack);
+      free(buf), free(stack), free(slot_of), free(slot_next), free(changed);
       tc_error_set(err, "tfile: internal error: cannot pad a frame");
       w->failed = 1;
       return -1;
     }
     if (w_bytes(w, buf, (size_t)(6 + d), err)) {
-      free(buf);
-      free(stack);
+      free(buf), free(stack), free(slot_of), free(slot_next), free(changed);
       return -1;
     }
   }
-  free(buf);
-  free(stack);
+  free(buf), free(stack), free(slot_of), free(slot_next), free(changed);
   static const uint8_t end_marker[6] = {0};
   return w_bytes(w, end_marker, sizeof end_marker, err);
 }
