@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/small_copy.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/memimage.h"
 #include "writers/tfile_tdesc.h"
@@ -897,7 +898,8 @@ static int put_frame(tc_writer *w, const tc_insn_event *in,
   uint32_t nregs = 0;
   for (int r = 0; r < arch->nregs; r++) {
     const tc_reg_info *ri = &arch->regs[r];
-    if (memcmp(state + ri->offset, w->prev_state + ri->offset, ri->size) == 0)
+    if (tc_equal_small(state + ri->offset, w->prev_state + ri->offset,
+                       ri->size))
       continue;
     memcpy(w->diff + dlen, &(uint16_t){(uint16_t)r}, 2);
     memcpy(w->diff + dlen + 2, state + ri->offset, ri->size);
