@@ -56,8 +56,9 @@ struct tc_recorder {
   void *emit_ctx;
   uint32_t keyframe_interval;
   uint32_t keyframe_countdown; /* instructions until the next keyframe */
-  /* The same, with how each register is read, in one 16-byte record:
-   * finalize's per-register loop touches one cache line per register. */
+  /* Per register, its place in a state and how it is read (directly
+   * from the engine, emu/regfile.h, or through Unicorn's API), in one
+   * 16-byte record: the hot paths touch one cache line per register. */
   struct reg_desc *rd;
   uint8_t *state_cur, *state_next, *state_tmp;
   const tc_regfile *regfile;
@@ -91,17 +92,9 @@ struct tc_recorder {
   /* The rest. */
   bool exact, memory;
   uint64_t max_insns;
-  /* Per register, from the arch table: the hot paths read these small
-   * arrays instead of the table's records. */
-  uint32_t *reg_off;
-  uint16_t *reg_size;
-
   uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
   int *uc_ids;
   void **scratch_ptrs;
-  /* Direct reads (emu/regfile.h): per register its bytes in the engine,
-   * or NULL; x86 flags computed from the lazy flags state. */
-  const uint8_t **direct;
   int flags_reg; /* computed directly, or -1 */
   int count_reg; /* rcx/ecx for rep detection */
   /* The recording window (tc_recorder_set_window): instructions outside
@@ -332,14 +325,14 @@ static void read_all_regs(tc_recorder *r, uint8_t *state) {
 
 static inline bool reg_differs(const tc_recorder *r, int i, const uint8_t *a,
                                const uint8_t *b) {
-  uint32_t off = r->reg_off[i];
-  return !tc_equal_small(a + off, b + off, r->reg_size[i]);
+  const reg_desc *d = &r->rd[i];
+  return !tc_equal_small(a + d->off, b + d->off, d->size);
 }
 
 static inline void set_pc(const tc_recorder *r, uint8_t *state, uint64_t pc) {
   int k = r->arch->pc_reg;
-  uint8_t *p = state + r->reg_off[k];
-  if (r->reg_size[k] == 8) { /* little-endian host */
+  uint8_t *p = state + r->rd[k].off;
+  if (r->rd[k].size == 8) { /* little-endian host */
     memcpy(p, &pc, 8);
   } else {
     uint32_t v = (uint32_t)pc;
@@ -358,7 +351,7 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
   uint16_t *changed = r->changed;
   const reg_desc *rd = r->rd;
   int nchanged = 0;
-  bool batch = false;
+  bool batch = false, flags_batch = false;
   for (int k = 0; k < n; k++) {
     unsigned i = idx[k];
     const reg_desc *d = &rd[i];
@@ -404,7 +397,7 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
         nchanged += (f & (d->size == 8 ? ~0ull : 0xffffffffull)) != o;
         break;
       }
-      batch = true;
+      batch = flags_batch = true; /* a flags state it cannot compute */
       break;
     }
     default:
@@ -415,7 +408,7 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
     for (int k = 0; k < n; k++) {
       const reg_desc *d = &rd[idx[k]];
       if (d->kind != RD_BATCH && d->kind != RD_PC &&
-          (d->kind != RD_FLAGS || !batch))
+          (d->kind != RD_FLAGS || !flags_batch))
         tc_regfile_check(r->regfile, idx[k], next + d->off, d->size);
     }
   if (!batch)
@@ -427,9 +420,7 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
   for (int k = 0; k < n && m < 64; k++) {
     unsigned i = idx[k];
     uint8_t kind = rd[i].kind;
-    if (kind == RD_BATCH ||
-        (kind == RD_FLAGS &&
-         !tc_regfile_x86_flags(r->regfile, &(uint64_t){0}))) {
+    if (kind == RD_BATCH || (kind == RD_FLAGS && flags_batch)) {
       got[m] = (uint16_t)i;
       ids[m] = r->uc_ids[i];
       ptrs[m++] = r->scratch_ptrs[i];
@@ -982,18 +973,13 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->scratch = calloc(a->nregs, sizeof *r->scratch);
   r->uc_ids = calloc(a->nregs, sizeof *r->uc_ids);
   r->scratch_ptrs = calloc(a->nregs, sizeof *r->scratch_ptrs);
-  r->reg_off = calloc(a->nregs, sizeof *r->reg_off);
-  r->reg_size = calloc(a->nregs, sizeof *r->reg_size);
-  r->direct = calloc(a->nregs, sizeof *r->direct);
   r->rd = calloc(a->nregs, sizeof *r->rd);
   if (!r->rd || !r->state_cur || !r->state_next || !r->state_tmp ||
-      !r->scratch || !r->uc_ids || !r->scratch_ptrs || !r->reg_off ||
-      !r->reg_size || !r->direct)
+      !r->scratch || !r->uc_ids || !r->scratch_ptrs)
     goto oom;
   r->regfile = tc_emu_regfile(emu);
   r->flags_reg = -1;
   if (r->regfile) {
-    memcpy(r->direct, r->regfile->ptr, a->nregs * sizeof *r->direct);
     if (r->regfile->x86_cc)
       r->flags_reg = a->flags_reg;
     r->check_reads = r->regfile->check;
@@ -1001,12 +987,10 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   for (int i = 0; i < a->nregs; i++) {
     r->uc_ids[i] = a->regs[i].uc_id;
     r->scratch_ptrs[i] = r->scratch[i];
-    r->reg_off[i] = a->regs[i].offset;
-    r->reg_size[i] = a->regs[i].size;
     reg_desc *d = &r->rd[i];
     d->off = a->regs[i].offset;
     d->size = a->regs[i].size;
-    d->src = r->direct[i];
+    d->src = r->regfile ? r->regfile->ptr[i] : NULL;
     d->kind = i == a->pc_reg      ? RD_PC
               : d->src            ? RD_DIRECT
               : i == r->flags_reg ? RD_FLAGS
@@ -1040,9 +1024,6 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->scratch);
   free(r->uc_ids);
   free(r->scratch_ptrs);
-  free(r->reg_off);
-  free(r->reg_size);
-  free(r->direct);
   free(r->rd);
   mem_free(&r->mem);
   mem_free(&r->kmem);

@@ -721,6 +721,21 @@ static int after_reg_find(const tc_writer *w, const uint8_t *state,
   return -1;
 }
 
+/* Version 3: register r takes the value of this INSN's read k (the
+ * reader sets it only when it reaches that read). */
+static inline void load_add(tc_writer *w, int r, uint32_t k) {
+  w->load_reg[w->nload] = (uint16_t)r;
+  w->load_k[w->nload++] = k;
+}
+
+/* The read whose value register r takes in this INSN, or -1. */
+static inline int64_t load_of(const tc_writer *w, int r) {
+  for (int q = 0; q < w->nload; q++)
+    if (w->load_reg[q] == r)
+      return w->load_k[q];
+  return -1;
+}
+
 /* A list of accesses: count, then per access kind, signed address delta,
  * size, before bytes, after bytes for writes. Encodes at p, which has
  * room for the count (10 bytes); each access makes room for itself (21 bytes
@@ -748,9 +763,8 @@ static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
      * between reads it. */
     bool cached = mvc_access(mvc, acc.addr, acc.size, acc.before, acc.after);
     int reg = write ? after_reg_find(w, after_state, acc.after, acc.size) : -1;
-    for (int j = 0; j < w->nload && reg >= 0; j++)
-      if (w->load_reg[j] == reg && w->load_k[j] > i)
-        reg = -1; /* the reader learns its value only at that read */
+    if (reg >= 0 && load_of(w, reg) > (int64_t)i)
+      reg = -1; /* the reader learns its value only at that read */
     *p++ = (uint8_t)(acc.kind | (cached ? MEM_CACHED : 0) |
                      (reg >= 0 ? MEM_AFTER_REG : 0));
     p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
@@ -876,8 +890,7 @@ static int64_t wide_escape(tc_writer *w, const tc_insn_event *e, int r,
         zero &= nv[i] == 0;
       if (zero) {
         t = (int64_t)k << 2;
-        w->load_reg[w->nload] = (uint16_t)r;
-        w->load_k[w->nload++] = k;
+        load_add(w, r, k);
       }
     }
   if (!ri->copy_src)
@@ -887,11 +900,8 @@ static int64_t wide_escape(tc_writer *w, const tc_insn_event *e, int r,
   if (t < 0 && cs->value == key && cs->reg) {
     int j = (int)cs->reg - 1;
     const tct_reg *rj = &w->regs[j];
-    bool ok = j != r && rj->size == ri->size &&
-              memcmp(w->state + rj->offset, nv, ri->size) == 0;
-    for (int q = 0; q < w->nload && ok; q++)
-      ok = w->load_reg[q] != j;
-    if (ok)
+    if (j != r && rj->size == ri->size && load_of(w, j) < 0 &&
+        memcmp(w->state + rj->offset, nv, ri->size) == 0)
       t = (int64_t)j << 1 | 1;
   }
   if (!(t >= 0 && (t & 1))) /* a copy keeps its source */
@@ -1050,20 +1060,15 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
               t = (uint64_t)ldk[j] << 2 | 2;
               loaded = sx == v;
             }
-            if (loaded) {
-              w->load_reg[w->nload] = (uint16_t)r;
-              w->load_k[w->nload++] = ldk[j];
-            }
+            if (loaded)
+              load_add(w, r, ldk[j]);
           }
         if (!loaded && val >= 0x4000) {
           copy_slot_t *cs = &w->copy_tab[copy_slot(v)];
           int j = cs->value == v ? (int)cs->reg - 1 : -1;
           if (j >= 0 && (j == r || !copy_holds(w, state, j, ri.size, v)))
             j = copy_scan(w, state, r, ri.size, v);
-          for (int q = 0; q < w->nload && j >= 0; q++)
-            if (w->load_reg[q] == j)
-              j = -1;
-          if (j >= 0) {
+          if (j >= 0 && load_of(w, j) < 0) {
             loaded = true;
             t = (uint64_t)j << 1 | 1;
           }
