@@ -24,6 +24,14 @@ struct tc_decoder {
   size_t used;
 };
 
+/* n zeroed slots, cache-line aligned (one line each). */
+static tc_decoded *slots_new(size_t n) {
+  tc_decoded *s = aligned_alloc(64, n * sizeof *s);
+  if (s)
+    memset(s, 0, n * sizeof *s);
+  return s;
+}
+
 tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
   tc_decoder *d = calloc(1, sizeof *d);
   if (!d) {
@@ -32,7 +40,7 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
   }
   d->arch = arch;
   d->table.cap = 4096;
-  d->table.slots = calloc(d->table.cap, sizeof *d->table.slots);
+  d->table.slots = slots_new(d->table.cap);
   if (!d->table.slots) {
     free(d);
     tc_error_set(err, "out of memory");
@@ -298,12 +306,12 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
   cs_free(insn, 1);
 }
 
-/* 2^18 slots of ~112 bytes: about 30 MB, 128 k instructions cached. */
+/* 2^18 slots of 64 bytes: 16 MB, 128 k instructions cached. */
 #define DECODE_MAX_SLOTS (1u << 18)
 
 static int grow(tc_decoder *d) {
   size_t ncap = d->table.cap * 2;
-  tc_decoded *ns = calloc(ncap, sizeof *ns);
+  tc_decoded *ns = slots_new(ncap);
   if (!ns)
     return -1;
   tc_decoded *old = d->table.slots;

@@ -11,23 +11,27 @@
 
 enum { TC_DEC_EMU_NONE = 0, TC_DEC_EMU_RDTSC, TC_DEC_EMU_RDTSCP };
 
+/* One cache slot: 64 bytes, one cache line (the table is line-aligned):
+ * the code hook's lookup and finalize's reads touch a single line. */
 typedef struct tc_decoded {
   uint64_t pc;
-  uint8_t size;
   uint8_t bytes[16];
-  bool valid;     /* slot in use */
-  bool full_read; /* read every register after it (traps, x87, unknown) */
-  bool is_rep;    /* rep/repe/repne-prefixed string instruction */
-  bool thumb;     /* arm: decoded as Thumb (CPSR.T was set) */
+  uint8_t size;
+  uint8_t nwrite; /* registers it may write (indices into arch->regs),
+                     ascending; more than fit make it full_read */
   /* Run by tracecorn instead of Unicorn (TC_DEC_EMU_*): its result would
    * otherwise come from the host (rdtsc reads the host's clock). */
   uint8_t emulate;
-  bool privileged; /* faults in user mode (x86: hlt, cli, in/out, wrmsr...)
-                      though Unicorn, running at ring 0, would execute it */
-  uint8_t nwrite;  /* registers it may write (indices into arch->regs),
-                      ascending */
-  uint16_t write[40];
+  bool valid : 1;     /* slot in use */
+  bool full_read : 1; /* read every register after it (traps, x87, unknown) */
+  bool is_rep : 1;    /* rep/repe/repne-prefixed string instruction */
+  bool thumb : 1;     /* arm: decoded as Thumb (CPSR.T was set) */
+  bool privileged : 1; /* faults in user mode (x86: hlt, cli, in/out,
+                          wrmsr...) though Unicorn, running at ring 0, would
+                          execute it */
+  uint16_t write[18]; /* the most seen is 12 (arm's push/pop lists) */
 } tc_decoded;
+_Static_assert(sizeof(tc_decoded) == 64, "a decode slot is one cache line");
 
 typedef struct tc_decoder tc_decoder;
 
