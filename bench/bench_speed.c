@@ -18,7 +18,10 @@
  * insn/s uses the instruction count the recorder reports (identical for
  * every row: recordings are deterministic). "CPU s" is the row's user +
  * system time over all its threads (the tct compressor is one): on a
- * busy machine it says what a row costs better than wall time.
+ * busy machine it says what a row costs better than wall time. After each
+ * table, its rows' differences split an instruction's time into the
+ * layers (print_split): where the time goes, against the 50 ns that
+ * 20 M insn/s leaves.
  *
  * Usage:
  *   bench_speed [-r ROUNDS] [-f FMT,FMT...] [-O FMT.KEY=VALUE]...
@@ -265,6 +268,32 @@ static double median(double *v, int n) {
 #define MAX_ROWS 16
 #define MAX_ROUNDS 15
 
+/* Where an instruction's time goes, from the rows' medians: each row
+ * adds one layer to the one before it, so the differences are what each
+ * layer adds to the wall time; a writer's CPU beyond its wall time ran
+ * on other threads (tct's zstd, the writer threads). At 20 M insn/s an
+ * instruction has 50 ns in all. */
+static void print_split(const row *rows, int nrows, const double *wall,
+                        const double *cpu, uint64_t insns) {
+  if (!insns)
+    return;
+  double ns = 1e9 / (double)insns;
+  printf("\nns per instruction (20 M insn/s leaves 50): engine %.1f, code "
+         "hook +%.1f, memory hooks +%.1f, recorder +%.1f = %.1f into a null "
+         "sink\n",
+         wall[ROW_BARE] * ns, (wall[ROW_CODE] - wall[ROW_BARE]) * ns,
+         (wall[ROW_CODE_MEM] - wall[ROW_CODE]) * ns,
+         (wall[ROW_RECORDER] - wall[ROW_CODE_MEM]) * ns,
+         wall[ROW_RECORDER] * ns);
+  for (int k = ROW_WRITER; k < nrows; k++) {
+    printf("  %s: +%.1f wall", rows[k].label,
+           (wall[k] - wall[ROW_RECORDER]) * ns);
+    if (cpu[k] > wall[k] * 1.02)
+      printf(", and %.1f of CPU on other threads", (cpu[k] - wall[k]) * ns);
+    printf("\n");
+  }
+}
+
 static void usage(void) {
   fprintf(stderr, "usage: bench_speed [-r ROUNDS] [-f FMT,FMT...] "
                   "[-O FMT.KEY=VALUE]... [--no-memory] -- PROGRAM [ARGS...] "
@@ -345,6 +374,7 @@ int main(int argc, char **argv) {
     printf("|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------",
            "----------:", "-----------:", "---------:", "---------:",
            "---------:", "---------:");
+    double wall[MAX_ROWS], cpus[MAX_ROWS];
     for (int k = 0; k < nrows; k++) {
       double secs[MAX_ROUNDS], ratio[MAX_ROUNDS], rss[MAX_ROUNDS],
           bytes[MAX_ROUNDS], cpu[MAX_ROUNDS];
@@ -364,7 +394,10 @@ int main(int argc, char **argv) {
       else
         printf("%8s | ", "-");
       printf("%8.0f |\n", median(rss, rounds));
+      wall[k] = t;
+      cpus[k] = median(cpu, rounds);
     }
+    print_split(rows, nrows, wall, cpus, insns);
     fflush(stdout);
     if (i < argc)
       argv[i] = saved;
