@@ -175,3 +175,10 @@ int tc_outfile_close_stream(FILE *f, int own, const char *path, tc_error *err) {
   }
   return rc;
 }
+
+void tc_outfile_buffer(FILE *f, char **buf) {
+  enum { SIZE = 1 << 20 };
+  *buf = f ? malloc(SIZE) : NULL;
+  if (*buf)
+    setvbuf(f, *buf, _IOFBF, SIZE);
+}

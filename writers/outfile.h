@@ -30,6 +30,11 @@ int tc_outfile_commit(const char *tmp, const char *final, tc_error *err);
  * and says which write failed (a full disk shows at the flush). 0 or -1. */
 int tc_outfile_close_stream(FILE *f, int own, const char *path, tc_error *err);
 
+/* Gives f a 1 MiB stdio buffer, in *buf (NULL without memory: f keeps its
+ * own): stdio's default of a few KiB made a write() per 3 KiB of a trace
+ * of hundreds of MB. Free *buf after fclose(f). */
+void tc_outfile_buffer(FILE *f, char **buf);
+
 /* Removes an output that holds nothing worth keeping (file or directory). */
 void tc_outfile_discard(const char *tmp);
 

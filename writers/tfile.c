@@ -22,6 +22,7 @@
 #include "common/small_copy.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/memimage.h"
+#include "writers/outfile.h"
 #include "writers/tfile_tdesc.h"
 #include "writers/zst.h"
 
@@ -346,6 +347,7 @@ typedef struct tf_range {
 
 struct tc_writer {
   FILE *fp, *tmp;
+  char *fp_buf, *tmp_buf; /* their stdio buffers (tc_outfile_buffer) */
   char *path;
   const tc_arch *arch;
   const tf_layout *row;
@@ -503,6 +505,8 @@ static void writer_free(tc_writer *w) {
     fclose(w->fp);
   if (w->tmp)
     fclose(w->tmp);
+  free(w->fp_buf);
+  free(w->tmp_buf);
   tc_memimage_free(w->image);
   free(w->path);
   free(w->map.slots);
@@ -633,6 +637,10 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     writer_free(w);
     return NULL;
   }
+  /* ~800 B per frame: stdio's default buffers made the kernel's time
+   * most of tfile's */
+  tc_outfile_buffer(w->fp, &w->fp_buf);
+  tc_outfile_buffer(w->tmp, &w->tmp_buf);
   char text[64];
   snprintf(text, sizeof text, "%s%s",
            info->has_memory ? TF_NOTES_MEM : TF_NOTES_NOMEM,
