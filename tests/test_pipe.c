@@ -324,27 +324,30 @@ static void test_writer_thread_out_of_memory(void) {
   out_of_memory_session(true);
 }
 
+/* What `tracecorn record` prints on stderr with environment ENV
+ * (recording hello64 to trac under the temporary name NAME); "" if it
+ * failed (asserted). */
+static char *cli_stderr(const char *env, const char *name) {
+  char *out = NULL;
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd,
+           "%s %s record -q -f trac -o %s -- %s 2>&1 >/dev/null", env, TC_CLI,
+           tu_tmp(name), tu_guest("hello64"));
+  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
+  return out ? out : strdup("");
+}
+
 /* The command maps the TRACECORN_* variables onto the options (the
  * library reads none): the regfile's debug line comes and goes with them
  * (test_record runs the others). */
 static void test_cli_environment(void) {
-  char *out = NULL;
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd,
-           "TRACECORN_REGFILE_DEBUG=1 %s record -q -f trac -o %s -- %s "
-           "2>&1 >/dev/null",
-           TC_CLI, tu_tmp("env-on"), tu_guest("hello64"));
-  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
-  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "registers direct"));
+  char *out = cli_stderr("TRACECORN_REGFILE_DEBUG=1", "env-on");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "registers direct"));
   free(out);
-  out = NULL;
-  snprintf(cmd, sizeof cmd,
-           "TRACECORN_REGFILE=off TRACECORN_REGFILE_DEBUG=1 %s record -q -f "
-           "trac -o %s -- %s 2>&1 >/dev/null",
-           TC_CLI, tu_tmp("env-off"), tu_guest("hello64"));
-  CU_ASSERT_EQUAL(tu_run(cmd, &out, 0), 0);
   /* off: no regfile, so nothing to say */
-  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "registers direct"));
+  out =
+      cli_stderr("TRACECORN_REGFILE=off TRACECORN_REGFILE_DEBUG=1", "env-off");
+  CU_ASSERT_PTR_NULL(strstr(out, "registers direct"));
   free(out);
 }
 
