@@ -355,8 +355,8 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
   if ((d->used + 1) * 2 > d->table.cap) {
     /* Bounded: past DECODE_MAX_SLOTS the cache starts again empty (as
      * QEMU flushes its translation cache), so a guest running megabytes
-     * of distinct code costs at most DECODE_MAX_SLOTS slots. Callers copy
-     * what get returns before the next call. */
+     * of distinct code costs at most DECODE_MAX_SLOTS slots (decode.h:
+     * what get returned before is valid only until this call). */
     if (d->table.cap >= DECODE_MAX_SLOTS) {
       memset(d->table.slots, 0, d->table.cap * sizeof *d->table.slots);
       d->used = 0;

@@ -22,14 +22,14 @@ typedef struct tc_decoded {
   /* Run by tracecorn instead of Unicorn (TC_DEC_EMU_*): its result would
    * otherwise come from the host (rdtsc reads the host's clock). */
   uint8_t emulate;
-  bool valid : 1;     /* slot in use */
-  bool full_read : 1; /* read every register after it (traps, x87, unknown) */
-  bool is_rep : 1;    /* rep/repe/repne-prefixed string instruction */
-  bool thumb : 1;     /* arm: decoded as Thumb (CPSR.T was set) */
+  bool valid : 1;      /* slot in use */
+  bool full_read : 1;  /* read every register after it (traps, x87, unknown) */
+  bool is_rep : 1;     /* rep/repe/repne-prefixed string instruction */
+  bool thumb : 1;      /* arm: decoded as Thumb (CPSR.T was set) */
   bool privileged : 1; /* faults in user mode (x86: hlt, cli, in/out,
                           wrmsr...) though Unicorn, running at ring 0, would
                           execute it */
-  uint16_t write[18]; /* the most seen is 12 (arm's push/pop lists) */
+  uint16_t write[18];  /* the most seen is 12 (arm's push/pop lists) */
 } tc_decoded;
 _Static_assert(sizeof(tc_decoded) == 64, "a decode slot is one cache line");
 
@@ -37,8 +37,6 @@ typedef struct tc_decoder tc_decoder;
 
 tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err);
 void tc_decoder_free(tc_decoder *d);
-/* Returns the cached decode for pc, decoding `bytes` (size bytes) on a miss
- * or when the cached bytes or ISA mode differ. thumb: arm's Thumb state. */
 /* The cache's slots (open addressing, power-of-two capacity): the
  * decoder's first member, so the lookup below inlines into the code
  * hook. */
@@ -65,6 +63,10 @@ static inline const tc_decoded *tc_decoder_peek(const tc_decoder *d,
   return NULL;
 }
 
+/* Returns the cached decode for pc, decoding `bytes` (size bytes) on a miss
+ * or when the cached bytes or ISA mode differ. thumb: arm's Thumb state.
+ * What peek and get return points into the cache: it stays valid until
+ * the next get or invalidate (copy it to keep it longer). */
 const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
                                  const uint8_t *bytes, uint32_t size,
                                  bool thumb);
