@@ -275,6 +275,9 @@ static double median(double *v, int n) {
  * instruction has 50 ns in all. */
 static void print_split(const row *rows, int nrows, const double *wall,
                         const double *cpu, uint64_t insns) {
+  for (int k = 0; k <= ROW_RECORDER; k++)
+    if (wall[k] <= 0) /* a row failed: no differences to take */
+      return;
   if (!insns)
     return;
   double ns = 1e9 / (double)insns;
@@ -320,6 +323,7 @@ int main(int argc, char **argv) {
   if (i >= argc || rounds < 1 || rounds > MAX_ROUNDS)
     usage();
 
+  /* rows[k].kind == k for the first four (print_split takes them so) */
   row rows[MAX_ROWS] = {{"unicorn", ROW_BARE, NULL},
                         {"unicorn+code", ROW_CODE, NULL},
                         {"unicorn+code+mem", ROW_CODE_MEM, NULL},
