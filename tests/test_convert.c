@@ -429,12 +429,9 @@ static void test_verify_table_cli(void) {
 /* ------------------------------------- usercorn's own files -> GDB tfile */
 
 static void test_ucir_samples_to_tfile(void) {
-  const char *dir = TC_SHARED_DIR "/ucir-samples";
+  const char *dir = TC_DATA_DIR "/ucir-samples";
   DIR *d = opendir(dir);
-  if (!d) {
-    printf("\n  %s missing: not checked ", dir);
-    return;
-  }
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d); /* tests/data is in the repository */
   if (!tu_have("/usr/bin/gdb-multiarch")) {
     printf("\n  no gdb-multiarch: not checked ");
     closedir(d);

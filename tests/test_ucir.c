@@ -471,7 +471,7 @@ typedef struct sample {
   const char *file;
   uint64_t top;
   /* NOP FRAME KEYFRAME JMP STEP REG SPREG MEM_READ MEM_WRITE MEM_MAP
-   * MEM_UNMAP MEM_PROT SYSCALL EXIT (../shared/ucir-samples/README.md) */
+   * MEM_UNMAP MEM_PROT SYSCALL EXIT (tests/data/ucir-samples/README.md) */
   uint64_t ops[14];
   const char *arch;
 } sample;
@@ -511,7 +511,7 @@ static const char *sample_path(const char *name) {
   static char buf[4][1024];
   static int k;
   k = (k + 1) & 3;
-  snprintf(buf[k], sizeof buf[k], "%s/ucir-samples/%s", TC_SHARED_DIR, name);
+  snprintf(buf[k], sizeof buf[k], "%s/ucir-samples/%s", TC_DATA_DIR, name);
   return buf[k];
 }
 
