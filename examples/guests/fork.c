@@ -47,8 +47,8 @@ static volatile sig_atomic_t usr1_seen;
 
 static void on_usr1(int sig) { usr1_seen += sig == SIGUSR1; }
 
-/* A child blocks in a read of an empty pipe; the parent, once it had
- * time to get there, sends SIGUSR1 (then, with SA_RESTART, a byte). */
+/* A child blocks in a read of an empty pipe; the parent sends SIGUSR1
+ * (then, with SA_RESTART, a byte). */
 static void interrupted_read(int flags) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -69,11 +69,24 @@ static void interrupted_read(int flags) {
            usr1_seen ? "ran" : "did not run");
     _exit(0);
   }
-  struct timespec ts = {0, 100 * 1000 * 1000};
-  nanosleep(&ts, NULL);
+  /* The child may not be in its read yet when a signal comes (a loaded
+   * machine): its handler runs, the read blocks, and the next signal
+   * interrupts it. So, without SA_RESTART, signal until the child ends;
+   * with it, the byte written after the signal ends the read either way. */
+  struct timespec ts = {0, 20 * 1000 * 1000};
   kill(c, SIGUSR1);
   if (flags && write(p[1], "x", 1) != 1)
     return;
+  for (;;) {
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (flags ||
+        waitid(P_PID, (id_t)c, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+        si.si_pid != 0)
+      break;
+    nanosleep(&ts, NULL);
+    kill(c, SIGUSR1);
+  }
   int st;
   waitpid(c, &st, 0);
   report("child", st);
@@ -216,23 +229,30 @@ int main(int argc, char **argv) {
   report("child", st);
 
   /* poll: the parent waits for a child that writes late; a short
-   * timeout expires first */
-  int pp[2];
-  if (pipe(pp) < 0)
+   * timeout expires first. The child writes only once the parent lets it
+   * (after that timeout), so a loaded machine cannot reorder the two. */
+  int pp[2], go[2];
+  if (pipe(pp) < 0 || pipe(go) < 0)
     return 1;
   pid_t late = fork();
   if (late == 0) {
+    char c;
     close(pp[0]);
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    close(go[1]);
+    if (read(go[0], &c, 1) != 1)
+      _exit(1);
     _exit(write(pp[1], "x", 1) == 1 ? 0 : 1);
   }
   close(pp[1]);
+  close(go[0]);
   struct pollfd pfd = {pp[0], POLLIN, 0};
   int n1 = poll(&pfd, 1, 5);
+  if (write(go[1], "g", 1) != 1)
+    return 1;
   int n2 = poll(&pfd, 1, -1);
   printf("poll: %d, then %d (%s)\n", n1, n2,
          (pfd.revents & POLLIN) ? "POLLIN" : "?");
+  close(go[1]);
   waitpid(late, &st, 0);
   close(pp[0]);
 
