@@ -11,7 +11,11 @@ static unsigned mix(unsigned h, unsigned v) { return (h ^ v) * 16777619u; }
 
 /* ARM state: conditional instructions and LDM/STM with writeback. */
 __attribute__((target("arm"), noinline)) static unsigned arm_part(unsigned x) {
-  unsigned buf[4] = {x, x + 1, x + 2, x + 3}, out[4], a, b, c, d;
+  unsigned buf[4] = {x, x + 1, x + 2, x + 3}, out[4];
+  /* An LDM/STM register list is a set, loaded in ascending order: name
+   * the registers so that a gets the first word, d the last. */
+  register unsigned a __asm__("r4"), b __asm__("r5"), c __asm__("r6"),
+      d __asm__("r8");
   unsigned *p = buf, *q = out;
   __asm__ volatile("ldmia %[p]!, {%[a], %[b], %[c], %[d]}\n\t"
                    "cmp %[a], #100\n\t"
