@@ -1,6 +1,6 @@
 #include "testutil.h"
 
-#include <CUnit/Basic.h>
+#include <CUnit/TestRun.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir_path[4096]; /* tu_tmpdir's, once made */
@@ -20,7 +21,61 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
   return remove(path) == 0 || errno == ENOENT ? 0 : -1;
 }
 
+/* The runner's own reporting: CUnit's basic runner prints every failed
+ * assertion, and one wrong assertion in a loop over a trace printed
+ * thousands of identical lines. Here a test shows its first few failures,
+ * then how many more there were, and how long it took. */
+enum { TU_FAILURES_SHOWN = 10 };
+static double test_started;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void on_test_start(const CU_pTest test, const CU_pSuite suite) {
+  (void)suite;
+  printf("  Test: %s ...", test->pName);
+  fflush(stdout);
+  test_started = now_seconds();
+}
+
+static void on_test_complete(const CU_pTest test, const CU_pSuite suite,
+                             const CU_pFailureRecord failure) {
+  (void)suite;
+  double took = now_seconds() - test_started;
+  if (!failure) {
+    printf("passed (%.1f s)\n", took);
+    return;
+  }
+  printf("FAILED (%.1f s)\n", took);
+  unsigned n = 0;
+  for (CU_pFailureRecord f = failure; f && f->pTest == test; f = f->pNext) {
+    if (n < TU_FAILURES_SHOWN)
+      printf("    %u. %s:%u  - %s\n", n + 1, f->strFileName, f->uiLineNumber,
+             f->strCondition);
+    n++;
+  }
+  if (n > TU_FAILURES_SHOWN)
+    printf("    ... and %u more failed assertions\n", n - TU_FAILURES_SHOWN);
+}
+
+/* A failing suite's kept files stay bounded: recordings over 100 MB (a
+ * tfile of a glibc program is gigabytes) are removed, being checked already. */
+enum { TU_KEEP_MAX_BYTES = 100 << 20 };
+static unsigned big_removed;
+
+static int remove_big_file(const char *path, const struct stat *st, int flag,
+                           struct FTW *ftw) {
+  (void)ftw;
+  if (flag == FTW_F && st->st_size > TU_KEEP_MAX_BYTES && remove(path) == 0)
+    big_removed++;
+  return 0;
+}
+
 int tu_run_suite(const char *suite, const tu_case *cases) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (CU_initialize_registry() != CUE_SUCCESS)
     return 2;
   CU_pSuite s = CU_add_suite(suite, NULL, NULL);
@@ -29,15 +84,32 @@ int tu_run_suite(const char *suite, const tu_case *cases) {
   for (const tu_case *c = cases; c->name; c++)
     if (!CU_add_test(s, c->name, c->fn))
       return 2;
-  CU_basic_set_mode(CU_BRM_VERBOSE);
-  CU_basic_run_tests();
+  CU_set_test_start_handler(on_test_start);
+  CU_set_test_complete_handler(on_test_complete);
+  printf("Suite: %s\n", suite);
+  double started = now_seconds();
+  CU_run_all_tests();
+  CU_pRunSummary sum = CU_get_run_summary();
   unsigned failed =
       CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+  printf("%s: %u of %u tests failed, %u of %u assertions failed (%.1f s)\n",
+         suite, sum->nTestsFailed, sum->nTestsRun, sum->nAssertsFailed,
+         sum->nAsserts, now_seconds() - started);
   CU_cleanup_registry();
   /* A passing suite leaves no files (some write gigabytes); a failing one
    * keeps them to look at, as does TC_KEEP_TMP=1. */
-  if (!failed && tmpdir_path[0] && !getenv("TC_KEEP_TMP"))
-    nftw(tmpdir_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+  if (tmpdir_path[0]) {
+    if (!failed && !getenv("TC_KEEP_TMP"))
+      nftw(tmpdir_path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    else {
+      if (!getenv("TC_KEEP_TMP"))
+        nftw(tmpdir_path, remove_big_file, 16, FTW_PHYS);
+      printf("%s: its files are kept in %s", suite, tmpdir_path);
+      if (big_removed)
+        printf(" (%u over 100 MB removed)", big_removed);
+      printf("\n");
+    }
+  }
   return failed ? 1 : 0;
 }
 
