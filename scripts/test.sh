@@ -1,27 +1,46 @@
 #!/bin/sh
-# Sets up, builds, and runs the whole test suite twice: a normal build and
-# an ASan+UBSan build. Both halves always run, so one report shows both;
-# the script fails if either did.
+# Sets up, builds, and runs the whole test suite in four stages: the normal
+# build's suites, the same under ASan+UBSan, a build matrix (every build
+# type and clang, warning-free), and a short fuzz run of every harness.
+# Every stage always runs, so one report shows them all; it ends with one
+# summary (each stage, pass or fail, the failed suites by name) and the
+# line "N passed, N failed". Exits 1 if anything failed.
 set -u
 cd "$(dirname "$0")/.."
 ./scripts/setup-debian.sh || exit 1
 jobs=$(nproc)
-fail=0
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+started=$(date +%s)
 
-run_suite() { # name build-dir cmake-args...
-  name=$1 dir=$2
+# result STAGE ITEM pass|fail
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$results"; }
+
+run_suite() { # stage build-dir cmake-args...
+  stage=$1 dir=$2
   shift 2
-  echo "=== $name build ($dir)"
+  echo "=== $stage build ($dir)"
   if ! ./scripts/build.sh "$dir" -DTC_WERROR=ON "$@"; then
-    echo "=== $name: BUILD FAILED"
-    fail=1
+    echo "=== $stage: BUILD FAILED"
+    result "$stage" "build" fail
     return
   fi
-  if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  rm -f "$dir/Testing/Temporary/LastTestsFailed.log"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
     UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    ctest --test-dir "$dir" --output-on-failure -j"$jobs"; then
-    echo "=== $name: TESTS FAILED"
-    fail=1
+    ctest --test-dir "$dir" --output-on-failure -j"$jobs"
+  rc=$?
+  failed_log=$dir/Testing/Temporary/LastTestsFailed.log
+  for t in $(ctest --test-dir "$dir" -N | sed -n 's/^ *Test *#[0-9]*: //p'); do
+    if [ -f "$failed_log" ] && grep -q "^[0-9]*:$t\$" "$failed_log"; then
+      result "$stage" "$t" fail
+    else
+      result "$stage" "$t" pass
+    fi
+  done
+  # ctest itself failing with no suite named (it could not run) still fails
+  if [ "$rc" -ne 0 ] && ! [ -s "$failed_log" ]; then
+    result "$stage" "ctest (exit $rc)" fail
   fi
 }
 
@@ -30,8 +49,8 @@ run_suite "ASan+UBSan" build-asan -DTC_SANITIZE=ON
 
 # Every build type, and clang when present, must build warning-free (a
 # newer optimiser's warning must not reach users as a broken build).
-matrix="Debug Release MinSizeRel"
-for bt in $matrix clang; do
+echo "=== build matrix"
+for bt in Debug Release MinSizeRel clang; do
   dir=build-matrix/$bt
   if [ "$bt" = clang ]; then
     command -v clang >/dev/null || { echo "=== clang not installed: skipped"; continue; }
@@ -39,29 +58,60 @@ for bt in $matrix clang; do
   else
     set -- -DCMAKE_BUILD_TYPE="$bt"
   fi
+  mkdir -p build-matrix
   if cmake -S . -B "$dir" -DTC_WERROR=ON "$@" >/dev/null &&
     cmake --build "$dir" -j"$jobs" >"$dir.log" 2>&1; then
     echo "=== $bt build: ok"
+    result "build matrix" "$bt" pass
   else
-    cat "$dir.log" 2>/dev/null | grep -E "error|warning" | head -20
+    grep -E "error|warning" "$dir.log" 2>/dev/null | head -20
     echo "=== $bt build: FAILED (full log: $dir.log)"
-    fail=1
+    result "build matrix" "$bt" fail
   fi
 done
+
 # A short libFuzzer run of every harness (clang, ASan+UBSan, build-fuzz/):
 # the committed regression inputs, then 30000 runs each with a fixed seed,
 # so the gate is reproducible; scripts/fuzz.sh SECONDS explores for longer.
 if command -v clang >/dev/null; then
   echo "=== fuzz (build-fuzz, 30000 runs per harness, seed 1)"
-  if ! FUZZ_RUNS=30000 FUZZ_SEED=1 ./scripts/fuzz.sh 60 build-fuzz; then
-    echo "=== fuzz: FAILED"
-    fail=1
+  fuzz_log=$(mktemp)
+  FUZZ_RUNS=30000 FUZZ_SEED=1 ./scripts/fuzz.sh 60 build-fuzz | tee "$fuzz_log"
+  # fuzz.sh prints "=== fuzz H: ..." per harness, FAILED for a failure
+  sed -n 's/^=== fuzz \([a-z0-9]*\): .*FAILED.*/\1/p; s/^=== fuzz \([a-z0-9]*\): a regression input fails.*/\1/p' \
+    "$fuzz_log" | sort -u >"$fuzz_log.failed"
+  for h in $(sed -n 's/^=== fuzz \([a-z0-9]*\): .*/\1/p' "$fuzz_log" | sort -u); do
+    if grep -qx "$h" "$fuzz_log.failed"; then
+      result fuzz "$h" fail
+    else
+      result fuzz "$h" pass
+    fi
+  done
+  if ! grep -q "^=== fuzz [a-z0-9]*: " "$fuzz_log"; then
+    result fuzz "build or run" fail
   fi
+  rm -f "$fuzz_log" "$fuzz_log.failed"
 else
   echo "=== clang not installed: fuzz stage skipped"
+  result fuzz "clang not installed" fail
 fi
-if [ "$fail" -ne 0 ]; then
-  echo "test.sh: FAILED (see the reports above)"
-  exit 1
-fi
-echo "test.sh: both builds passed"
+
+# The summary: one line per stage, then the failed items by name.
+echo
+echo "=== summary ($(($(date +%s) - started)) s)"
+for stage in normal "ASan+UBSan" "build matrix" fuzz; do
+  p=$(awk -F'\t' -v s="$stage" '$1 == s && $3 == "pass"' "$results" | wc -l)
+  f=$(awk -F'\t' -v s="$stage" '$1 == s && $3 == "fail"' "$results" | wc -l)
+  if [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
+    printf '%-13s passed (%d)\n' "$stage:" "$p"
+  else
+    names=$(awk -F'\t' -v s="$stage" '$1 == s && $3 == "fail" { printf " %s", $2 }' "$results")
+    [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && names=" (nothing ran)" && f=1 &&
+      result "$stage" "nothing ran" fail
+    printf '%-13s FAILED (%d passed, %d failed):%s\n' "$stage:" "$p" "$f" "$names"
+  fi
+done
+npass=$(awk -F'\t' '$3 == "pass"' "$results" | wc -l)
+nfail=$(awk -F'\t' '$3 == "fail"' "$results" | wc -l)
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
