@@ -68,6 +68,16 @@ static int hook_cpuid(uc_engine *uc, void *user) {
   return 1; /* skip the instruction: our answer stands */
 }
 
+/* x86 control register bits (Intel SDM vol. 3, 2.5) */
+enum {
+  TC_X86_CR0_MP = 1u << 1,
+  TC_X86_CR0_EM = 1u << 2,
+  TC_X86_CR0_TS = 1u << 3,
+  TC_X86_CR0_NE = 1u << 5,
+  TC_X86_CR4_OSFXSR = 1u << 9,
+  TC_X86_CR4_OSXMMEXCPT = 1u << 10,
+};
+
 static void set_start_cpu_state(tc_emu *emu) {
   if (emu->arch->id == TC_ARCH_MIPS64EL) {
     /* CU1 (FPU usable), FR (64-bit FP registers, as n64 wants) and
@@ -100,6 +110,19 @@ static void set_start_cpu_state(tc_emu *emu) {
     uc_reg_write(emu->uc, UC_X86_REG_FPCW, &fpcw);
     uc_reg_write(emu->uc, UC_X86_REG_MXCSR, &mxcsr);
     uc_reg_write(emu->uc, UC_X86_REG_FPTAG, &fptag);
+    /* CR4.OSFXSR and OSXMMEXCPT, as Linux runs user code: without OSFXSR,
+     * fxsave/fxrstor skip MXCSR and XMM0-15, and ld.so's lazy-binding
+     * trampoline (_dl_runtime_resolve_fxsave) then loses the XMM
+     * arguments of every first call (printf("%f") printed 0 or nan).
+     * CR0: MP and NE set, EM and TS clear (the FPU is the process's). */
+    uint64_t cr0 = 0, cr4 = 0;
+    uc_reg_read(emu->uc, UC_X86_REG_CR0, &cr0);
+    cr0 = (cr0 | TC_X86_CR0_MP | TC_X86_CR0_NE) &
+          ~(uint64_t)(TC_X86_CR0_EM | TC_X86_CR0_TS);
+    uc_reg_write(emu->uc, UC_X86_REG_CR0, &cr0);
+    uc_reg_read(emu->uc, UC_X86_REG_CR4, &cr4);
+    cr4 |= TC_X86_CR4_OSFXSR | TC_X86_CR4_OSXMMEXCPT;
+    uc_reg_write(emu->uc, UC_X86_REG_CR4, &cr4);
   }
 }
 
