@@ -200,8 +200,8 @@ static void test_format_identity(void) {
   CU_ASSERT_EQUAL(F->supports(&arm, &err), -1);
   CU_ASSERT_STRING_EQUAL(
       err.msg, "trac: x64dbg trace files hold only x86 and x86-64, not arm");
-  CU_ASSERT_EQUAL(F->caps,
-                  TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_OLD | TC_CAP_TID);
+  CU_ASSERT_EQUAL(F->caps, TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_OLD |
+                               TC_CAP_TID | TC_CAP_MEM_BOUNDED);
   CU_ASSERT_TRUE(F->holds_reg(x64, reg(x64, "rax")));
   CU_ASSERT_TRUE(F->holds_reg(x64, reg(x64, "rflags")));
   CU_ASSERT_TRUE(F->holds_reg(x64, reg(x64, "xmm15")));

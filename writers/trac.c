@@ -1391,7 +1391,8 @@ static int trac_holds(const tc_arch *arch, int reg) {
 const tc_format tc_format_trac = {
     .name = "trac",
     .description = "x64dbg trace file (TRAC, .trace64 / .trace32)",
-    .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_OLD | TC_CAP_TID,
+    .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_OLD | TC_CAP_TID |
+            TC_CAP_MEM_BOUNDED,
     .holds_reg = trac_holds,
     .extension = trac_extension,
     .supports = trac_supports,

@@ -11,7 +11,8 @@
 enum {
   TRAC_DUMP_MAX = 1376, /* bytes of the largest (x64) REGDUMP image */
   TRAC_SLOTS_MAX = 172, /* slots of the largest REGDUMP (x86 has 216 x 4) */
-  TRAC_MAX_MEM = 32,    /* memory entries per block (x64dbg's limit) */
+  TRAC_MAX_MEM = TC_MEM_BOUND_WORDS, /* memory entries per block (x64dbg's
+                                        limit) */
   TRAC_FULL_DUMP_EVERY = 512
 };
 

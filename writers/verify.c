@@ -348,11 +348,16 @@ static void compare_insn(tc_verify_table *t, const tc_format *f,
     return;
   }
   bool mem_bad = false, old_bad = false;
+  /* A bounded format holds an instruction's first entries only: bytes
+   * past a full set are the format's limit, not a loss to report. */
+  bool full = (caps & TC_CAP_MEM_BOUNDED) && y->nmem >= TC_MEM_BOUND_WORDS;
   for (size_t k = 0; k < mx->n && !(mem_bad && old_bad); k++) {
     const byte_rec *want = &mx->b[k];
     const byte_rec *got = find_byte(my, want->addr);
     char field[64];
     snprintf(field, sizeof field, "memory 0x%" PRIx64, want->addr);
+    if (!got && full)
+      continue;
     if (!got) {
       if (!mem_bad)
         differ(t, TC_VCHK_MEM, i, field, "0x%02x|missing", want->after);

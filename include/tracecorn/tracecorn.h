@@ -403,9 +403,15 @@ enum {
                                     (modules), even without TC_CAP_MAPS */
   TC_CAP_MAP_DATA = 1u << 14,    /* the initial contents of mapped memory */
   TC_CAP_SIGNALS = 1u << 15,     /* signal delivery events (TC_EV_SIGNAL) */
-  TC_CAP_BLOCKS = 1u << 16       /* coverage blocks (tid TC_TID_BLOCK) are
+  TC_CAP_BLOCKS = 1u << 16,      /* coverage blocks (tid TC_TID_BLOCK) are
                                     kept as blocks, not as instructions */
+  TC_CAP_MEM_BOUNDED = 1u << 17  /* with TC_CAP_MEM: at most
+                                    TC_MEM_BOUND_WORDS memory entries per
+                                    instruction (TRAC: x64dbg reads 32); an
+                                    instruction's accesses past them (fxsave,
+                                    rep movs) are dropped */
 };
+enum { TC_MEM_BOUND_WORDS = 32 };
 
 typedef struct tc_format {
   const char *name; /* "text", "tct", "trac", "tfile", ... */
