@@ -3,6 +3,7 @@
 #include "emu/emu.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -413,6 +414,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     return NULL;
   }
   emu->arch = arch;
+  emu->exe_fd = -1;
   if (opt)
     emu->opt = *opt;
   else
@@ -498,6 +500,8 @@ void tc_emu_free(tc_emu *emu) {
   for (int i = 0; i < TC_MAX_FDS; i++)
     if (emu->fds[i].kind != TC_FD_CLOSED && emu->fds[i].owned)
       close(emu->fds[i].host_fd);
+  if (emu->exe_fd >= 0)
+    close(emu->exe_fd);
   tc_linux_forget(emu);
   tc_linux_threads_free(emu);
   tc_procs_release(emu);
@@ -512,6 +516,28 @@ void tc_emu_free(tc_emu *emu) {
   free(emu->regions);
   free(emu->start_state);
   free(emu);
+}
+
+int tc_emu_set_exe(tc_emu *emu, int fd, const char *host_path) {
+  int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (own < 0)
+    return -errno;
+  if (emu->exe_fd >= 0)
+    close(emu->exe_fd);
+  emu->exe_fd = own;
+  snprintf(emu->exe_host_path, sizeof emu->exe_host_path, "%s", host_path);
+  return 0;
+}
+
+int tc_emu_exe_open(const tc_emu *emu, int flags) {
+  if (emu->exe_fd < 0) {
+    errno = ENOENT;
+    return -1;
+  }
+  /* The kernel's link to the open file itself: no path is walked. */
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", emu->exe_fd);
+  return open(self, flags | O_CLOEXEC);
 }
 
 void tc_emu_exec_done(tc_emu *emu) {

@@ -174,7 +174,11 @@ typedef struct tc_emu {
   uint32_t pid, tid, ppid, pgid;
   struct tc_procs *procs;
   uint64_t clear_child_tid;
-  char exe_host_path[TC_PATH_MAX];  /* the file we loaded (host path) */
+  char exe_host_path[TC_PATH_MAX]; /* the file we loaded (host path), for
+                                      names only: files are never reopened
+                                      by it (--root: a guest can swap a
+                                      directory on it for a symlink out) */
+  int exe_fd; /* the program, held open: /proc/self/exe acts on it */
   char exe_guest_path[TC_PATH_MAX]; /* what /proc/self/exe reads */
   char cwd[TC_PATH_MAX];            /* guest cwd (absolute guest path) */
   tc_fd fds[TC_MAX_FDS];
@@ -247,6 +251,14 @@ typedef struct tc_emu {
  * hooks. opt is copied (its strings must outlive the emu). */
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
 void tc_emu_free(tc_emu *emu);
+
+/* The program /proc/self/exe stands for: the emu keeps its own copy of fd
+ * (any open descriptor of the file) and host_path as its name. 0 or
+ * -errno. */
+int tc_emu_set_exe(tc_emu *emu, int fd, const char *host_path);
+/* A new open file description of the program (flags as open(2)), through
+ * the held descriptor, never its path: -1 with errno when none is held. */
+int tc_emu_exe_open(const tc_emu *emu, int flags);
 
 /* Memory. Addresses/sizes are rounded out to pages. Return 0 or -errno. */
 int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,

@@ -162,7 +162,7 @@ static int open_exec(tc_emu *emu, int dirfd, const char *path, bool empty_path,
     }
     break;
   case TC_GFS_EXE:
-    f->fd = open(emu->exe_host_path, O_RDONLY | O_CLOEXEC);
+    f->fd = tc_emu_exe_open(emu, O_RDONLY);
     r = f->fd < 0 ? -errno : 0;
     break;
   case TC_GFS_FD: {
@@ -239,12 +239,16 @@ typedef struct exec_image {
   tc_interp_file interp;
   bool have_interp;
   char guest[TC_PATH_MAX]; /* the ELF's absolute guest path */
-  char host[TC_PATH_MAX];  /* and its host path (/proc/self/exe) */
+  char host[TC_PATH_MAX];  /* and its host path (a name only) */
+  int fd;                  /* the ELF, held open for /proc/self/exe */
 } exec_image;
 
 static void exec_image_free(exec_image *x) {
   free(x->data);
   x->data = NULL;
+  if (x->fd >= 0)
+    close(x->fd);
+  x->fd = -1;
   if (x->have_interp)
     tc_loader_interp_free(&x->interp);
   x->have_interp = false;
@@ -314,6 +318,10 @@ static int prepare(tc_sys_call *c, int dirfd, const char *path, int flags,
   tc_error err = {{0}};
   int fd = f.fd;
   f.fd = -1;
+  if ((x->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0) {
+    close(fd);
+    return -errno;
+  }
   if (!(x->data = tc_loader_read_fd(fd, x->guest, &x->size, &err)))
     return -EACCES;
   if (tc_elf_parse(x->data, x->size, &x->img, &err) < 0 ||
@@ -406,8 +414,11 @@ static int replace_image(tc_sys_call *c, exec_image *x, const char *execfn,
     return -1;
   }
   tc_emu_set_reg(emu, emu->arch->sp_reg, lr.sp);
-  snprintf(emu->exe_host_path, sizeof emu->exe_host_path, "%s",
-           x->host[0] ? x->host : x->guest);
+  if (tc_emu_set_exe(emu, x->fd, x->host[0] ? x->host : x->guest) < 0 &&
+      emu->exe_fd >= 0) {
+    close(emu->exe_fd); /* /proc/self/exe then fails, never names the old */
+    emu->exe_fd = -1;
+  }
   snprintf(emu->exe_guest_path, sizeof emu->exe_guest_path, "%s", x->guest);
   /* The PC is set once the engine has stopped (a PC written inside a
    * hook makes Unicorn 2.0.1 resume at once and drop the stop). */
@@ -442,6 +453,7 @@ static int64_t do_execve(tc_sys_call *c, int dirfd, uint64_t path_addr,
   free(scratch);
   exec_image x;
   memset(&x, 0, sizeof x);
+  x.fd = -1;
   if (r == 0)
     r = prepare(c, dirfd, path, flags, &argv, &x);
   /* execfn (AT_EXECFN) is the name as given; a script's interpreter may

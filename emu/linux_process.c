@@ -284,7 +284,11 @@ static int copy_process(tc_emu *parent, tc_emu *child) {
   child->brk_start = parent->brk_start;
   child->brk_cur = parent->brk_cur;
   child->stack_top = parent->stack_top;
-  memcpy(child->exe_host_path, parent->exe_host_path, TC_PATH_MAX);
+  if (parent->exe_fd < 0)
+    memcpy(child->exe_host_path, parent->exe_host_path, TC_PATH_MAX);
+  else if ((rc = tc_emu_set_exe(child, parent->exe_fd, parent->exe_host_path)) <
+           0)
+    return rc;
   memcpy(child->exe_guest_path, parent->exe_guest_path, TC_PATH_MAX);
   memcpy(child->cwd, parent->cwd, TC_PATH_MAX);
   child->clock_ns = parent->clock_ns;

@@ -394,7 +394,7 @@ static int64_t do_open(tc_sys_call *c, int dirfd, uint64_t path_addr,
   int h;
   if (loc.kind == TC_GFS_EXE) {
     h = (flags & O_ACCMODE) == O_RDONLY
-            ? open(emu->exe_host_path, host_open_flags(flags & ~O_CREAT))
+            ? tc_emu_exe_open(emu, host_open_flags(flags & ~O_CREAT))
             : (errno = ETXTBSY, -1);
   } else if (loc.kind == TC_GFS_FD) {
     /* /proc/self/fd/N: a new open file description of the guest's fd N
@@ -637,7 +637,7 @@ static int path_stat(tc_sys_call *c, int dirfd, uint64_t path_addr, int flags,
   if (loc.kind == TC_GFS_REAL)
     r = fstatat(loc.dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
   else if (loc.kind == TC_GFS_EXE)
-    r = stat(emu->exe_host_path, st) < 0 ? -errno : 0;
+    r = emu->exe_fd < 0 ? -ENOENT : fstat(emu->exe_fd, st) < 0 ? -errno : 0;
   else if (loc.kind == TC_GFS_FD)
     r = fd_stat(emu, loc.fd, st); /* already normalised */
   else
@@ -758,7 +758,9 @@ static int64_t do_access(tc_sys_call *c, int dirfd, uint64_t path, int mode,
          !S_ISDIR(st.st_mode)))
       r = -ENOTDIR;
   } else if (loc.kind == TC_GFS_EXE) {
-    r = access(c->emu->exe_host_path, mode) < 0 ? -errno : 0;
+    char self[64];
+    snprintf(self, sizeof self, "/proc/self/fd/%d", c->emu->exe_fd);
+    r = c->emu->exe_fd < 0 ? -ENOENT : access(self, mode) < 0 ? -errno : 0;
   } else {
     r = (mode & 2) && loc.kind != TC_GFS_FD ? -EACCES : 0; /* W_OK */
   }

@@ -241,8 +241,19 @@ int tc_session_load_elf(tc_session *s, const char *path,
   s->emu = tc_emu_new(img.arch, &s->opt, err);
   if (!s->emu)
     return -1;
-  if (!realpath(path, s->emu->exe_host_path))
-    snprintf(s->emu->exe_host_path, sizeof s->emu->exe_host_path, "%s", path);
+  char host[TC_PATH_MAX];
+  if (!realpath(path, host))
+    snprintf(host, sizeof host, "%s", path);
+  /* Held open from before the guest runs: /proc/self/exe acts on this
+   * file whatever the guest later renames or links. */
+  int exe = open(path, O_RDONLY | O_CLOEXEC);
+  if (exe < 0 || tc_emu_set_exe(s->emu, exe, host) < 0) {
+    tc_error_set(err, "%s: %s", path, strerror(errno));
+    if (exe >= 0)
+      close(exe);
+    return -1;
+  }
+  close(exe);
   /* A dynamic program: its interpreter comes from the guest's view of
    * the filesystem (the host's /, or --root: e.g. a cross sysroot). */
   tc_interp_file interp;

@@ -294,7 +294,12 @@ static void test_root_proc_self(void) {
   tc_emu *e = mk_root(root);
   /* The program given by a relative host path: /proc/self/exe is still
    * the absolute guest path (glibc's _dl_get_origin asserts it). */
-  CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(prog, e->exe_host_path));
+  char host[4096];
+  CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(prog, host));
+  int exe = open(prog, O_RDONLY);
+  CU_ASSERT_FATAL(exe >= 0);
+  CU_ASSERT_EQUAL(tc_emu_set_exe(e, exe, host), 0);
+  close(exe);
   snprintf(e->exe_guest_path, sizeof e->exe_guest_path, "sbroot/sub/prog");
   CU_ASSERT_STRING_EQUAL(rd_link(e, P(e, "/proc/self/exe"), buf), "/sub/prog");
   CU_ASSERT_STRING_EQUAL(rd_link(e, P(e, "/proc/1000/exe"), buf), "/sub/prog");
@@ -427,6 +432,44 @@ static void test_host_proc(void) {
 
 /* A static glibc program given by a relative path with --root runs to its
  * end (it reads /proc/self/exe and asserts the path is absolute). */
+/* Issue 38: a guest execs a copy of itself, then replaces a directory on
+ * that copy's path with a symlink leading out of the root on the host.
+ * /proc/self/exe still reads, stats and checks the program itself (held by
+ * a descriptor), never the host file the old path now names. */
+static void test_exe_swap(void) {
+  const char *g = tu_guest("escape64");
+  CU_ASSERT_FATAL(tu_have(g));
+  char host_file[4200], cmd[30000], *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      tu_run_merge(NULL, "mkdir", "-p", tu_tmp("exeswap-outside/x"), NULL), 0);
+  snprintf(host_file, sizeof host_file, "%s", tu_tmp("exeswap-outside/x/prog"));
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(host_file, "SECRET host file", 16), 0);
+  snprintf(cmd, sizeof cmd,
+           "cd %s && rm -rf exeswap && mkdir -p exeswap/bin && "
+           "ln -s ../exeswap-outside exeswap/out && "
+           "cp %s exeswap/bin/escape && %s record -q -f tct -o exeswap-t "
+           "--root exeswap -- exeswap/bin/escape /out",
+           tu_tmpdir(), g, TC_CLI);
+  int st = tu_run(cmd, &out, 1);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(out);
+  if (out) {
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "read: .ELF..\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "stat: its own size\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "access: ok\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "SECRET"));
+    if (st || !strstr(out, "read: .ELF"))
+      fprintf(stderr, "\n%s\n", out);
+  }
+  free(out);
+  /* nor did the host file's bytes reach the trace */
+  size_t n = 0;
+  uint8_t *t = tu_read_file(tu_tmp("exeswap-t.tct"), &n);
+  CU_ASSERT_PTR_NOT_NULL(t);
+  CU_ASSERT(t && !memmem(t, n, "SECRET", 6));
+  free(t);
+}
+
 static void test_glibc_relative_root(void) {
   setup();
   const char *g = tu_guest("glibc64");
@@ -481,6 +524,7 @@ int main(void) {
       {"--root: /proc/self synthesised", test_root_proc_self},
       {"host view: /proc hides tracecorn", test_host_proc},
       {"glibc guest, relative path, --root", test_glibc_relative_root},
+      {"--root: /proc/self/exe after its path is swapped out", test_exe_swap},
       {NULL, NULL},
   };
   return tu_run_suite("sandbox", cases);

@@ -272,8 +272,10 @@ static void test_cwd_readlink(void) {
   CU_ASSERT_EQUAL(SC(e, "getcwd", SCRATCH, 1), -ERANGE);
 
   snprintf(e->exe_guest_path, sizeof e->exe_guest_path, "/usr/bin/guest");
-  snprintf(e->exe_host_path, sizeof e->exe_host_path, "%s",
-           make_file("exe.bin", 10));
+  int exe = open(make_file("exe.bin", 10), O_RDONLY);
+  CU_ASSERT_FATAL(exe >= 0);
+  CU_ASSERT_EQUAL(tc_emu_set_exe(e, exe, "/host/path/exe.bin"), 0);
+  close(exe);
   put_str(e, SCRATCH, "/proc/self/exe");
   CU_ASSERT_EQUAL(SC(e, "readlink", SCRATCH, SCRATCH + 0x100, 100), 14);
   memset(buf, 0, sizeof buf);
