@@ -9,6 +9,22 @@
 /* Capstone register id -> tracecorn register index, or one of: */
 enum { MAP_NONE = -1, MAP_FPU = -2, MAP_SEGMENT = -3, MAP_IGNORE = -4 };
 
+/* Invalidation by code page, as QEMU tracks the pages that hold
+ * translated code: a store to a page with no cached instruction costs one
+ * lookup here, not a scan of the cache (issue 39: on an executable stack
+ * every push is a store to an executable page). */
+#define CODE_PAGE_BITS 12
+#define SLOT_NONE UINT32_MAX
+/* The longest instruction a slot holds (tc_decoded.bytes). */
+#define INSN_MAX 16
+
+typedef struct code_page {
+  uint64_t page; /* address >> CODE_PAGE_BITS */
+  uint32_t head; /* its first slot (next[] links the rest), or SLOT_NONE */
+  uint32_t n;    /* slots in the list; 0: this entry is free */
+  uint32_t live; /* of those, the ones with a size (not invalidated) */
+} code_page;
+
 struct tc_decoder {
   tc_decoder_table table; /* first: decode.h's inline lookup reads it */
   const tc_arch *arch;
@@ -22,6 +38,14 @@ struct tc_decoder {
   int nfpu;
   int mxcsr;
   size_t used;
+  /* Code pages: which slots hold instructions of which page, outside the
+   * 64-byte slots (decode.h). next[i] links slot i into its page's list
+   * (the page of its pc; an instruction running into the next page is
+   * found from the page before). */
+  uint32_t *next;
+  code_page *pages; /* open addressing, power-of-two capacity */
+  size_t pcap, npages;
+  size_t live; /* slots with a size (not invalidated), all pages */
 };
 
 /* n zeroed slots, cache-line aligned (one line each). */
@@ -41,7 +65,13 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
   d->arch = arch;
   d->table.cap = 4096;
   d->table.slots = slots_new(d->table.cap);
-  if (!d->table.slots) {
+  d->next = malloc(d->table.cap * sizeof *d->next);
+  d->pcap = 64;
+  d->pages = calloc(d->pcap, sizeof *d->pages);
+  if (!d->table.slots || !d->next || !d->pages) {
+    free(d->table.slots);
+    free(d->next);
+    free(d->pages);
     free(d);
     tc_error_set(err, "out of memory");
     return NULL;
@@ -89,11 +119,115 @@ void tc_decoder_free(tc_decoder *d) {
   if (d->cs_ok)
     cs_close(&d->cs);
   free(d->table.slots);
+  free(d->next);
+  free(d->pages);
   free(d);
 }
 
 static size_t slot_of(const tc_decoder *d, uint64_t pc) {
   return tc_decoder_slot(&d->table, pc);
+}
+
+/* ------------------------------------------------------------ code pages */
+
+static size_t page_hash(const tc_decoder *d, uint64_t page) {
+  return (size_t)((page * 0x9e3779b97f4a7c15ull) >> 32) & (d->pcap - 1);
+}
+
+/* The entry of a page, or NULL if no slot holds code of it. */
+static code_page *page_find(const tc_decoder *d, uint64_t page) {
+  size_t h = page_hash(d, page);
+  while (d->pages[h].n) {
+    if (d->pages[h].page == page)
+      return &d->pages[h];
+    h = (h + 1) & (d->pcap - 1);
+  }
+  return NULL;
+}
+
+/* Doubles the page table (entries keep their slot lists); -1: no memory. */
+static int pages_grow(tc_decoder *d) {
+  size_t ocap = d->pcap;
+  code_page *old = d->pages;
+  code_page *np = calloc(ocap * 2, sizeof *np);
+  if (!np)
+    return -1;
+  d->pages = np;
+  d->pcap = ocap * 2;
+  for (size_t i = 0; i < ocap; i++) {
+    if (!old[i].n)
+      continue;
+    size_t h = page_hash(d, old[i].page);
+    while (d->pages[h].n)
+      h = (h + 1) & (d->pcap - 1);
+    d->pages[h] = old[i];
+  }
+  free(old);
+  return 0;
+}
+
+/* Links slot s (its pc and size set) into its page's list; -1: no memory
+ * (nothing changed). */
+static int page_add(tc_decoder *d, size_t s) {
+  const tc_decoded *e = &d->table.slots[s];
+  uint64_t page = e->pc >> CODE_PAGE_BITS;
+  code_page *cp = page_find(d, page);
+  if (!cp) {
+    if ((d->npages + 1) * 2 > d->pcap && pages_grow(d) < 0)
+      return -1;
+    size_t h = page_hash(d, page);
+    while (d->pages[h].n)
+      h = (h + 1) & (d->pcap - 1);
+    cp = &d->pages[h];
+    *cp = (code_page){.page = page, .head = SLOT_NONE};
+    d->npages++;
+  }
+  d->next[s] = cp->head;
+  cp->head = (uint32_t)s;
+  cp->n++;
+  if (e->size) {
+    cp->live++;
+    d->live++;
+  }
+  return 0;
+}
+
+/* Drops every page entry (the slots are rehashed or cleared). */
+static void pages_clear(tc_decoder *d) {
+  memset(d->pages, 0, d->pcap * sizeof *d->pages);
+  d->npages = 0;
+  d->live = 0;
+}
+
+/* Slot e of page cp loses its size: the next hook decodes it again. */
+static void drop(tc_decoder *d, code_page *cp, tc_decoded *e) {
+  e->size = 0;
+  cp->live--;
+  d->live--;
+}
+
+/* Drops the live slots of page cp that overlap [addr, end); lo: the lowest
+ * pc that can (addr - INSN_MAX + 1). Walks the page's list, or looks up
+ * each pc that can overlap when that is fewer. */
+static void page_invalidate(tc_decoder *d, code_page *cp, uint64_t lo,
+                            uint64_t addr, uint64_t end) {
+  uint64_t base = cp->page << CODE_PAGE_BITS;
+  uint64_t from = lo > base ? lo : base;
+  uint64_t to =
+      end - base < (1u << CODE_PAGE_BITS) ? end : base + (1u << CODE_PAGE_BITS);
+  if (to - from < cp->n) {
+    for (uint64_t pc = from; pc < to && cp->live; pc++) {
+      tc_decoded *e = (tc_decoded *)tc_decoder_peek(d, pc);
+      if (e && e->size && e->pc + e->size > addr)
+        drop(d, cp, e);
+    }
+    return;
+  }
+  for (uint32_t s = cp->head; s != SLOT_NONE && cp->live; s = d->next[s]) {
+    tc_decoded *e = &d->table.slots[s];
+    if (e->size && e->pc < end && e->pc + e->size > addr)
+      drop(d, cp, e);
+  }
 }
 
 static void add_write(tc_decoded *e, int reg) {
@@ -312,12 +446,28 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
 static int grow(tc_decoder *d) {
   size_t ncap = d->table.cap * 2;
   tc_decoded *ns = slots_new(ncap);
-  if (!ns)
+  uint32_t *nn = malloc(ncap * sizeof *nn);
+  /* The rehash adds at most a page per slot in use (under ncap / 4): with
+   * ncap entries the page table needs no growing in the loop below. */
+  code_page *np = d->pcap < ncap ? calloc(ncap, sizeof *np) : NULL;
+  if (!ns || !nn || (d->pcap < ncap && !np)) {
+    free(ns);
+    free(nn);
+    free(np);
     return -1;
+  }
   tc_decoded *old = d->table.slots;
   size_t ocap = d->table.cap;
   d->table.slots = ns;
   d->table.cap = ncap;
+  free(d->next);
+  d->next = nn;
+  if (np) {
+    free(d->pages);
+    d->pages = np;
+    d->pcap = ncap;
+  }
+  pages_clear(d);
   d->used = 0;
   for (size_t i = 0; i < ocap; i++) {
     if (!old[i].valid)
@@ -327,6 +477,7 @@ static int grow(tc_decoder *d) {
       s = (s + 1) & (d->table.cap - 1);
     d->table.slots[s] = old[i];
     d->used++;
+    page_add(d, s); /* cannot fail: pcap >= 2 * used */
   }
   free(old);
   return 0;
@@ -343,10 +494,17 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
     if (e->pc == pc) {
       if (e->size != size || e->thumb != thumb ||
           memcmp(e->bytes, bytes, size) != 0) {
+        bool was_live = e->size != 0;
         e->size = (uint8_t)size;
         e->thumb = thumb;
         memcpy(e->bytes, bytes, size);
         decode_into(d, e);
+        if (!was_live && e->size) { /* invalidated, decoded again */
+          page_find(d, pc >> CODE_PAGE_BITS)->live++;
+          d->live++;
+        } else if (was_live && !e->size) {
+          drop(d, page_find(d, pc >> CODE_PAGE_BITS), e);
+        }
       }
       return e;
     }
@@ -359,6 +517,7 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
      * what get returned before is valid only until this call). */
     if (d->table.cap >= DECODE_MAX_SLOTS) {
       memset(d->table.slots, 0, d->table.cap * sizeof *d->table.slots);
+      pages_clear(d);
       d->used = 0;
     } else if (grow(d) < 0) {
       return NULL;
@@ -367,22 +526,42 @@ const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
   }
   tc_decoded *e = &d->table.slots[s];
   memset(e, 0, sizeof *e);
-  e->valid = true;
   e->pc = pc;
   e->size = (uint8_t)size;
   e->thumb = thumb;
   memcpy(e->bytes, bytes, size);
   decode_into(d, e);
+  if (page_add(d, s) < 0) {
+    memset(e, 0, sizeof *e);
+    return NULL;
+  }
+  e->valid = true;
   d->used++;
   return e;
 }
 
 void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size) {
-  /* Rare (self-modifying code, unmaps): a size of 0 forces a re-decode
-   * from memory at the next hook. */
-  for (size_t i = 0; i < d->table.cap; i++) {
-    tc_decoded *e = &d->table.slots[i];
-    if (e->valid && e->pc < addr + size && e->pc + e->size > addr)
-      e->size = 0;
+  /* A size of 0 forces a re-decode from memory at the next hook. Only the
+   * pages of [addr - INSN_MAX + 1, addr + size) can hold an instruction
+   * that overlaps: one lookup each (usually one page), or one pass over
+   * the page table when the range spans more pages than it holds
+   * (munmap of a large region). */
+  if (!d->live || size == 0)
+    return;
+  uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
+  uint64_t lo = addr > INSN_MAX - 1 ? addr - (INSN_MAX - 1) : 0;
+  uint64_t first = lo >> CODE_PAGE_BITS, last = (end - 1) >> CODE_PAGE_BITS;
+  if (last - first < d->npages) {
+    for (uint64_t p = first; p <= last && d->live; p++) {
+      code_page *cp = page_find(d, p);
+      if (cp && cp->live)
+        page_invalidate(d, cp, lo, addr, end);
+    }
+    return;
+  }
+  for (size_t i = 0; i < d->pcap && d->live; i++) {
+    code_page *cp = &d->pages[i];
+    if (cp->n && cp->live && cp->page >= first && cp->page <= last)
+      page_invalidate(d, cp, lo, addr, end);
   }
 }

@@ -70,6 +70,9 @@ static inline const tc_decoded *tc_decoder_peek(const tc_decoder *d,
 const tc_decoded *tc_decoder_get(tc_decoder *d, uint64_t pc,
                                  const uint8_t *bytes, uint32_t size,
                                  bool thumb);
-/* Drops cached decodes overlapping [addr, addr+size) (self-modifying code). */
+/* Drops cached decodes overlapping [addr, addr+size) (self-modifying code).
+ * Slots are indexed by code page outside the slots: a range over pages
+ * with no cached code costs one lookup a page (usually one), and only the
+ * slots of the pages it covers are looked at. */
 void tc_decoder_invalidate(tc_decoder *d, uint64_t addr, uint64_t size);
 #endif

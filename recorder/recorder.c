@@ -303,6 +303,9 @@ static void pend_detach(tc_recorder *r) {
   }
 }
 
+/* A write to an executable page drops what the decode cache holds of
+ * the bytes it changes: one lookup when the page holds no cached code
+ * (decode.c), so writes to an executable stack cost little. */
 static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
   for (int i = 0; i < r->nexec; i++)
     if (addr < r->exec_hi[i] && addr + size > r->exec_lo[i]) {
