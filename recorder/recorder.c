@@ -885,6 +885,10 @@ static void obs_protect(void *ctx, uint64_t addr, uint64_t size,
                         uint32_t prot) {
   tc_recorder *r = ctx;
   push_kernel_ev(r, TC_EV_PROTECT, addr, size, prot, NULL, 0);
+  /* Code written while the page was not executable (W^X: RW, write, RX)
+   * was never checked: what the cache holds of it is stale. */
+  pend_detach(r);
+  tc_decoder_invalidate(r->dec, addr, size);
   exec_ranges_rebuild(r);
 }
 
