@@ -152,6 +152,7 @@ struct tc_recorder {
 
   uint64_t exec_lo[MAX_EXEC_RANGES], exec_hi[MAX_EXEC_RANGES];
   int nexec;
+  bool exec_overflow; /* more executable ranges than exec_lo holds */
 
   uint16_t changed_buf[512];
   /* Registers in which state_next may differ from state_cur: the last
@@ -280,13 +281,18 @@ static void mem_free(mem_list *m) {
 
 static void exec_ranges_rebuild(tc_recorder *r) {
   r->nexec = 0;
-  for (size_t i = 0; i < r->emu->nregions && r->nexec < MAX_EXEC_RANGES; i++) {
+  r->exec_overflow = false;
+  for (size_t i = 0; i < r->emu->nregions; i++) {
     const tc_region *g = &r->emu->regions[i];
     if (!(g->prot & TC_PROT_EXEC))
       continue;
     if (r->nexec > 0 && r->exec_hi[r->nexec - 1] == g->start) {
       r->exec_hi[r->nexec - 1] = g->end;
       continue;
+    }
+    if (r->nexec == MAX_EXEC_RANGES) {
+      r->exec_overflow = true; /* every write is checked */
+      break;
     }
     r->exec_lo[r->nexec] = g->start;
     r->exec_hi[r->nexec] = g->end;
@@ -307,12 +313,13 @@ static void pend_detach(tc_recorder *r) {
  * the bytes it changes: one lookup when the page holds no cached code
  * (decode.c), so writes to an executable stack cost little. */
 static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
-  for (int i = 0; i < r->nexec; i++)
-    if (addr < r->exec_hi[i] && addr + size > r->exec_lo[i]) {
-      pend_detach(r);
-      tc_decoder_invalidate(r->dec, addr, size);
-      return;
-    }
+  bool exec = r->exec_overflow;
+  for (int i = 0; i < r->nexec && !exec; i++)
+    exec = addr < r->exec_hi[i] && addr + size > r->exec_lo[i];
+  if (exec) {
+    pend_detach(r);
+    tc_decoder_invalidate(r->dec, addr, size);
+  }
 }
 
 /* ----------------------------------------------------------- registers */
