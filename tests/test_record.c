@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "evlog.h"
+#include "recorder/decode.h"
 #include "testutil.h"
 
 static int record_lib(evlog *l, const char *guest, const char *arg,
@@ -786,6 +787,166 @@ static void test_tct_corrupt(void) {
   free(data);
 }
 
+/* ------------------------------------------------- self-modifying code */
+
+/* smc (examples/guests/smc.c) writes a "return K" function, calls it,
+ * rewrites its first instruction with K+1, calls it, rewrites it with K+2
+ * and calls it again: on its executable stack (K = 0x31), in a page it
+ * made RWX (0x41) and in a page it switches between RW and RX (0x51). */
+typedef struct smc_guest {
+  const char *guest;
+  int size; /* of the rewritten instruction */
+  /* its encoding with immediate k */
+  void (*encode)(uint32_t k, uint8_t *out);
+} smc_guest;
+
+static void smc_x86_64(uint32_t k, uint8_t *out) { /* mov $k, %eax */
+  uint8_t b[5] = {0xb8, (uint8_t)k, 0, 0, 0};
+  memcpy(out, b, sizeof b);
+}
+static void smc_arm(uint32_t k, uint8_t *out) { /* mov r0, #k (A32) */
+  uint8_t b[4] = {(uint8_t)k, 0x00, 0xa0, 0xe3};
+  memcpy(out, b, sizeof b);
+}
+static void smc_mips(uint32_t k, uint8_t *out) { /* addiu $v0, $zero, k */
+  uint8_t b[4] = {0x24, 0x02, 0x00, (uint8_t)k};
+  memcpy(out, b, sizeof b);
+}
+static void smc_mipsel(uint32_t k, uint8_t *out) {
+  uint8_t b[4] = {(uint8_t)k, 0x00, 0x02, 0x24};
+  memcpy(out, b, sizeof b);
+}
+
+/* The trace of one place: the instruction with immediate k runs at one pc
+ * only, and the instructions recorded there are k, k+1, k+2 in turn (a
+ * stale decode would repeat k's bytes). Returns that pc (0 if none). */
+static uint64_t check_smc_place(const evlog *l, const smc_guest *g,
+                                uint32_t k) {
+  uint8_t want[3][16];
+  for (uint32_t i = 0; i < 3; i++)
+    g->encode(k + i, want[i]);
+  uint64_t pc = 0;
+  int found = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    const tc_insn_event *e = &l->ev[i].u.insn;
+    if (l->ev[i].kind != TC_EV_INSN || e->size != g->size ||
+        memcmp(e->bytes, want[0], (size_t)g->size) != 0)
+      continue;
+    if (found++ == 0)
+      pc = e->pc;
+    CU_ASSERT_EQUAL(e->pc, pc);
+  }
+  CU_ASSERT_EQUAL(found, 1);
+  if (!found)
+    return 0;
+  int n = 0;
+  for (size_t i = 0; i < l->n; i++) {
+    const tc_insn_event *e = &l->ev[i].u.insn;
+    if (l->ev[i].kind != TC_EV_INSN || e->pc != pc)
+      continue;
+    if (n < 3) {
+      int same =
+          e->size == g->size && memcmp(e->bytes, want[n], (size_t)g->size) == 0;
+      if (!same)
+        fprintf(stderr, "\n%s: run %d at 0x%llx: bytes of 0x%x expected\n",
+                g->guest, n + 1, (unsigned long long)pc, (unsigned)(k + n));
+      CU_ASSERT(same);
+    }
+    n++;
+  }
+  CU_ASSERT_EQUAL(n, 3);
+  return pc;
+}
+
+static void check_smc(const smc_guest *g) {
+  tu_check_reference(TU_REF_AUTO, g->guest, "");
+  evlog l;
+  tc_run_result res;
+  CU_ASSERT_EQUAL_FATAL(record_lib(&l, g->guest, NULL, NULL, &res), 0);
+  CU_ASSERT_EQUAL(res.reason, TC_EXIT_EXITED);
+  CU_ASSERT_EQUAL(res.status, 0);
+  uint64_t on_stack = check_smc_place(&l, g, 0x31);
+  check_smc_place(&l, g, 0x41);
+  check_smc_place(&l, g, 0x51);
+  /* the first place is the stack (linked -z execstack) */
+  int in_stack = 0;
+  for (size_t i = 0; i < l.n; i++) {
+    const tc_map_event *m = &l.ev[i].u.map;
+    if (l.ev[i].kind == TC_EV_MAP && strcmp(m->name, "[stack]") == 0 &&
+        (m->prot & TC_PROT_EXEC))
+      in_stack |= on_stack >= m->addr && on_stack - m->addr < m->size;
+  }
+  CU_ASSERT(in_stack);
+  evlog_free(&l);
+}
+
+/* Whether the decode cache holds pc with a size (not invalidated). */
+static int decoded(const tc_decoder *d, uint64_t pc) {
+  const tc_decoded *e = tc_decoder_peek(d, pc);
+  return e && e->size != 0;
+}
+
+/* The decode cache's invalidation by code page (recorder/decode.c): a write
+ * drops exactly the cached instructions it overlaps, found by pc in a page
+ * full of code, through the page's list in one with a few, across a page
+ * boundary, after the table grew, and over a range of many pages. */
+static void test_decode_invalidate(void) {
+  tc_error err = {{0}};
+  tc_decoder *d = tc_decoder_new(tc_arch_by_id(TC_ARCH_X86_64), &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  const uint8_t nop = 0x90, movabs[10] = {0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8};
+  const uint64_t page = 0x10000, other = 0x20000;
+  for (uint64_t pc = page; pc < page + 300; pc++)
+    CU_ASSERT_PTR_NOT_NULL(tc_decoder_get(d, pc, &nop, 1, false));
+  const uint64_t cross = page + 0x1000 - 4; /* runs into the next page */
+  CU_ASSERT_PTR_NOT_NULL(tc_decoder_get(d, cross, movabs, 10, false));
+  for (uint64_t i = 0; i < 4; i++)
+    CU_ASSERT_PTR_NOT_NULL(
+        tc_decoder_get(d, other + 10 * i, movabs, 10, false));
+
+  tc_decoder_invalidate(d, page + 100, 4);
+  int wrong = 0;
+  for (uint64_t pc = page; pc < page + 300; pc++)
+    wrong += decoded(d, pc) == (pc >= page + 100 && pc < page + 104);
+  CU_ASSERT_EQUAL(wrong, 0);
+  tc_decoder_invalidate(d, other + 15, 2);
+  CU_ASSERT(decoded(d, other) && !decoded(d, other + 10));
+  CU_ASSERT(decoded(d, other + 20) && decoded(d, other + 30));
+  CU_ASSERT(decoded(d, cross));
+  tc_decoder_invalidate(d, page + 0x1000 + 5, 1);
+  CU_ASSERT(!decoded(d, cross));
+  /* decoded again, then dropped again */
+  CU_ASSERT_PTR_NOT_NULL(tc_decoder_get(d, page + 101, &nop, 1, false));
+  CU_ASSERT(decoded(d, page + 101));
+  tc_decoder_invalidate(d, page + 101, 1);
+  CU_ASSERT(!decoded(d, page + 101));
+
+  /* the table grows (4096 slots at first): the page lists are rebuilt */
+  const uint64_t far = 0x1000000;
+  for (uint64_t i = 0; i < 5000; i++)
+    CU_ASSERT_PTR_NOT_NULL(tc_decoder_get(d, far + 64 * i, &nop, 1, false));
+  tc_decoder_invalidate(d, far + 64 * 1234, 1);
+  CU_ASSERT(!decoded(d, far + 64 * 1234));
+  CU_ASSERT(decoded(d, far + 64 * 1233) && decoded(d, far + 64 * 1235));
+  CU_ASSERT(decoded(d, page) && !decoded(d, page + 100));
+  /* more pages than the cache holds code in: one pass over its pages */
+  tc_decoder_invalidate(d, far + 64 * 2000, 1ull << 40);
+  CU_ASSERT(decoded(d, far + 64 * 1999) && !decoded(d, far + 64 * 2000));
+  CU_ASSERT(!decoded(d, far + 64 * 4999) && decoded(d, other));
+  tc_decoder_free(d);
+}
+
+/* Code rewritten after it ran is recorded with its new bytes each time,
+ * and runs as in the reference run. */
+static void test_self_modifying_code(void) {
+  static const smc_guest guests[] = {{"smc64", 5, smc_x86_64},
+                                     {"smc-armhf", 4, smc_arm},
+                                     {"smc-mips", 4, smc_mips},
+                                     {"smc-mipsel", 4, smc_mipsel}};
+  for (size_t i = 0; i < sizeof guests / sizeof guests[0]; i++)
+    check_smc(&guests[i]);
+}
+
 /* ------------------------------------------------- faults and limits */
 
 static void check_fault(const char *guest, int sig, tc_fault_kind kind) {
@@ -1250,6 +1411,9 @@ int main(void) {
       {"tct version 3's register escapes", test_tct_escapes},
       {"the tct writer refuses what its reader would", test_tct_refuses},
       {"tct corruption", test_tct_corrupt},
+      {"self-modifying code: the trace has the new bytes",
+       test_self_modifying_code},
+      {"decode cache: a write drops what it overlaps", test_decode_invalidate},
       {"guest faults", test_faults},
       {"--max-insns", test_max_insns},
       {"Ctrl-C", test_interrupt},
