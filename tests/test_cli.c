@@ -3,6 +3,7 @@
  * verdicts apart from the guest's output, progress on a terminal. */
 #include <errno.h>
 #include <pty.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -525,6 +526,67 @@ static void test_info_writer_seek(void) {
   }
 }
 
+/* ------------------------------------------- hostile files and outputs */
+
+/* Runs a shell command (stdout into *out unless NULL; stderr as the
+ * command redirects it), returns its exit status. */
+static int shf(char **out, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static int shf(char **out, const char *fmt, ...) {
+  char cmd[16384];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  char *o = NULL;
+  int st = tu_run(cmd, &o, 0);
+  if (out)
+    *out = o;
+  else
+    free(o);
+  return st;
+}
+
+/* Guest-chosen names (the program's path, so its maps, its argv and what
+ * it writes) with bytes that are not UTF-8 and control characters: every
+ * line of the json output is still JSON (read as bytes, so as strict
+ * UTF-8); valid UTF-8 passes through, each other byte is \u00XX of its
+ * value, controls are escaped. */
+static void test_json_hostile_names(void) {
+  const char *d = tu_tmpdir();
+  char *out = NULL, prog[4200];
+  static const char name[] = "jn-\x80\xff\x01\x1b[31m\xc3\xa9\xe2\x82";
+  snprintf(prog, sizeof prog, "%s/%s", d, name);
+  CU_ASSERT_EQUAL_FATAL(shf(NULL, "cp %s '%s'", tu_guest("args64"), prog), 0);
+  CU_ASSERT_EQUAL(shf(NULL,
+                      "cd %s && %s record -q -f json,tct -o jn -- '%s' "
+                      "\"$(printf 'a\\200\\376\\007\\303\\251\\355"
+                      "\\240\\200\\302\\205')\" >/dev/null 2>&1",
+                      d, TC_CLI, prog),
+                  2); /* args64 exits with argc */
+  CU_ASSERT_EQUAL(
+      shf(&out,
+          "cd %s && python3 -c 'import json,sys; "
+          "[json.loads(l) for l in sys.stdin.buffer]' < jn.jsonl 2>&1 "
+          "&& %s convert jn.tct --to json - | python3 -c 'import "
+          "json,sys; [json.loads(l) for l in sys.stdin.buffer]' 2>&1",
+          d, TC_CLI),
+      0);
+  if (out && *out)
+    fprintf(stderr, "\n%s\n", out);
+  free(out);
+  uint8_t *j = tu_read_file(tu_tmp("jn.jsonl"), NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+  const char *want[] = {
+      "\"exe\":\"",
+      "jn-\\u0080\\u00ff\\u0001\\u001b[31m\xc3\xa9\\u00e2\\u0082\"",
+      "\"a\\u0080\\u00fe\\u0007\xc3\xa9\\u00ed\\u00a0\\u0080\\u0085\"]",
+      "\"type\":\"map\""};
+  for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+    CU_ASSERT_PTR_NOT_NULL(strstr((char *)j, want[i]));
+  free(j);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -543,6 +605,8 @@ int main(void) {
        test_fault_handlers},
       {"-o NAME.EXT names the file", test_output_names},
       {"info: writer and seekable from the file", test_info_writer_seek},
+      {"json: every line is JSON whatever the guest's names",
+       test_json_hostile_names},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

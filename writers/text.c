@@ -169,16 +169,43 @@ static void put_mem_value(FILE *f, const tc_arch *a, const uint8_t *p,
   fprintf(f, "0x%" PRIx64, v);
 }
 
-static void json_str(FILE *f, const char *s) {
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF), or 0. */
+static int utf8_len(const unsigned char *p) {
+  unsigned c = p[0];
+  int n = c >= 0xc2 && c <= 0xdf   ? 2
+          : c >= 0xe0 && c <= 0xef ? 3
+          : c >= 0xf0 && c <= 0xf4 ? 4
+                                   : 0;
+  for (int k = 1; k < n; k++)
+    if ((p[k] & 0xc0) != 0x80)
+      return 0;
+  if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) ||
+      (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
+    return 0;
+  return n;
+}
+
+/* A guest-chosen string (paths, map names, argv, messages) as a JSON
+ * string that every line's parser takes: well-formed UTF-8 passes
+ * through; C0 and C1 controls and DEL are \u00XX; each byte that is not
+ * part of well-formed UTF-8 is \u00XX of its value (its Latin-1 character:
+ * the byte is kept, but reads as U+00XX; the man page's dump --json). */
+static void json_str(FILE *f, const char *str) {
+  const unsigned char *p = (const unsigned char *)(str ? str : "");
   fputc('"', f);
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
+  while (*p) {
+    unsigned c = *p;
+    int n = c < 0x80 ? 1 : utf8_len(p);
     if (c == '"' || c == '\\')
       fprintf(f, "\\%c", c);
-    else if (c < 0x20 || c == 0x7f)
+    else if (c < 0x20 || c == 0x7f || n == 0)
       fprintf(f, "\\u%04x", c);
+    else if (n == 2 && c == 0xc2 && p[1] < 0xa0)
+      fprintf(f, "\\u%04x", p[1]); /* C1 control U+0080-U+009F */
     else
-      fputc(c, f);
+      fwrite(p, 1, (size_t)n, f);
+    p += n ? n : 1;
   }
   fputc('"', f);
 }
@@ -200,14 +227,7 @@ static void put_text(FILE *f, const char *str) {
       p++;
       continue;
     }
-    /* length of a well-formed UTF-8 sequence starting here, or 0 */
-    int n = c >= 0xc2 && c <= 0xdf   ? 2
-            : c >= 0xe0 && c <= 0xef ? 3
-            : c >= 0xf0 && c <= 0xf4 ? 4
-                                     : 0;
-    for (int k = 1; k < n; k++)
-      if ((p[k] & 0xc0) != 0x80)
-        n = 0;
+    int n = utf8_len(p);
     if (n == 2 && c == 0xc2 && p[1] < 0xa0)
       n = 0; /* C1 control */
     if (n == 0) {
