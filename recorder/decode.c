@@ -87,6 +87,10 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     if (!nm)
       continue;
     int second = -1, m = tc_arch_reg_from_capstone(arch, nm, &second);
+    if (m < 0 && arch->cs_arch == CS_ARCH_MIPS && strcmp(nm, "ac0") == 0) {
+      m = tc_arch_reg_index(arch, "hi"); /* mips: hi and lo together */
+      second = tc_arch_reg_index(arch, "lo");
+    }
     if (m == -2)
       m = MAP_IGNORE; /* a zero register */
     else if (m >= 0 && (arch->regs[m].flags & TC_REG_FPU))
@@ -326,6 +330,45 @@ static bool x86_privileged(const cs_insn *insn) {
            det->x86.operands[1].reg <= X86_REG_DR15));
 }
 
+/* mips: capstone 4 has no access lists for MIPS (cs_regs_access fails),
+ * and reading every register after each instruction made mips recordings
+ * twice as slow per instruction as arm's. What a MIPS32 instruction can
+ * write is in its register operands (the destination is one; no
+ * addressing mode writes its base back) and capstone's implicit writes
+ * (ra for the linking jumps and branches, ac0 = hi/lo for mult, div,
+ * madd, mthi...): all of them are listed, sources too (reading a register
+ * that did not change costs a read, missing one would lose it). Registers
+ * tracecorn does not record (FPU, DSP accumulators) are left out; traps,
+ * system calls and coprocessor-0 instructions read everything. */
+static void mips_writes(tc_decoder *d, tc_decoded *e, const cs_insn *insn) {
+  static const char *const all[] = {
+      "syscall", "break", "sdbbp", "eret", "deret",  "wait",  "cache",
+      "mtc0",    "mfc0",  "di",    "ei",   "rdpgpr", "wrpgpr"};
+  static const char *const prefixes[] = {"teq", "tge", "tlt", "tne", "tlb"};
+  const char *mn = insn->mnemonic;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (strcmp(mn, all[i]) == 0)
+      e->full_read = true;
+  for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+    if (strncmp(mn, prefixes[i], 3) == 0)
+      e->full_read = true;
+  const cs_detail *det = insn->detail;
+  unsigned regs[8 + sizeof det->regs_write / sizeof det->regs_write[0]];
+  int n = 0;
+  for (int i = 0; i < det->mips.op_count && i < 8; i++)
+    if (det->mips.operands[i].type == MIPS_OP_REG)
+      regs[n++] = det->mips.operands[i].reg;
+  for (int i = 0; i < det->regs_write_count; i++)
+    regs[n++] = det->regs_write[i];
+  for (int i = 0; i < n; i++) {
+    if (regs[i] >= 512 || d->regmap[regs[i]] < 0)
+      continue;
+    add_write(e, d->regmap[regs[i]]);
+    if (d->regmap2[regs[i]] >= 0)
+      add_write(e, d->regmap2[regs[i]]);
+  }
+}
+
 static void decode_regs(tc_decoder *d, tc_decoded *e);
 
 /* Decodes e and sorts its write list ascending: the recorder lists the
@@ -361,6 +404,11 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
    * translation (x86 ud2): the instruction is what capstone decoded. */
   if (insn->size < e->size)
     e->size = (uint8_t)insn->size;
+  if (d->arch->cs_arch == CS_ARCH_MIPS) {
+    mips_writes(d, e, insn);
+    cs_free(insn, 1);
+    return;
+  }
   cs_regs rd, wr;
   uint8_t nrd = 0, nwr = 0;
   if (cs_regs_access(d->cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK) {
