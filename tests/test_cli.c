@@ -547,6 +547,62 @@ static int shf(char **out, const char *fmt, ...) {
   return st;
 }
 
+/* A copy of the tct trace `in` with every executable map named `name`. */
+typedef struct rename_ctx {
+  const tc_format *fmt;
+  tc_writer *w;
+  const char *name;
+} rename_ctx;
+
+static int rename_exec_maps(void *vctx, const tc_event *ev, tc_error *err) {
+  rename_ctx *c = vctx;
+  tc_event e = *ev;
+  if (e.kind == TC_EV_MAP && (e.u.map.prot & TC_PROT_EXEC))
+    e.u.map.name = c->name;
+  return c->fmt->write_event(c->w, &e, err);
+}
+
+static int rewrite_maps(const char *in, const char *out, const char *name) {
+  const tc_format *tct = tc_format_by_name("tct");
+  tc_error err = {{0}};
+  tc_reader *r = tct->open_reader(in, &err);
+  if (!r)
+    return -1;
+  tc_trace_info info = *tct->reader_info(r);
+  info.continuous = 0;
+  rename_ctx c = {tct, tct->open_writer(out, &info, &err), name};
+  int rc = c.w && tc_read_trace(in, tct, rename_exec_maps, &c, &err) == 0;
+  if (c.w && tct->close_writer(c.w, &err) < 0)
+    rc = 0;
+  tct->close_reader(r);
+  return rc ? 0 : -1;
+}
+
+/* A trace names host files for its modules, and dump reads their symbols:
+ * a FIFO (or a link to one) there is never opened for reading, which
+ * waited forever for a writer; only regular files are read. */
+static void test_dump_map_names_fifo(void) {
+  const char *d = tu_tmpdir();
+  char *out = NULL, fifo[4200], link[4200];
+  snprintf(fifo, sizeof fifo, "%s", tu_tmp("mf-fifo"));
+  snprintf(link, sizeof link, "%s", tu_tmp("mf-link"));
+  CU_ASSERT_EQUAL_FATAL(shf(NULL,
+                            "cd %s && %s record -q -o mf-ref -- %s >/dev/null "
+                            "2>&1 && mkfifo mf-fifo && ln -s mf-fifo mf-link",
+                            d, TC_CLI, tu_guest("hello64")),
+                        0);
+  const char *names[] = {fifo, link};
+  for (int i = 0; i < 2; i++) {
+    char trace[4200];
+    snprintf(trace, sizeof trace, "%s/mf-%d.tct", d, i);
+    CU_ASSERT_EQUAL_FATAL(rewrite_maps(tu_tmp("mf-ref.tct"), trace, names[i]),
+                          0);
+    CU_ASSERT_EQUAL(shf(&out, "timeout 60 %s dump %s 2>&1", TC_CLI, trace), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "syscall write"));
+    free(out);
+  }
+}
+
 /* Guest-chosen names (the program's path, so its maps, its argv and what
  * it writes) with bytes that are not UTF-8 and control characters: every
  * line of the json output is still JSON (read as bytes, so as strict
@@ -605,6 +661,7 @@ int main(void) {
        test_fault_handlers},
       {"-o NAME.EXT names the file", test_output_names},
       {"info: writer and seekable from the file", test_info_writer_seek},
+      {"dump: a map naming a FIFO is not opened", test_dump_map_names_fifo},
       {"json: every line is JSON whatever the guest's names",
        test_json_hostile_names},
       {NULL, NULL}};

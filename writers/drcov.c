@@ -36,6 +36,7 @@
 
 #include "tracecorn/tracecorn.h"
 #include "writers/byteorder.h"
+#include "writers/symbols.h"
 #include "writers/zst.h"
 
 #define UNKNOWN_MODULE 0xFFFFu /* DynamoRIO's id for code outside modules */
@@ -779,11 +780,9 @@ enum {
  * address, or at the module base plus it for a PIE), so another file at
  * that path (a recording made under --root) is not taken for it. */
 static const tc_arch *elf_arch(const rmod *m) {
-  struct stat st;
-  if (!m->entry || m->path[0] != '/' || stat(m->path, &st) != 0 ||
-      !S_ISREG(st.st_mode))
+  if (!m->entry || m->path[0] != '/')
     return NULL;
-  FILE *f = fopen(m->path, "rb");
+  FILE *f = tc_open_regular(m->path, UINT64_MAX);
   if (!f)
     return NULL;
   uint8_t h[32];

@@ -2,12 +2,14 @@
 #include "writers/symbols.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct sym {
   uint64_t addr, size;
@@ -146,19 +148,37 @@ tc_symtab *tc_symtab_merge(tc_symtab *into, tc_symtab *from) {
   return into;
 }
 
+FILE *tc_open_regular(const char *path, uint64_t max_size) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return NULL; /* not even opened: a FIFO's open waits for a writer */
+  /* Between the stat and the open the path may change: O_NONBLOCK makes
+   * the open of a FIFO or device return at once, and fstat decides. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  FILE *f = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      (uint64_t)st.st_size <= max_size)
+    f = fdopen(fd, "rb");
+  if (!f)
+    close(fd);
+  return f;
+}
+
 /* A module a trace maps from a file: its symbols where the map puts it.
  * The file must be a regular ELF of the given machine no larger than
  * 512 MiB (a trace names host files; a hostile one gains nothing). */
 tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
                                uint64_t map_addr, uint64_t file_offset) {
-  FILE *f = fopen(path, "rb");
+  FILE *f = tc_open_regular(path, TC_SYMTAB_MAX_FILE);
   if (!f)
     return NULL;
   struct stat st;
   uint8_t *d = NULL;
   size_t n = 0;
-  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 64 &&
-      st.st_size <= (512 << 20) && (d = malloc((size_t)st.st_size)))
+  if (fstat(fileno(f), &st) == 0 && st.st_size >= 64 &&
+      (d = malloc((size_t)st.st_size)))
     n = fread(d, 1, (size_t)st.st_size, f);
   fclose(f);
   tc_symtab *t = NULL;

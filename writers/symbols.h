@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct tc_symtab tc_symtab;
 
@@ -16,9 +17,18 @@ void tc_symtab_free(tc_symtab *t);
 /* Adds the symbols of `from` to `into` (either may be NULL); returns the
  * merged table, which owns both. */
 tc_symtab *tc_symtab_merge(tc_symtab *into, tc_symtab *from);
+/* Opens a host file a trace names (a module's path), following symlinks,
+ * only if it is a regular file of at most max_size bytes: NULL for
+ * anything else (a FIFO, whose open would wait for a writer, a device, a
+ * directory), which is never opened for reading but with O_NONBLOCK (the
+ * path can change after a check: fstat of what was opened decides). */
+FILE *tc_open_regular(const char *path, uint64_t max_size);
+
+#define TC_SYMTAB_MAX_FILE (512ull << 20)
 /* The symbols of a host ELF file a trace maps (a shared library), placed
  * where its map at map_addr of file_offset puts them; NULL if the file is
- * missing, no ELF of `machine`, over 512 MiB, or has no symbols. */
+ * missing, not a regular file (tc_open_regular), no ELF of `machine`,
+ * over 512 MiB, or has no symbols. */
 tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
                                uint64_t map_addr, uint64_t file_offset);
 /* The symbol starting exactly at addr, or NULL. */
