@@ -7,13 +7,13 @@
 _tracecorn_cmds="record dump strace convert verify info formats"
 _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
-  --max-insns --max-memory --no-memory --exact --trace-range --trace-func
+  --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow
   -h --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
 _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
-  --max-insns --max-memory --no-memory --exact --trace-range --trace-func
+  --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow --report
   -h --help"
 # dump and strace share the selection options (--range to -e).
@@ -107,7 +107,7 @@ _tracecorn() {
     return
     ;;
   *:--seed | *:-E | *:--env | *:--base | *:--entry | *:--max-insns | \
-    *:--max-memory | *:-O | *:--writer-option | *:--cache-every | \
+    *:--max-memory | *:--max-procs | *:-O | *:--writer-option | *:--cache-every | \
     *:--keyframe | *:--sched-quantum | *:--trace-range | *:--trace-func | dump:--from | \
     strace:--from | *:--range | *:--pc | *:--skip | *:--count | \
     *:--syscall | strace:-s)

@@ -616,6 +616,26 @@ static int regions_reserve(tc_emu *emu, size_t more) {
 }
 
 /* Cuts [start, end) out of the region list (splitting as needed). */
+/* How many regions an operation on [start, end) adds by cutting the ones
+ * it partly covers (0 to 2). */
+static size_t regions_cut(const tc_emu *emu, uint64_t start, uint64_t end) {
+  size_t more = 0;
+  for (size_t i = 0; i < emu->nregions; i++) {
+    const tc_region *r = &emu->regions[i];
+    more += r->start < start && r->end > start;
+    more += r->start < end && r->end > end;
+  }
+  return more;
+}
+
+/* Linux's vm.max_map_count, lower: each region is a Unicorn memory region,
+ * whose count QEMU bounds with an assertion (phys_section_add) that
+ * aborts the process, and whose splits cost time quadratic in their
+ * number. Past it, map, mprotect and munmap fail with ENOMEM as on Linux. */
+static bool regions_full(const tc_emu *emu, size_t more) {
+  return emu->nregions + more > TC_MAX_REGIONS;
+}
+
 static int regions_carve(tc_emu *emu, uint64_t start, uint64_t end) {
   if (regions_reserve(emu, 1) < 0)
     return -ENOMEM;
@@ -778,6 +798,13 @@ static int uc_map_blocks(tc_emu *emu, uint64_t cap, uint64_t start,
   return 0;
 }
 
+uint64_t tc_emu_mapped(const tc_emu *emu) {
+  uint64_t used = 0;
+  for (size_t i = 0; i < emu->nregions; i++)
+    used += emu->regions[i].end - emu->regions[i].start;
+  return used;
+}
+
 int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
                const char *name, uint64_t file_offset) {
   uint64_t start, end;
@@ -788,10 +815,8 @@ int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
     return -EEXIST;
   uint64_t cap =
       emu->opt.max_memory ? emu->opt.max_memory : TC_DEFAULT_MAX_MEMORY;
-  uint64_t used = 0;
-  for (size_t i = 0; i < emu->nregions; i++)
-    used += emu->regions[i].end - emu->regions[i].start;
-  if (end - start > cap || used > cap - (end - start))
+  uint64_t used = tc_emu_mapped(emu) + tc_procs_others_mapped(emu);
+  if (end - start > cap || used > cap - (end - start) || regions_full(emu, 1))
     return -ENOMEM;
   if (uc_map_blocks(emu, cap, start, end, prot & 7) < 0)
     return -ENOMEM;
@@ -813,6 +838,8 @@ int tc_emu_unmap(tc_emu *emu, uint64_t addr, uint64_t size) {
   int rc = page_range(emu, addr, size, &start, &end);
   if (rc)
     return rc;
+  if (regions_full(emu, regions_cut(emu, start, end) / 2))
+    return -ENOMEM; /* a hole in one region splits it in two */
   /* Unicorn wants fully mapped ranges: unmap piece by piece. */
   for (size_t i = 0; i < emu->nregions; i++) {
     tc_region *r = &emu->regions[i];
@@ -845,7 +872,7 @@ int tc_emu_protect(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot) {
       return -ENOMEM;
     cover = r->end;
   }
-  if (cover < end)
+  if (cover < end || regions_full(emu, regions_cut(emu, start, end)))
     return -ENOMEM;
   if (uc_mem_protect(emu->uc, start, end - start, prot & 7) != UC_ERR_OK)
     return -ENOMEM;

@@ -325,6 +325,8 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig);
  * the processes round-robin. At most TC_MAX_PROCS live at once (fork
  * fails with EAGAIN beyond). */
 #define TC_MAX_PROCS 64
+/* Memory regions (maps) of one process at most; see regions_full. */
+#define TC_MAX_REGIONS 1024
 /* The next pid or tid (one counter for both, shared by every process). */
 uint32_t tc_procs_new_id(tc_emu *emu);
 /* Drops emu's reference to the table (tc_emu_free). */
@@ -332,6 +334,11 @@ void tc_procs_release(tc_emu *emu);
 /* Processes other than emu's own whose end the session has not yet
  * handled (tc_proc_exited); 0 before the first fork. */
 size_t tc_procs_others_live(const tc_emu *emu);
+/* Bytes mapped by the live processes other than emu's own: --max-memory
+ * is a budget for all of them together. */
+uint64_t tc_procs_others_mapped(const tc_emu *emu);
+/* Bytes emu has mapped. */
+uint64_t tc_emu_mapped(const tc_emu *emu);
 /* A child made since the last call and not yet handed out, or NULL. */
 tc_emu *tc_procs_take_new(tc_emu *emu);
 /* The process ended (emu->exited): its fds are closed (pipe readers see

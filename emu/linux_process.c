@@ -65,6 +65,7 @@ typedef struct tc_proc {
 struct tc_procs {
   tc_proc *v;
   size_t n, cap;
+  uint64_t made; /* processes forked in the whole recording */
   uint32_t next_id;
   int refs;
 };
@@ -121,6 +122,15 @@ size_t tc_procs_others_live(const tc_emu *emu) {
   size_t n = 0;
   for (size_t i = 0; p && i < p->n; i++)
     n += p->v[i].emu && p->v[i].emu != emu; /* until its end is handled */
+  return n;
+}
+
+uint64_t tc_procs_others_mapped(const tc_emu *emu) {
+  const struct tc_procs *p = emu->procs;
+  uint64_t n = 0;
+  for (size_t i = 0; p && i < p->n; i++)
+    if (p->v[i].emu && p->v[i].emu != emu)
+      n += tc_emu_mapped(p->v[i].emu);
   return n;
 }
 
@@ -381,6 +391,17 @@ int64_t tc_proc_fork(tc_sys_call *c, uint64_t flags, uint64_t stack,
       c->st->rlim_cur[6] < TC_MAX_PROCS ? c->st->rlim_cur[6] : TC_MAX_PROCS;
   if (live_processes(p) >= limit)
     return -EAGAIN;
+  /* The whole recording's budgets: processes made, and memory (the copy
+   * would take all processes together past --max-memory). */
+  uint64_t max_made =
+      emu->opt.max_procs ? emu->opt.max_procs : TC_DEFAULT_MAX_PROCS;
+  if (p->made >= max_made)
+    return -EAGAIN;
+  uint64_t cap =
+      emu->opt.max_memory ? emu->opt.max_memory : TC_DEFAULT_MAX_MEMORY;
+  uint64_t own = tc_emu_mapped(emu), all = own + tc_procs_others_mapped(emu);
+  if (own > cap || all > cap - own)
+    return -ENOMEM;
   if (p->n == p->cap) {
     tc_proc *v = realloc(p->v, p->cap * 2 * sizeof *v);
     if (!v)
@@ -412,6 +433,7 @@ int64_t tc_proc_fork(tc_sys_call *c, uint64_t flags, uint64_t stack,
   child->clear_child_tid = (flags & CLONE_CHILD_CLEARTID) ? ctid : 0;
   child->procs = p;
   p->refs++;
+  p->made++;
   bool vfork = (flags & CLONE_VFORK) != 0;
   p->v[p->n++] = (tc_proc){
       .pid = child->pid, .ppid = emu->pid, .emu = child, .in_vfork = vfork};

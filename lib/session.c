@@ -65,6 +65,8 @@ struct tc_session {
   tc_window win;
   /* The recorder inside the engine now (tc_session_escape). */
   tc_recorder *volatile running;
+  uint64_t insns_ended; /* executed by the processes that ended */
+  bool budget_spent;    /* --max-insns reached: every process stops */
   tc_pipe *pipe; /* writer threads of the first process's files, or NULL */
   /* The writer threads' queue failed (out of memory): the recording was
    * stopped there and fails (tc_session_run). */
@@ -754,15 +756,37 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
   }
   s->procs[slot].rec = c->rec;
   tc_recorder_set_window(c->rec, &s->win);
-  if (s->stop_requested)
+  if (s->budget_spent)
+    tc_recorder_stop_max(c->rec);
+  else if (s->stop_requested)
     tc_recorder_stop(c->rec, s->stop_status);
   return 0;
+}
+
+/* --max-insns is one budget for every process: the turn about to run gets
+ * what is left; when nothing is, every process stops as at the limit. */
+static void spend_budget(tc_session *s, proc_slot *next) {
+  uint64_t used = s->insns_ended;
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && !s->procs[i].done && s->procs[i].rec)
+      used += tc_recorder_executed(s->procs[i].rec);
+  if (used < s->opt.max_insns) {
+    tc_recorder_set_budget(next->rec, s->opt.max_insns - used);
+    return;
+  }
+  s->stop_status = 124;
+  s->stop_requested = 1;
+  s->budget_spent = true;
+  for (int i = 0; i < TC_MAX_PROCS; i++)
+    if (s->procs[i].used && !s->procs[i].done && s->procs[i].rec)
+      tc_recorder_stop_max(s->procs[i].rec);
 }
 
 /* A process ended: its final events, its files closed, its parent told. */
 static int end_process(tc_session *s, proc_slot *p, tc_run_result *res,
                        tc_error *err) {
   tc_run_result r = {0};
+  s->insns_ended += tc_recorder_executed(p->rec);
   int rc = tc_recorder_finish(p->rec, &r, err);
   if (!tc_recorder_escaped(p->rec))
     tc_proc_exited(p->emu);
@@ -880,6 +904,8 @@ static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
       break;
     }
     idle = 0;
+    if (s->opt.max_insns && !s->stop_requested)
+      spend_budget(s, p);
     s->running = p->rec;
     int turn = tc_recorder_turn(p->rec, err);
     s->running = NULL;

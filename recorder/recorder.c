@@ -714,7 +714,7 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
       uc_emu_stop(uc);
       return;
     }
-    if (r->max_insns && r->executed >= r->max_insns)
+    if (r->max_insns && r->executed >= r->max_limit)
       r->hit_max = true;
     r->stopped = true;
     uc_emu_stop(uc);
@@ -1066,6 +1066,20 @@ int tc_recorder_escape(tc_recorder *r) {
 }
 
 bool tc_recorder_escaped(const tc_recorder *r) { return r->escaped; }
+
+uint64_t tc_recorder_executed(const tc_recorder *r) { return r->executed; }
+
+void tc_recorder_set_budget(tc_recorder *r, uint64_t remaining) {
+  r->max_limit = remaining > UINT64_MAX - r->executed ? UINT64_MAX
+                                                      : r->executed + remaining;
+  if (r->insn_limit > r->max_limit)
+    r->insn_limit = r->max_limit;
+}
+
+void tc_recorder_stop_max(tc_recorder *r) {
+  r->hit_max = r->max_insns != 0;
+  tc_recorder_stop(r, 124);
+}
 
 uint64_t tc_recorder_insns(const tc_recorder *r) {
   return __atomic_load_n(&r->insn_index, __ATOMIC_RELAXED);

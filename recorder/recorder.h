@@ -66,5 +66,12 @@ int tc_recorder_escape(tc_recorder *r);
 uint64_t tc_recorder_insns(const tc_recorder *r);
 /* 1 after an escape: the engine is abandoned and must not be used. */
 bool tc_recorder_escaped(const tc_recorder *r);
+/* --max-insns counts every process of a recording: before each turn the
+ * session gives a process what is left (tc_recorder_set_budget), and once
+ * all is spent stops every process as at the limit (tc_recorder_stop_max:
+ * each ends with a MAX_INSNS exit, status 124). Instructions executed. */
+uint64_t tc_recorder_executed(const tc_recorder *r);
+void tc_recorder_set_budget(tc_recorder *r, uint64_t remaining);
+void tc_recorder_stop_max(tc_recorder *r);
 
 #endif

@@ -127,10 +127,15 @@ static void usage_record(FILE *f) {
           "      --entry ADDR      first instruction (default: --base)\n"
           "\n"
           "Recording:\n"
-          "      --max-insns N     stop after N instructions\n"
-          "      --max-memory SIZE guest address-space cap (default 4G); "
-          "maps past it\n"
-          "                        fail with ENOMEM, as under RLIMIT_AS\n"
+          "      --max-insns N     stop after N instructions (all "
+          "processes together)\n"
+          "      --max-memory SIZE guest address-space cap for all "
+          "processes together\n"
+          "                        (default 4G); maps past it fail with "
+          "ENOMEM\n"
+          "      --max-procs N     processes the guest may create "
+          "(default 4096); forks\n"
+          "                        past it fail with EAGAIN\n"
           "      --no-memory       do not record memory accesses (faster)\n"
           "      --exact           read every register after every "
           "instruction (slow;\n"
@@ -370,6 +375,7 @@ static int cmd_record(int argc, char **argv) {
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
+      {"max-procs", required_argument, 0, 22},
       {"force", no_argument, 0, 17},
       {"zst", no_argument, 0, 'z'},
       {"trace-range", required_argument, 0, 18},
@@ -523,6 +529,13 @@ static int cmd_record(int argc, char **argv) {
     case 9:
       if (parse_u64(optarg, &opt.max_insns) < 0 || opt.max_insns == 0) {
         fprintf(stderr, "tracecorn: --max-insns: not a positive number: %s\n",
+                optarg);
+        return 2;
+      }
+      break;
+    case 22:
+      if (parse_u64(optarg, &opt.max_procs) < 0 || opt.max_procs == 0) {
+        fprintf(stderr, "tracecorn: --max-procs: not a positive number: %s\n",
                 optarg);
         return 2;
       }

@@ -484,6 +484,7 @@ TC_API const tc_format *tc_format_detect(const char *path, tc_error *err);
 /* ---------------------------------------------------------------- sessions */
 
 #define TC_DEFAULT_MAX_MEMORY (4ull << 30) /* 4 GiB */
+#define TC_DEFAULT_MAX_PROCS 4096          /* processes made in a recording */
 
 typedef struct tc_options {
   /* Program. */
@@ -493,14 +494,19 @@ typedef struct tc_options {
   const char *fs_root;    /* guest filesystem root, NULL = host "/" */
   const char *cwd;        /* guest cwd, NULL = host cwd */
   uint64_t stack_size;    /* 0 = 8 MiB */
-  /* Guest address-space cap: a map that would take the guest past it
+  /* Guest address-space cap, for the whole recording: a map (or a fork's
+   * copy) that would take all the guest's processes together past it
    * fails with -ENOMEM, as under a Linux RLIMIT_AS, before Unicorn sees
    * it (Unicorn 2.0.1 is left unusable by one huge failed map).
    * 0 = TC_DEFAULT_MAX_MEMORY. */
   uint64_t max_memory;
   int stdin_fd, stdout_fd, stderr_fd; /* host fds behind guest 0/1/2 */
   /* Recording. */
-  uint64_t max_insns;         /* 0 = unlimited */
+  uint64_t max_insns; /* instructions of all processes together; 0 = no
+                         limit */
+  /* Processes the guest may create in the whole recording (forks that
+   * succeeded); past it fork fails with EAGAIN. 0 = TC_DEFAULT_MAX_PROCS. */
+  uint64_t max_procs;
   uint32_t keyframe_interval; /* 0 = 4096 */
   int record_memory;          /* record memory accesses (default on) */
   int exact;                  /* read every register every instruction */
