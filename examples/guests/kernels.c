@@ -75,7 +75,7 @@ static unsigned long sha256(unsigned long blocks) {
     blk[0] = (unsigned char)n; /* each block differs */
     sha256_block(h, blk);
   }
-  return (unsigned long)h[0] << 32 | h[7];
+  return (unsigned long)((unsigned long long)h[0] << 32 | h[7]);
 }
 
 #define QSORT_MAX 65536
@@ -110,7 +110,7 @@ static void quicksort(unsigned long *a, long lo, long hi) {
 static unsigned long qsort_kernel(unsigned long n) {
   if (n > QSORT_MAX)
     n = QSORT_MAX;
-  unsigned long x = 88172645463325252ull;
+  unsigned long long x = 88172645463325252ull; /* 64-bit on every arch */
   for (unsigned long i = 0; i < n; i++) {
     x = x * 6364136223846793005ull + 1442695040888963407ull;
     keys[i] = x >> 16;
