@@ -3,7 +3,7 @@
 # without libFuzzer, so in every build). Under ASan an allocation above
 # 1 GiB fails the test: a corrupt size must not allocate gigabytes.
 set(TC_FUZZ_REGRESS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress)
-foreach(h elf tct trac tfile ucir bap rvn drcov tenet)
+foreach(h elf tct tctraw trac tfile ucir bap rvn drcov tenet)
   if(h STREQUAL "elf")
     add_executable(fuzz_regress_${h} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_elf.c
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress_main.c)
@@ -11,7 +11,12 @@ foreach(h elf tct trac tfile ucir bap rvn drcov tenet)
     add_executable(fuzz_regress_${h}
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_reader.c
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress_main.c)
-    target_compile_definitions(fuzz_regress_${h} PRIVATE FZ_FORMAT="${h}")
+    if(h STREQUAL "tctraw")
+      target_compile_definitions(fuzz_regress_${h} PRIVATE FZ_FORMAT="tct"
+        FZ_TCT_RAW)
+    else()
+      target_compile_definitions(fuzz_regress_${h} PRIVATE FZ_FORMAT="${h}")
+    endif()
   endif()
   target_include_directories(fuzz_regress_${h} PRIVATE ${CMAKE_SOURCE_DIR})
   target_compile_definitions(fuzz_regress_${h} PRIVATE _GNU_SOURCE)

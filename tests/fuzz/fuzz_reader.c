@@ -3,7 +3,14 @@
  * a P.rvn directory, split as fz_pack_rvn describes), opened with the
  * format's reader, and every event is read and every byte it points at is
  * touched, so ASan sees any pointer past what the reader owns. Readers
- * with seek are then sought to an instruction the input chooses. */
+ * with seek are then sought to an instruction the input chooses.
+ *
+ * With -DFZ_TCT_RAW (the tctraw harness, format tct) the input is a tct
+ * file with its record stream decompressed: the 8-byte magic, then the
+ * records. The harness writes the magic and the records wrapped in a zstd
+ * frame of raw (stored) blocks, so every mutation reaches the record
+ * parser instead of breaking the compressed stream, at the cost of a copy;
+ * the reader and the file format are the ones the tct harness fuzzes. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +104,49 @@ static void check_info(const tc_trace_info *info) {
     touch(info->initial_state, info->arch->state_size);
 }
 
+#ifdef FZ_TCT_RAW
+/* A zstd frame (RFC 8878) holding n bytes as raw blocks: no window
+ * descriptor flags, a 128 KiB window, blocks of at most 128 KiB, the last
+ * one marked (an empty body is one empty last block). */
+static uint8_t *raw_frame(const uint8_t *body, size_t n, size_t *out_len) {
+  const size_t max_block = 128 * 1024;
+  size_t nblocks = n ? (n + max_block - 1) / max_block : 1;
+  uint8_t *f = malloc(6 + 3 * nblocks + n);
+  if (!f)
+    return NULL;
+  static const uint8_t head[6] = {0x28,  0xb5, 0x2f, 0xfd, /* magic */
+                                  0x00, /* descriptor: no size, no flags */
+                                  7 << 3 /* window 2^(10+7) */};
+  memcpy(f, head, sizeof head);
+  size_t at = sizeof head, done = 0;
+  do {
+    size_t k = n - done < max_block ? n - done : max_block;
+    uint32_t bh = (uint32_t)k << 3 | (done + k == n); /* type 0: raw */
+    f[at++] = (uint8_t)bh;
+    f[at++] = (uint8_t)(bh >> 8);
+    f[at++] = (uint8_t)(bh >> 16);
+    memcpy(f + at, body + done, k);
+    at += k;
+    done += k;
+  } while (done < n);
+  *out_len = at;
+  return f;
+}
+#endif
+
 static int write_input(const uint8_t *data, size_t size) {
+#ifdef FZ_TCT_RAW
+  if (size < 8)
+    return fz_write_file(path, data, size);
+  size_t flen;
+  uint8_t *frame = raw_frame(data + 8, size - 8, &flen);
+  FILE *f = frame ? fopen(path, "wb") : NULL;
+  int ok = f && fwrite(data, 1, 8, f) == 8 && fwrite(frame, 1, flen, f) == flen;
+  if (f && fclose(f) != 0)
+    ok = 0;
+  free(frame);
+  return ok ? 0 : -1;
+#else
   if (strcmp(FZ_FORMAT, "rvn") != 0)
     return fz_write_file(path, data, size);
   if (size < 4)
@@ -113,6 +162,7 @@ static int write_input(const uint8_t *data, size_t size) {
     return -1;
   snprintf(p, sizeof p, "%s/trace.bin", path);
   return fz_write_file(p, data + 4 + nc, size - 4 - nc);
+#endif
 }
 
 static void cleanup(void) { fz_rmtree(dir); }

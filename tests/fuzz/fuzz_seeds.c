@@ -7,7 +7,11 @@
  * OUTDIR/elf/<guest>; an rvn seed is the harness's packed form (see
  * fuzz_reader.c). Each seed but rvn's has a zstd-compressed twin,
  * OUTDIR/<format>/<guest>.zst, so the readers' decompression (every reader
- * takes zstd content: writers/zst.h) is fuzzed too. */
+ * takes zstd content: writers/zst.h) is fuzzed too. The tctraw harness's
+ * seeds are each tct seed with its record stream decompressed
+ * (OUTDIR/tctraw/<guest>), and a lean one (<guest>.lean): the same events
+ * written again without the program's bytes and the maps' contents, so
+ * that most of its bytes are records, not copied data. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +57,87 @@ static int record(const char *guest, const tc_format *fmt, const char *path,
   return rc;
 }
 
+/* The tctraw form of the tct file `from`: its 8-byte magic, then its zstd
+ * record stream decompressed (by the readers' own tc_infile_open). */
+static int tct_raw(const char *from, const char *to) {
+  size_t n, len = 0, cap = 1 << 16, got;
+  uint8_t *d = fz_read_file(from, &n);
+  char body[4200];
+  snprintf(body, sizeof body, "%s.body", from);
+  if (!d || n < 8 || fz_write_file(body, d + 8, n - 8) < 0) {
+    free(d);
+    return -1;
+  }
+  tc_error err = {{0}};
+  FILE *f = tc_infile_open(body, TC_INFILE_STREAM, "fuzz_seeds", &err);
+  uint8_t *out = f ? malloc(cap) : NULL;
+  int rc = -1;
+  if (out) {
+    memcpy(out, d, 8);
+    len = 8;
+    while ((got = fread(out + len, 1, cap - len, f)) > 0) {
+      len += got;
+      if (len == cap) {
+        uint8_t *no = realloc(out, cap *= 2);
+        if (!no)
+          break;
+        out = no;
+      }
+    }
+    if (!ferror(f) && len < cap)
+      rc = fz_write_file(to, out, len);
+  }
+  if (f)
+    fclose(f);
+  unlink(body);
+  free(out);
+  free(d);
+  return rc;
+}
+
+/* The tct file `from` written again as `to` without the program file's
+ * bytes and without the maps' initial contents (their data reads as
+ * zeros): the same records, most of them no longer copied data. */
+static int tct_lean(const char *from, const char *to) {
+  const tc_format *fmt = tc_format_by_name("tct");
+  tc_error err = {{0}};
+  tc_reader *r = fmt->open_reader(from, &err);
+  if (!r)
+    return -1;
+  tc_trace_info info = *fmt->reader_info(r);
+  info.exe_data = NULL;
+  info.exe_size = 0;
+  tc_writer *w = fmt->open_writer(to, &info, &err);
+  int rc = w ? 0 : -1, got = 0;
+  tc_event ev;
+  while (rc == 0 && (got = fmt->next_event(r, &ev, &err)) == 1) {
+    if (ev.kind == TC_EV_MAP)
+      ev.u.map.data = NULL;
+    rc = fmt->write_event(w, &ev, &err);
+  }
+  if (rc == 0 && got < 0)
+    rc = -1;
+  if (w && fmt->close_writer(w, &err) < 0)
+    rc = -1;
+  fmt->close_reader(r);
+  return rc;
+}
+
+/* OUTDIR/tctraw/<guest> and <guest>.lean from the tct seed at path. */
+static int tctraw_seeds(const char *out, const char *base, const char *path) {
+  char dir[4096], to[4200], lean[4200];
+  snprintf(dir, sizeof dir, "%s/tctraw", out);
+  mkdir(dir, 0755);
+  snprintf(to, sizeof to, "%s/%s", dir, base);
+  if (tct_raw(path, to) < 0)
+    return -1;
+  snprintf(lean, sizeof lean, "%s.lean.tct", path);
+  snprintf(to, sizeof to, "%s/%s.lean", dir, base);
+  int rc = tct_lean(path, lean) == 0 ? tct_raw(lean, to) : -1;
+  unlink(lean);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3) {
     fprintf(stderr, "usage: fuzz_seeds OUTDIR GUEST...\n");
@@ -95,6 +180,8 @@ int main(int argc, char **argv) {
         snprintf(zdir, sizeof zdir, "%s.zst", dir);
         rc = tc_zst_compress_file(path, zdir, &err);
       }
+      if (rc == 0 && strcmp((*f)->name, "tct") == 0)
+        rc = tctraw_seeds(out, base, path);
       fz_rmtree(tmp);
       if (rc < 0) {
         fprintf(stderr, "fuzz_seeds: %s: cannot write\n", dir);
