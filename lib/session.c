@@ -32,7 +32,8 @@ typedef struct output {
   char path[PATH_MAX];
   char tmp[PATH_MAX]; /* written under this name until closed */
   bool failed;
-  bool async; /* written on a worker thread (lib/pipe.h) */
+  bool stream; /* tc_output_is_stream: written directly, no child files */
+  bool async;  /* written on a worker thread (lib/pipe.h) */
   tc_error err;
 } output;
 
@@ -408,6 +409,7 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
     return -1;
   }
   char tmp[PATH_MAX];
+  bool stream = tc_output_is_stream(path);
   tc_outfile_temp(path, tmp, sizeof tmp);
   tc_writer *w = fmt->open_writer(tmp, &s->info, err);
   if (!w)
@@ -423,6 +425,7 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
   o->w = w;
   snprintf(o->path, sizeof o->path, "%s", path);
   snprintf(o->tmp, sizeof o->tmp, "%s", tmp);
+  o->stream = stream;
   return 0;
 }
 
@@ -725,6 +728,15 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
     output *o = &c->out[c->nout];
     o->fmt = po->fmt;
     tc_error werr = {{0}};
+    if (po->stream) {
+      /* /dev/fd/3, a FIFO, /dev/null: there is no name beside it */
+      if (!s->opt.quiet)
+        fprintf(stderr,
+                "tracecorn: process %u is not recorded in %s: a stream "
+                "holds the first process only\n",
+                (unsigned)emu->pid, po->path);
+      continue;
+    }
     if (child_path(po->path, po->fmt->extension(emu->arch), emu->pid, o->path,
                    sizeof o->path) < 0) {
       fprintf(stderr, "tracecorn: %s: name too long for process %u\n", po->path,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -547,6 +548,101 @@ static int shf(char **out, const char *fmt, ...) {
   return st;
 }
 
+static int has(const char *path) { return access(path, F_OK) == 0; }
+
+/* A stream output (standard output by any name, /dev/fd/N, a FIFO) is
+ * written as it is: no NAME.partial beside it, nothing renamed over it.
+ * `convert IN --to tct /dev/stdout > FILE` renamed /dev/stdout.partial
+ * over the symlink /dev/stdout and left FILE empty (here a symlink of our
+ * own to /proc/self/fd/1 stands for /dev/stdout, so a regression cannot
+ * replace the host's). */
+static void test_stream_outputs(void) {
+  const char *d = tu_tmpdir();
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(shf(NULL,
+                            "cd %s && %s record -q -f tct -o so-ref -- %s "
+                            ">/dev/null 2>&1 && %s convert so-ref.tct --to "
+                            "tct so-plain.tct 2>/dev/null",
+                            d, TC_CLI, tu_guest("hello64"), TC_CLI),
+                        0);
+  CU_ASSERT_EQUAL(shf(NULL, "cd %s && ln -sf /proc/self/fd/1 so-stdout", d), 0);
+  static const char *const names[] = {"so-stdout", "-", "/dev/fd/1",
+                                      "/proc/self/fd/1"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    char got[4200];
+    snprintf(got, sizeof got, "%s/so-got%zu.tct", d, i);
+    CU_ASSERT_EQUAL(shf(NULL,
+                        "cd %s && %s convert so-ref.tct --to tct %s > %s "
+                        "2>/dev/null",
+                        d, TC_CLI, names[i], got),
+                    0);
+    CU_ASSERT(tu_same_file(got, tu_tmp("so-plain.tct")));
+  }
+  struct stat st;
+  CU_ASSERT(lstat(tu_tmp("so-stdout"), &st) == 0 && S_ISLNK(st.st_mode));
+  CU_ASSERT_FALSE(has(tu_tmp("so-stdout.partial")));
+  CU_ASSERT_FALSE(has(tu_tmp("-")));
+  /* appended under >>, after what the file held */
+  CU_ASSERT_EQUAL(shf(NULL,
+                      "cd %s && printf head > so-app && %s convert so-ref.tct "
+                      "--to tct /dev/stdout >> so-app 2>/dev/null && tail -c "
+                      "+5 so-app > so-app.tct",
+                      d, TC_CLI),
+                  0);
+  CU_ASSERT(tu_same_file(tu_tmp("so-app.tct"), tu_tmp("so-plain.tct")));
+  /* rvn (a directory) and bap (seeks back) refuse a pipe, in one line */
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && %s convert so-ref.tct --to rvn - 2>&1 "
+                      ">/dev/null",
+                      d, TC_CLI),
+                  1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "cannot hold rvn"));
+  free(out);
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && { %s convert so-ref.tct --to bap - "
+                      "2>so-bap.err; echo $? >so-bap.rc; } | cat >/dev/null "
+                      "&& cat so-bap.rc so-bap.err",
+                      d, TC_CLI),
+                  0);
+  const char *bap = "1\ntracecorn: convert: bap: -: ";
+  CU_ASSERT_EQUAL(strncmp(out ? out : "", bap, strlen(bap)), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "cannot seek back"));
+  free(out);
+  /* record: -o is the stream itself (no extension added); not the
+   * program's own stdout, where it prints */
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && %s record -q -o /dev/fd/3 -- %s 3>so-rec.tct "
+                      ">/dev/null && %s info so-rec.tct",
+                      d, TC_CLI, tu_guest("hello64"), TC_CLI),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "format:       tct"));
+  free(out);
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && %s record -q -o so-stdout -- %s 2>&1 "
+                      ">so-mixed",
+                      d, TC_CLI, tu_guest("hello64")),
+                  2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "the program's own output"));
+  free(out);
+  CU_ASSERT(lstat(tu_tmp("so-stdout"), &st) == 0 && S_ISLNK(st.st_mode));
+  CU_ASSERT_FALSE(has(tu_tmp("so-stdout.tct")));
+  /* a forked child has no name beside a stream: said, not made up */
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && mkfifo so-fifo && { timeout 60 cat so-fifo > "
+                      "so-fork.tct & %s record -o so-fifo -- %s 2>&1 "
+                      ">/dev/null; wait; }",
+                      d, TC_CLI, tu_guest("fork64")),
+                  0);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(out ? out : "", "process 1001 is not recorded in so-fifo"));
+  free(out);
+  CU_ASSERT_FALSE(has(tu_tmp("so-fifo.tct")));
+  CU_ASSERT_FALSE(has(tu_tmp("so-fifo.1001")));
+  CU_ASSERT_EQUAL(shf(&out, "%s info %s", TC_CLI, tu_tmp("so-fork.tct")), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "exit:         status 0"));
+  free(out);
+}
+
 /* A copy of the tct trace `in` with every executable map named `name`. */
 typedef struct rename_ctx {
   const tc_format *fmt;
@@ -661,6 +757,8 @@ int main(void) {
        test_fault_handlers},
       {"-o NAME.EXT names the file", test_output_names},
       {"info: writer and seekable from the file", test_info_writer_seek},
+      {"stream outputs: written as they are, never renamed over",
+       test_stream_outputs},
       {"dump: a map naming a FIFO is not opened", test_dump_map_names_fifo},
       {"json: every line is JSON whatever the guest's names",
        test_json_hostile_names},

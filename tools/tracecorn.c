@@ -75,7 +75,10 @@ static void usage_record(FILE *f) {
           "`-o x.tct`\n"
           "                        and `-o x.tct.zst` name the file itself; a "
           "forked\n"
-          "                        child process goes to PREFIX.PID.EXT\n"
+          "                        child process goes to PREFIX.PID.EXT; a "
+          "stream\n"
+          "                        (/dev/fd/3, a FIFO) takes the one trace "
+          "itself\n"
           "  -f, --format LIST     comma-separated formats (default: tct); "
           "`all`: every\n"
           "                        format the arch can hold, `readable`: those "
@@ -260,12 +263,11 @@ static void remove_output(const char *path) {
 /* 1 if writing `path` would destroy a file that is not a trace: an
  * existing file of another kind (a program, notes.txt) is only replaced
  * with --force. Traces (any readable format, or this writer's own text
- * or JSON output), empty files, devices and FIFOs may be written. */
+ * or JSON output), empty files and streams (standard output, /dev/fd/N,
+ * devices, FIFOs: written to, never replaced) may be written. */
 static int clobbers_non_trace(const char *path, const tc_format *fmt) {
   struct stat st;
-  if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
-    return 0;
-  if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+  if (tc_output_is_stream(path) || stat(path, &st) != 0)
     return 0;
   if (S_ISREG(st.st_mode) && st.st_size == 0)
     return 0;
@@ -288,6 +290,21 @@ static int clobbers_non_trace(const char *path, const tc_format *fmt) {
       return 0;
   }
   return 1;
+}
+
+/* 1 if path is "-" or the same pipe, socket or file as tracecorn's own
+ * stdout or stderr (terminals and /dev/null aside), which the recorded
+ * program writes to. */
+static int is_own_stdio(const char *path) {
+  struct stat a, b;
+  if (strcmp(path, "-") == 0)
+    return 1;
+  if (stat(path, &a) != 0 || S_ISCHR(a.st_mode))
+    return 0;
+  for (int fd = 1; fd <= 2; fd++)
+    if (fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+      return 1;
+  return 0;
 }
 
 static void refuse_clobber(const char *path) {
@@ -715,6 +732,25 @@ static int cmd_record(int argc, char **argv) {
     if (!dup && nchosen < MAX_FORMATS)
       chosen[nchosen++] = fmt;
   }
+  /* `-o -`, `-o /dev/stdout`, `-o /dev/fd/3`, a FIFO or a device: a
+   * stream, which takes the one trace as it is written (no extension, no
+   * temporary name). Not tracecorn's own stdout or stderr, where the
+   * program writes too. */
+  bool stream = tc_output_is_stream(prefix);
+  if (stream) {
+    const char *why =
+        all || nchosen != 1 ? "holds one format (-f names more)"
+        : zst ? "cannot be compressed by -z (pipe it through zstd)"
+        : is_own_stdio(prefix)
+            ? "is where the program's own output goes too: the trace would "
+              "be mixed with it (-o /dev/fd/3 3>FILE keeps them apart)"
+            : NULL;
+    if (why) {
+      fprintf(stderr, "tracecorn: -o %s: a stream output %s\n", prefix, why);
+      tc_session_free(s);
+      return 2;
+    }
+  }
   /* `-o NAME.EXT` names the file itself when EXT is a chosen format's
    * extension (users type `-o x.tct`, not `-o x`); a `.zst` suffix asks for
    * compression as -z does. */
@@ -723,11 +759,11 @@ static int cmd_record(int argc, char **argv) {
     prefix = defprefix;
   }
   size_t plen = strlen(defprefix);
-  if (plen > 4 && strcmp(defprefix + plen - 4, ".zst") == 0) {
+  if (!stream && plen > 4 && strcmp(defprefix + plen - 4, ".zst") == 0) {
     zst = true;
     defprefix[plen -= 4] = '\0';
   }
-  for (int i = 0; i < nchosen; i++) {
+  for (int i = 0; i < nchosen && !stream; i++) {
     const char *ext = chosen[i]->extension(info->arch);
     size_t elen = strlen(ext);
     if (elen && plen > elen && strcmp(defprefix + plen - elen, ext) == 0) {
@@ -740,7 +776,8 @@ static int cmd_record(int argc, char **argv) {
   for (int i = 0; i < nchosen && !force; i++) {
     char path[PATH_MAX];
     int k = snprintf(path, sizeof path, "%s%s%s", prefix,
-                     chosen[i]->extension(info->arch), zst ? ".zst" : "");
+                     stream ? "" : chosen[i]->extension(info->arch),
+                     zst ? ".zst" : "");
     if (k < 0 || k >= (int)sizeof path) {
       fprintf(stderr, "tracecorn: -o %s: name too long\n", prefix);
       tc_session_free(s);
@@ -763,8 +800,9 @@ static int cmd_record(int argc, char **argv) {
         fprintf(stderr, "tracecorn: %s: skipped (%s)\n", fmt->name, why.msg);
       continue;
     }
-    int k = snprintf(paths[npaths], PATH_MAX, "%s%s%s", prefix,
-                     fmt->extension(info->arch), zst ? ".zst" : "");
+    int k =
+        snprintf(paths[npaths], PATH_MAX, "%s%s%s", prefix,
+                 stream ? "" : fmt->extension(info->arch), zst ? ".zst" : "");
     if (k < 0 || k >= PATH_MAX) {
       fprintf(stderr, "tracecorn: -o %s: name too long\n", prefix);
       refused++;
@@ -839,9 +877,9 @@ static int cmd_record(int argc, char **argv) {
               paths[i], sz,
               res.insns ? (double)bytes / (double)res.insns : 0.0);
     }
-    /* Forked children: PREFIX.PID.EXT each. */
+    /* Forked children: PREFIX.PID.EXT each (none for a stream). */
     uint32_t pids[64];
-    size_t nprocs = tc_session_pids(s, pids, 64);
+    size_t nprocs = stream ? 0 : tc_session_pids(s, pids, 64);
     for (size_t k = 1; k < nprocs && k < 64; k++)
       for (int i = 0; i < npaths; i++) {
         char path[PATH_MAX + 32], sz[32];

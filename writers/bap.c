@@ -45,6 +45,7 @@
 #include "writers/insn_access.h"
 #include "writers/md5.h"
 #include "writers/memimage.h"
+#include "writers/outfile.h"
 #include "writers/zst.h"
 
 enum {
@@ -814,9 +815,21 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
     w->regswap[r] = (uint8_t)needs_swap(arch, (int)r);
   }
 
-  w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  w->fd = tc_outfile_open(path, 0644);
   if (w->fd < 0) {
     tc_error_set(err, "bap: %s: cannot create: %s", path, strerror(errno));
+    goto fail;
+  }
+  /* The header is completed at close, at offset 32, and the TOC holds
+   * offsets from the file's start: a stream must be a file at its start
+   * (`> FILE`), not a pipe, a terminal or an output appended to. */
+  int fl = fcntl(w->fd, F_GETFL);
+  if (lseek(w->fd, 0, SEEK_CUR) != 0 || fl < 0 || (fl & O_APPEND)) {
+    tc_error_set(err,
+                 "bap: %s: cannot write a bap trace to a stream that cannot "
+                 "seek back to its start (a pipe, a terminal, >>): write it "
+                 "to a file",
+                 path);
     goto fail;
   }
   /* n and T stay 0 until close: a reader then knows the trace is not
@@ -1833,6 +1846,45 @@ static void bap_close_reader(tc_reader *r) {
   free(r);
 }
 
+/* A trace whose writer never finished it (killed: the header's frame
+ * count and TOC offset are still 0) holds whole frames up to the cut: the
+ * reader takes them as the trace, with no TOC to check them against, and
+ * says so. Sets r->n and r->T as if the file had ended there. */
+static int recover_unfinished(tc_reader *r, tc_error *err) {
+  uint64_t off = BAP_META_OFF, frames = 0;
+  uint8_t b[8];
+  for (;;) {
+    if (r->fsize - off < 8 || read_at(r, off, b, 8, err) < 0)
+      break;
+    uint64_t size = get_le64(b);
+    if (size > r->fsize - off - 8)
+      break; /* the frame the cut went through */
+    off += 8 + size;
+    frames++;
+  }
+  if (frames == 0)
+    return rd_fail(r, err,
+                   "the trace was not finished (its TOC offset is 0) and "
+                   "holds no whole meta frame");
+  r->n = frames - 1; /* the meta frame is not one of them */
+  r->T = off;
+  r->m = UINT64_MAX; /* no TOC entries */
+  r->ntoc = 0;
+  r->toc = calloc(1, sizeof *r->toc);
+  if (!r->toc)
+    return rd_fail(r, err, "out of memory");
+  /* said once for a file, though a command may open it several times */
+  static char said[4096];
+  if (strcmp(said, r->path) != 0) {
+    snprintf(said, sizeof said, "%s", r->path);
+    fprintf(stderr,
+            "bap: %s: not finished (no TOC; killed?): read the %" PRIu64
+            " whole frames before the cut at 0x%" PRIx64 "\n",
+            r->path, r->n, r->fsize);
+  }
+  return 0;
+}
+
 /* Header, TOC and meta frame. */
 static int read_container(tc_reader *r, tc_error *err) {
   uint8_t h[BAP_HEADER_SIZE];
@@ -1864,51 +1916,54 @@ static int read_container(tc_reader *r, tc_error *err) {
                    "BFD arch %" PRIu64 " mach %" PRIu64
                    " is no architecture tracecorn knows",
                    r->bfd_arch, r->bfd_mach);
-  if (r->T == 0)
-    return rd_fail(r, err, "the TOC offset is 0: the trace was not finished");
-  if (r->T < BAP_META_OFF + 9 || r->T > r->fsize - 8)
-    return rd_fail(r, err,
-                   "TOC offset 0x%" PRIx64 " is outside the file (%" PRIu64
-                   " bytes)",
-                   r->T, r->fsize);
-  uint8_t b[8];
-  if (read_at(r, r->T, b, 8, err) < 0)
-    return -1;
-  r->m = get_le64(b);
-  if (r->m == 0)
-    return rd_fail(r, err, "the TOC says 0 frames per entry");
-  /* Every frame takes at least 9 bytes. */
-  if (r->n > (r->T - BAP_META_OFF) / 9)
-    return rd_fail(r, err, "%" PRIu64 " frames cannot fit before the TOC",
-                   r->n);
-  uint64_t tail = r->fsize - r->T - 8;
-  uint64_t ceil_n = r->n / r->m + (r->n % r->m != 0);
-  uint64_t cnt = tail / 8;
-  /* ceil(n/m) entries (the current C++ reader, TCG plugin, tracecorn);
-   * one fewer is what libtrace's writer and qemu tracewrap wrote. */
-  if (tail % 8 != 0 || (cnt != ceil_n && (ceil_n == 0 || cnt != ceil_n - 1)))
-    return rd_fail(r, err,
-                   "the TOC does not end at EOF: %" PRIu64
-                   " bytes after it for n=%" PRIu64 ", m=%" PRIu64
-                   " (expected %" PRIu64 " entries of 8 bytes)",
-                   tail, r->n, r->m, ceil_n);
-  r->ntoc = cnt;
-  r->toc = calloc(cnt ? cnt : 1, sizeof *r->toc);
-  if (!r->toc)
-    return rd_fail(r, err, "out of memory");
-  for (uint64_t j = 0; j < cnt; j++) {
-    if (read_at(r, r->T + 8 + 8 * j, b, 8, err) < 0)
+  if (r->T == 0 && r->n == 0) {
+    if (recover_unfinished(r, err) < 0)
       return -1;
-    r->toc[j] = get_le64(b);
-    uint64_t frame = (j + 1) * r->m;
-    int ok = frame < r->n ? r->toc[j] > BAP_META_OFF && r->toc[j] < r->T &&
-                                (j == 0 || r->toc[j] > r->toc[j - 1])
-                          : r->toc[j] == r->T;
-    if (!ok)
+  } else {
+    if (r->T < BAP_META_OFF + 9 || r->T > r->fsize - 8)
       return rd_fail(r, err,
-                     "TOC entry %" PRIu64 " (frame %" PRIu64
-                     ") is offset 0x%" PRIx64 ", not a frame before the TOC",
-                     j, frame, r->toc[j]);
+                     "TOC offset 0x%" PRIx64 " is outside the file (%" PRIu64
+                     " bytes)",
+                     r->T, r->fsize);
+    uint8_t b[8];
+    if (read_at(r, r->T, b, 8, err) < 0)
+      return -1;
+    r->m = get_le64(b);
+    if (r->m == 0)
+      return rd_fail(r, err, "the TOC says 0 frames per entry");
+    /* Every frame takes at least 9 bytes. */
+    if (r->n > (r->T - BAP_META_OFF) / 9)
+      return rd_fail(r, err, "%" PRIu64 " frames cannot fit before the TOC",
+                     r->n);
+    uint64_t tail = r->fsize - r->T - 8;
+    uint64_t ceil_n = r->n / r->m + (r->n % r->m != 0);
+    uint64_t cnt = tail / 8;
+    /* ceil(n/m) entries (the current C++ reader, TCG plugin, tracecorn);
+     * one fewer is what libtrace's writer and qemu tracewrap wrote. */
+    if (tail % 8 != 0 || (cnt != ceil_n && (ceil_n == 0 || cnt != ceil_n - 1)))
+      return rd_fail(r, err,
+                     "the TOC does not end at EOF: %" PRIu64
+                     " bytes after it for n=%" PRIu64 ", m=%" PRIu64
+                     " (expected %" PRIu64 " entries of 8 bytes)",
+                     tail, r->n, r->m, ceil_n);
+    r->ntoc = cnt;
+    r->toc = calloc(cnt ? cnt : 1, sizeof *r->toc);
+    if (!r->toc)
+      return rd_fail(r, err, "out of memory");
+    for (uint64_t j = 0; j < cnt; j++) {
+      if (read_at(r, r->T + 8 + 8 * j, b, 8, err) < 0)
+        return -1;
+      r->toc[j] = get_le64(b);
+      uint64_t frame = (j + 1) * r->m;
+      int ok = frame < r->n ? r->toc[j] > BAP_META_OFF && r->toc[j] < r->T &&
+                                  (j == 0 || r->toc[j] > r->toc[j - 1])
+                            : r->toc[j] == r->T;
+      if (!ok)
+        return rd_fail(r, err,
+                       "TOC entry %" PRIu64 " (frame %" PRIu64
+                       ") is offset 0x%" PRIx64 ", not a frame before the TOC",
+                       j, frame, r->toc[j]);
+    }
   }
   /* The meta frame. */
   uint64_t off = BAP_META_OFF;

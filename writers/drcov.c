@@ -36,6 +36,7 @@
 
 #include "tracecorn/tracecorn.h"
 #include "writers/byteorder.h"
+#include "writers/outfile.h"
 #include "writers/symbols.h"
 #include "writers/zst.h"
 
@@ -313,7 +314,7 @@ static tc_writer *drcov_open_writer(const char *path, const tc_trace_info *info,
     w->thumb_ok = true;
     cs_option(w->cs_thumb, CS_OPT_DETAIL, CS_OPT_ON);
   }
-  w->f = fopen(path, "wb");
+  w->f = tc_outfile_fopen(path, "wb");
   if (!w->f) {
     tc_error_set(err, "drcov: %s: cannot create: %s", path, strerror(errno));
     writer_free(w);

@@ -3,6 +3,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +42,97 @@ static void remove_output(const char *path) {
     unlink(path);
 }
 
-void tc_outfile_discard(const char *tmp) { remove_output(tmp); }
+/* 1 if dir (resolved) is a process's descriptor directory, /proc/PID/fd
+ * or /proc/PID/task/TID/fd; *pid is PID. */
+static bool proc_fd_dir(const char *dir, long *pid) {
+  char *end;
+  if (strncmp(dir, "/proc/", 6) != 0)
+    return false;
+  *pid = strtol(dir + 6, &end, 10);
+  if (end == dir + 6 || *pid <= 0)
+    return false;
+  if (strncmp(end, "/task/", 6) == 0) {
+    const char *t = end + 6;
+    strtol(t, &end, 10);
+    if (end == t)
+      return false;
+  }
+  return strcmp(end, "/fd") == 0;
+}
+
+/* The descriptor of this process that path names through its symlinks
+ * (/dev/stdout -> /proc/self/fd/1, /dev/fd/N, /proc/self/fd/N): N, -2
+ * for another process's descriptor, -1 for none. Each link is read as
+ * text (readlink), so a descriptor's own target is never followed. */
+static int named_fd(const char *path) {
+  char cur[PATH_MAX], dir[PATH_MAX], rdir[PATH_MAX], link[PATH_MAX];
+  if (snprintf(cur, sizeof cur, "%s", path) >= (int)sizeof cur)
+    return -1;
+  for (int hops = 0; hops < 40; hops++) {
+    const char *slash = strrchr(cur, '/');
+    const char *base = slash ? slash + 1 : cur;
+    if (!slash)
+      snprintf(dir, sizeof dir, ".");
+    else
+      snprintf(dir, sizeof dir, "%.*s", slash == cur ? 1 : (int)(slash - cur),
+               cur);
+    if (!realpath(dir, rdir))
+      return -1;
+    long pid;
+    if (proc_fd_dir(rdir, &pid)) {
+      char *end;
+      long n = strtol(base, &end, 10);
+      if (end == base || *end || n < 0 || n > INT_MAX)
+        return -1;
+      return pid == (long)getpid() ? (int)n : -2;
+    }
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+      return -1;
+    ssize_t k = readlink(cur, link, sizeof link - 1);
+    if (k <= 0)
+      return -1;
+    link[k] = 0;
+    int w = link[0] == '/' ? snprintf(cur, sizeof cur, "%s", link)
+                           : snprintf(cur, sizeof cur, "%s/%s",
+                                      strcmp(rdir, "/") == 0 ? "" : rdir, link);
+    if (w < 0 || w >= (int)sizeof cur)
+      return -1;
+  }
+  return -1;
+}
+
+int tc_output_is_stream(const char *path) {
+  struct stat st;
+  if (strcmp(path, "-") == 0 || named_fd(path) != -1)
+    return 1;
+  return stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+}
+
+int tc_outfile_open(const char *path, int mode) {
+  int fd = strcmp(path, "-") == 0 ? 1 : named_fd(path);
+  if (fd >= 0)
+    return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+}
+
+FILE *tc_outfile_fopen(const char *path, const char *mode) {
+  int fd = tc_outfile_open(path, 0666);
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen(fd, mode);
+  if (!f) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return f;
+}
+
+void tc_outfile_discard(const char *tmp) {
+  if (!tc_output_is_stream(tmp)) /* never /dev/stdout itself */
+    remove_output(tmp);
+}
 
 uint64_t tc_output_size(const char *path) {
   struct stat st;
@@ -77,11 +169,9 @@ static void partial_name(const char *final, size_t len, char *tmp, size_t max) {
 }
 
 void tc_outfile_temp(const char *final, char *tmp, size_t max) {
-  struct stat st;
   bool zst = tc_zst_name(final);
   size_t len = strlen(final) - (zst ? 4 : 0);
-  if (strcmp(final, "-") == 0 ||
-      (stat(final, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+  if (tc_output_is_stream(final)) {
     if (!zst) {
       snprintf(tmp, max, "%s", final);
       return;
@@ -136,8 +226,7 @@ static int commit_zst(const char *tmp, const char *final, tc_error *err) {
   struct stat st;
   if (stat(tmp, &st) == 0 && S_ISDIR(st.st_mode))
     return tc_outfile_check(tmp, final, err);
-  bool direct =
-      stat(final, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode);
+  bool direct = tc_output_is_stream(final);
   char ztmp[4200];
   snprintf(ztmp, sizeof ztmp, "%s%s", direct ? final : tmp,
            direct ? "" : ".zst");

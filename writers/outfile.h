@@ -11,12 +11,21 @@
 #include "tracecorn/tracecorn.h"
 
 /* The name to write `final` under: "DIR/NAME.partial.EXT" for a regular
- * file or directory output, `final` itself for "-" and for existing
- * non-regular files (/dev/null, a FIFO). Removes a stale temporary.
+ * file or directory output, `final` itself for a stream
+ * (tc_output_is_stream: "-", /dev/stdout, /dev/fd/N, a FIFO, /dev/null),
+ * written directly, never renamed or removed. Removes a stale temporary.
  * A .zst output "DIR/NAME.EXT.zst" is written plain under
  * "DIR/NAME.partial.EXT" (writers seek back to patch headers), compressed
  * at commit. */
 void tc_outfile_temp(const char *final, char *tmp, size_t max);
+/* Opens an output for writing as writers do (created or truncated, with
+ * mode; close-on-exec): "-" and a name of one of this process's
+ * descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N) give a duplicate
+ * of that descriptor, so a trace goes where the shell pointed it (at its
+ * offset, appending under >>), whatever it is. -1 with errno. */
+int tc_outfile_open(const char *path, int mode);
+/* The same as a stdio stream (fopen's mode "w"/"wb"). */
+FILE *tc_outfile_fopen(const char *path, const char *mode);
 /* After the writer opened tmp: -1 with a message if final is a .zst but
  * the format wrote a directory (REVEN's NAME.rvn/), which is refused. */
 int tc_outfile_check(const char *tmp, const char *final, tc_error *err);
@@ -35,7 +44,8 @@ int tc_outfile_close_stream(FILE *f, int own, const char *path, tc_error *err);
  * of hundreds of MB. Free *buf after fclose(f). */
 void tc_outfile_buffer(FILE *f, char **buf);
 
-/* Removes an output that holds nothing worth keeping (file or directory). */
+/* Removes an output that holds nothing worth keeping (file or directory);
+ * a stream is left alone. */
 void tc_outfile_discard(const char *tmp);
 
 #endif

@@ -1149,6 +1149,14 @@ static tc_writer *rvn_open_writer(const char *path, const tc_trace_info *info,
     }
     every = v;
   }
+  if (tc_output_is_stream(path)) {
+    tc_error_set(err,
+                 "rvn: %s: a stream (standard output, a pipe, a device) "
+                 "cannot hold rvn, a directory of two files: write it to a "
+                 "directory name",
+                 path);
+    return NULL;
+  }
   if (mkdir(path, 0777) < 0 && errno != EEXIST) {
     tc_error_set(err, "rvn: %s: cannot create the directory: %s", path,
                  strerror(errno));

@@ -53,7 +53,7 @@ static tc_writer *strace_open(const char *path, const tc_trace_info *info,
   if (strcmp(path, "-") == 0) {
     w->f = stdout;
   } else {
-    w->f = fopen(path, "w");
+    w->f = tc_outfile_fopen(path, "w");
     w->own = 1;
     if (!w->f) {
       tc_error_set(err, "%s: %s", path, strerror(errno));

@@ -19,6 +19,7 @@
 #endif
 
 #include "tracecorn/tracecorn.h"
+#include "writers/outfile.h"
 #include "writers/zst.h"
 
 /* Version 3 (TCTRACE3) is written; all three are read. Version 2 differs
@@ -603,7 +604,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   pthread_cond_init(&w->cv, NULL);
   w->arch = info->arch;
   w->path = strdup(path);
-  w->f = fopen(path, "wb");
+  w->f = tc_outfile_fopen(path, "wb");
   w->zc = ZSTD_createCCtx();
   w->zcap = ZSTD_CStreamOutSize();
   w->zout = malloc(w->zcap);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/outfile.h"
 #include "writers/zst.h"
 
 #define MAX_TREGS 17
@@ -135,7 +136,7 @@ static tc_writer *tenet_open_writer(const char *path, const tc_trace_info *info,
     writer_free(w);
     return NULL;
   }
-  w->f = fopen(path, "w");
+  w->f = tc_outfile_fopen(path, "w");
   if (!w->f) {
     tc_error_set(err, "tenet: %s: cannot create: %s", path, strerror(errno));
     writer_free(w);
@@ -298,6 +299,7 @@ struct tc_reader {
   char *buf;
   size_t bufcap;
   unsigned lineno;
+  bool cut;       /* the line just read ends the file without a newline */
   tline lines[2]; /* the current line and the one after it */
   int cur;        /* lines[cur] is the current instruction */
   bool have_cur;
@@ -396,6 +398,7 @@ static int read_line(tc_reader *r, size_t *len, tc_error *err) {
       return 0;
     }
     r->lineno++;
+    r->cut = r->buf[n - 1] != '\n';
     while (n && (r->buf[n - 1] == '\n' || r->buf[n - 1] == '\r' ||
                  r->buf[n - 1] == ' '))
       n--;
@@ -649,6 +652,17 @@ static int tenet_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
     /* The last line is the state the trace ends in, not an instruction. */
     r->have_cur = false;
     return rc;
+  }
+  if (r->cut) {
+    /* A recording that was killed ends in a line cut short (every line
+     * tracecorn writes ends in a newline): the trace ends before it, with
+     * the instructions of every whole line. */
+    fprintf(stderr,
+            "tenet: %s: line %u is cut short (no newline at the end): "
+            "read up to it\n",
+            r->path, r->lineno);
+    r->have_cur = false;
+    return 0;
   }
   if (parse_line(r, nxt, len, err) < 0)
     return -1;

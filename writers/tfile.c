@@ -625,7 +625,7 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     writer_free(w);
     return NULL;
   }
-  w->fp = fopen(path, "wb");
+  w->fp = tc_outfile_fopen(path, "wb");
   if (!w->fp) {
     tc_error_set(err, "tfile: cannot create %s: %s", path, strerror(errno));
     writer_free(w);

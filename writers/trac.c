@@ -18,6 +18,7 @@
 #include "writers/byteorder.h"
 #include "writers/memimage.h"
 #include "writers/murmurhash3.h"
+#include "writers/outfile.h"
 #include "writers/trac.h"
 #include "writers/zst.h"
 
@@ -235,7 +236,7 @@ static tc_writer *trac_open_writer(const char *path, const tc_trace_info *info,
     goto fail;
   }
   trac_regmap_init(&w->map, arch);
-  w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  w->fd = tc_outfile_open(path, 0644);
   if (w->fd < 0) {
     tc_error_set(err, "trac: %s: cannot create: %s", path, strerror(errno));
     goto fail;

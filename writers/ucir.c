@@ -29,6 +29,7 @@
 
 #include "tracecorn/tracecorn.h"
 #include "writers/memimage.h"
+#include "writers/outfile.h"
 #include "writers/snappy_frame.h"
 #include "writers/ucir.h"
 #include "writers/zst.h"
@@ -1287,7 +1288,7 @@ static tc_writer *ucir_open_writer(const char *path, const tc_trace_info *info,
     memcpy(w->out + w->outlen, tc_snappy_stream_id, SNAPPY_FRAME_ID_LEN);
     w->outlen += SNAPPY_FRAME_ID_LEN;
   }
-  w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  w->fd = tc_outfile_open(path, 0644);
   if (w->fd < 0) {
     tc_error_set(err, "ucir: %s: cannot create: %s", path, strerror(errno));
     writer_free(w);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "writers/outfile.h"
+
 int tc_zst_magic(const uint8_t *p, size_t n) {
   return n >= 4 && p[0] == 0x28 && p[1] == 0xB5 && p[2] == 0x2F && p[3] == 0xFD;
 }
@@ -29,7 +31,10 @@ int tc_zst_compress_file(const char *src, const char *dst, tc_error *err) {
     tc_error_set(err, "%s: cannot open: %s", src, strerror(errno));
     return -1;
   }
-  FILE *out = fopen(dst, "wb");
+  /* A stream (a FIFO, /dev/stdout) given as the output is written
+   * directly and never removed. */
+  bool stream = tc_output_is_stream(dst);
+  FILE *out = tc_outfile_fopen(dst, "wb");
   if (!out) {
     tc_error_set(err, "%s: cannot create: %s", dst, strerror(errno));
     fclose(in);
@@ -78,8 +83,6 @@ int tc_zst_compress_file(const char *src, const char *dst, tc_error *err) {
   }
   rc = 0;
 done:;
-  /* A FIFO or device given as the output is never removed. */
-  bool regular = fstat(fileno(out), &st) == 0 && S_ISREG(st.st_mode);
   if (fflush(out) != 0 && rc == 0) {
     tc_error_set(err, "%s: cannot write: %s", dst, strerror(errno));
     rc = -1;
@@ -88,7 +91,7 @@ done:;
     tc_error_set(err, "%s: cannot write: %s", dst, strerror(errno));
     rc = -1;
   }
-  if (rc < 0 && regular)
+  if (rc < 0 && !stream)
     unlink(dst);
   fclose(in);
   ZSTD_freeCCtx(cc);

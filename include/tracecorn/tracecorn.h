@@ -642,6 +642,12 @@ TC_API uint64_t tc_session_output_bytes(tc_session *s);
 /* Size of a trace output: a file, or the files of a directory output
  * (REVEN's NAME.rvn/); 0 if there is none. */
 TC_API uint64_t tc_output_size(const char *path);
+/* 1 if an output named path is a stream, written directly (no temporary
+ * name, no rename): "-" (standard output), a name of one of this
+ * process's descriptors (/dev/stdout, /dev/fd/N, /proc/self/fd/N), or an
+ * existing file that is neither regular nor a directory (a FIFO,
+ * /dev/null). 0 for a file or directory, existing or not. */
+TC_API int tc_output_is_stream(const char *path);
 /* Async-signal-safe: asks a running session to stop (Ctrl-C); the run
  * ends with an INTERRUPTED exit event and status 130. */
 TC_API void tc_session_stop(tc_session *s);
