@@ -7,7 +7,10 @@
 # their reference runs use qemu-user-static when the host cannot run them.
 # debhelper and lintian build and check the .debs, zsh, man-db, groff-base
 # and bsdextrautils (col) check the completion and man page
-# (tests/test_packaging.c).
+# (tests/test_packaging.c). python3-minimal and bc (with perl-base, mawk and
+# coreutils, always there) are the distribution's dynamically linked
+# programs that tests/test_differential.c records; the g++ cross compilers
+# build its C++ guest for each arch.
 set -eu
 PKGS="build-essential cmake pkg-config
       libunicorn-dev libcapstone-dev libzstd-dev libcunit1-dev
@@ -22,7 +25,10 @@ PKGS="build-essential cmake pkg-config
       gcc-mipsel-linux-gnu libc6-dev-mipsel-cross
       gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
       gcc-sparc64-linux-gnu libc6-dev-sparc64-cross
-      debhelper lintian zsh man-db groff-base bsdextrautils"
+      debhelper lintian zsh man-db groff-base bsdextrautils
+      python3-minimal bc
+      g++-i686-linux-gnu g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
+      g++-mipsel-linux-gnu"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
@@ -44,3 +50,5 @@ if [ -n "$missing" ]; then
 fi
 # Real static programs of the other arches for the tests.
 "$(dirname "$0")/fetch-foreign-busybox.sh"
+# Debian's dynamic python3, perl, coreutils... of the other arches.
+"$(dirname "$0")/fetch-foreign-rootfs.sh"
