@@ -304,6 +304,54 @@ static void test_bad_input(void) {
   free(out);
 }
 
+/* A zstd bomb: a small .tf.zst (a real trace, then 256 MiB of zeros: 1 KiB
+ * of zstd each) was decompressed whole into $TMPDIR (a 135 KB one took
+ * 4 GiB and 85 s) and read on. An input may decompress to 1000 times its
+ * size, at least 64 MiB and at most 16 GiB: past it the command stops
+ * with one line and status 1; TRACECORN_MAX_DECOMPRESSED sets the limit. */
+static void test_decompression_limit(void) {
+  record_both();
+  CU_ASSERT_EQUAL(tc_zst_limit(0), 64ull << 20);
+  CU_ASSERT_EQUAL(tc_zst_limit(1 << 20), 1000ull << 20);
+  CU_ASSERT_EQUAL(tc_zst_limit(1ull << 30), 16ull << 30);
+  const char *bomb = path_of("bomb", ".tf", ".zst");
+  int st;
+  char *out = sh(&st, "{ cat %s; head -c 256M /dev/zero; } | zstd -q -c > %s",
+                 path_of("plain", ".tf", ""), bomb);
+  CU_ASSERT_EQUAL_FATAL(st, 0);
+  free(out);
+  struct stat sb;
+  CU_ASSERT(stat(bomb, &sb) == 0 && sb.st_size < (1 << 20));
+  static const char *const cmds[] = {"info", "dump", "strace"};
+  for (int i = 0; i < 3; i++) {
+    out = sh(&st, "%s %s %s 2>&1 >/dev/null", TC_CLI, cmds[i], bomb);
+    CU_ASSERT_EQUAL(st, 1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, ": decompresses to more than 64 MiB, "
+                                       "the limit for this input "
+                                       "(TRACECORN_MAX_DECOMPRESSED=SIZE "
+                                       "raises it)\n"));
+    const char *nl = strchr(out, '\n');
+    CU_ASSERT(nl && nl[1] == 0);
+    free(out);
+  }
+  out = sh(&st, "cd %s && %s convert %s --to tct bomb-out.tct 2>&1",
+           tu_tmpdir(), TC_CLI, bomb);
+  CU_ASSERT_EQUAL(st, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "decompresses to more than 64 MiB"));
+  free(out);
+  CU_ASSERT_NOT_EQUAL(access(path_of("bomb-out", ".tct", ""), F_OK), 0);
+  /* raised, the same file is read through (the zeros after the trace
+   * are tfile's to judge) */
+  out = sh(&st, "TRACECORN_MAX_DECOMPRESSED=1G %s info %s 2>&1", TC_CLI, bomb);
+  CU_ASSERT_PTR_NULL(strstr(out, "decompresses to more than"));
+  free(out);
+  out =
+      sh(&st, "TRACECORN_MAX_DECOMPRESSED=lots %s info %s 2>&1", TC_CLI, bomb);
+  CU_ASSERT_EQUAL(st, 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "TRACECORN_MAX_DECOMPRESSED: not a size"));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"zstd_cli_gives_plain_bytes", test_zstd_cli_gives_plain_bytes},
@@ -314,6 +362,7 @@ int main(void) {
       {"verify_zst", test_verify_zst},
       {"rvn_refused", test_rvn_refused},
       {"bad_input", test_bad_input},
+      {"decompression_limit", test_decompression_limit},
       {NULL, NULL}};
   return tu_run_suite("zst", cases);
 }

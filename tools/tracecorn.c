@@ -209,6 +209,28 @@ static int parse_u64(const char *s, uint64_t *out) {
   return 0;
 }
 
+/* A size: a number with an optional K, M, G or T suffix (powers of
+ * 1024), more than 0. */
+static int parse_size(const char *s, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  unsigned shift = 0;
+  if (end && *end && !end[1])
+    shift = *end == 'K' || *end == 'k'   ? 10
+            : *end == 'M' || *end == 'm' ? 20
+            : *end == 'G' || *end == 'g' ? 30
+            : *end == 'T' || *end == 't' ? 40
+                                         : 99;
+  else if (end && *end)
+    shift = 99;
+  if (errno || end == s || s[0] == '-' || shift == 99 || v == 0 ||
+      v > (UINT64_MAX >> shift))
+    return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
 static void *read_whole(const char *path, size_t *n) {
   FILE *f = fopen(path, "rb");
   if (!f)
@@ -458,29 +480,14 @@ static int cmd_record(int argc, char **argv) {
       else
         tfuncs[ntfuncs++] = optarg;
       break;
-    case 16: {
-      char *end = NULL;
-      errno = 0;
-      unsigned long long v = strtoull(optarg, &end, 0);
-      unsigned shift = 0;
-      if (end && *end && !end[1])
-        shift = *end == 'K' || *end == 'k'   ? 10
-                : *end == 'M' || *end == 'm' ? 20
-                : *end == 'G' || *end == 'g' ? 30
-                : *end == 'T' || *end == 't' ? 40
-                                             : 99;
-      else if (end && *end)
-        shift = 99;
-      if (errno || end == optarg || optarg[0] == '-' || shift == 99 || v == 0 ||
-          v > (UINT64_MAX >> shift)) {
+    case 16:
+      if (parse_size(optarg, &opt.max_memory) < 0) {
         fprintf(stderr,
                 "tracecorn: --max-memory: not a size (e.g. 512M, 8G): %s\n",
                 optarg);
         return 2;
       }
-      opt.max_memory = (uint64_t)v << shift;
       break;
-    }
     case 13:
     case 14:
       snprintf(walias[c - 13], sizeof walias[0], "%s=%.200s",
@@ -1808,6 +1815,20 @@ int main(int argc, char **argv) {
    * full disk (an output, a zstd input decompressed into $TMPDIR) instead
    * of killing tracecorn. */
   signal(SIGXFSZ, SIG_IGN);
+  /* What a compressed input may decompress to (a zstd bomb): the
+   * library's default rule, or this one size. */
+  const char *maxd = getenv("TRACECORN_MAX_DECOMPRESSED");
+  if (maxd && *maxd) {
+    uint64_t v = UINT64_MAX;
+    if (strcmp(maxd, "unlimited") != 0 && parse_size(maxd, &v) < 0) {
+      fprintf(stderr,
+              "tracecorn: TRACECORN_MAX_DECOMPRESSED: not a size (e.g. 64G, "
+              "unlimited): %s\n",
+              maxd);
+      return 2;
+    }
+    tc_set_max_decompressed(v);
+  }
   if (strcmp(cmd, "record") == 0)
     return cmd_record(argc - 1, argv + 1);
   if (strcmp(cmd, "dump") == 0)

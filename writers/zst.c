@@ -2,6 +2,7 @@
 #include "writers/zst.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,10 +103,27 @@ done:;
 
 /* ---------------------------------------------------------- decompression */
 
+/* How much a compressed input may decompress to (see zst.h). */
+static uint64_t g_max_decompressed; /* 0: the default rule */
+
+void tc_set_max_decompressed(uint64_t bytes) { g_max_decompressed = bytes; }
+
+uint64_t tc_zst_limit(uint64_t compressed) {
+  if (g_max_decompressed)
+    return g_max_decompressed;
+  uint64_t rel = compressed > UINT64_MAX / TC_ZST_MAX_RATIO
+                     ? UINT64_MAX
+                     : compressed * TC_ZST_MAX_RATIO;
+  if (rel < TC_ZST_MIN_LIMIT)
+    rel = TC_ZST_MIN_LIMIT;
+  return rel < TC_ZST_MAX_LIMIT ? rel : TC_ZST_MAX_LIMIT;
+}
+
 /* One zstd input being decompressed: frames one after another (as zstd
  * -d takes them), any trailing bytes that are not a frame are an error. */
 typedef struct zin {
   FILE *src;
+  uint64_t out, limit; /* bytes given so far, and at most */
   ZSTD_DCtx *dc;
   uint8_t *buf;
   size_t cap;
@@ -125,6 +143,10 @@ static int zin_init(zin *z, FILE *src) {
   z->dc = ZSTD_createDCtx();
   z->in = (ZSTD_inBuffer){z->buf, 0, 0};
   z->last = 1; /* no frame yet */
+  struct stat st;
+  z->limit = tc_zst_limit(fstat(fileno(src), &st) == 0 && st.st_size > 0
+                              ? (uint64_t)st.st_size
+                              : 0);
   return z->buf && z->dc ? 0 : -1;
 }
 
@@ -163,6 +185,25 @@ static ssize_t zin_read(zin *z, uint8_t *out, size_t cap) {
       return -1;
     }
     z->last = ret;
+    if (ob.pos > z->limit - z->out) {
+      char lim[32];
+      uint64_t l = z->limit;
+      if (l % (1u << 30) == 0)
+        snprintf(lim, sizeof lim, "%" PRIu64 " GiB", l >> 30);
+      else if (l % (1u << 20) == 0)
+        snprintf(lim, sizeof lim, "%" PRIu64 " MiB", l >> 20);
+      else if (l >= (1u << 20))
+        snprintf(lim, sizeof lim, "%.1f MiB", (double)l / (1 << 20));
+      else
+        snprintf(lim, sizeof lim, "%" PRIu64 " bytes", l);
+      snprintf(z->why, sizeof z->why,
+               "decompresses to more than %s, the limit for this input "
+               "(TRACECORN_MAX_DECOMPRESSED=SIZE raises it)",
+               lim);
+      errno = EBADMSG;
+      return -1;
+    }
+    z->out += ob.pos;
     if (ob.pos > 0)
       return (ssize_t)ob.pos;
     if (z->eof && z->in.pos == z->in.size && ret != 0) {

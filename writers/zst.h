@@ -16,6 +16,18 @@
  * always gives the same bytes (single-threaded, no timestamps). */
 #define TC_ZST_LEVEL 3
 
+/* How much a compressed input may decompress to, by default: 1000 times
+ * its own size (tracecorn's traces compress 1x-130x; a zstd bomb reaches
+ * 30000x), but at least 64 MiB and at most 16 GiB. Past it, reading fails
+ * ("decompresses to more than ..."): no reader fills $TMPDIR or runs for
+ * minutes on a small file. tc_set_max_decompressed (the CLI's
+ * TRACECORN_MAX_DECOMPRESSED) replaces the rule with one size. */
+#define TC_ZST_MAX_RATIO 1000u
+#define TC_ZST_MIN_LIMIT (64ull << 20)
+#define TC_ZST_MAX_LIMIT (16ull << 30)
+/* The limit for an input of that many compressed bytes. */
+uint64_t tc_zst_limit(uint64_t compressed);
+
 /* 1 if the n bytes at p start with a zstd frame's magic (28 B5 2F FD). */
 int tc_zst_magic(const uint8_t *p, size_t n);
 /* 1 if path names a .zst output ("NAME.zst", NAME not empty). */

@@ -480,6 +480,13 @@ TC_API int tc_writer_options_check(const tc_trace_info *info,
                                    tc_error *err);
 /* Finds the format of an existing file by content (then extension). */
 TC_API const tc_format *tc_format_detect(const char *path, tc_error *err);
+/* Readers take zstd-compressed files as they are. By default such a file
+ * may decompress to at most 1000 times its own size, but at least 64 MiB
+ * and at most 16 GiB: past that, reading it fails ("decompresses to more
+ * than ..."), so a small hostile file cannot fill $TMPDIR. This sets one
+ * limit in bytes instead, for the whole process (0: back to the default,
+ * UINT64_MAX: none). The CLI sets it from TRACECORN_MAX_DECOMPRESSED. */
+TC_API void tc_set_max_decompressed(uint64_t bytes);
 
 /* ---------------------------------------------------------------- sessions */
 
