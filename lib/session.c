@@ -744,6 +744,17 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
       s->failed_outputs++;
       continue;
     }
+    /* The first outputs' rule (record checks them before any is made):
+     * a file that is not a trace is only replaced when forced. */
+    if (!s->opt.force && tc_output_clobbers(o->path, po->fmt)) {
+      fprintf(stderr,
+              "tracecorn: %s exists and is not a trace file; not overwriting "
+              "it (--force does): process %u is not recorded there\n",
+              o->path, (unsigned)emu->pid);
+      s->failed_outputs++;
+      memset(o, 0, sizeof *o);
+      continue;
+    }
     tc_outfile_temp(o->path, o->tmp, sizeof o->tmp);
     o->w = po->fmt->open_writer(o->tmp, &c->info, &werr);
     if (!o->w || tc_outfile_check(o->tmp, o->path, &werr) < 0) {

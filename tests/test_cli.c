@@ -739,6 +739,40 @@ static void test_json_hostile_names(void) {
   free(j);
 }
 
+/* A forked child's PREFIX.PID.EXT follows the first outputs' rule: an
+ * existing file that is not a trace is not replaced without --force. That
+ * process is not recorded there (said at once), the others are, and the
+ * recording ends with 125; --force replaces it. */
+static void test_child_output_clobber(void) {
+  const char *d = tu_tmpdir();
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(tu_tmp("co.1001.tct"), "my notes\n", 9),
+                        0);
+  CU_ASSERT_EQUAL(shf(&out, "cd %s && %s record -o co -- %s 2>&1 >/dev/null", d,
+                      TC_CLI, tu_guest("fork64")),
+                  125);
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(out ? out : "", "tracecorn: co.1001.tct exists and is not a "
+                             "trace file; not overwriting it (--force does)"));
+  free(out);
+  size_t n = 0;
+  uint8_t *notes = tu_read_file(tu_tmp("co.1001.tct"), &n);
+  CU_ASSERT(notes && n == 9 && memcmp(notes, "my notes\n", 9) == 0);
+  free(notes);
+  CU_ASSERT_FALSE(has(tu_tmp("co.1001.partial.tct")));
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "info", tu_tmp("co.1002.tct"), NULL), 0);
+  free(out);
+  CU_ASSERT_EQUAL(shf(NULL,
+                      "cd %s && %s record --force -q -o co -- %s >/dev/null "
+                      "2>&1",
+                      d, TC_CLI, tu_guest("fork64")),
+                  0);
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "info", tu_tmp("co.1001.tct"), NULL), 0);
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -762,6 +796,8 @@ int main(void) {
       {"dump: a map naming a FIFO is not opened", test_dump_map_names_fifo},
       {"json: every line is JSON whatever the guest's names",
        test_json_hostile_names},
+      {"child outputs: no non-trace file replaced without --force",
+       test_child_output_clobber},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }

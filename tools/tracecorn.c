@@ -91,10 +91,12 @@ static void usage_record(FILE *f) {
           "                        them to the plain files; not for rvn, a "
           "directory)\n"
           "      --force           replace existing files that are not "
-          "traces (each\n"
-          "                        output is written as NAME.partial.EXT and "
-          "renamed\n"
-          "                        when complete; a failed one stays there)\n"
+          "traces, a\n"
+          "                        child's PREFIX.PID.EXT too (each output is "
+          "written\n"
+          "                        as NAME.partial.EXT and renamed when "
+          "complete; a\n"
+          "                        failed one stays there)\n"
           "  -q, --quiet           no summary and no notices on stderr\n"
           "\n"
           "Guest:\n"
@@ -282,38 +284,6 @@ static void remove_output(const char *path) {
   rmdir(path);
 }
 
-/* 1 if writing `path` would destroy a file that is not a trace: an
- * existing file of another kind (a program, notes.txt) is only replaced
- * with --force. Traces (any readable format, or this writer's own text
- * or JSON output), empty files and streams (standard output, /dev/fd/N,
- * devices, FIFOs: written to, never replaced) may be written. */
-static int clobbers_non_trace(const char *path, const tc_format *fmt) {
-  struct stat st;
-  if (tc_output_is_stream(path) || stat(path, &st) != 0)
-    return 0;
-  if (S_ISREG(st.st_mode) && st.st_size == 0)
-    return 0;
-  tc_error err = {{0}};
-  if (tc_format_detect(path, &err))
-    return 0;
-  if (S_ISDIR(st.st_mode))
-    return 1;
-  /* Writers without a reader: their own first bytes. */
-  const char *sig = strcmp(fmt->name, "text") == 0   ? "# tracecorn trace: "
-                    : strcmp(fmt->name, "json") == 0 ? "{\"type\":"
-                                                     : NULL;
-  char head[32] = {0};
-  FILE *f = sig ? fopen(path, "rb") : NULL;
-  if (f) {
-    size_t n = fread(head, 1, sizeof head - 1, f);
-    head[n] = 0;
-    fclose(f);
-    if (strncmp(head, sig, strlen(sig)) == 0)
-      return 0;
-  }
-  return 1;
-}
-
 /* 1 if path is "-" or the same pipe, socket or file as tracecorn's own
  * stdout or stderr (terminals and /dev/null aside), which the recorded
  * program writes to. */
@@ -464,6 +434,7 @@ static int cmd_record(int argc, char **argv) {
       break;
     case 17:
       force = true;
+      opt.force = 1;
       break;
     case 'z':
       zst = true;
@@ -790,7 +761,7 @@ static int cmd_record(int argc, char **argv) {
       tc_session_free(s);
       return 2;
     }
-    if (clobbers_non_trace(path, chosen[i])) {
+    if (tc_output_clobbers(path, chosen[i])) {
       refuse_clobber(path);
       tc_session_free(s);
       return 2;
@@ -892,6 +863,12 @@ static int cmd_record(int argc, char **argv) {
         char path[PATH_MAX + 32], sz[32];
         snprintf(path, sizeof path, "%s.%u%s%s", prefix, (unsigned)pids[k],
                  exts[i], zst ? ".zst" : "");
+        if (!tc_session_output_ok(s, path) && !force &&
+            tc_output_clobbers(path, NULL)) {
+          fprintf(stderr, "tracecorn: did not write %s (process %u)\n", path,
+                  (unsigned)pids[k]);
+          continue;
+        }
         human_size(tc_output_size(path), sz, sizeof sz);
         fprintf(stderr, "tracecorn: %s %s (%s, process %u)\n",
                 tc_session_output_ok(s, path) ? "wrote" : "INCOMPLETE", path,
@@ -1349,7 +1326,7 @@ static int cmd_convert(int argc, char **argv) {
     fprintf(stderr, "tracecorn: unknown format '%s'\n", !out ? to : from);
     return 2;
   }
-  if (!force && clobbers_non_trace(argv[optind + 1], out)) {
+  if (!force && tc_output_clobbers(argv[optind + 1], out)) {
     refuse_clobber(argv[optind + 1]);
     return 2;
   }

@@ -129,6 +129,33 @@ FILE *tc_outfile_fopen(const char *path, const char *mode) {
   return f;
 }
 
+int tc_output_clobbers(const char *path, const tc_format *fmt) {
+  struct stat st;
+  if (tc_output_is_stream(path) || stat(path, &st) != 0)
+    return 0;
+  if (S_ISREG(st.st_mode) && st.st_size == 0)
+    return 0;
+  tc_error err = {{0}};
+  if (tc_format_detect(path, &err))
+    return 0;
+  if (S_ISDIR(st.st_mode) || !fmt)
+    return 1;
+  /* Writers without a reader: their own first bytes. */
+  const char *sig = strcmp(fmt->name, "text") == 0   ? "# tracecorn trace: "
+                    : strcmp(fmt->name, "json") == 0 ? "{\"type\":"
+                                                     : NULL;
+  char head[32] = {0};
+  FILE *f = sig ? fopen(path, "rb") : NULL;
+  if (f) {
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    head[n] = 0;
+    fclose(f);
+    if (strncmp(head, sig, strlen(sig)) == 0)
+      return 0;
+  }
+  return 1;
+}
+
 void tc_outfile_discard(const char *tmp) {
   if (!tc_output_is_stream(tmp)) /* never /dev/stdout itself */
     remove_output(tmp);

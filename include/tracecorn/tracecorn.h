@@ -568,6 +568,12 @@ typedef struct tc_options {
    * whole states instead, as for a converted stream: slower, same bytes
    * (TRACECORN_CONTINUOUS=0). */
   int not_continuous;
+  /* A forked child's output PREFIX.PID.EXT may replace an existing file
+   * that is not a trace (tc_output_clobbers), as `record --force` lets
+   * the first outputs do. Without it such a child output is not written:
+   * said on stderr, the process still runs and is recorded in the other
+   * files, and tc_session_run fails at the end (the CLI's status 125). */
+  int force;
 } tc_options;
 
 /* tc_options.regfile */
@@ -655,6 +661,12 @@ TC_API uint64_t tc_output_size(const char *path);
  * existing file that is neither regular nor a directory (a FIFO,
  * /dev/null). 0 for a file or directory, existing or not. */
 TC_API int tc_output_is_stream(const char *path);
+/* 1 if writing a trace of fmt (NULL: any) to path would replace a file
+ * that is not a trace: an existing non-empty file or directory that no
+ * reader takes (nor, for text and json, that writer's own first bytes).
+ * Streams, missing and empty files: 0. The CLI's outputs, and a forked
+ * child's (tc_options.force), are refused then. */
+TC_API int tc_output_clobbers(const char *path, const tc_format *fmt);
 /* Async-signal-safe: asks a running session to stop (Ctrl-C); the run
  * ends with an INTERRUPTED exit event and status 130. */
 TC_API void tc_session_stop(tc_session *s);
