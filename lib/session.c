@@ -373,6 +373,37 @@ const tc_trace_info *tc_session_info(tc_session *s) {
   return s->emu ? &s->info : NULL;
 }
 
+/* 1 (with a message) if an output file would be inside the guest's --root:
+ * the guest could rename it, put a symlink in its place and have a host
+ * file read into the trace at the end (-z) or the trace written through
+ * the link. Outputs go outside the root; a stream is a descriptor. */
+static bool output_in_root(const tc_session *s, const char *path,
+                           tc_error *err) {
+  if (!s->opt.fs_root || !s->opt.fs_root[0])
+    return false;
+  char dir[PATH_MAX], real_dir[PATH_MAX], real_root[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == dir)
+    dir[1] = 0;
+  else
+    *slash = 0;
+  if (!realpath(dir, real_dir) || !realpath(s->opt.fs_root, real_root) ||
+      strcmp(real_root, "/") == 0)
+    return false; /* no such directory (the open fails), or no sandbox */
+  size_t n = strlen(real_root);
+  if (strncmp(real_dir, real_root, n) != 0 ||
+      (real_dir[n] != 0 && real_dir[n] != '/'))
+    return false;
+  tc_error_set(err,
+               "%s: inside the guest's root %s, where the guest could replace "
+               "it: write the trace outside the root (-o DIR/NAME)",
+               path, s->opt.fs_root);
+  return true;
+}
+
 int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
                           tc_error *err) {
   if (!s->emu) {
@@ -410,6 +441,8 @@ int tc_session_add_writer(tc_session *s, const tc_format *fmt, const char *path,
   }
   char tmp[PATH_MAX];
   bool stream = tc_output_is_stream(path);
+  if (!stream && output_in_root(s, path, err))
+    return -1;
   tc_outfile_temp(path, tmp, sizeof tmp);
   tc_writer *w = fmt->open_writer(tmp, &s->info, err);
   if (!w)

@@ -470,6 +470,33 @@ static void test_exe_swap(void) {
   free(t);
 }
 
+/* Issue 38: an output inside the root could be renamed by the guest and a
+ * link put in its place (a host file compressed into the trace with -z,
+ * the trace written through the link): refused, the default output of
+ * `cd DIR && record --root .` included; outside the root it is written. */
+static void test_output_in_root(void) {
+  char cmd[30000], *out = NULL;
+  snprintf(cmd, sizeof cmd,
+           "cd %s && rm -rf outroot && mkdir -p outroot/bin && "
+           "cp %s outroot/bin/prog && cd outroot && "
+           "%s record -q --root . -- bin/prog 2>&1; echo \"rc=$?\"; "
+           "%s record -q --root . -o sub/../x -- bin/prog 2>&1; "
+           "echo \"rc=$?\"; ls; "
+           "%s record -q --root . -o ../outside -- bin/prog 2>&1; "
+           "echo \"rc=$?\"; ls ../outside.tct",
+           tu_tmpdir(), tu_guest("hello64"), TC_CLI, TC_CLI, TC_CLI);
+  tu_run(cmd, &out, 1);
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(
+      strstr(t, "prog.tct: inside the guest's root ., where the guest could "
+                "replace it"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "rc=125\nbin\n")); /* nothing written */
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "rc=0\n../outside.tct"));
+  if (!strstr(t, "rc=0\n../outside.tct"))
+    fprintf(stderr, "\n%s\n", t);
+  free(out);
+}
+
 static void test_glibc_relative_root(void) {
   setup();
   const char *g = tu_guest("glibc64");
@@ -525,6 +552,7 @@ int main(void) {
       {"host view: /proc hides tracecorn", test_host_proc},
       {"glibc guest, relative path, --root", test_glibc_relative_root},
       {"--root: /proc/self/exe after its path is swapped out", test_exe_swap},
+      {"--root: no output inside the root", test_output_in_root},
       {NULL, NULL},
   };
   return tu_run_suite("sandbox", cases);
