@@ -1042,6 +1042,38 @@ static int64_t do_rename(tc_sys_call *c, int olddir, uint64_t oldp, int newdir,
   return r;
 }
 
+/* symlink(2): the link's text is stored as the guest gave it and only
+ * ever read back by the guest walk, which resolves it inside the root
+ * (an absolute or "../.." target stays there); the host never follows a
+ * link on the guest's behalf, and no output of tracecorn's is inside the
+ * root (lib/session.c), so a link cannot redirect one. */
+static int64_t do_symlink(tc_sys_call *c, uint64_t target_addr, int dirfd,
+                          uint64_t path) {
+  char target[TC_PATH_MAX];
+  int r = tc_sys_read_path(c->emu, target_addr, target, sizeof target);
+  if (r < 0)
+    return r;
+  char gpath[TC_PATH_MAX];
+  if ((r = tc_sys_read_path(c->emu, path, gpath, sizeof gpath)) < 0)
+    return r;
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(c->emu, dirfd, gpath, 0, &loc)) < 0)
+    return r;
+  if (loc.kind != TC_GFS_REAL)
+    r = -EEXIST; /* the synthesised /proc entries exist */
+  else if (symlinkat(target, loc.dirfd, tc_guestfs_loc_name(&loc)) < 0)
+    r = -errno;
+  tc_guestfs_loc_done(&loc);
+  return r;
+}
+
+static int64_t sys_symlink(tc_sys_call *c) {
+  return do_symlink(c, c->a[0], TC_AT_FDCWD, c->a[1]);
+}
+static int64_t sys_symlinkat(tc_sys_call *c) {
+  return do_symlink(c, c->a[0], tc_sys_int(c, 1), c->a[2]);
+}
+
 static int64_t sys_rename(tc_sys_call *c) {
   return do_rename(c, TC_AT_FDCWD, c->a[0], TC_AT_FDCWD, c->a[1], 0);
 }
@@ -1411,6 +1443,8 @@ const tc_sys_entry tc_sys_fs_table[] = {
     {"rmdir", sys_rmdir},
     {"mkdir", sys_mkdir},
     {"mkdirat", sys_mkdirat},
+    {"symlink", sys_symlink},
+    {"symlinkat", sys_symlinkat},
     {"rename", sys_rename},
     {"renameat", sys_renameat},
     {"renameat2", sys_renameat2},

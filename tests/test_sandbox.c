@@ -246,6 +246,27 @@ static void test_root_changes(void) {
   CU_ASSERT_EQUAL(SC(e, "rename", P(e, "/rel%s", secret), P2(e, "/stolen")),
                   -ENOENT);
   CU_ASSERT_TRUE(host_exists(secret));
+  /* symlink made by the guest: its text is kept as given and resolved in
+   * the guest's view, so one to "/" or "../../.." leads to the root. */
+  CU_ASSERT_EQUAL(SC(e, "symlink", P(e, "/"), P2(e, "/tmp/gesc")), 0);
+  CU_ASSERT_EQUAL(SC(e, "symlink", P(e, "../../../.."), P2(e, "/tmp/grel")), 0);
+  CU_ASSERT_EQUAL(SC(e, "symlink", P(e, "x"), P2(e, "/tmp/gesc")), -EEXIST);
+  CU_ASSERT_EQUAL(SC(e, "symlink", P(e, "x"), P2(e, "/nodir/l")), -ENOENT);
+  CU_ASSERT_STRING_EQUAL(slurp(e, P(e, "/tmp/gesc/etc/hosts"), buf, 64),
+                         "in root");
+  CU_ASSERT_STRING_EQUAL(slurp(e, P(e, "/tmp/grel/etc/hosts"), buf, 64),
+                         "in root");
+  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/tmp/gesc%s", secret), O_RDONLY, 0),
+                  -ENOENT);
+  CU_ASSERT_EQUAL(SC(e, "open", P(e, "/tmp/grel%s", secret), O_RDONLY, 0),
+                  -ENOENT);
+  snprintf(buf, sizeof buf, "%s/tmp/gesc", root);
+  char text[64] = {0};
+  CU_ASSERT_EQUAL(readlink(buf, text, sizeof text - 1), 1);
+  CU_ASSERT_STRING_EQUAL(text, "/");
+  unlink(buf);
+  snprintf(buf, sizeof buf, "%s/tmp/grel", root);
+  unlink(buf);
   /* unlink of the link removes the link, not its target. */
   mklink("/etc", root, "tmp/l");
   CU_ASSERT_EQUAL(SC(e, "unlink", P(e, "/tmp/l")), 0);
