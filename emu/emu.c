@@ -287,10 +287,14 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
      * (the program is still at the instruction), anything else #GP. */
     sig = x86_is_div(emu, emu->cur_pc) ? x86_signal_for_intno(0, &kind)
                                        : x86_signal_for_intno(13, &kind);
-  } else if (emu->arch->uc_arch == UC_ARCH_X86)
+  } else if (emu->arch->uc_arch == UC_ARCH_X86) {
     sig = x86_signal_for_intno(intno, &kind);
-  else if (emu->arch->uc_arch == UC_ARCH_ARM ||
-           emu->arch->uc_arch == UC_ARCH_ARM64)
+    /* int3 is a trap: Linux's frame resumes after it (Unicorn's PC is
+     * there already), so a handler that returns goes on. */
+    if (intno == 3 && !emu->faulted)
+      emu->fault_resume = tc_emu_reg(emu, emu->arch->pc_reg);
+  } else if (emu->arch->uc_arch == UC_ARCH_ARM ||
+             emu->arch->uc_arch == UC_ARCH_ARM64)
     sig = arm_signal_for_intno(intno, &kind);
   else if (emu->arch->uc_arch == UC_ARCH_MIPS)
     sig = mips_signal_for_intno(emu, intno, &kind);
@@ -1111,6 +1115,8 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig) {
   if (emu->faulted)
     return; /* keep the first cause */
   emu->faulted = true;
+  if (sig != SIGTRAP)
+    emu->fault_resume = 0;
   emu->fault.kind = kind;
   emu->fault.addr = addr;
   emu->fault.pc = emu->cur_pc;

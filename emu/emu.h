@@ -219,6 +219,9 @@ typedef struct tc_emu {
   /* Set when the guest faulted (the run loop then ends the process). */
   bool faulted;
   tc_fault_event fault;
+  /* A trap (x86 int3): the signal frame resumes here, after the
+   * instruction, not at fault.pc; 0 for a fault. */
+  uint64_t fault_resume;
   /* The PC of the instruction being executed (kept by the recorder's code
    * hook, since Unicorn's PC is stale inside memory hooks). */
   uint64_t cur_pc;

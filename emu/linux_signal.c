@@ -1013,7 +1013,12 @@ bool tc_linux_deliver_fault(tc_emu *emu) {
   d.sig = emu->fault.signal;
   d.mask = st->sigmask;
   fault_desc(emu->arch->id, &emu->fault, &d);
-  d.resume = emu->fault.pc;
+  d.resume = emu->fault_resume ? emu->fault_resume : emu->fault.pc;
+  if (emu->fault_resume) {
+    d.trapno = 3; /* do_int3: SIGTRAP, SI_KERNEL, no address */
+    d.addr = 0;
+  }
+  emu->fault_resume = 0;
   /* The frame saves the faulting instruction as the place to go on (arm:
    * a PC write takes Thumb from bit 0, so the bit keeps the state). */
   tc_emu_set_reg(emu, emu->arch->pc_reg,

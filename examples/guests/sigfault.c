@@ -46,13 +46,24 @@ static void on_write_protect(int sig, siginfo_t *si, void *ctx) {
   mprotect(page, 4096, PROT_READ | PROT_WRITE);
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+/* int3 is a trap: returning goes on after it (not at it, forever) */
+static void on_trap(int sig, siginfo_t *si, void *ctx) {
+  (void)sig;
+  hits++;
+  last_code = si->si_code;
+  last_addr = (uintptr_t)si->si_addr;
+  trapno = (long)((ucontext_t *)ctx)->uc_mcontext.gregs[REG_TRAPNO];
+}
+#endif
+
 static volatile int alarms;
 static void on_alarm(int sig) {
   (void)sig;
   alarms++;
 }
 
-static void catch(int sig, void (*fn)(int, siginfo_t *, void *)) {
+static void catch (int sig, void (*fn)(int, siginfo_t *, void *)) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = fn;
@@ -61,9 +72,9 @@ static void catch(int sig, void (*fn)(int, siginfo_t *, void *)) {
 }
 
 int main(void) {
-  catch(SIGSEGV, on_fault);
-  catch(SIGFPE, on_fault);
-  catch(SIGILL, on_fault);
+  catch (SIGSEGV, on_fault);
+  catch (SIGFPE, on_fault);
+  catch (SIGILL, on_fault);
 
   volatile int *bad = (volatile int *)0x10;
   int sig = sigsetjmp(env, 1);
@@ -109,13 +120,21 @@ int main(void) {
   printf("ill: sig=%d code=%d trapno=%ld\n", sig, last_code, trapno);
 #endif
 
+#if defined(__x86_64__) || defined(__i386__)
+  catch (SIGTRAP, on_trap);
+  int traps = hits;
+  __asm__ volatile("int3");
+  printf("int3: handled=%d code=%d addr=%#lx trapno=%ld\n", hits - traps,
+         last_code, (unsigned long)last_addr, trapno);
+#endif
+
   /* the mask is restored by siglongjmp: SIGSEGV is deliverable again */
   sigset_t cur;
   sigprocmask(SIG_BLOCK, NULL, &cur);
   printf("segv blocked after longjmp: %d\n", sigismember(&cur, SIGSEGV));
 
   page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  catch(SIGSEGV, on_write_protect);
+  catch (SIGSEGV, on_write_protect);
   int before = hits;
   page[100] = 42; /* faults once, the handler fixes it, the store re-runs */
   printf("write-protect: handled=%d code=%d at_page=%d value=%d\n",
@@ -142,7 +161,7 @@ int main(void) {
    * unmapped page) */
   sigprocmask(SIG_BLOCK, NULL, &cur);
   fflush(stdout);
-#if defined(__arm__) || defined(__aarch64__) ||                               \
+#if defined(__arm__) || defined(__aarch64__) ||                                \
     (defined(__mips__) && !defined(MIPS_DIV_TRAP))
   sigaddset(&cur, SIGSEGV);
   sigprocmask(SIG_SETMASK, &cur, NULL);
