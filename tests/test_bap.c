@@ -1838,12 +1838,24 @@ static void test_writer_options_and_failures(void) {
     CU_ASSERT_PTR_NULL(w);
     CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "write failed"));
   }
-  /* An unfinished file (writer never closed) is refused. */
+  /* An unfinished file (a killed writer: frame count and TOC offset still
+   * 0, no TOC) reads as its whole frames before the cut (issue 38). */
   path = tu_tmp("unfinished.frames");
   write_movs(path, 3, NULL);
+  long whole = read_all(path, &err);
+  CU_ASSERT(whole > 3);
   f = tu_read_file(path, &len);
+  uint64_t toc = le64(f + 40);
+  CU_ASSERT_FATAL(toc > 64 && toc < len);
   put64(f + 32, 0);
   put64(f + 40, 0);
+  CU_ASSERT_EQUAL(tu_write_file(path, f, (size_t)toc), 0); /* before the TOC */
+  CU_ASSERT_EQUAL(read_all(path, &err), whole);
+  CU_ASSERT_EQUAL(tu_write_file(path, f, (size_t)toc - 3), 0); /* in a frame */
+  long cut = read_all(path, &err);
+  CU_ASSERT(cut > 0 && cut < whole);
+  /* a count without a TOC offset is no writer's: refused */
+  put64(f + 32, 3);
   CU_ASSERT_EQUAL(tu_write_file(path, f, len), 0);
   expect_refused(path, "not finished");
   free(f);

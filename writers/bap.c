@@ -1919,6 +1919,8 @@ static int read_container(tc_reader *r, tc_error *err) {
   if (r->T == 0 && r->n == 0) {
     if (recover_unfinished(r, err) < 0)
       return -1;
+  } else if (r->T == 0) {
+    return rd_fail(r, err, "the TOC offset is 0: the trace was not finished");
   } else {
     if (r->T < BAP_META_OFF + 9 || r->T > r->fsize - 8)
       return rd_fail(r, err,
