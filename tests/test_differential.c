@@ -83,81 +83,17 @@ static void spawn(const char *const *argv, const char *const *envp,
                   unsigned limit, proc_out *r) {
   memset(r, 0, sizeof *r);
   r->status = -1;
-  int outp[2], errp[2];
-  if (pipe(outp) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-    snprintf(r->why, sizeof r->why, "pipe: %s", strerror(errno));
-    return;
-  }
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(r->why, sizeof r->why, "fork: %s", strerror(errno));
-    return;
-  }
-  if (pid == 0) {
-    int e = 0;
-    int fin = open(in ? in : "/dev/null", O_RDONLY);
-    int ferr = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fin < 0 || ferr < 0)
-      e = errno;
-    else if (cwd && chdir(cwd) < 0)
-      e = errno;
-    else {
-      dup2(fin, 0);
-      dup2(outp[1], 1);
-      dup2(ferr, 2);
-      close(outp[0]);
-      extern char **environ;
-      alarm(limit); /* survives execve */
-      execve(argv[0], (char *const *)argv,
-             envp ? (char *const *)envp : environ);
-      e = errno;
-    }
-    if (write(errp[1], &e, sizeof e) < 0)
-      _exit(127);
-    _exit(127);
-  }
-  close(outp[1]);
-  close(errp[1]);
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  for (;;) {
-    if (buf && cap - n < 2) {
-      char *nb = realloc(buf, cap *= 2);
-      if (!nb)
-        free(buf);
-      buf = nb;
-    }
-    if (!buf)
-      break;
-    ssize_t got = read(outp[0], buf + n, cap - n - 1);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      break;
-    n += (size_t)got;
-  }
-  close(outp[0]);
-  int exec_errno = 0;
-  ssize_t eg = read(errp[0], &exec_errno, sizeof exec_errno);
-  close(errp[0]);
-  int st = 0;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-    ;
-  if (eg == (ssize_t)sizeof exec_errno) {
+  tu_ref_run run = {0};
+  int rc = tu_spawn(argv, envp, cwd, in, errfile, limit, &run);
+  if (rc > 0)
     snprintf(r->why, sizeof r->why, "%s did not start: %s", argv[0],
-             strerror(exec_errno));
-    free(buf);
-    return;
+             strerror(rc));
+  else if (rc < 0)
+    snprintf(r->why, sizeof r->why, "%s: could not be run", argv[0]);
+  else {
+    r->status = run.status;
+    r->out = run.out;
   }
-  if (!buf) {
-    snprintf(r->why, sizeof r->why, "out of memory");
-    return;
-  }
-  buf[n] = 0;
-  r->out = buf;
-  r->status = WIFEXITED(st)     ? WEXITSTATUS(st)
-              : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
-                                : -1;
 }
 
 static double now(void) {

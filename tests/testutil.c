@@ -312,11 +312,9 @@ const char *tu_qemu_for(const char *prog, char *why, size_t whylen) {
   }
 }
 
-/* fork + execve with an exec-error pipe, so "could not start" (errno from
- * execve) is told apart from "ran and exited 126". Returns 0 and fills r,
- * or the execve errno (> 0), or -1 for a local failure. */
-static int spawn_capture(const char *cwd, const char *const *argv,
-                         tu_ref_run *r) {
+int tu_spawn(const char *const *argv, const char *const *envp, const char *cwd,
+             const char *in, const char *errfile, unsigned limit,
+             tu_ref_run *r) {
   int outp[2], errp[2];
   if (pipe(outp) < 0)
     return -1;
@@ -329,22 +327,22 @@ static int spawn_capture(const char *cwd, const char *const *argv,
   if (pid < 0)
     return -1;
   if (pid == 0) {
-    int nul = open("/dev/null", O_RDONLY);
-    if (nul >= 0)
-      dup2(nul, 0);
-    dup2(outp[1], 1);
-    close(outp[0]);
-    close(errp[0]);
     int e = 0;
-    if (cwd && chdir(cwd) < 0)
+    int fin = open(in ? in : "/dev/null", O_RDONLY);
+    int ferr = errfile ? open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644) : 2;
+    if (fin < 0 || ferr < 0)
+      e = errno;
+    else if (cwd && chdir(cwd) < 0)
       e = errno;
     else {
+      dup2(fin, 0);
+      dup2(outp[1], 1);
+      dup2(ferr, 2);
+      close(outp[0]);
       extern char **environ;
-      /* a reference that hangs (a stop nobody continues) ends at the
-       * timer (status 142) instead of blocking the suite; the alarm
-       * survives execve */
-      alarm(120);
-      execve(argv[0], (char *const *)argv, environ);
+      alarm(limit); /* survives execve */
+      execve(argv[0], (char *const *)argv,
+             envp ? (char *const *)envp : environ);
       e = errno;
     }
     if (write(errp[1], &e, sizeof e) < 0)
@@ -353,22 +351,23 @@ static int spawn_capture(const char *cwd, const char *const *argv,
   }
   close(outp[1]);
   close(errp[1]);
-  size_t cap = 4096, n = 0;
+  size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
-  ssize_t got;
-  while (buf && (got = read(outp[0], buf + n, cap - n - 1)) != 0) {
-    if (got < 0) {
-      if (errno == EINTR)
-        continue;
-      break;
-    }
-    n += (size_t)got;
-    if (cap - n < 2) {
+  for (;;) {
+    if (buf && cap - n < 2) {
       char *nb = realloc(buf, cap *= 2);
       if (!nb)
         free(buf);
       buf = nb;
     }
+    if (!buf)
+      break;
+    ssize_t got = read(outp[0], buf + n, cap - n - 1);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      break;
+    n += (size_t)got;
   }
   close(outp[0]);
   int exec_errno = 0;
@@ -389,6 +388,14 @@ static int spawn_capture(const char *cwd, const char *const *argv,
               : WIFSIGNALED(st) ? 128 + WTERMSIG(st)
                                 : -1;
   return 0;
+}
+
+/* A reference run: stdin from /dev/null, stderr shown; a reference that
+ * hangs (a stop nobody continues) ends at the timer (status 142) instead
+ * of blocking the suite. */
+static int spawn_capture(const char *cwd, const char *const *argv,
+                         tu_ref_run *r) {
+  return tu_spawn(argv, NULL, cwd, NULL, NULL, 120, r);
 }
 
 /* Finds a program on PATH (qemu binaries live in /usr/bin). */

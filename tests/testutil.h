@@ -61,6 +61,16 @@ typedef struct tu_ref_run {
   char how[160]; /* "native" or the qemu binary used */
 } tu_ref_run;
 
+/* Runs argv (argv[0] a path) in cwd (NULL: here) with stdin from in
+ * (NULL: /dev/null), stderr to errfile (NULL: this process's), envp as its
+ * environment (NULL: this process's), and captures stdout into r. A run
+ * that hangs ends at SIGALRM after limit seconds (0: none; status 142).
+ * 0 when it started (r filled), the errno of an execve that failed (> 0),
+ * or -1 for a local failure (pipe, fork, memory). */
+int tu_spawn(const char *const *argv, const char *const *envp, const char *cwd,
+             const char *in, const char *errfile, unsigned limit,
+             tu_ref_run *r);
+
 /* The mode used when a call passes TU_REF_AUTO: TC_REFERENCE=native|qemu in
  * the environment overrides auto, so a whole suite can be run as on a host
  * without native support. */
