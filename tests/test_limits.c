@@ -203,9 +203,10 @@ static void stall_and_signal(const char *label, int sig, int twice) {
     usleep(100 * 1000);
     kill(pid, sig);
   }
-  /* Give the watchdog time (2 s), but not forever. */
+  /* Give the watchdog time (2 s; a loaded machine and a sanitized build
+   * take longer to close the files), but not forever. */
   int st = 0, done = 0;
-  for (int i = 0; i < 100 && !(done = waitpid(pid, &st, WNOHANG)); i++)
+  for (int i = 0; i < 600 && !(done = waitpid(pid, &st, WNOHANG)); i++)
     usleep(100 * 1000);
   if (!done) {
     kill(pid, SIGKILL);
