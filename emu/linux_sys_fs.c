@@ -1085,6 +1085,21 @@ static int64_t sys_renameat2(tc_sys_call *c) {
                    (unsigned)c->a[4]);
 }
 
+/* posix_fadvise: a hint that changes nothing a program can see, so it
+ * succeeds on a file (Linux: EBADF for a bad fd, ESPIPE for a pipe or
+ * FIFO). One handler for every arch's name and argument order (fd is
+ * always first): fadvise64, fadvise64_64, arm_fadvise64_64. `sort` and
+ * `cp` call it; it was ENOSYS. */
+static int64_t sys_fadvise(tc_sys_call *c) {
+  tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
+  if (!f)
+    return -EBADF;
+  struct stat st;
+  if (fstat(f->host_fd, &st) == 0 && S_ISFIFO(st.st_mode))
+    return -ESPIPE;
+  return 0;
+}
+
 static int64_t do_ftruncate(tc_sys_call *c, int64_t len) {
   tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
   if (!f)
@@ -1449,6 +1464,9 @@ const tc_sys_entry tc_sys_fs_table[] = {
     {"renameat", sys_renameat},
     {"renameat2", sys_renameat2},
     {"ftruncate", sys_ftruncate},
+    {"fadvise64", sys_fadvise},
+    {"fadvise64_64", sys_fadvise},
+    {"arm_fadvise64_64", sys_fadvise},
     {"ftruncate64", sys_ftruncate64},
     {"fsync", sys_fsync},
     {"fdatasync", sys_fsync},

@@ -1095,6 +1095,9 @@ static void test_paths_poll(void) {
   int64_t fd = SC(e, "open", SCRATCH + 0x1000, O_CREAT | O_RDWR, 0600);
   CU_ASSERT_EQUAL(fd, 3);
   CU_ASSERT_EQUAL(SC(e, "ftruncate", fd, 777), 0);
+  /* posix_fadvise: a hint, accepted on a file (it was ENOSYS) */
+  CU_ASSERT_EQUAL(SC(e, "fadvise64", fd, 0, 0, 2 /* SEQUENTIAL */), 0);
+  CU_ASSERT_EQUAL(SC(e, "fadvise64", 99, 0, 0, 0), -EBADF);
   CU_ASSERT_EQUAL(SC(e, "fstat", fd, SCRATCH + 0x2000), 0);
   CU_ASSERT_EQUAL(get(e, SCRATCH + 0x2000 + 48, 8), 777);
   CU_ASSERT_EQUAL(SC(e, "fcntl", fd, F_SETFL, O_APPEND), 0);
