@@ -255,6 +255,14 @@ typedef struct tc_emu {
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
 void tc_emu_free(tc_emu *emu);
 
+/* x87 instructions Unicorn 2.0.1 computes on doubles (fyl2x, f2xm1,
+ * fpatan, fsin, fprem...; emu/x87_host.c): true if insn is one that
+ * tc_x87_host_run runs on the host's FPU instead (x86 hosts only). */
+bool tc_x87_host_can(const uint8_t *insn, size_t n);
+/* Runs it on the guest's x87 state (registers, TOP, tags and condition
+ * codes updated; the PC is the caller's). 0, or -1 if it cannot. */
+int tc_x87_host_run(tc_emu *emu, const uint8_t *insn, size_t n);
+
 /* The program /proc/self/exe stands for: the emu keeps its own copy of fd
  * (any open descriptor of the file) and host_path as its name. 0 or
  * -errno. */

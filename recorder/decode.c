@@ -1,6 +1,8 @@
 /* Per-PC decode cache (see decode.h). */
 #include "recorder/decode.h"
 
+#include "emu/emu.h"
+
 #include <capstone/capstone.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,6 +453,8 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
       e->emulate = TC_DEC_EMU_RDTSC;
     else if (strcmp(insn->mnemonic, "rdtscp") == 0)
       e->emulate = TC_DEC_EMU_RDTSCP;
+    else if (tc_x87_host_can(e->bytes, e->size))
+      e->emulate = TC_DEC_EMU_X87;
     for (int g = 0; g < det->groups_count; g++)
       if (det->groups[g] == X86_GRP_FPU || det->groups[g] == X86_GRP_INT ||
           det->groups[g] == CS_GRP_INT)

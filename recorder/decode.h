@@ -9,7 +9,12 @@
 
 #include "tracecorn/tracecorn.h"
 
-enum { TC_DEC_EMU_NONE = 0, TC_DEC_EMU_RDTSC, TC_DEC_EMU_RDTSCP };
+enum {
+  TC_DEC_EMU_NONE = 0,
+  TC_DEC_EMU_RDTSC,
+  TC_DEC_EMU_RDTSCP,
+  TC_DEC_EMU_X87 /* on the host's FPU (tc_x87_host_run) */
+};
 
 /* One cache slot: 64 bytes, one cache line (the table is line-aligned):
  * the code hook's lookup and finalize's reads touch a single line. */

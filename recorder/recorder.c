@@ -768,6 +768,14 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 
 static void run_emulated(tc_recorder *r) {
   const tc_arch *a = r->arch;
+  if (r->emulate_kind == TC_DEC_EMU_X87) {
+    uint8_t insn[2];
+    if (tc_emu_read(r->emu, r->emulate_at, insn, 2) == 0 &&
+        tc_x87_host_run(r->emu, insn, r->emulate_size) == 0)
+      tc_emu_set_reg(r->emu, a->pc_reg, r->emulate_at + r->emulate_size);
+    r->emulate_kind = TC_DEC_EMU_NONE;
+    return; /* else Unicorn runs it, as before */
+  }
   bool w64 = a->ptr_size == 8;
   uint64_t tsc = TSC_BASE + r->executed * TSC_PER_INSN;
   tc_emu_set_reg(r->emu, tc_arch_reg_index(a, w64 ? "rax" : "eax"),
