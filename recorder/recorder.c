@@ -112,6 +112,7 @@ struct tc_recorder {
   /* An instruction tracecorn runs itself (decode.h: emulate), stopped
    * before Unicorn runs it. */
   uint8_t emulate_kind, emulate_size;
+  uint8_t emulate_bytes[2]; /* x87: the opcode, as decoded */
   uint64_t emulate_at;
 
   tc_decoded pend_own;
@@ -756,6 +757,7 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
     r->emulate_at = addr;
     r->emulate_kind = d->emulate;
     r->emulate_size = d->size;
+    memcpy(r->emulate_bytes, d->bytes, sizeof r->emulate_bytes);
     uc_emu_stop(uc);
   }
 }
@@ -769,12 +771,12 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
 static void run_emulated(tc_recorder *r) {
   const tc_arch *a = r->arch;
   if (r->emulate_kind == TC_DEC_EMU_X87) {
-    uint8_t insn[2];
-    if (tc_emu_read(r->emu, r->emulate_at, insn, 2) == 0 &&
-        tc_x87_host_run(r->emu, insn, r->emulate_size) == 0)
-      tc_emu_set_reg(r->emu, a->pc_reg, r->emulate_at + r->emulate_size);
+    /* The bytes the decoder classified (tc_x87_host_can): it cannot fail
+     * on them, so the instruction never runs twice. */
+    tc_x87_host_run(r->emu, r->emulate_bytes, r->emulate_size);
+    tc_emu_set_reg(r->emu, a->pc_reg, r->emulate_at + r->emulate_size);
     r->emulate_kind = TC_DEC_EMU_NONE;
-    return; /* else Unicorn runs it, as before */
+    return;
   }
   bool w64 = a->ptr_size == 8;
   uint64_t tsc = TSC_BASE + r->executed * TSC_PER_INSN;
