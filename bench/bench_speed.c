@@ -40,7 +40,8 @@
 
 #include <tracecorn/tracecorn.h>
 
-#include "emu/emu.h"
+#include "emu/engine/emu.h"
+#include "emu/linux/linux_sys.h"
 #include "loaders/loader.h"
 #include "tools/debug_env.h"
 
@@ -118,7 +119,7 @@ static int run_engine(int kind, char **argv, sample *out) {
   o.stdout_fd = open("/dev/null", O_WRONLY);
   o.keyframe_interval = 4096;
   o.stack_size = 8u << 20;
-  tc_emu *emu = tc_emu_new(img.arch, &o, &err);
+  tc_emu *emu = tc_linux_emu_new(img.arch, &o, &err);
   if (emu && !realpath(argv[0], emu->exe_host_path))
     snprintf(emu->exe_host_path, sizeof emu->exe_host_path, "%s", argv[0]);
   tc_load_result lr;

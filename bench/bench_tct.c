@@ -3,7 +3,7 @@
  * the writer's CPU time per instruction (the calling thread's only: zstd
  * runs on the writer's own worker thread and is left out), after skipping
  * the first SKIP instructions (a glibc program's start-up). No Unicorn, no
- * recorder in the timed loop, so a change to writers/tct.c shows as itself
+ * recorder in the timed loop, so a change to writers/tct/tct.c shows as itself
  * (issue 19; docs/speed.md).
  *   bench_tct [-n N] [-s SKIP] [-r ROUNDS] [-o FILE] [-c] -- PROGRAM [ARGS...]
  * -o keeps the last round's trace (default: written to /dev/null); -c

@@ -3,7 +3,7 @@
  * order, odd instruction sizes; memory accesses of 0 to 300000 bytes,
  * page-crossing, hitting and missing the memory value cache, after-bytes
  * held by registers; syscalls, keyframes, maps, signals) are written by
- * an older tct writer (tc_format_tct_base: writers/tct.c of another
+ * an older tct writer (tc_format_tct_base: writers/tct/tct.c of another
  * commit, compiled with -Dtc_format_tct=tc_format_tct_base) and by this
  * build's; the files must be byte-identical, and both readers must read
  * the same events from them. bench/tct-diff.sh builds and runs it.

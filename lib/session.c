@@ -13,14 +13,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu/emu.h"
-#include "emu/linux_sys.h"
+#include "common/elf/symbols.h"
+#include "emu/engine/emu.h"
+#include "emu/linux/linux_sys.h"
 #include "loaders/loader.h"
 #include "pipe.h"
 #include "recorder/recorder.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/outfile.h"
-#include "writers/symbols.h"
+#include "writers/io/outfile.h"
 
 #define MAX_OUTPUTS 16
 
@@ -241,7 +241,7 @@ int tc_session_load_elf(tc_session *s, const char *path,
     tc_error_set(err, "out of memory");
     return -1;
   }
-  s->emu = tc_emu_new(img.arch, &s->opt, err);
+  s->emu = tc_linux_emu_new(img.arch, &s->opt, err);
   if (!s->emu)
     return -1;
   char host[TC_PATH_MAX];
@@ -260,7 +260,7 @@ int tc_session_load_elf(tc_session *s, const char *path,
   /* A dynamic program: its interpreter comes from the guest's view of
    * the filesystem (the host's /, or --root: e.g. a cross sysroot). */
   tc_interp_file interp;
-  if (img.has_interp && tc_loader_open_interp(s->emu, &img, &interp, err) < 0) {
+  if (img.has_interp && tc_linux_open_interp(s->emu, &img, &interp, err) < 0) {
     char m[sizeof err->msg];
     snprintf(m, sizeof m, "%s", err ? err->msg : "");
     tc_error_set(err, "%s: %s", path, m);
@@ -303,7 +303,7 @@ int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
   }
   memcpy(s->exe_data, code, size);
   s->exe_size = size;
-  s->emu = tc_emu_new(a, &s->opt, err);
+  s->emu = tc_linux_emu_new(a, &s->opt, err);
   if (!s->emu)
     return -1;
   tc_load_result lr;
@@ -1023,28 +1023,4 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     return -1;
   }
   return rc;
-}
-
-int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
-                  void *ctx, tc_error *err) {
-  if (!fmt)
-    fmt = tc_format_detect(path, err);
-  if (!fmt)
-    return -1;
-  if (!fmt->open_reader) {
-    tc_error_set(err, "%s: the %s format has no reader", path, fmt->name);
-    return -1;
-  }
-  tc_reader *r = fmt->open_reader(path, err);
-  if (!r)
-    return -1;
-  tc_event ev;
-  int rc;
-  while ((rc = fmt->next_event(r, &ev, err)) == 1)
-    if (sink(ctx, &ev, err) < 0) {
-      rc = -1;
-      break;
-    }
-  fmt->close_reader(r);
-  return rc < 0 ? -1 : 0;
 }

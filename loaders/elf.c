@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu/linux_sys.h"
+#include "common/byteorder.h"
 #include "loaders/loader.h"
 
 /* AT_UID/AT_EUID/AT_GID/AT_EGID: fixed so recordings are reproducible. */
@@ -22,15 +22,11 @@
 /* ------------------------------------------------------------ byte order */
 
 static uint64_t rd(const uint8_t *p, unsigned n, int be) {
-  uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++)
-    v |= (uint64_t)p[be ? n - 1 - i : i] << (8 * i);
-  return v;
+  return get_uint(p, n, be);
 }
 
 static void wr(uint8_t *p, unsigned n, int be, uint64_t v) {
-  for (unsigned i = 0; i < n; i++)
-    p[be ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
+  put_uint(p, v, n, be);
 }
 
 static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
@@ -826,8 +822,8 @@ int tc_load_elf_interp(tc_emu *emu, const tc_elf_image *img,
                        const tc_elf_interp *interp, tc_load_result *res,
                        tc_error *err) {
   tc_load_result lr;
-  if (tc_load_elf_exec(emu, img, data, size, guest_path, guest_path, argv,
-                       envp, interp, &lr, err) < 0)
+  if (tc_load_elf_exec(emu, img, data, size, guest_path, guest_path, argv, envp,
+                       interp, &lr, err) < 0)
     return -1;
   tc_emu_set_reg(emu, emu->arch->pc_reg, lr.entry);
   tc_emu_set_reg(emu, emu->arch->sp_reg, lr.sp);
@@ -966,8 +962,8 @@ int tc_load_elf_exec(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
     nauxv--; /* AT_PLATFORM is last */
 
   uint64_t sp;
-  if (tc_loader_setup_stack(emu, execfn, argv, argc, envp, envc, auxv,
-                            nauxv, &sp, err) < 0)
+  if (tc_loader_setup_stack(emu, execfn, argv, argc, envp, envc, auxv, nauxv,
+                            &sp, err) < 0)
     return -1;
 
   uint64_t first_pc = img->has_interp ? interp->img->entry + ibias : entry;
@@ -1017,38 +1013,6 @@ uint8_t *tc_loader_read_fd(int fd, const char *path, size_t *size,
   fclose(f);
   *size = n;
   return data;
-}
-
-int tc_loader_open_interp(tc_emu *emu, const tc_elf_image *prog,
-                          tc_interp_file *f, tc_error *err) {
-  memset(f, 0, sizeof *f);
-  f->in.img = &f->img;
-  f->in.guest_path = prog->interp;
-  int fd = tc_guestfs_open_read(emu, prog->interp);
-  if (fd < 0) {
-    tc_error_set(err, "its interpreter %s: %s", prog->interp, strerror(-fd));
-    return fd;
-  }
-  uint8_t *data = tc_loader_read_fd(fd, prog->interp, &f->in.size, err);
-  if (!data) {
-    char m[sizeof err->msg];
-    snprintf(m, sizeof m, "%s", err ? err->msg : "");
-    tc_error_set(err, "its interpreter %s", m);
-    return -EACCES; /* not a regular file, or unreadable */
-  }
-  f->in.data = data;
-  if (tc_elf_parse(data, f->in.size, &f->img, err) < 0) {
-    char m[sizeof err->msg];
-    snprintf(m, sizeof m, "%s", err ? err->msg : "");
-    tc_error_set(err, "interpreter %s: %s", prog->interp, m);
-    return -ELIBBAD;
-  }
-  if (f->img.arch != prog->arch || f->img.has_interp) {
-    tc_error_set(err, "interpreter %s: not a %s program interpreter",
-                 prog->interp, prog->arch->name);
-    return -ELIBBAD;
-  }
-  return 0;
 }
 
 void tc_loader_interp_free(tc_interp_file *f) {

@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "emu/emu.h"
+#include "emu/engine/emu.h"
 
 #define TC_ELF_MAX_SEGMENTS 32
 
@@ -99,12 +99,8 @@ typedef struct tc_interp_file {
   tc_elf_image img;
   tc_elf_interp in;
 } tc_interp_file;
-/* Opens, reads and checks prog->interp: 0, or -errno with a message:
- * the open's error (-ENOENT...), -ELIBBAD when the file is no program
- * interpreter of prog's arch (as binfmt_elf answers). Release with
- * tc_loader_interp_free (also after a failure). */
-int tc_loader_open_interp(tc_emu *emu, const tc_elf_image *prog,
-                          tc_interp_file *f, tc_error *err);
+/* Opened and checked by the kernel (tc_linux_open_interp, through the
+ * guest's filesystem view); released with tc_loader_interp_free. */
 void tc_loader_interp_free(tc_interp_file *f);
 
 /* Maps code RWX at base (page-rounded), a stack, and sets PC/SP. */

@@ -1,7 +1,10 @@
 /* Per-PC decode cache (see decode.h). */
 #include "recorder/decode.h"
 
-#include "emu/emu.h"
+#include "emu/engine/emu.h"
+
+#include "common/arch.h"
+#include "common/isa/isa.h"
 
 #include <capstone/capstone.h>
 #include <stdio.h>
@@ -78,8 +81,10 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     tc_error_set(err, "out of memory");
     return NULL;
   }
-  int mode = arch->cs_mode | (arch->big_endian ? CS_MODE_BIG_ENDIAN : 0);
-  if (cs_open((cs_arch)arch->cs_arch, (cs_mode)mode, &d->cs) == CS_ERR_OK) {
+  int ca = 0, mode = 0;
+  bool known = tc_isa_cs_mode(arch, &ca, &mode);
+  mode |= arch->big_endian ? CS_MODE_BIG_ENDIAN : 0;
+  if (known && cs_open((cs_arch)ca, (cs_mode)mode, &d->cs) == CS_ERR_OK) {
     d->cs_ok = 1;
     cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
   }
@@ -89,7 +94,7 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     if (!nm)
       continue;
     int second = -1, m = tc_arch_reg_from_capstone(arch, nm, &second);
-    if (m < 0 && arch->cs_arch == CS_ARCH_MIPS && strcmp(nm, "ac0") == 0) {
+    if (m < 0 && tc_arch_is_mips(arch) && strcmp(nm, "ac0") == 0) {
       m = tc_arch_reg_index(arch, "hi"); /* mips: hi and lo together */
       second = tc_arch_reg_index(arch, "lo");
     }
@@ -406,7 +411,7 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
    * translation (x86 ud2): the instruction is what capstone decoded. */
   if (insn->size < e->size)
     e->size = (uint8_t)insn->size;
-  if (d->arch->cs_arch == CS_ARCH_MIPS) {
+  if (tc_arch_is_mips(d->arch)) {
     mips_writes(d, e, insn);
     cs_free(insn, 1);
     return;
@@ -446,7 +451,7 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
     add_write(e, d->vstatus);
   if (d->arch->id == TC_ARCH_ARM || d->arch->id == TC_ARCH_ARM64)
     arm_extra_writes(d, e, insn);
-  if (d->arch->uc_arch == 4 /* x86 */) {
+  if (tc_arch_is_x86(d->arch)) {
     const cs_detail *det = insn->detail;
     e->privileged = x86_privileged(insn);
     if (strcmp(insn->mnemonic, "rdtsc") == 0)

@@ -57,7 +57,7 @@ struct tc_recorder {
   uint32_t keyframe_interval;
   uint32_t keyframe_countdown; /* instructions until the next keyframe */
   /* Per register, its place in a state and how it is read (directly
-   * from the engine, emu/regfile.h, or through Unicorn's API), in one
+   * from the engine, emu/engine/regfile.h, or through Unicorn's API), in one
    * 16-byte record: the hot paths touch one cache line per register. */
   struct reg_desc *rd;
   uint8_t *state_cur, *state_next, *state_tmp;
@@ -1313,7 +1313,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
     swap_func_activation(r, before, emu->tid);
   set_turn_limit(r);
   /* a signal aimed at the thread now running went to its handler
-   * (emu/linux_signal.c): SIGNAL with the frame, then the keyframe */
+   * (emu/linux/linux_signal.c): SIGNAL with the frame, then the keyframe */
   if (r->have_sig) {
     emit_map_events(r);
     emit_signal(r, r->insn_index ? r->insn_index - 1 : 0);

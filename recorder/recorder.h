@@ -3,7 +3,7 @@
 #ifndef TC_RECORDER_H
 #define TC_RECORDER_H
 
-#include "emu/emu.h"
+#include "emu/engine/emu.h"
 #include "tracecorn/tracecorn.h"
 
 typedef struct tc_recorder tc_recorder;

@@ -22,11 +22,15 @@ for g in "$guests"/*; do
   head -c 4 "$g" | grep -q ELF || continue
   name=$(basename "$g")
   d="$out/traces/$name"
-  mkdir -p "$d"
-  # Same cwd and arguments for both trees: the traces hold both.
-  (cd "$d" && "$tc" record -q -f all --max-insns 300000 -o "$name" \
+  # One working directory and the same arguments for both trees: the
+  # traces hold them (sysmix opens files in its cwd).
+  run=${TMPDIR:-/tmp}/tracecorn-golden
+  rm -rf "$run"
+  mkdir -p "$run"
+  (cd "$run" && "$tc" record -q -f all --max-insns 300000 -o "$name" \
     -- "$g" </dev/null >stdout 2>stderr
   echo "$name exit $?" >>"$out/log")
+  mv "$run" "$d"
   for t in "$d"/*; do
     case "$t" in
     */stdout | */stderr) continue ;;

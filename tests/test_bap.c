@@ -14,14 +14,15 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "common/arch.h"
+#include "common/isa/insn_access.h"
+#include "common/md5.h"
 #include "evlog.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/bap.h"
-#include "writers/bap_frame.pb-c.h"
-#include "writers/bap_pack.h"
-#include "writers/insn_access.h"
-#include "writers/md5.h"
+#include "writers/bap/bap.h"
+#include "writers/bap/bap_frame.pb-c.h"
+#include "writers/bap/bap_pack.h"
 
 extern const tc_format tc_format_bap;
 static const tc_format *F = &tc_format_bap;
@@ -1054,7 +1055,7 @@ static int streq(const tnode *t, const char *s) {
 
 /* protoc judges the frames with the upstream schema (piqi's real field
  * names, no package; tests/data/README.md says where it came from), not
- * with writers/bap_frame.proto, which renames one field for protobuf-c. */
+ * with writers/bap/bap_frame.proto, which renames one field for protobuf-c. */
 #define BAP_PROTO_DIR TC_DATA_DIR
 #define BAP_PROTO "bap-frame.proto"
 
@@ -1372,7 +1373,7 @@ static void protoc_compare(const char *guest, const char *arg) {
         thumb += t;
       } else
         CU_ASSERT_PTR_NULL(mode);
-      if (a->cs_arch == CS_ARCH_MIPS)
+      if (tc_arch_is_mips(a))
         check_mips_lw(a, sf, raw);
       size_t nmem = 0;
       CU_ASSERT_PTR_NOT_NULL(kid(sf, "operand_pre_list", 0));
@@ -1438,7 +1439,7 @@ static void protoc_compare(const char *guest, const char *arg) {
   CU_ASSERT(keys >= 1);
   if (a->id == TC_ARCH_ARM && strstr(guest, "armhf")) /* Thumb-2 code */
     CU_ASSERT(thumb > insns / 2);
-  if (a->cs_arch == CS_ARCH_MIPS)
+  if (tc_arch_is_mips(a))
     CU_ASSERT(g_mips_lw >= 1);
   tnode_free(all);
   free(out);
@@ -2159,12 +2160,12 @@ static void mips_guest(const char *guest) {
   CU_ASSERT_EQUAL_FATAL(tc_session_load_elf(ses, prog, argv, &err), 0);
   mips_check m = {0};
   m.arch = tc_session_info(ses)->arch;
-  CU_ASSERT_EQUAL_FATAL(m.arch->cs_arch, CS_ARCH_MIPS);
+  CU_ASSERT_FATAL(tc_arch_is_mips(m.arch));
   m.acc = tc_insn_access_new(m.arch, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m.acc);
   CU_ASSERT_EQUAL_FATAL(
       cs_open(CS_ARCH_MIPS,
-              (cs_mode)(m.arch->cs_mode |
+              (cs_mode)(CS_MODE_MIPS32 |
                         (m.arch->big_endian ? CS_MODE_BIG_ENDIAN : 0)),
               &m.cs),
       CS_ERR_OK);
@@ -2304,7 +2305,7 @@ static void rnd_operand(ref_operand *o) {
     o->value[i] = (uint8_t)rnd();
 }
 
-/* protobuf-c's packing of the frame, built as writers/bap.c built it
+/* protobuf-c's packing of the frame, built as writers/bap/bap.c built it
  * before it had its own encoder. */
 static size_t ref_pack(const bap_std_frame *f, const ref_operand *pre,
                        const ref_operand *post, uint8_t *out) {

@@ -12,10 +12,10 @@
 
 #include <CUnit/CUnit.h>
 
+#include "analysis/verify.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/caps.h"
-#include "writers/verify.h"
+#include "writers/io/caps.h"
 
 /* ------------------------------------------------------ the docs table */
 

@@ -386,7 +386,7 @@ static void test_determinism_busybox(void) {
   free(host);
 }
 
-/* The speed paths change no byte: direct register reads (emu/regfile.h)
+/* The speed paths change no byte: direct register reads (emu/engine/regfile.h)
  * with every read compared against uc_reg_read, and writers on worker
  * threads (lib/pipe.h) with every rebuilt state compared against the
  * recorder's, give the same files as Unicorn's API and one thread, on

@@ -13,7 +13,7 @@
 
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/rvn.h"
+#include "writers/rvn/rvn.h"
 
 extern const tc_format tc_format_rvn;
 static const tc_format *F = &tc_format_rvn;

@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu/emu.h"
-#include "emu/linux_sys.h"
+#include "emu/engine/emu.h"
+#include "emu/linux/linux_sys.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
 
@@ -28,7 +28,7 @@ static tc_emu *mk_root(const char *fs_root) {
   o.fs_root = fs_root;
   o.cwd = fs_root ? "/" : NULL;
   tc_error err;
-  tc_emu *e = tc_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
+  tc_emu *e = tc_linux_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(e);
   CU_ASSERT_EQUAL_FATAL(
       tc_emu_map(e, S, 0x10000, TC_PROT_READ | TC_PROT_WRITE, "s", 0), 0);

@@ -23,9 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/linux/sysdecode.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/sysdecode.h"
 
 /* ---------------------------------------------------------------- helpers */
 

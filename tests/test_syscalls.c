@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "emu/emu.h"
-#include "emu/linux_sys.h"
+#include "emu/engine/emu.h"
+#include "emu/linux/linux_sys.h"
 #include "testutil.h"
 
 #define SCRATCH 0x100000ull /* 64 KiB of RW scratch memory in every emu */
@@ -57,7 +57,7 @@ static tc_emu *mk_opt(tc_arch_id id, uint64_t seed, int host_stat) {
   o.quiet = 1;
   o.host_stat = host_stat;
   tc_error err;
-  tc_emu *emu = tc_emu_new(tc_arch_by_id(id), &o, &err);
+  tc_emu *emu = tc_linux_emu_new(tc_arch_by_id(id), &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(emu);
   CU_ASSERT_EQUAL_FATAL(tc_emu_map(emu, SCRATCH, SCRATCH_SIZE,
                                    TC_PROT_READ | TC_PROT_WRITE, "scratch", 0),
@@ -415,7 +415,7 @@ static void test_mmap_limits(void) {
   o.quiet = 1;
   o.max_memory = 1u << 20;
   tc_error err;
-  tc_emu *e = tc_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
+  tc_emu *e = tc_linux_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(e);
   CU_ASSERT_EQUAL(
       tc_emu_map(e, 0x100000, 512 << 10, TC_PROT_READ | TC_PROT_WRITE, "a", 0),
@@ -1048,7 +1048,7 @@ static void test_guestfs(void) {
   o.fs_root = root;
   o.cwd = "/etc";
   tc_error err;
-  e = tc_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
+  e = tc_linux_emu_new(tc_arch_by_id(TC_ARCH_X86_64), &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(e);
   CU_ASSERT_EQUAL_FATAL(tc_emu_map(e, SCRATCH, SCRATCH_SIZE,
                                    TC_PROT_READ | TC_PROT_WRITE, "s", 0),

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/elf/symbols.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/symbols.h"
 
 extern const tc_format tc_format_tfile;
 static const tc_format *const fmt = &tc_format_tfile;

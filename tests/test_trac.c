@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/memimage.h"
+#include "common/murmurhash3.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/memimage.h"
-#include "writers/murmurhash3.h"
-#include "writers/trac.h"
+#include "writers/trac/trac.h"
 
 extern const tc_format tc_format_trac;
 static const tc_format *F = &tc_format_trac;

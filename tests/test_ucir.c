@@ -10,8 +10,8 @@
 #include "evlog.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/snappy_frame.h"
-#include "writers/ucir.h"
+#include "writers/io/snappy_frame.h"
+#include "writers/ucir/ucir.h"
 
 extern const tc_format tc_format_ucir;
 static const tc_format *F = &tc_format_ucir;

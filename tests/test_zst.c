@@ -12,7 +12,7 @@
 
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-#include "writers/zst.h"
+#include "writers/io/zst.h"
 
 /* Every format with a writer but rvn (a directory), with its extension
  * for x86-64. */

@@ -887,7 +887,7 @@ static int cmd_record(int argc, char **argv) {
 
 /* ------------------------------------------------ dump / strace selection
  * The options that choose what `dump` and `strace` print, turned into one
- * tc_filter (the library applies it: writers/filter.c). */
+ * tc_filter (the library applies it: analysis/filter.c). */
 
 enum {
   OPT_RANGE = 0x100,

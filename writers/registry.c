@@ -5,7 +5,7 @@
 #include <sys/stat.h>
 
 #include "tracecorn/tracecorn.h"
-#include "writers/zst.h"
+#include "writers/io/zst.h"
 
 extern const tc_format tc_format_text;
 extern const tc_format tc_format_json;
@@ -136,4 +136,28 @@ int tc_writer_options_check(const tc_trace_info *info, const char *format,
     }
   }
   return 0;
+}
+
+int tc_read_trace(const char *path, const tc_format *fmt, tc_event_sink sink,
+                  void *ctx, tc_error *err) {
+  if (!fmt)
+    fmt = tc_format_detect(path, err);
+  if (!fmt)
+    return -1;
+  if (!fmt->open_reader) {
+    tc_error_set(err, "%s: the %s format has no reader", path, fmt->name);
+    return -1;
+  }
+  tc_reader *r = fmt->open_reader(path, err);
+  if (!r)
+    return -1;
+  tc_event ev;
+  int rc;
+  while ((rc = fmt->next_event(r, &ev, err)) == 1)
+    if (sink(ctx, &ev, err) < 0) {
+      rc = -1;
+      break;
+    }
+  fmt->close_reader(r);
+  return rc < 0 ? -1 : 0;
 }

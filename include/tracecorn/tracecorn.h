@@ -96,7 +96,7 @@ typedef struct tc_reg_info {
   uint16_t size;    /* bytes: 1..32 */
   uint16_t flags;   /* TC_REG_* */
   uint32_t offset;  /* offset in the state image */
-  int uc_id;        /* Unicorn register id (emu/ only; formats ignore it) */
+  int uc_id;        /* Unicorn 2's register number (UCIR's wire id too) */
 } tc_reg_info;
 
 /* How a syscall traps on this arch (emu/ uses it; described here so the
@@ -136,12 +136,10 @@ typedef struct tc_syscall_name {
 
 typedef struct tc_arch {
   tc_arch_id id;
-  const char *name;     /* "x86_64", "x86", "arm", ... */
-  int uc_arch, uc_mode; /* Unicorn uc_arch / uc_mode values */
-  int cs_arch, cs_mode; /* capstone cs_arch / cs_mode values */
-  uint8_t big_endian;   /* target byte order */
-  uint8_t ptr_size;     /* 4 or 8 */
-  uint32_t page_size;   /* guest page size */
+  const char *name;   /* "x86_64", "x86", "arm", ... */
+  uint8_t big_endian; /* target byte order */
+  uint8_t ptr_size;   /* 4 or 8 */
+  uint32_t page_size; /* guest page size */
   uint32_t max_insn_size;
   const tc_reg_info *regs;
   uint16_t nregs;
@@ -805,7 +803,7 @@ TC_API int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
                            const char *const *writer_options, tc_error *err);
 
 /* What `tracecorn dump` / `strace` select from a trace: one filter layer
- * between any reader and any writer (writers/filter.c). A zeroed filter
+ * between any reader and any writer (analysis/filter.c). A zeroed filter
  * selects everything. A "record" is an instruction, or a syscall with
  * syscalls_only; skip and count window the records that pass the other
  * tests. */

@@ -6,7 +6,7 @@
 
 #include <tracecorn/tracecorn.h>
 
-#include "emu/emu.h"
+#include "emu/engine/emu.h"
 #include "loaders/loader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

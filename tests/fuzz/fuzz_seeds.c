@@ -7,7 +7,7 @@
  * OUTDIR/elf/<guest>; an rvn seed is the harness's packed form (see
  * fuzz_reader.c). Each seed but rvn's has a zstd-compressed twin,
  * OUTDIR/<format>/<guest>.zst, so the readers' decompression (every reader
- * takes zstd content: writers/zst.h) is fuzzed too. The tctraw harness's
+ * takes zstd content: writers/io/zst.h) is fuzzed too. The tctraw harness's
  * seeds are each tct seed with its record stream decompressed
  * (OUTDIR/tctraw/<guest>), and a lean one (<guest>.lean): the same events
  * written again without the program's bytes and the maps' contents, so
@@ -22,7 +22,7 @@
 #include <tracecorn/tracecorn.h>
 
 #include "tests/fuzz/fuzz_common.h"
-#include "writers/zst.h"
+#include "writers/io/zst.h"
 
 static int copy_file(const char *from, const char *to) {
   size_t n;

@@ -1,0 +1,248 @@
+/* Reading one trace and writing it in another format (dump = convert to
+ * text or json on stdout). Format-neutral: only the tc_format vtables. */
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis/filter.h"
+#include "analysis/rebuild.h"
+#include "tracecorn/tracecorn.h"
+#include "writers/io/caps.h"
+#include "writers/io/outfile.h"
+
+typedef struct convert_ctx {
+  const tc_format *out;
+  tc_writer *w;
+  bool seen_exit;
+  uint64_t insns;
+} convert_ctx;
+
+static int convert_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  convert_ctx *c = ctx;
+  if (ev->kind == TC_EV_EXIT)
+    c->seen_exit = true;
+  else if (ev->kind == TC_EV_INSN)
+    c->insns++;
+  return c->out->write_event(c->w, ev, err);
+}
+
+int tc_convert(const char *in_path, const tc_format *in_fmt,
+               const tc_format *out_fmt, const char *out_path, tc_error *err) {
+  return tc_convert_from(in_path, in_fmt, out_fmt, out_path, 0, err);
+}
+
+int tc_convert_from(const char *in_path, const tc_format *in_fmt,
+                    const tc_format *out_fmt, const char *out_path,
+                    uint64_t from_insn, tc_error *err) {
+  return tc_convert_opts(in_path, in_fmt, out_fmt, out_path, from_insn, NULL,
+                         err);
+}
+
+int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
+                    const tc_format *out_fmt, const char *out_path,
+                    uint64_t from_insn, const char *const *writer_options,
+                    tc_error *err) {
+  tc_filter f = {0};
+  f.from = from_insn;
+  return tc_convert_filtered(in_path, in_fmt, out_fmt, out_path, &f,
+                             writer_options, err);
+}
+
+int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
+                        const tc_format *out_fmt, const char *out_path,
+                        const tc_filter *filter,
+                        const char *const *writer_options, tc_error *err) {
+  return tc_convert_checked(in_path, in_fmt, out_fmt, out_path, filter,
+                            writer_options, 0, NULL, err);
+}
+
+int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
+                       const tc_format *out_fmt, const char *out_path,
+                       const tc_filter *filter,
+                       const char *const *writer_options, int strict,
+                       tc_convert_report *rep, tc_error *err) {
+  tc_convert_report scratch;
+  if (!rep)
+    rep = &scratch;
+  memset(rep, 0, sizeof *rep);
+  if (!in_fmt)
+    in_fmt = tc_format_detect(in_path, err);
+  if (!in_fmt)
+    return -1;
+  if (!in_fmt->open_reader) {
+    tc_error_set(err, "%s: the %s format has no reader", in_path, in_fmt->name);
+    return -1;
+  }
+  if (!out_fmt->open_writer) {
+    tc_error_set(err, "the %s format has no writer", out_fmt->name);
+    return -1;
+  }
+  /* Writing onto the input would truncate it before it is read. */
+  struct stat si, so;
+  if (strcmp(out_path, "-") != 0 && stat(in_path, &si) == 0 &&
+      stat(out_path, &so) == 0 && si.st_dev == so.st_dev &&
+      si.st_ino == so.st_ino) {
+    tc_error_set(err, "%s: refusing to write the output onto the input",
+                 out_path);
+    return -1;
+  }
+  /* A coverage file holds blocks (start, size), not instructions: a format
+   * of instructions would take each block for one instruction at its start,
+   * a file that looks like an execution and is none. */
+  if ((in_fmt->caps & TC_CAP_COVERAGE) && !(out_fmt->caps & TC_CAP_BLOCKS)) {
+    tc_error_set(err,
+                 "%s holds instructions; the %s input holds only coverage "
+                 "blocks (start and size, each once): convert it to a format "
+                 "that keeps blocks (tct, text, json, drcov)",
+                 out_fmt->name, in_fmt->name);
+    return -1;
+  }
+  uint64_t from_insn = filter ? filter->from : 0;
+  tc_reader *r = in_fmt->open_reader(in_path, err);
+  if (!r)
+    return -1;
+  /* --from: the format's seek when it has one, else the filter reads
+   * forward */
+  bool seeked = from_insn && in_fmt->seek;
+  if (seeked && in_fmt->seek(r, from_insn, err) < 0) {
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  const tc_trace_info *info = in_fmt->reader_info(r);
+  if (out_fmt->supports && out_fmt->supports(info->arch, err) < 0) {
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  tc_loss loss;
+  if (tc_loss_init(&loss, in_fmt, out_fmt, info->arch) < 0) {
+    tc_error_set(err, "out of memory");
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  tc_filter_state *fs = tc_filter_new(filter, info, seeked, err);
+  if (!fs) {
+    tc_loss_free(&loss);
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  tc_trace_info winfo = *info;
+  winfo.continuous = 0; /* a reader's stream: whole states are compared */
+  winfo.writer_options = writer_options;
+  char tmp[4200];
+  tc_outfile_temp(out_path, tmp, sizeof tmp);
+  convert_ctx c = {out_fmt, out_fmt->open_writer(tmp, &winfo, err), false, 0};
+  if (c.w && tc_outfile_check(tmp, out_path, err) < 0) {
+    out_fmt->close_writer(c.w, NULL);
+    tc_outfile_discard(tmp);
+    c.w = NULL;
+  }
+  if (!c.w) {
+    tc_loss_free(&loss);
+    tc_filter_free(fs);
+    in_fmt->close_reader(r);
+    return -1;
+  }
+  /* A target that keeps memory as an image gets one rebuilt from what a
+   * source without map contents shows (a second pass over it). */
+  tc_rebuild *rb = NULL;
+  if ((out_fmt->caps & TC_CAP_MAP_DATA) && out_fmt->open_reader &&
+      !(in_fmt->caps & (TC_CAP_MAP_DATA | TC_CAP_COVERAGE)) &&
+      (in_fmt->caps & (TC_CAP_MEM | TC_CAP_INSN_BYTES)) && !from_insn) {
+    tc_error rerr = {{0}};
+    rb = tc_rebuild_scan(in_path, in_fmt, &rerr);
+    if (!rb && rerr.msg[0]) {
+      tc_error_set(err, "%s", rerr.msg);
+      out_fmt->close_writer(c.w, &rerr);
+      tc_outfile_discard(tmp);
+      tc_loss_free(&loss);
+      tc_filter_free(fs);
+      in_fmt->close_reader(r);
+      return -1;
+    }
+  }
+  bool rebuilt_maps = false;
+  tc_event ev;
+  int rc;
+  bool stopped = false;
+  tc_error werr = {{0}};
+  while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
+    tc_loss_see(&loss, &ev);
+    if (rb && ev.kind == TC_EV_MAP && !ev.u.map.data)
+      ev.u.map.data = tc_rebuild_fill(rb, ev.u.map.addr, ev.u.map.size);
+    if (rb && !rebuilt_maps && ev.kind != TC_EV_MAP) {
+      rebuilt_maps = true;
+      tc_event m;
+      int k = 1;
+      while (k > 0 && tc_rebuild_next_map(rb, &m) == 1)
+        k = tc_filter_event(fs, &m, out_fmt, c.w, &werr);
+      if (k < 0) {
+        rc = -1;
+        tc_error_set(err, "%s", werr.msg);
+        break;
+      }
+      loss.rebuilt_pages = tc_rebuild_pages(rb);
+    }
+    if (ev.kind == TC_EV_EXIT)
+      c.seen_exit = true;
+    else if (ev.kind == TC_EV_INSN)
+      c.insns++;
+    int k = tc_filter_event(fs, &ev, out_fmt, c.w, &werr);
+    if (k < 0) {
+      rc = -1;
+      snprintf(err ? err->msg : werr.msg, sizeof werr.msg, "%s", werr.msg);
+      break;
+    }
+    if (k == 0) {
+      stopped = true; /* the count is reached */
+      break;
+    }
+  }
+  if (rc == 0 && !stopped && tc_filter_finish(fs, err) < 0)
+    rc = -1;
+  /* Formats without an exit record (TRAC, tfile) still end the stream the
+   * event model promises: a synthetic EXIT that says it was not recorded. */
+  if (rc == 0 && !stopped && !c.seen_exit) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "no exit record in the %s input", in_fmt->name);
+    tc_event x = {.kind = TC_EV_EXIT};
+    x.u.exit.reason = TC_EXIT_ERROR;
+    x.u.exit.insn_count = c.insns;
+    x.u.exit.message = msg;
+    if (convert_sink(&c, &x, &werr) < 0) {
+      rc = -1;
+      tc_error_set(err, "%s", werr.msg);
+    }
+    loss.synthetic_exit = true;
+  }
+  /* Listings without a reader (text, json, strace) are views, not
+   * recordings: nothing is said to be lost to them. */
+  if (out_fmt->open_reader)
+    rep->dropped_kinds =
+        tc_loss_dropped(&loss, rep->dropped, sizeof rep->dropped);
+  tc_loss_rebuilt(&loss, rep->rebuilt, sizeof rep->rebuilt);
+  tc_loss_free(&loss);
+  /* --strict: a lossy output is not kept */
+  bool refuse = strict && rep->dropped_kinds && rc == 0;
+  /* Close the output even after a read error: what was read is kept. */
+  tc_error cerr = {{0}};
+  if (out_fmt->close_writer(c.w, &cerr) < 0) {
+    if (rc >= 0)
+      tc_error_set(err, "%s (the partial output is kept as %s)", cerr.msg, tmp);
+    rc = -1;
+  } else if (refuse) {
+    if (strcmp(tmp, out_path) != 0)
+      tc_outfile_discard(tmp);
+    tc_error_set(err, "%s drops: %s; %s not written (strict)", out_fmt->name,
+                 rep->dropped, out_path);
+    rc = -1;
+  } else if (tc_outfile_commit(tmp, out_path, &cerr) < 0 && rc >= 0) {
+    tc_error_set(err, "%s", cerr.msg);
+    rc = -1;
+  }
+  tc_rebuild_free(rb);
+  tc_filter_free(fs);
+  in_fmt->close_reader(r);
+  return rc < 0 ? -1 : 0;
+}

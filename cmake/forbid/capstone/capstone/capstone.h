@@ -1,0 +1,4 @@
+/* Placed first on the include path of the layers that must not see
+ * capstone (cmake/TracecornLayers.cmake); they ask common/isa instead. */
+#error                                                                         \
+    "this layer may not use capstone: instruction decoding lives in common/isa (docs/architecture.md)"

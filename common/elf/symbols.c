@@ -1,0 +1,304 @@
+/* ELF symbol tables for listings (see symbols.h). */
+#include "common/elf/symbols.h"
+#include "common/byteorder.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct sym {
+  uint64_t addr, size;
+  const char *name; /* into names */
+} sym;
+
+struct tc_symtab {
+  sym *syms;
+  size_t n;
+  char *names;
+  struct tc_symtab *more; /* merged tables: their names live on */
+};
+
+static uint64_t rd(const uint8_t *p, unsigned n, int be) {
+  return get_uint(p, n, be);
+}
+
+static int by_addr(const void *a, const void *b) {
+  const sym *x = a, *y = b;
+  if (x->addr != y->addr)
+    return x->addr < y->addr ? -1 : 1;
+  return strcmp(x->name, y->name); /* deterministic among aliases */
+}
+
+tc_symtab *tc_symtab_from_elf(const uint8_t *d, size_t n, uint64_t bias) {
+  if (!d || n < 52 || memcmp(d, "\177ELF", 4) != 0)
+    return NULL;
+  int is64 = d[4] == 2, be = d[5] == 2;
+  if ((d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) || (is64 && n < 64))
+    return NULL;
+  uint64_t shoff = is64 ? rd(d + 40, 8, be) : rd(d + 32, 4, be);
+  /* arm: bit 0 of a function symbol's value marks Thumb code */
+  bool arm = rd(d + 18, 2, be) == 40;
+  unsigned shentsize = (unsigned)rd(d + (is64 ? 58 : 46), 2, be);
+  unsigned shnum = (unsigned)rd(d + (is64 ? 60 : 48), 2, be);
+  unsigned want = is64 ? 64 : 40;
+  if (shentsize < want || shoff > n || shnum == 0 ||
+      (uint64_t)shnum * shentsize > n - shoff)
+    return NULL;
+  /* .symtab if present, else .dynsym */
+  const uint8_t *symsec = NULL;
+  for (int pass = 0; pass < 2 && !symsec; pass++)
+    for (unsigned i = 0; i < shnum; i++) {
+      const uint8_t *sh = d + shoff + (uint64_t)i * shentsize;
+      if (rd(sh + 4, 4, be) == (pass ? 11u : 2u)) {
+        symsec = sh;
+        break;
+      }
+    }
+  if (!symsec)
+    return NULL;
+  uint64_t off = is64 ? rd(symsec + 24, 8, be) : rd(symsec + 16, 4, be);
+  uint64_t size = is64 ? rd(symsec + 32, 8, be) : rd(symsec + 20, 4, be);
+  unsigned link = (unsigned)rd(symsec + (is64 ? 40 : 24), 4, be);
+  unsigned entsize = is64 ? 24 : 16;
+  if (off > n || size > n - off || link >= shnum)
+    return NULL;
+  const uint8_t *strsh = d + shoff + (uint64_t)link * shentsize;
+  uint64_t soff = is64 ? rd(strsh + 24, 8, be) : rd(strsh + 16, 4, be);
+  uint64_t ssize = is64 ? rd(strsh + 32, 8, be) : rd(strsh + 20, 4, be);
+  if (soff > n || ssize > n - soff || ssize == 0)
+    return NULL;
+  size_t count = (size_t)(size / entsize);
+  tc_symtab *t = calloc(1, sizeof *t);
+  if (!t)
+    return NULL;
+  t->syms = calloc(count ? count : 1, sizeof *t->syms);
+  t->names = malloc((size_t)ssize + 1);
+  if (!t->syms || !t->names) {
+    tc_symtab_free(t);
+    return NULL;
+  }
+  memcpy(t->names, d + soff, (size_t)ssize);
+  t->names[ssize] = 0; /* every name ends inside the copy */
+  for (size_t i = 0; i < count; i++) {
+    const uint8_t *s = d + off + i * entsize;
+    uint32_t name = (uint32_t)rd(s, 4, be);
+    uint8_t info = is64 ? s[4] : s[12];
+    uint16_t shndx = (uint16_t)rd(s + (is64 ? 6 : 14), 2, be);
+    uint64_t value = is64 ? rd(s + 8, 8, be) : rd(s + 4, 4, be);
+    uint64_t ssz = is64 ? rd(s + 16, 8, be) : rd(s + 8, 4, be);
+    unsigned type = info & 0xf;
+    /* functions, and untyped labels in a section (_start in assembly) */
+    if ((type != 2 && type != 0) || shndx == 0 || name == 0 || name >= ssize ||
+        t->names[name] == 0 || value == 0)
+      continue;
+    if (type == 0 && t->names[name] == '$')
+      continue; /* arm/aarch64 mapping symbols ($a, $t, $d, $x) */
+    if (arm && type == 2)
+      value &= ~(uint64_t)1;
+    t->syms[t->n].addr = value + bias;
+    t->syms[t->n].size = ssz;
+    t->syms[t->n].name = t->names + name;
+    t->n++;
+  }
+  if (t->n == 0) {
+    tc_symtab_free(t);
+    return NULL;
+  }
+  qsort(t->syms, t->n, sizeof *t->syms, by_addr);
+  return t;
+}
+
+void tc_symtab_free(tc_symtab *t) {
+  while (t) {
+    tc_symtab *next = t->more;
+    free(t->syms);
+    free(t->names);
+    free(t);
+    t = next;
+  }
+}
+
+tc_symtab *tc_symtab_merge(tc_symtab *into, tc_symtab *from) {
+  if (!into || !from)
+    return into ? into : from;
+  sym *all = malloc((into->n + from->n) * sizeof *all);
+  if (!all) {
+    tc_symtab_free(from);
+    return into;
+  }
+  memcpy(all, into->syms, into->n * sizeof *all);
+  memcpy(all + into->n, from->syms, from->n * sizeof *all);
+  qsort(all, into->n + from->n, sizeof *all, by_addr);
+  free(into->syms);
+  into->syms = all;
+  into->n += from->n;
+  free(from->syms); /* its names stay, chained behind `into` */
+  from->syms = NULL;
+  from->n = 0;
+  from->more = into->more;
+  into->more = from;
+  return into;
+}
+
+FILE *tc_open_regular(const char *path, uint64_t max_size) {
+  struct stat st;
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    return NULL; /* not even opened: a FIFO's open waits for a writer */
+  /* Between the stat and the open the path may change: O_NONBLOCK makes
+   * the open of a FIFO or device return at once, and fstat decides. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  FILE *f = NULL;
+  if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+      (uint64_t)st.st_size <= max_size)
+    f = fdopen(fd, "rb");
+  if (!f)
+    close(fd);
+  return f;
+}
+
+/* A module a trace maps from a file: its symbols where the map puts it.
+ * The file must be a regular ELF of the given machine no larger than
+ * 512 MiB (a trace names host files; a hostile one gains nothing). */
+tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
+                               uint64_t map_addr, uint64_t file_offset) {
+  FILE *f = tc_open_regular(path, TC_SYMTAB_MAX_FILE);
+  if (!f)
+    return NULL;
+  struct stat st;
+  uint8_t *d = NULL;
+  size_t n = 0;
+  if (fstat(fileno(f), &st) == 0 && st.st_size >= 64 &&
+      (d = malloc((size_t)st.st_size)))
+    n = fread(d, 1, (size_t)st.st_size, f);
+  fclose(f);
+  tc_symtab *t = NULL;
+  if (d && n == (size_t)st.st_size && memcmp(d, "\177ELF", 4) == 0 &&
+      (d[4] == 1 || d[4] == 2) && (d[5] == 1 || d[5] == 2)) {
+    int is64 = d[4] == 2, be = d[5] == 2;
+    uint64_t phoff = is64 ? rd(d + 32, 8, be) : rd(d + 28, 4, be);
+    unsigned phentsize = (unsigned)rd(d + (is64 ? 54 : 42), 2, be);
+    unsigned phnum = (unsigned)rd(d + (is64 ? 56 : 44), 2, be);
+    if (rd(d + 18, 2, be) == machine && phentsize >= (is64 ? 56u : 32u) &&
+        phoff <= n && (uint64_t)phnum * phentsize <= n - phoff)
+      for (unsigned i = 0; i < phnum && !t; i++) {
+        const uint8_t *ph = d + phoff + (uint64_t)i * phentsize;
+        uint64_t off = is64 ? rd(ph + 8, 8, be) : rd(ph + 4, 4, be);
+        uint64_t va = is64 ? rd(ph + 16, 8, be) : rd(ph + 8, 4, be);
+        uint64_t fsz = is64 ? rd(ph + 32, 8, be) : rd(ph + 16, 4, be);
+        /* the PT_LOAD holding the mapped offset (page-aligned down) */
+        uint64_t lo = off & ~(uint64_t)0xfff;
+        if (rd(ph, 4, be) == 1 && file_offset >= lo && file_offset < off + fsz)
+          t = tc_symtab_from_elf(
+              d, n, map_addr - ((va & ~(uint64_t)0xfff) + (file_offset - lo)));
+      }
+  }
+  free(d);
+  return t;
+}
+
+/* Index of the last symbol with addr <= a, or -1. */
+static long last_at_or_below(const tc_symtab *t, uint64_t a) {
+  size_t lo = 0, hi = t->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (t->syms[mid].addr <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (long)lo - 1;
+}
+
+const char *tc_symtab_exact(const tc_symtab *t, uint64_t addr) {
+  if (!t)
+    return NULL;
+  long i = last_at_or_below(t, addr);
+  /* among aliases at one address, the first name in order */
+  while (i > 0 && t->syms[i - 1].addr == addr)
+    i--;
+  return i >= 0 && t->syms[i].addr == addr ? t->syms[i].name : NULL;
+}
+
+const char *tc_symtab_find(const tc_symtab *t, uint64_t addr, uint64_t *off) {
+  if (!t)
+    return NULL;
+  long i = last_at_or_below(t, addr);
+  if (i < 0)
+    return NULL;
+  uint64_t base = t->syms[i].addr;
+  while (i > 0 && t->syms[i - 1].addr == base)
+    i--;
+  const sym *s = &t->syms[i];
+  uint64_t end = s->size ? s->addr + s->size : 0;
+  if (!end) { /* up to the next symbol */
+    size_t j = (size_t)i;
+    while (j < t->n && t->syms[j].addr == base)
+      j++;
+    end = j < t->n ? t->syms[j].addr : base + 0x10000;
+  }
+  if (addr >= end)
+    return NULL;
+  if (off)
+    *off = addr - base;
+  return s->name;
+}
+
+int tc_symtab_lookup(const tc_symtab *t, const char *name, size_t nth,
+                     uint64_t *start, uint64_t *end) {
+  if (!t || !name)
+    return 0;
+  for (size_t i = 0; i < t->n; i++) {
+    if (strcmp(t->syms[i].name, name) != 0 || nth-- > 0)
+      continue;
+    const sym *s = &t->syms[i];
+    uint64_t e = s->size ? s->addr + s->size : 0;
+    if (!e) { /* up to the next symbol at a higher address */
+      size_t j = i;
+      while (j < t->n && t->syms[j].addr == s->addr)
+        j++;
+      e = j < t->n ? t->syms[j].addr : s->addr + 1;
+    }
+    *start = s->addr;
+    *end = e;
+    return 1;
+  }
+  return 0;
+}
+
+/* C++ names through the C++ runtime's own demangler, looked up at run
+ * time (no link-time dependency on libstdc++). */
+typedef char *(*cxa_demangle_fn)(const char *, char *, size_t *, int *);
+
+static cxa_demangle_fn demangle_fn;
+static pthread_once_t demangle_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void) {
+  void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+  if (h)
+    *(void **)&demangle_fn = dlsym(h, "__cxa_demangle");
+}
+
+const char *tc_demangle(const char *name, char *out, size_t max) {
+  if (!name || name[0] != '_' || name[1] != 'Z' || max == 0)
+    return name;
+  /* once for every thread: writers run on writer threads (lib/pipe.h) */
+  pthread_once(&demangle_once, find_demangler);
+  cxa_demangle_fn fn = demangle_fn;
+  int status = -1;
+  char *d = fn ? fn(name, NULL, NULL, &status) : NULL;
+  if (!d || status != 0) {
+    free(d);
+    return name;
+  }
+  snprintf(out, max, "%s", d);
+  free(d);
+  return out;
+}

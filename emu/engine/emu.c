@@ -1,0 +1,1154 @@
+/* The emulated process: Unicorn engine, guest memory map, CPU start state,
+ * and the hooks that turn traps into syscalls and faults. */
+#include "emu/engine/emu.h"
+
+#include "common/arch.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ CPU quirks */
+
+/* Unicorn 2.0.1 reports no FPU/SSE in CPUID, which breaks glibc; answer
+ * with one consistent baseline instead (see unicorn-2.0.1.md row 17):
+ * FPU TSC CX8 CMOV MMX FXSR SSE SSE2 SSE3 SSSE3 SSE4.1 SSE4.2 CX16; no
+ * AVX/XSAVE/OSXSAVE/POPCNT (Unicorn 2.0.1 cannot execute popcnt). */
+static int hook_cpuid(uc_engine *uc, void *user) {
+  tc_emu *emu = user;
+  (void)emu;
+  /* In 32-bit mode Unicorn ignores the R*X ids: use E*X there. */
+  bool is64 = emu->arch->ptr_size == 8;
+  int ra = is64 ? UC_X86_REG_RAX : UC_X86_REG_EAX;
+  int rb = is64 ? UC_X86_REG_RBX : UC_X86_REG_EBX;
+  int rc = is64 ? UC_X86_REG_RCX : UC_X86_REG_ECX;
+  int rd = is64 ? UC_X86_REG_RDX : UC_X86_REG_EDX;
+  uint64_t leaf = 0, sub = 0;
+  uc_reg_read(uc, ra, &leaf);
+  uc_reg_read(uc, rc, &sub);
+  uint32_t a = 0, b = 0, c = 0, d = 0;
+  switch ((uint32_t)leaf) {
+  case 0: /* max leaf 7, "GenuineIntel" */
+    a = 7;
+    b = 0x756e6547;
+    d = 0x49656e69;
+    c = 0x6c65746e;
+    break;
+  case 1:
+    a = 0x000306c3; /* family 6 model 0x3c stepping 3 */
+    b = 0x00000800; /* CLFLUSH size 8 qwords, 1 logical cpu, apic 0 */
+    c = (1u << 0) | (1u << 9) | (1u << 13) | (1u << 19) | (1u << 20);
+    d = 0x078bfbffu & ~(1u << 28); /* FPU..SSE2, no HTT */
+    break;
+  case 7:
+    a = b = c = d = 0; /* no extended features */
+    break;
+  case 0x80000000:
+    a = 0x80000008;
+    break;
+  case 0x80000001:
+    c = 1u << 0;                              /* LAHF/SAHF in 64-bit mode */
+    d = (1u << 11) | (1u << 29) | (1u << 20); /* SYSCALL, LM, NX */
+    break;
+  case 0x80000008:
+    a = 0x00003028; /* 48-bit virtual, 40-bit physical */
+    break;
+  default:
+    break;
+  }
+  (void)sub;
+  uint64_t va = a, vb = b, vc = c, vd = d;
+  uc_reg_write(uc, ra, &va);
+  uc_reg_write(uc, rb, &vb);
+  uc_reg_write(uc, rc, &vc);
+  uc_reg_write(uc, rd, &vd);
+  return 1; /* skip the instruction: our answer stands */
+}
+
+/* x86 control register bits (Intel SDM vol. 3, 2.5) */
+enum {
+  TC_X86_CR0_MP = 1u << 1,
+  TC_X86_CR0_EM = 1u << 2,
+  TC_X86_CR0_TS = 1u << 3,
+  TC_X86_CR0_NE = 1u << 5,
+  TC_X86_CR4_OSFXSR = 1u << 9,
+  TC_X86_CR4_OSXMMEXCPT = 1u << 10,
+};
+
+static void set_start_cpu_state(tc_emu *emu) {
+  if (emu->arch->id == TC_ARCH_MIPS64EL) {
+    /* CU1 (FPU usable), FR (64-bit FP registers, as n64 wants) and
+     * UX/SX/KX (64-bit addressing): what Linux gives a 64-bit process.
+     * ERL off, or Unicorn folds user addresses to 32 bits. */
+    uint64_t status = 0;
+    uc_reg_read(emu->uc, UC_MIPS_REG_CP0_STATUS, &status);
+    status |= (1u << 29) | (1u << 26) | 0xe0;
+    status &= ~(uint64_t)(1u << 2);
+    uc_reg_write(emu->uc, UC_MIPS_REG_CP0_STATUS, &status);
+  }
+  if (emu->arch->id == TC_ARCH_ARM) {
+    /* Linux enables VFP/NEON for user processes (FPEXC.EN); Unicorn's
+     * reset leaves it off and hard-float code would fault. */
+    uint32_t fpexc = 0x40000000u;
+    uc_reg_write(emu->uc, UC_ARM_REG_FPEXC, &fpexc);
+    /* User mode (Unicorn resets into SVC mode), interrupts enabled: the
+     * CPSR a Linux process starts with. */
+    uint32_t cpsr = 0x10;
+    uc_reg_write(emu->uc, UC_ARM_REG_CPSR, &cpsr);
+  } else if (emu->arch->id == TC_ARCH_ARM64) {
+    /* CPACR_EL1.FPEN = 0b11: FP/SIMD accessible, as Linux sets it. */
+    uint64_t cpacr = 3ull << 20;
+    uc_reg_write(emu->uc, UC_ARM64_REG_CPACR_EL1, &cpacr);
+  }
+  if (tc_arch_is_x86(emu->arch)) {
+    /* Linux starts processes with x87 exceptions masked, MXCSR default
+     * and an empty x87 tag word; Unicorn starts with zeros. */
+    uint64_t fpcw = 0x037f, mxcsr = 0x1f80, fptag = 0xffff;
+    uc_reg_write(emu->uc, UC_X86_REG_FPCW, &fpcw);
+    uc_reg_write(emu->uc, UC_X86_REG_MXCSR, &mxcsr);
+    uc_reg_write(emu->uc, UC_X86_REG_FPTAG, &fptag);
+    /* CR4.OSFXSR and OSXMMEXCPT, as Linux runs user code: without OSFXSR,
+     * fxsave/fxrstor skip MXCSR and XMM0-15, and ld.so's lazy-binding
+     * trampoline (_dl_runtime_resolve_fxsave) then loses the XMM
+     * arguments of every first call (printf("%f") printed 0 or nan).
+     * CR0: MP and NE set, EM and TS clear (the FPU is the process's). */
+    uint64_t cr0 = 0, cr4 = 0;
+    uc_reg_read(emu->uc, UC_X86_REG_CR0, &cr0);
+    cr0 = (cr0 | TC_X86_CR0_MP | TC_X86_CR0_NE) &
+          ~(uint64_t)(TC_X86_CR0_EM | TC_X86_CR0_TS);
+    uc_reg_write(emu->uc, UC_X86_REG_CR0, &cr0);
+    uc_reg_read(emu->uc, UC_X86_REG_CR4, &cr4);
+    cr4 |= TC_X86_CR4_OSFXSR | TC_X86_CR4_OSXMMEXCPT;
+    uc_reg_write(emu->uc, UC_X86_REG_CR4, &cr4);
+  }
+}
+
+/* --------------------------------------------------------------- traps */
+
+/* A syscall trap goes to the OS; a bare engine (no OS installed) has
+ * none to answer it. */
+static void tc_emu_os_syscall(tc_emu *emu) {
+  if (emu->os)
+    emu->os->syscall(emu);
+  else
+    tc_emu_kill(emu, SIGSYS);
+}
+
+static void hook_syscall_insn(uc_engine *uc, void *user) {
+  tc_emu *emu = user;
+  if (emu->arch->id == TC_ARCH_X86_64) {
+    /* The syscall instruction itself saves the return address in rcx and
+     * rflags in r11 (Unicorn's hook path skips that); RIP is still the
+     * syscall's own address here. */
+    uint64_t rip = 0, rflags = 0;
+    uc_reg_read(uc, UC_X86_REG_RIP, &rip);
+    uc_reg_read(uc, UC_X86_REG_RFLAGS, &rflags);
+    rip += 2;
+    uc_reg_write(uc, UC_X86_REG_RCX, &rip);
+    uc_reg_write(uc, UC_X86_REG_R11, &rflags);
+  }
+  emu->trap_insn_size = 2; /* the engine then steps over the instruction */
+  tc_emu_os_syscall(emu);
+  emu->trap_insn_size = 0;
+  /* Unicorn continues after the syscall instruction by itself. */
+}
+
+static int x86_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
+  switch (intno) {
+  case 0: /* #DE */
+    *kind = TC_FAULT_DIVIDE;
+    return SIGFPE;
+  case 1: /* #DB */
+  case 3: /* int3 */
+    *kind = TC_FAULT_OTHER;
+    return SIGTRAP;
+  case 4:  /* #OF (into) */
+  case 5:  /* #BR */
+  case 13: /* #GP */
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  case 6: /* #UD */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 16: /* x87 FP error */
+  case 19: /* SIMD FP */
+    *kind = TC_FAULT_OTHER;
+    return SIGFPE;
+  case 14:
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  default:
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  }
+}
+
+/* QEMU's ARM exception numbers (target/arm/cpu.h), as Unicorn reports
+ * them to UC_HOOK_INTR, for both arm and arm64. */
+static int arm_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
+  switch (intno) {
+  case 1: /* EXCP_UDEF */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 3: /* EXCP_PREFETCH_ABORT */
+    *kind = TC_FAULT_PROT_FETCH;
+    return SIGSEGV;
+  case 4: /* EXCP_DATA_ABORT (alignment faults included) */
+    *kind = TC_FAULT_OTHER;
+    return SIGSEGV;
+  case 7: /* EXCP_BKPT */
+    *kind = TC_FAULT_OTHER;
+    return SIGTRAP;
+  default:
+    *kind = TC_FAULT_OTHER;
+    return SIGILL;
+  }
+}
+
+/* QEMU's MIPS exception numbers (target/mips/cpu.h), as Unicorn reports
+ * them. `break` and trap instructions carry a code: 6 and 7 are the
+ * compiler's overflow and divide-by-zero checks, which Linux turns into
+ * SIGFPE. */
+static int mips_signal_for_intno(tc_emu *emu, uint32_t intno,
+                                 tc_fault_kind *kind) {
+  *kind = TC_FAULT_OTHER;
+  switch (intno) {
+  case 12: /* EXCP_AdEL: unaligned or kernel-space load */
+  case 13: /* EXCP_AdES */
+  case 15: /* EXCP_IBE */
+  case 28: /* EXCP_DBE */
+    return SIGBUS;
+  case 19: /* EXCP_CpU */
+  case 20: /* EXCP_RI */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 21: /* EXCP_OVERFLOW */
+  case 23: /* EXCP_FPE */
+    *kind = TC_FAULT_DIVIDE;
+    return SIGFPE;
+  case 18:   /* EXCP_BREAK */
+  case 22: { /* EXCP_TRAP */
+    uint8_t b[4];
+    uint32_t code = 0;
+    if (tc_emu_read(emu, emu->cur_pc, b, 4) == 0) {
+      uint32_t w = emu->arch->big_endian
+                       ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+                             (uint32_t)b[2] << 8 | b[3]
+                       : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 |
+                             (uint32_t)b[1] << 8 | b[0];
+      code = intno == 18 ? (w >> 16) & 0x3ff : (w >> 6) & 0x3ff;
+    }
+    if (code == 6 || code == 7) {
+      *kind = TC_FAULT_DIVIDE;
+      return SIGFPE;
+    }
+    return SIGTRAP;
+  }
+  default:
+    return SIGSEGV;
+  }
+}
+
+/* Whether the x86 instruction at pc is div/idiv (F6/F7 /6, /7). */
+static bool x86_is_div(tc_emu *emu, uint64_t pc) {
+  uint8_t b[16];
+  size_t n = 0;
+  while (n < sizeof b && tc_emu_read(emu, pc + n, &b[n], 1) == 0)
+    n++;
+  size_t i = 0;
+  while (i < n &&
+         (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 ||
+          b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
+          b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65))
+    i++;
+  if (emu->arch->ptr_size == 8 && i < n && (b[i] & 0xf0) == 0x40)
+    i++; /* REX */
+  if (i + 1 >= n || (b[i] != 0xf6 && b[i] != 0xf7))
+    return false;
+  unsigned reg = (b[i + 1] >> 3) & 7;
+  return reg == 6 || reg == 7;
+}
+
+static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
+  tc_emu *emu = user;
+  const tc_trap *t = emu->arch->sys.traps;
+  for (int i = 0; i < 3 && t[i].kind != TC_TRAP_NONE; i++) {
+    if (t[i].kind == TC_TRAP_INTR && t[i].intno == intno) {
+      if (t[i].pc_advance) {
+        uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
+        tc_emu_set_reg(emu, emu->arch->pc_reg, pc + t[i].pc_advance);
+      }
+      tc_emu_os_syscall(emu);
+      return;
+    }
+  }
+  (void)uc;
+  tc_fault_kind kind = TC_FAULT_OTHER;
+  int sig = SIGSEGV;
+  if (tc_arch_is_x86(emu->arch) && intno == 8) {
+    /* Unicorn 2.0.1 never clears QEMU's old_exception after an interrupt
+     * hook, so the second contributory exception of a run (#DE, #GP)
+     * arrives as a double fault. Which one it was: a div/idiv raises #DE
+     * (the program is still at the instruction), anything else #GP. */
+    sig = x86_is_div(emu, emu->cur_pc) ? x86_signal_for_intno(0, &kind)
+                                       : x86_signal_for_intno(13, &kind);
+  } else if (tc_arch_is_x86(emu->arch)) {
+    sig = x86_signal_for_intno(intno, &kind);
+    /* int3 is a trap: Linux's frame resumes after it (Unicorn's PC is
+     * there already), so a handler that returns goes on. */
+    if (intno == 3 && !emu->faulted)
+      emu->fault_resume = tc_emu_reg(emu, emu->arch->pc_reg);
+  } else if (emu->arch->id == TC_ARCH_ARM || emu->arch->id == TC_ARCH_ARM64)
+    sig = arm_signal_for_intno(intno, &kind);
+  else if (tc_arch_is_mips(emu->arch))
+    sig = mips_signal_for_intno(emu, intno, &kind);
+  tc_emu_fault(emu, kind, emu->cur_pc, sig);
+}
+
+static bool hook_mem_invalid(uc_engine *uc, uc_mem_type type, uint64_t addr,
+                             int size, int64_t value, void *user) {
+  tc_emu *emu = user;
+  (void)uc;
+  (void)size;
+  (void)value;
+  tc_fault_kind kind;
+  int sig = SIGSEGV;
+  switch (type) {
+  case UC_MEM_READ_UNMAPPED:
+    kind = TC_FAULT_UNMAPPED_READ;
+    break;
+  case UC_MEM_WRITE_UNMAPPED:
+    kind = TC_FAULT_UNMAPPED_WRITE;
+    break;
+  case UC_MEM_FETCH_UNMAPPED:
+    kind = TC_FAULT_UNMAPPED_FETCH;
+    break;
+  case UC_MEM_READ_PROT:
+    kind = TC_FAULT_PROT_READ;
+    break;
+  case UC_MEM_WRITE_PROT:
+    kind = TC_FAULT_PROT_WRITE;
+    break;
+  case UC_MEM_FETCH_PROT:
+    kind = TC_FAULT_PROT_FETCH;
+    break;
+  default:
+    kind = TC_FAULT_OTHER;
+    break;
+  }
+  if (kind == TC_FAULT_UNMAPPED_FETCH || kind == TC_FAULT_PROT_FETCH)
+    emu->cur_pc = addr; /* the fetch never reached a code hook */
+  tc_emu_fault(emu, kind, addr, sig);
+  return false;
+}
+
+static bool hook_insn_invalid(uc_engine *uc, void *user) {
+  tc_emu *emu = user;
+  (void)uc;
+  /* No code hook ran for an undecodable instruction: take Unicorn's PC. */
+  emu->cur_pc = tc_emu_reg(emu, emu->arch->pc_reg);
+  tc_emu_fault(emu, TC_FAULT_INVALID_INSN, emu->cur_pc, SIGILL);
+  return false;
+}
+
+static int install_hooks(tc_emu *emu, tc_error *err) {
+  uc_hook h;
+  uc_err e = UC_ERR_OK;
+  if (tc_arch_is_x86(emu->arch)) {
+    e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, emu, 1, 0,
+                    UC_X86_INS_CPUID);
+    if (e)
+      goto fail;
+  }
+  for (int i = 0; i < 3 && emu->arch->sys.traps[i].kind != TC_TRAP_NONE; i++) {
+    tc_trap_kind k = emu->arch->sys.traps[i].kind;
+    if (k == TC_TRAP_INSN_SYSCALL || k == TC_TRAP_INSN_SYSENTER) {
+      /* Unhooked syscall/sysenter run as NOPs in 2.0.1: always hook. */
+      e = uc_hook_add(
+          emu->uc, &h, UC_HOOK_INSN, (void *)hook_syscall_insn, emu, 1, 0,
+          k == TC_TRAP_INSN_SYSCALL ? UC_X86_INS_SYSCALL : UC_X86_INS_SYSENTER);
+      if (e)
+        goto fail;
+    }
+  }
+  e = uc_hook_add(emu->uc, &h, UC_HOOK_INTR, (void *)hook_intr, emu, 1, 0);
+  if (e)
+    goto fail;
+  e = uc_hook_add(emu->uc, &h, UC_HOOK_MEM_INVALID, (void *)hook_mem_invalid,
+                  emu, 1, 0);
+  if (e)
+    goto fail;
+  e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN_INVALID, (void *)hook_insn_invalid,
+                  emu, 1, 0);
+  if (e)
+    goto fail;
+  return 0;
+fail:
+  tc_error_set(err, "unicorn: cannot install hooks: %s", uc_strerror(e));
+  return -1;
+}
+
+/* ------------------------------------------------------------ lifecycle */
+
+static const char *unicorn_version_string(void) {
+  static char buf[32];
+  unsigned major = 0, minor = 0;
+  unsigned v = uc_version(&major, &minor);
+  snprintf(buf, sizeof buf, "%u.%u.%u", major, minor, (v >> 8) & 0xff);
+  return buf;
+}
+
+/* Unicorn 2.0.1 builds MIPS64 engines that fault on the first instruction
+ * (its uc_emu_start writes a 32-bit PC; unicorn PR #2111): find out by
+ * running one instruction in a scratch page, then clean up. */
+static bool mips64_runs(uc_engine *uc) {
+  const uint64_t base = 0x10000;
+  const uint32_t code[2] = {0x24020005 /* li v0, 5 (little-endian) */, 0};
+  if (uc_mem_map(uc, base, 0x1000, UC_PROT_ALL) != UC_ERR_OK)
+    return false;
+  uint64_t v0 = 0, zero = 0;
+  bool ok = uc_mem_write(uc, base, code, sizeof code) == UC_ERR_OK &&
+            uc_emu_start(uc, base, base + 4, 0, 0) == UC_ERR_OK &&
+            uc_reg_read(uc, UC_MIPS_REG_V0, &v0) == UC_ERR_OK && v0 == 5;
+  uc_reg_write(uc, UC_MIPS_REG_V0, &zero);
+  uc_mem_unmap(uc, base, 0x1000);
+  return ok;
+}
+
+tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
+  tc_emu *emu = calloc(1, sizeof *emu);
+  if (!emu) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  emu->arch = arch;
+  emu->exe_fd = -1;
+  if (opt)
+    emu->opt = *opt;
+  else
+    tc_options_init(&emu->opt);
+  int uc_arch_id, mode;
+  uc_err e = UC_ERR_ARCH;
+  if (tc_uc_arch_mode(arch, &uc_arch_id, &mode))
+    e = uc_open((uc_arch)uc_arch_id, (uc_mode)mode, &emu->uc);
+  if (e) {
+    tc_error_set(err, "unicorn: cannot create a %s CPU: %s", arch->name,
+                 uc_strerror(e));
+    free(emu);
+    return NULL;
+  }
+  /* Debian's mips64el baseline is MIPS64r2; Unicorn's default model (an
+   * R4000) lacks rdhwr and more. */
+  if (arch->id == TC_ARCH_MIPS64EL)
+    uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
+  set_start_cpu_state(emu);
+  if (arch->id == TC_ARCH_MIPS64EL && !mips64_runs(emu->uc)) {
+    tc_error_set(err,
+                 "this Unicorn (%s) cannot execute MIPS64 code: every "
+                 "instruction raises an exception (fixed in Unicorn "
+                 "2.1.x); mips64el traces can still be read and converted",
+                 unicorn_version_string());
+    uc_close(emu->uc);
+    free(emu);
+    return NULL;
+  }
+  if (install_hooks(emu, err) < 0) {
+    tc_emu_free(emu);
+    return NULL;
+  }
+  if (!(emu->start_state = calloc(1, arch->state_size))) {
+    tc_error_set(err, "out of memory");
+    tc_emu_free(emu);
+    return NULL;
+  }
+  for (int i = 0; i < arch->nregs; i++)
+    tc_emu_read_reg_bytes(emu, i, emu->start_state + arch->regs[i].offset,
+                          arch->regs[i].size);
+  emu->pid = emu->tid = emu->pgid = TC_GUEST_PID;
+  emu->rng_state = emu->opt.seed ^ 0x9e3779b97f4a7c15ull;
+  emu->clock_ns = TC_EPOCH_NS;
+  clock_gettime(CLOCK_REALTIME, &emu->host_start);
+  emu->mmap_top = arch->ptr_size == 8 ? 0x7ffff7fff000ull : 0xf7fff000ull;
+  int host_std[3] = {emu->opt.stdin_fd, emu->opt.stdout_fd, emu->opt.stderr_fd};
+  for (int i = 0; i < 3; i++) {
+    emu->fds[i].kind = TC_FD_HOST;
+    emu->fds[i].host_fd = host_std[i];
+    emu->fds[i].owned = false;
+    emu->fds[i].flags = i == 0 ? 0 : 1; /* O_RDONLY / O_WRONLY */
+  }
+  if (emu->opt.cwd)
+    snprintf(emu->cwd, sizeof emu->cwd, "%s", emu->opt.cwd);
+  else if (emu->opt.fs_root)
+    snprintf(emu->cwd, sizeof emu->cwd, "/");
+  else if (!getcwd(emu->cwd, sizeof emu->cwd))
+    snprintf(emu->cwd, sizeof emu->cwd, "/");
+  return emu;
+}
+
+tc_regfile *tc_emu_regfile(tc_emu *emu) {
+  if (emu->regfile_tried)
+    return emu->regfile;
+  emu->regfile_tried = true;
+  /* guest RAM is never the CPU state: not scanned */
+  tc_regfile_skip *skip = calloc(emu->nhostmem + 1, sizeof *skip);
+  for (size_t i = 0; skip && i < emu->nhostmem; i++)
+    skip[i] = (tc_regfile_skip){
+        (uintptr_t)emu->hostmem[i].host,
+        (uintptr_t)emu->hostmem[i].host +
+            (uintptr_t)(emu->hostmem[i].end - emu->hostmem[i].start)};
+  /* the mode comes with the options (a child's are its parent's) */
+  emu->regfile =
+      tc_regfile_open(emu->uc, emu->arch, skip, skip ? emu->nhostmem : 0,
+                      emu->opt.regfile, emu->opt.regfile_debug != 0);
+  free(skip);
+  return emu->regfile;
+}
+
+void tc_emu_free(tc_emu *emu) {
+  if (!emu)
+    return;
+  for (int i = 0; i < TC_MAX_FDS; i++)
+    if (emu->fds[i].kind != TC_FD_CLOSED && emu->fds[i].owned)
+      close(emu->fds[i].host_fd);
+  if (emu->exe_fd >= 0)
+    close(emu->exe_fd);
+  if (emu->os)
+    emu->os->release(emu);
+  if (emu->uc)
+    uc_close(emu->uc);
+  /* Unicorn does not own the guest memory it was given */
+  for (size_t i = 0; i < emu->nhostmem; i++)
+    munmap(emu->hostmem[i].host, emu->hostmem[i].end - emu->hostmem[i].start);
+  free(emu->hostmem);
+  free(emu->written_files);
+  tc_regfile_free(emu->regfile);
+  free(emu->regions);
+  free(emu->start_state);
+  free(emu);
+}
+
+int tc_emu_set_exe(tc_emu *emu, int fd, const char *host_path) {
+  int own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+  if (own < 0)
+    return -errno;
+  if (emu->exe_fd >= 0)
+    close(emu->exe_fd);
+  emu->exe_fd = own;
+  snprintf(emu->exe_host_path, sizeof emu->exe_host_path, "%s", host_path);
+  return 0;
+}
+
+int tc_emu_exe_open(const tc_emu *emu, int flags) {
+  if (emu->exe_fd < 0) {
+    errno = ENOENT;
+    return -1;
+  }
+  /* The kernel's link to the open file itself: no path is walked. */
+  char self[64];
+  snprintf(self, sizeof self, "/proc/self/fd/%d", emu->exe_fd);
+  return open(self, flags | O_CLOEXEC);
+}
+
+void tc_emu_exec_done(tc_emu *emu) {
+  /* Nothing left to do here: the old image's translated blocks were
+   * dropped before it was unmapped (emu/linux/linux_exec.c). */
+  emu->execed = false;
+}
+
+void tc_emu_reset_regs(tc_emu *emu) {
+  const tc_arch *a = emu->arch;
+  bool x86 = tc_arch_is_x86(a);
+  for (int i = 0; i < a->nregs; i++) {
+    const tc_reg_info *ri = &a->regs[i];
+    if (i == a->pc_reg || i == a->sp_reg)
+      continue;
+    if (x86 && (strcmp(ri->name, "cs") == 0 || strcmp(ri->name, "ss") == 0 ||
+                strcmp(ri->name, "ds") == 0 || strcmp(ri->name, "es") == 0))
+      continue;
+    uint8_t now[64];
+    size_t n = ri->size < sizeof now ? ri->size : sizeof now;
+    tc_emu_read_reg_bytes(emu, i, now, n);
+    if (memcmp(now, emu->start_state + ri->offset, n) != 0)
+      tc_emu_write_reg_bytes(emu, i, emu->start_state + ri->offset, n);
+  }
+}
+
+void tc_options_init(tc_options *o) {
+  memset(o, 0, sizeof *o);
+  o->stdin_fd = 0;
+  o->stdout_fd = 1;
+  o->stderr_fd = 2;
+  o->record_memory = 1;
+  o->keyframe_interval = 4096;
+  o->stack_size = 8u << 20;
+}
+
+/* --------------------------------------------------------------- memory */
+
+static uint64_t page_down(const tc_emu *emu, uint64_t a) {
+  return a & ~(uint64_t)(emu->arch->page_size - 1);
+}
+
+static int page_up(const tc_emu *emu, uint64_t a, uint64_t *out) {
+  uint64_t ps = emu->arch->page_size;
+  if (a > UINT64_MAX - (ps - 1))
+    return -1;
+  *out = (a + ps - 1) & ~(ps - 1);
+  return 0;
+}
+
+/* Rounds [addr, addr+size) out to pages; -EINVAL on overflow/empty. */
+static int page_range(const tc_emu *emu, uint64_t addr, uint64_t size,
+                      uint64_t *start, uint64_t *end) {
+  if (size == 0 || addr > UINT64_MAX - size)
+    return -EINVAL;
+  *start = page_down(emu, addr);
+  if (page_up(emu, addr + size, end) < 0 || *end <= *start)
+    return -EINVAL;
+  if (emu->arch->ptr_size == 4 && *end > 0x100000000ull)
+    return -ENOMEM;
+  return 0;
+}
+
+static int regions_reserve(tc_emu *emu, size_t more) {
+  if (emu->nregions + more <= emu->cap_regions)
+    return 0;
+  size_t cap = emu->cap_regions ? emu->cap_regions * 2 : 32;
+  while (cap < emu->nregions + more)
+    cap *= 2;
+  tc_region *r = realloc(emu->regions, cap * sizeof *r);
+  if (!r)
+    return -ENOMEM;
+  emu->regions = r;
+  emu->cap_regions = cap;
+  return 0;
+}
+
+/* Cuts [start, end) out of the region list (splitting as needed). */
+/* How many regions an operation on [start, end) adds by cutting the ones
+ * it partly covers (0 to 2). */
+static size_t regions_cut(const tc_emu *emu, uint64_t start, uint64_t end) {
+  size_t more = 0;
+  for (size_t i = 0; i < emu->nregions; i++) {
+    const tc_region *r = &emu->regions[i];
+    more += r->start < start && r->end > start;
+    more += r->start < end && r->end > end;
+  }
+  return more;
+}
+
+/* Linux's vm.max_map_count, lower: each region is a Unicorn memory region,
+ * whose count QEMU bounds with an assertion (phys_section_add) that
+ * aborts the process, and whose splits cost time quadratic in their
+ * number. Past it, map, mprotect and munmap fail with ENOMEM as on Linux. */
+static bool regions_full(const tc_emu *emu, size_t more) {
+  return emu->nregions + more > TC_MAX_REGIONS;
+}
+
+static int regions_carve(tc_emu *emu, uint64_t start, uint64_t end) {
+  if (regions_reserve(emu, 1) < 0)
+    return -ENOMEM;
+  for (size_t i = 0; i < emu->nregions; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= start || r->start >= end)
+      continue;
+    if (r->start < start && r->end > end) { /* split in two */
+      memmove(r + 2, r + 1, (emu->nregions - i - 1) * sizeof *r);
+      r[1] = r[0];
+      r[1].file_offset += end - r->start;
+      r[1].start = end;
+      r->end = start; /* r[1] keeps the original end */
+      emu->nregions++;
+      return 0;
+    }
+    if (r->start < start) {
+      r->end = start;
+    } else if (r->end > end) {
+      r->file_offset += end - r->start;
+      r->start = end;
+    } else {
+      memmove(r, r + 1, (emu->nregions - i - 1) * sizeof *r);
+      emu->nregions--;
+      i--;
+    }
+  }
+  return 0;
+}
+
+static int regions_insert(tc_emu *emu, const tc_region *nr) {
+  if (regions_reserve(emu, 1) < 0)
+    return -ENOMEM;
+  size_t i = 0;
+  while (i < emu->nregions && emu->regions[i].start < nr->start)
+    i++;
+  memmove(&emu->regions[i + 1], &emu->regions[i],
+          (emu->nregions - i) * sizeof *nr);
+  emu->regions[i] = *nr;
+  emu->nregions++;
+  return 0;
+}
+
+static bool range_overlaps(const tc_emu *emu, uint64_t start, uint64_t end) {
+  for (size_t i = 0; i < emu->nregions; i++)
+    if (emu->regions[i].start < end && emu->regions[i].end > start)
+      return true;
+  return false;
+}
+
+/* Unicorn 2.0.1 copies a whole block (calloc + write back, page by
+ * page) when a protect or unmap covers part of it, so one 1 GiB guest map
+ * turned into 2 GiB of host memory and seconds at the first mprotect
+ * inside it. Guest maps are therefore given to Unicorn as blocks aligned
+ * to their size, 4 MiB under the default 4 GiB address-space cap: a split
+ * copies at most one block. QEMU's physical map holds at most 4096
+ * sections in all, so blocks grow with the cap: at most 1024 of them fill
+ * the guest's whole address space. */
+#define UC_BLOCK_MIN (4ull << 20)
+#define UC_BLOCKS_PER_CAP 1024
+
+/* ---------------------------------------------------- host memory */
+
+static int hostmem_insert(tc_emu *emu, tc_hostmem m) {
+  if (emu->nhostmem == emu->caphostmem) {
+    size_t cap = emu->caphostmem ? 2 * emu->caphostmem : 16;
+    tc_hostmem *n = realloc(emu->hostmem, cap * sizeof *n);
+    if (!n)
+      return -1;
+    emu->hostmem = n;
+    emu->caphostmem = cap;
+  }
+  size_t i = emu->nhostmem;
+  while (i > 0 && emu->hostmem[i - 1].start > m.start)
+    i--;
+  memmove(&emu->hostmem[i + 1], &emu->hostmem[i],
+          (emu->nhostmem - i) * sizeof m);
+  emu->hostmem[i] = m;
+  emu->nhostmem++;
+  emu->hostmem_hint = 0;
+  return 0;
+}
+
+/* Guest [start, end) is gone from Unicorn: its host pages are returned;
+ * the pieces around it keep theirs. */
+static void hostmem_release(tc_emu *emu, uint64_t start, uint64_t end) {
+  for (size_t i = 0; i < emu->nhostmem; i++) {
+    tc_hostmem m = emu->hostmem[i];
+    if (m.end <= start || m.start >= end)
+      continue;
+    uint64_t a = m.start > start ? m.start : start;
+    uint64_t b = m.end < end ? m.end : end;
+    munmap(m.host + (a - m.start), b - a);
+    memmove(&emu->hostmem[i], &emu->hostmem[i + 1],
+            (emu->nhostmem - i - 1) * sizeof m);
+    emu->nhostmem--;
+    if (m.start < a)
+      hostmem_insert(emu, (tc_hostmem){m.start, a, m.host});
+    if (b < m.end)
+      hostmem_insert(emu, (tc_hostmem){b, m.end, m.host + (b - m.start)});
+    i = (size_t)-1; /* restart: the list changed */
+  }
+  emu->hostmem_hint = 0;
+}
+
+const uint8_t *tc_emu_host_lookup(tc_emu *emu, uint64_t addr, uint64_t size) {
+  size_t lo = 0, hi = emu->nhostmem;
+  while (lo < hi) { /* the last piece starting at or below addr */
+    size_t mid = (lo + hi) / 2;
+    if (emu->hostmem[mid].start <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (!lo)
+    return NULL;
+  const tc_hostmem *h = &emu->hostmem[lo - 1];
+  if (addr - h->start + size > h->end - h->start)
+    return NULL;
+  emu->hostmem_hint = lo - 1;
+  return h->host + (addr - h->start);
+}
+
+/* Unicorn 2.0.1 copies a whole block (calloc + write back, page by
+ * page) when a protect or unmap covers part of a block it allocated
+ * itself; blocks given to it with uc_mem_map_ptr are split in place.
+ * Guest maps are given to it as host memory tracecorn maps, in blocks
+ * aligned to their size, 4 MiB under the default 4 GiB address-space cap:
+ * QEMU's physical map holds at most 4096 sections in all, so blocks grow
+ * with the cap (at most 1024 of them fill the guest's address space). */
+#define UC_BLOCK_MIN (4ull << 20)
+#define UC_BLOCKS_PER_CAP 1024
+
+static int uc_map_blocks(tc_emu *emu, uint64_t cap, uint64_t start,
+                         uint64_t end, uint32_t prot) {
+  uint64_t block = UC_BLOCK_MIN;
+  while (block < (1ull << 62) && cap / block > UC_BLOCKS_PER_CAP)
+    block <<= 1;
+  for (uint64_t at = start; at < end;) {
+    uint64_t next = (at & ~(block - 1)) + block;
+    if (next > end || next < at)
+      next = end;
+    void *host = mmap(NULL, next - at, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (host == MAP_FAILED ||
+        uc_mem_map_ptr(emu->uc, at, next - at, prot, host) != UC_ERR_OK ||
+        hostmem_insert(emu, (tc_hostmem){at, next, host}) < 0) {
+      if (host != MAP_FAILED) {
+        uc_mem_unmap(emu->uc, at, next - at); /* if it was mapped */
+        munmap(host, next - at);
+      }
+      if (at > start) {
+        uc_mem_unmap(emu->uc, start, at - start);
+        hostmem_release(emu, start, at);
+      }
+      return -1;
+    }
+    at = next;
+  }
+  return 0;
+}
+
+uint64_t tc_emu_mapped(const tc_emu *emu) {
+  uint64_t used = 0;
+  for (size_t i = 0; i < emu->nregions; i++)
+    used += emu->regions[i].end - emu->regions[i].start;
+  return used;
+}
+
+int tc_emu_map(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot,
+               const char *name, uint64_t file_offset) {
+  uint64_t start, end;
+  int rc = page_range(emu, addr, size, &start, &end);
+  if (rc)
+    return rc;
+  if (range_overlaps(emu, start, end))
+    return -EEXIST;
+  uint64_t cap =
+      emu->opt.max_memory ? emu->opt.max_memory : TC_DEFAULT_MAX_MEMORY;
+  uint64_t used = tc_emu_mapped(emu);
+  if (emu->os)
+    used += emu->os->others_mapped(emu);
+  if (end - start > cap || used > cap - (end - start) || regions_full(emu, 1))
+    return -ENOMEM;
+  if (uc_map_blocks(emu, cap, start, end, prot & 7) < 0)
+    return -ENOMEM;
+  tc_region r = {
+      .start = start, .end = end, .prot = prot & 7, .file_offset = file_offset};
+  snprintf(r.name, sizeof r.name, "%s", name ? name : "");
+  if (regions_insert(emu, &r) < 0) {
+    uc_mem_unmap(emu->uc, start, end - start);
+    hostmem_release(emu, start, end);
+    return -ENOMEM;
+  }
+  if (emu->obs.on_map)
+    emu->obs.on_map(emu->obs.ctx, &r, NULL);
+  return 0;
+}
+
+int tc_emu_unmap(tc_emu *emu, uint64_t addr, uint64_t size) {
+  uint64_t start, end;
+  int rc = page_range(emu, addr, size, &start, &end);
+  if (rc)
+    return rc;
+  if (regions_full(emu, regions_cut(emu, start, end) / 2))
+    return -ENOMEM; /* a hole in one region splits it in two */
+  /* Unicorn wants fully mapped ranges: unmap piece by piece. */
+  for (size_t i = 0; i < emu->nregions; i++) {
+    tc_region *r = &emu->regions[i];
+    uint64_t a = r->start > start ? r->start : start;
+    uint64_t b = r->end < end ? r->end : end;
+    if (a < b && uc_mem_unmap(emu->uc, a, b - a) != UC_ERR_OK)
+      return -ENOMEM;
+    if (a < b)
+      hostmem_release(emu, a, b);
+  }
+  if (regions_carve(emu, start, end) < 0)
+    return -ENOMEM;
+  if (emu->obs.on_unmap)
+    emu->obs.on_unmap(emu->obs.ctx, start, end - start);
+  return 0;
+}
+
+int tc_emu_protect(tc_emu *emu, uint64_t addr, uint64_t size, uint32_t prot) {
+  uint64_t start, end;
+  int rc = page_range(emu, addr, size, &start, &end);
+  if (rc)
+    return rc;
+  /* Linux: -ENOMEM if any page in the range is unmapped. */
+  uint64_t cover = start;
+  for (size_t i = 0; i < emu->nregions && cover < end; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= cover)
+      continue;
+    if (r->start > cover)
+      return -ENOMEM;
+    cover = r->end;
+  }
+  if (cover < end || regions_full(emu, regions_cut(emu, start, end)))
+    return -ENOMEM;
+  if (uc_mem_protect(emu->uc, start, end - start, prot & 7) != UC_ERR_OK)
+    return -ENOMEM;
+  /* Split the regions at start/end, then set prot inside. */
+  for (size_t i = 0; i < emu->nregions; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= start || r->start >= end)
+      continue;
+    if (r->start < start || r->end > end) {
+      tc_region orig = *r;
+      regions_carve(emu, orig.start, orig.end);
+      uint64_t cuts[4] = {orig.start, start > orig.start ? start : orig.start,
+                          end < orig.end ? end : orig.end, orig.end};
+      for (int k = 0; k < 3; k++) {
+        if (cuts[k] >= cuts[k + 1])
+          continue;
+        tc_region piece = orig;
+        piece.start = cuts[k];
+        piece.end = cuts[k + 1];
+        piece.file_offset = orig.file_offset + (cuts[k] - orig.start);
+        if (cuts[k] >= start && cuts[k + 1] <= end)
+          piece.prot = prot & 7;
+        if (regions_insert(emu, &piece) < 0)
+          return -ENOMEM;
+      }
+      i = (size_t)-1; /* restart: the list changed */
+      continue;
+    }
+    r->prot = prot & 7;
+  }
+  if (emu->obs.on_protect)
+    emu->obs.on_protect(emu->obs.ctx, start, end - start, prot & 7);
+  return 0;
+}
+
+uint64_t tc_emu_find_free(tc_emu *emu, uint64_t size) {
+  uint64_t len;
+  if (size == 0 || page_up(emu, size, &len) < 0)
+    return 0;
+  uint64_t hi = emu->mmap_top;
+  /* Walk regions from the top: the highest gap below mmap_top wins. */
+  for (size_t k = emu->nregions; k-- > 0;) {
+    tc_region *r = &emu->regions[k];
+    if (r->start >= hi)
+      continue;
+    if (r->end <= hi && hi - r->end >= len)
+      return hi - len;
+    if (r->start < hi)
+      hi = r->start;
+  }
+  uint64_t floor = 0x10000; /* keep page zero and friends unmapped */
+  if (hi >= floor + len)
+    return hi - len;
+  return 0;
+}
+
+bool tc_emu_is_mapped(tc_emu *emu, uint64_t addr, uint64_t size) {
+  if (size == 0)
+    return true;
+  if (addr > UINT64_MAX - size)
+    return false;
+  uint64_t cover = addr, end = addr + size;
+  for (size_t i = 0; i < emu->nregions && cover < end; i++) {
+    tc_region *r = &emu->regions[i];
+    if (r->end <= cover)
+      continue;
+    if (r->start > cover)
+      return false;
+    cover = r->end;
+  }
+  return cover >= end;
+}
+
+const tc_region *tc_emu_region_at(tc_emu *emu, uint64_t addr) {
+  for (size_t i = 0; i < emu->nregions; i++)
+    if (addr >= emu->regions[i].start && addr < emu->regions[i].end)
+      return &emu->regions[i];
+  return NULL;
+}
+
+int tc_emu_read(tc_emu *emu, uint64_t addr, void *buf, size_t n) {
+  if (n == 0)
+    return 0;
+  const uint8_t *host = tc_emu_host(emu, addr, n);
+  if (host) { /* one piece of guest memory: mapped */
+    memcpy(buf, host, n);
+    return 0;
+  }
+  if (!tc_emu_is_mapped(emu, addr, n))
+    return -EFAULT;
+  return uc_mem_read(emu->uc, addr, buf, n) == UC_ERR_OK ? 0 : -EFAULT;
+}
+
+int tc_emu_write(tc_emu *emu, uint64_t addr, const void *buf, size_t n) {
+  if (n == 0)
+    return 0;
+  if (!tc_emu_is_mapped(emu, addr, n))
+    return -EFAULT;
+  uint8_t *old = NULL;
+  if (emu->obs.on_kernel_write) {
+    old = malloc(n);
+    if (!old || uc_mem_read(emu->uc, addr, old, n) != UC_ERR_OK) {
+      free(old);
+      return -EFAULT;
+    }
+  }
+  if (uc_mem_write(emu->uc, addr, buf, n) != UC_ERR_OK) {
+    free(old);
+    return -EFAULT;
+  }
+  if (old) {
+    emu->obs.on_kernel_write(emu->obs.ctx, addr, old, buf, n);
+    free(old);
+  }
+  return 0;
+}
+
+int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
+  if (max == 0)
+    return -ENAMETOOLONG;
+  for (size_t i = 0; i < max; i++) {
+    if (tc_emu_read(emu, addr + i, &buf[i], 1) < 0)
+      return -EFAULT;
+    if (buf[i] == 0)
+      return 0;
+  }
+  buf[max - 1] = 0;
+  return -ENAMETOOLONG;
+}
+
+/* ------------------------------------------------------------ registers */
+
+void tc_emu_fix_state(tc_emu *emu, uint8_t *state) {
+  if (emu->arch->id != TC_ARCH_X86 || !emu->gdt_addr)
+    return;
+  /* Unicorn runs at CPL 0, so SS holds __USER_DS with RPL 0 (see
+   * tc_linux_x86_setup_gdt); the guest's state as Linux has it is RPL 3 (0x2b).
+   */
+  int ss_reg = tc_arch_reg_index(emu->arch, "ss");
+  if (ss_reg >= 0) {
+    uint64_t ss = tc_state_get(emu->arch, state, ss_reg);
+    if ((ss & 3) == 0 && (ss >> 3) != 0)
+      tc_state_set(emu->arch, state, ss_reg, ss | 3);
+  }
+  static const char *const pairs[2][2] = {{"fs", "fs_base"}, {"gs", "gs_base"}};
+  for (int i = 0; i < 2; i++) {
+    int sel_reg = tc_arch_reg_index(emu->arch, pairs[i][0]);
+    int base_reg = tc_arch_reg_index(emu->arch, pairs[i][1]);
+    if (sel_reg < 0 || base_reg < 0)
+      continue;
+    uint64_t sel = tc_state_get(emu->arch, state, sel_reg);
+    uint8_t d[8];
+    /* GDT selectors only (TI = 0); the null selector has no base. */
+    if ((sel & 4) || (sel >> 3) == 0 ||
+        tc_emu_read(emu, emu->gdt_addr + (sel >> 3) * 8, d, 8) < 0)
+      continue;
+    uint32_t base = (uint32_t)d[2] | (uint32_t)d[3] << 8 |
+                    (uint32_t)d[4] << 16 | (uint32_t)d[7] << 24;
+    tc_state_set(emu->arch, state, base_reg, base);
+  }
+}
+
+bool tc_emu_thumb(tc_emu *emu) {
+  return emu->arch->id == TC_ARCH_ARM &&
+         (tc_emu_reg(emu, emu->arch->flags_reg) & 0x20) != 0;
+}
+
+uint64_t tc_emu_resume_pc(tc_emu *emu) {
+  uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
+  return tc_emu_thumb(emu) ? pc | 1 : pc;
+}
+
+uint64_t tc_emu_reg(tc_emu *emu, int reg) {
+  /* Unicorn may write more than the register's nominal size; read into
+   * a generous scratch buffer. */
+  uint8_t scratch[64] = {0};
+  uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  uint64_t v = 0;
+  unsigned sz = emu->arch->regs[reg].size;
+  memcpy(&v, scratch, sz < 8 ? sz : 8);
+  return v;
+}
+
+void tc_emu_set_reg(tc_emu *emu, int reg, uint64_t value) {
+  uint8_t scratch[64] = {0};
+  unsigned sz = emu->arch->regs[reg].size;
+  memcpy(scratch, &value, sz < 8 ? sz : 8);
+  uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+}
+
+void tc_emu_read_state(tc_emu *emu, uint8_t *state) {
+  const tc_arch *a = emu->arch;
+  for (int i = 0; i < a->nregs; i++) {
+    uint8_t scratch[64] = {0};
+    uc_reg_read(emu->uc, a->regs[i].uc_id, scratch);
+    memcpy(state + a->regs[i].offset, scratch, a->regs[i].size);
+  }
+  tc_emu_fix_state(emu, state);
+}
+
+/* --------------------------------------------------------------- misc */
+
+static uint64_t splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void tc_emu_random(tc_emu *emu, void *buf, size_t n) {
+  uint8_t *p = buf;
+  while (n) {
+    uint64_t v = splitmix64(&emu->rng_state);
+    size_t k = n < 8 ? n : 8;
+    memcpy(p, &v, k);
+    p += k;
+    n -= k;
+  }
+}
+
+void tc_emu_exit(tc_emu *emu, int code) {
+  emu->exited = true;
+  emu->exit_code = code & 0xff;
+  emu->exit_signal = 0;
+  uc_emu_stop(emu->uc);
+}
+
+void tc_emu_kill(tc_emu *emu, int sig) {
+  emu->exited = true;
+  emu->exit_signal = sig;
+  emu->exit_code = 128 + sig;
+  uc_emu_stop(emu->uc);
+}
+
+void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig) {
+  if (emu->faulted)
+    return; /* keep the first cause */
+  emu->faulted = true;
+  if (sig != SIGTRAP)
+    emu->fault_resume = 0;
+  emu->fault.kind = kind;
+  emu->fault.addr = addr;
+  emu->fault.pc = emu->cur_pc;
+  emu->fault.signal = sig;
+  tc_emu_kill(emu, sig);
+}
+
+void tc_emu_read_reg_bytes(tc_emu *emu, int reg, uint8_t *out, size_t n) {
+  uint8_t scratch[64] = {0};
+  if (reg >= 0)
+    uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  memcpy(out, scratch, n < sizeof scratch ? n : sizeof scratch);
+}
+
+void tc_emu_write_reg_bytes(tc_emu *emu, int reg, const uint8_t *in, size_t n) {
+  uint8_t scratch[64] = {0};
+  if (reg < 0)
+    return;
+  uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  memcpy(scratch, in, n < sizeof scratch ? n : sizeof scratch);
+  uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+}

@@ -1,0 +1,2059 @@
+/* tct: tracecorn's own lossless trace format.
+ *
+ * Layout: the 8-byte magic "TCTRACE2", then one zstd stream holding
+ * records. Every record is a kind byte followed by LEB128 varints and raw
+ * byte strings (see docs/formats/tct.md). Registers are stored as deltas
+ * against the previous state, so a reader rebuilds full states; KEYFRAME
+ * records carry whole states for random access. Every field a tc_event
+ * holds round-trips exactly. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <zstd.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define TCT_HAVE_AVX2_EQUAL 1
+#endif
+
+#include "tracecorn/tracecorn.h"
+#include "writers/io/outfile.h"
+#include "writers/io/zst.h"
+
+/* Version 3 (TCTRACE3) is written; all three are read. Version 2 differs
+ * from 1 in INSN records (instruction bytes only when the reader's cache
+ * lacks them, registers as XOR or difference varints) and in memory
+ * access addresses (the delta runs on across lists and records). Version
+ * 3 adds an escape to the register XOR form: the new value is that of a
+ * memory read of the same instruction (a load's value was stored twice:
+ * as the read and as the register) or of another register (moves). */
+static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '3'};
+static const char tct_magic_v2[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '2'};
+static const char tct_magic_v1[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
+
+/* Version 3 register values (up to 8 bytes) as version 2's, plus: an XOR
+ * of 0 (never otherwise: the register changed) is followed by a varint t.
+ * t = k << 2 | sext << 1: the value read by access k of the same INSN,
+ * zero- (sext 0) or sign-extended (sext 1); t = j << 1 | 1: the value
+ * register j has at that point (its new value if it came earlier in the
+ * list, else its old one), truncated. */
+
+enum {
+  REC_HEADER = 0x01,
+  REC_STATE = 0x02, /* full state replacing the reader's current state */
+  REC_INSN = 0x10,
+  /* Version 2: an INSN whose kind byte holds its flags (low 4 bits) and
+   * INSN_NOMEM (0x10: no memory accesses, no count): 0x20..0x3f. */
+  REC_INSN_COMPACT = 0x20,
+  REC_SYSCALL = 0x11,
+  REC_MAP = 0x12,
+  REC_UNMAP = 0x13,
+  REC_PROTECT = 0x14,
+  REC_KEYFRAME = 0x15,
+  REC_FAULT = 0x16,
+  REC_EXIT = 0x17,
+  REC_SIGNAL = 0x18
+};
+
+/* INSN flags: which implied fields are stored explicitly. INSN_BYTES
+ * (version 2): size and bytes follow; without it they are those of the
+ * instruction-cache slot of this PC, which must hold this PC. */
+enum {
+  INSN_INDEX = 1,
+  INSN_PC = 2,
+  INSN_TID = 4,
+  INSN_BYTES = 8,
+  INSN_NOMEM = 0x10
+};
+
+/* Version 2's instruction cache, kept alike by writer and reader: a
+ * direct-mapped table of the last bytes seen per PC (slot: PC hash). */
+#define TCT_ICACHE_SLOTS 4096
+typedef struct icache_slot {
+  uint64_t pc;
+  uint8_t valid, size;
+  uint8_t bytes[16];
+} icache_slot;
+
+/* The first size (<= 16) bytes of a and b are equal: two masked 8-byte
+ * compares instead of a memcmp call. */
+static inline bool insn_bytes_equal(const uint8_t *a, const uint8_t *b,
+                                    unsigned size) {
+  uint64_t a0, a1, b0, b1;
+  memcpy(&a0, a, 8);
+  memcpy(&a1, a + 8, 8);
+  memcpy(&b0, b, 8);
+  memcpy(&b1, b + 8, 8);
+  uint64_t m0 = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  uint64_t m1 = size >= 16  ? ~0ull
+                : size <= 8 ? 0
+                            : (1ull << (8 * (size - 8))) - 1;
+  return ((a0 ^ b0) & m0) == 0 && ((a1 ^ b1) & m1) == 0;
+}
+
+static size_t icache_index(uint64_t pc) {
+  return (size_t)((pc * 0x9e3779b97f4a7c15ull) >> 52) & (TCT_ICACHE_SLOTS - 1);
+}
+
+/* Version 2 register values of up to 8 bytes: a varint of (index delta
+ * << 1 | mode), then mode 0: value XOR the previous one, mode 1: zigzag
+ * of (value - previous), as a varint, whichever is shorter. Wider
+ * registers: mode 0 and their bytes. */
+static inline uint64_t reg_load(const uint8_t *p, unsigned size) {
+  uint64_t v = 0;
+  switch (size) { /* fixed sizes: inlined loads, no memcpy call */
+  case 8:
+    memcpy(&v, p, 8);
+    break;
+  case 4: {
+    uint32_t x;
+    memcpy(&x, p, 4);
+    v = x;
+    break;
+  }
+  case 2: {
+    uint16_t x;
+    memcpy(&x, p, 2);
+    v = x;
+    break;
+  }
+  case 1:
+    v = *p;
+    break;
+  default:
+    memcpy(&v, p, size); /* little-endian host (docs/event-model.md) */
+  }
+  return v;
+}
+
+/* The value size (1-8) guest bytes at p hold, as a number (the guest's
+ * byte order). */
+static inline uint64_t mem_value(const uint8_t *p, unsigned size, bool be) {
+  if (!be)
+    return reg_load(p, size);
+  uint64_t v = 0;
+  for (unsigned i = 0; i < size; i++)
+    v = v << 8 | p[i];
+  return v;
+}
+
+static inline void reg_store(uint8_t *p, unsigned size, uint64_t v) {
+  switch (size) {
+  case 8:
+    memcpy(p, &v, 8);
+    break;
+  case 4: {
+    uint32_t x = (uint32_t)v;
+    memcpy(p, &x, 4);
+    break;
+  }
+  case 2: {
+    uint16_t x = (uint16_t)v;
+    memcpy(p, &x, 2);
+    break;
+  }
+  case 1:
+    *p = (uint8_t)v;
+    break;
+  default:
+    memcpy(p, &v, size);
+  }
+}
+
+/* LEB128 length of v: one byte per 7 significant bits (a bit scan, no
+ * loop). */
+static inline unsigned uv_len(uint64_t v) {
+  unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
+  return (bits + 6) / 7;
+}
+
+/* Version 2 memory accesses: the kind byte may add MEM_CACHED (the before
+ * bytes are omitted: the memory value cache holds them) and, for writes,
+ * MEM_AFTER_REG (the after bytes are the low bytes of a register of the
+ * after-state, whose index follows instead of them). */
+enum { MEM_CACHED = 0x10, MEM_AFTER_REG = 0x20 };
+
+/* The memory value cache, kept alike by writer and reader: the last bytes
+ * every access (and kernel write) left, per 4 KiB page, in a direct-mapped
+ * table of MVC_SLOTS pages (a page taking a busy slot empties it). A pure
+ * dictionary: the writer omits bytes only when the cache holds exactly
+ * them, so it is right whatever the trace leaves out. Bounded: about
+ * 19 MB at most, touched only as pages are used. */
+#define MVC_SLOTS 4096
+typedef struct mvc_page {
+  uint64_t page;      /* page number + 1; 0 = empty */
+  uint64_t known[64]; /* bit i & 63 of word i >> 6: byte i is held */
+  uint8_t data[4096];
+} mvc_page;
+
+/* The table comes from mmap: zero pages the kernel gives only as they are
+ * touched, and which no allocator clears or (under ASan) poisons whole at
+ * every open (70 % of a fuzzing run's time went there). NULL on failure. */
+static mvc_page *mvc_new(void) {
+  void *p = mmap(NULL, MVC_SLOTS * sizeof(mvc_page), PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void mvc_free(mvc_page *c) {
+  if (c)
+    munmap(c, MVC_SLOTS * sizeof(mvc_page));
+}
+
+static mvc_page *mvc_slot(mvc_page *c, uint64_t addr, bool create) {
+  uint64_t pg = (addr >> 12) + 1;
+  mvc_page *s =
+      &c[(size_t)((pg * 0x9e3779b97f4a7c15ull) >> 52) & (MVC_SLOTS - 1)];
+  if (s->page == pg)
+    return s;
+  if (!create)
+    return NULL;
+  s->page = pg;
+  memset(s->known, 0, sizeof s->known);
+  return s;
+}
+
+/* The known bits of bytes [off, off + n) of a page (off + n <= 4096) as
+ * a word mask, a word at a time: an access of up to 8 bytes touches one
+ * word, at most two. An empty range is known (a 0-byte access, which
+ * only a converted or hand-made stream holds). */
+static inline bool mvc_known_all(const mvc_page *s, size_t off, size_t n) {
+  if (n == 0)
+    return true;
+  size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
+  uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
+  if (w0 == w1)
+    return (s->known[w0] & (head & tail)) == (head & tail);
+  if ((s->known[w0] & head) != head)
+    return false;
+  for (size_t k = w0 + 1; k < w1; k++)
+    if (s->known[k] != ~0ull)
+      return false;
+  return (s->known[w1] & tail) == tail;
+}
+
+static inline void mvc_known_set(mvc_page *s, size_t off, size_t n) {
+  if (n == 0)
+    return;
+  size_t last = off + n - 1, w0 = off >> 6, w1 = last >> 6;
+  uint64_t head = ~0ull << (off & 63), tail = ~0ull >> (63 - (last & 63));
+  if (w0 == w1) {
+    s->known[w0] |= head & tail;
+    return;
+  }
+  s->known[w0] |= head;
+  for (size_t k = w0 + 1; k < w1; k++)
+    s->known[k] = ~0ull;
+  s->known[w1] |= tail;
+}
+
+/* 1 if the cache holds [addr, addr+size) whole; copies it to out. */
+static bool mvc_fetch(mvc_page *c, uint64_t addr, uint64_t size, uint8_t *out) {
+  while (size) {
+    mvc_page *s = mvc_slot(c, addr, false);
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    if (!s || !mvc_known_all(s, off, n))
+      return false;
+    memcpy(out, s->data + off, n);
+    addr += n, size -= n, out += n;
+  }
+  return true;
+}
+
+/* 1 if the cache holds exactly these bytes at addr. */
+static bool mvc_match(mvc_page *c, uint64_t addr, uint64_t size,
+                      const uint8_t *bytes) {
+  size_t off0 = (size_t)(addr & 4095);
+  if (size <= 8 && off0 + size <= 4096) { /* the common case, inline */
+    mvc_page *s = mvc_slot(c, addr, false);
+    return s &&
+           reg_load(s->data + off0, (unsigned)size) ==
+               reg_load(bytes, (unsigned)size) &&
+           mvc_known_all(s, off0, (size_t)size);
+  }
+  while (size) {
+    mvc_page *s = mvc_slot(c, addr, false);
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    if (!s || memcmp(s->data + off, bytes, n) != 0 || !mvc_known_all(s, off, n))
+      return false;
+    addr += n, size -= n, bytes += n;
+  }
+  return true;
+}
+
+static void mvc_store(mvc_page *c, uint64_t addr, uint64_t size,
+                      const uint8_t *bytes) {
+  while (size) {
+    mvc_page *s = mvc_slot(c, addr, true);
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    memcpy(s->data + off, bytes, n);
+    mvc_known_set(s, off, n);
+    addr += n, size -= n, bytes += n;
+  }
+}
+
+/* One access: 1 if the cache held its before bytes (mvc_match), then its
+ * after bytes are stored (mvc_store). Accesses of 1 to 8 bytes within a
+ * page (nearly all) look the slot up once and move the bytes as one
+ * word. */
+static inline bool mvc_access(mvc_page *c, uint64_t addr, uint32_t size,
+                              const uint8_t *before, const uint8_t *after) {
+  size_t off = (size_t)(addr & 4095);
+  if (size - 1 >= 8 || off + size > 4096) {
+    bool cached = mvc_match(c, addr, size, before);
+    mvc_store(c, addr, size, after);
+    return cached;
+  }
+  uint64_t pg = (addr >> 12) + 1;
+  mvc_page *s =
+      &c[(size_t)((pg * 0x9e3779b97f4a7c15ull) >> 52) & (MVC_SLOTS - 1)];
+  bool cached = false;
+  if (s->page == pg) {
+    cached = reg_load(s->data + off, size) == reg_load(before, size) &&
+             mvc_known_all(s, off, size);
+  } else {
+    s->page = pg;
+    memset(s->known, 0, sizeof s->known);
+  }
+  reg_store(s->data + off, size, reg_load(after, size));
+  mvc_known_set(s, off, size);
+  return cached;
+}
+
+/* Registers a write's after bytes are looked for in (x86 GPRs and the
+ * like: up to 8 bytes, not FPU/segment/vector), ascending. */
+#define MAX_AFTER_REGS 40
+static int after_reg_candidates(const tc_arch *a, uint16_t *out) {
+  int n = 0;
+  for (int i = 0; i < a->nregs && n < MAX_AFTER_REGS; i++)
+    if (a->regs[i].size <= 8 && i != a->pc_reg && i != a->flags_reg &&
+        !(a->regs[i].flags & (TC_REG_FPU | TC_REG_SEGMENT | TC_REG_VECTOR)))
+      out[n++] = (uint16_t)i;
+  return n;
+}
+
+#define TCT_MAX_STR 65536
+#define TCT_MAX_BLOB (1ull << 32)
+
+/* ================================================================ writer */
+
+/* The arch's register offsets and sizes, packed for the INSN loop. */
+typedef struct tct_reg {
+  uint32_t offset;
+  uint16_t size;
+  uint16_t copy_src; /* a candidate for version 3's register copies */
+} tct_reg;
+
+/* Which register last took a value, by the value's hash (256 slots):
+ * the value and a register index + 1. A new value is looked up there
+ * instead of in every candidate register; the candidates are scanned only
+ * when the value was seen but that register has moved on (another may
+ * still hold it). */
+#define TCT_COPY_SLOTS 256
+typedef struct copy_slot_t {
+  uint64_t value;
+  uint32_t reg;
+} copy_slot_t;
+static inline unsigned copy_slot(uint64_t v) {
+  return (unsigned)((v * 0x9e3779b97f4a7c15ull) >> 56);
+}
+
+struct tc_writer {
+  FILE *f;
+  char *path;
+  const tc_arch *arch;
+  ZSTD_CCtx *zc;
+  uint8_t *buf; /* uncompressed records not yet handed to zstd */
+  size_t len, cap;
+  uint8_t *zout;
+  size_t zcap;
+
+  /* zstd runs on a worker thread (compression costs about as much as
+   * recording): the recorder fills buf while the worker compresses the
+   * previous chunk. Chunk boundaries depend only on the records, so the
+   * output is the same as compressing inline. */
+  pthread_t worker;
+  bool worker_started;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  uint8_t *job; /* chunk being compressed */
+  size_t job_len, job_cap;
+  bool job_end;  /* finish the zstd frame after this chunk */
+  bool job_busy; /* the worker owns job */
+  bool quit;
+  bool worker_failed;
+  tc_error worker_err;
+
+  uint8_t *state; /* reader-visible state after the last record */
+  bool have_state;
+  bool continuous; /* tc_trace_info.continuous: no whole-state compare */
+  bool failed;
+  uint64_t next_index; /* implied index of the next INSN */
+  uint32_t tid;        /* implied thread id */
+  uint64_t mem_prev;   /* address of the last access written */
+  icache_slot *icache;
+  mvc_page *mvc;
+  uint16_t after_regs[MAX_AFTER_REGS];
+  uint32_t after_off[MAX_AFTER_REGS]; /* their offsets and sizes */
+  uint16_t after_size[MAX_AFTER_REGS];
+  unsigned after_uniform; /* 4 or 8: the size of every one of them */
+  int nafter_regs;
+  tct_reg *regs; /* arch->nregs */
+  bool avx2;     /* the CPU has AVX2 (state_equal) */
+  /* The INSN being written: registers given as a read's value (version
+   * 3's escape) and that read's index. The reader sets them when it reaches
+   * that read, so a write before it must not name them (enc_mem). */
+  uint16_t load_reg[8];
+  uint32_t load_k[8];
+  int nload;
+  copy_slot_t copy_tab[TCT_COPY_SLOTS];
+};
+
+static int w_reserve(tc_writer *w, size_t n) {
+  if (w->len + n <= w->cap)
+    return 0;
+  size_t cap = w->cap ? w->cap : 1 << 16;
+  while (cap < w->len + n)
+    cap *= 2;
+  uint8_t *nb = realloc(w->buf, cap);
+  if (!nb)
+    return -1;
+  w->buf = nb;
+  w->cap = cap;
+  return 0;
+}
+
+/* LEB128 into a buffer known to have room (10 bytes at most). */
+static inline uint8_t *enc_uv(uint8_t *p, uint64_t v) {
+  while (v >= 0x80) {
+    *p++ = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (uint8_t)v;
+  return p;
+}
+
+static void put_u8(tc_writer *w, uint8_t v) {
+  if (w_reserve(w, 1) == 0)
+    w->buf[w->len++] = v;
+  else
+    w->failed = true;
+}
+
+static void put_uv(tc_writer *w, uint64_t v) {
+  if (w_reserve(w, 10) < 0) {
+    w->failed = true;
+    return;
+  }
+  w->len = (size_t)(enc_uv(w->buf + w->len, v) - w->buf);
+}
+
+static void put_sv(tc_writer *w, int64_t v) {
+  put_uv(w, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static void put_bytes(tc_writer *w, const void *p, size_t n) {
+  if (n == 0)
+    return;
+  if (w_reserve(w, n) < 0) {
+    w->failed = true;
+    return;
+  }
+  memcpy(w->buf + w->len, p, n);
+  w->len += n;
+}
+
+static void put_str(tc_writer *w, const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (n > TCT_MAX_STR)
+    n = TCT_MAX_STR;
+  put_uv(w, n);
+  put_bytes(w, s, n);
+}
+
+/* Compresses one chunk into the file (worker thread). */
+static int compress_chunk(tc_writer *w, const uint8_t *data, size_t len,
+                          bool end, tc_error *err) {
+  ZSTD_inBuffer in = {data, len, 0};
+  for (;;) {
+    ZSTD_outBuffer out = {w->zout, w->zcap, 0};
+    size_t rem = ZSTD_compressStream2(w->zc, &out, &in,
+                                      end ? ZSTD_e_end : ZSTD_e_continue);
+    if (ZSTD_isError(rem)) {
+      tc_error_set(err, "tct: zstd: %s", ZSTD_getErrorName(rem));
+      return -1;
+    }
+    if (out.pos && fwrite(w->zout, 1, out.pos, w->f) != out.pos) {
+      tc_error_set(err, "tct: %s: write failed: %s", w->path, strerror(errno));
+      return -1;
+    }
+    if (end ? rem == 0 : in.pos == in.size)
+      break;
+  }
+  return 0;
+}
+
+static void *worker_main(void *arg) {
+  tc_writer *w = arg;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->job_busy && !w->quit)
+      pthread_cond_wait(&w->cv, &w->mu);
+    if (!w->job_busy)
+      break; /* quit with nothing left to do */
+    pthread_mutex_unlock(&w->mu);
+    tc_error e = {{0}};
+    int rc = w->worker_failed
+                 ? 0 /* after a failure, chunks are dropped */
+                 : compress_chunk(w, w->job, w->job_len, w->job_end, &e);
+    pthread_mutex_lock(&w->mu);
+    if (rc < 0) {
+      w->worker_failed = true;
+      w->worker_err = e;
+    }
+    w->job_busy = false;
+    pthread_cond_broadcast(&w->cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* Waits for the worker to be idle; -1 with its error if it failed. */
+static int worker_wait(tc_writer *w, tc_error *err) {
+  pthread_mutex_lock(&w->mu);
+  while (w->job_busy)
+    pthread_cond_wait(&w->cv, &w->mu);
+  bool failed = w->worker_failed;
+  if (failed)
+    tc_error_set(err, "%s", w->worker_err.msg);
+  pthread_mutex_unlock(&w->mu);
+  return failed ? -1 : 0;
+}
+
+/* Hands what is buffered to the worker; `end` finishes the frame and
+ * waits for it. */
+static int w_flush(tc_writer *w, bool end, tc_error *err) {
+  if (worker_wait(w, err) < 0)
+    return -1;
+  pthread_mutex_lock(&w->mu);
+  uint8_t *t = w->job; /* swap buffers: the worker takes the full one */
+  size_t tc = w->job_cap;
+  w->job = w->buf;
+  w->job_cap = w->cap;
+  w->job_len = w->len;
+  w->job_end = end;
+  w->job_busy = true;
+  w->buf = t;
+  w->cap = tc;
+  w->len = 0;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  return end ? worker_wait(w, err) : 0;
+}
+
+static void worker_stop(tc_writer *w) {
+  if (!w->worker_started)
+    return;
+  pthread_mutex_lock(&w->mu);
+  w->quit = true;
+  pthread_cond_broadcast(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  pthread_join(w->worker, NULL);
+  w->worker_started = false;
+}
+
+static const char *tct_extension(const tc_arch *arch) {
+  (void)arch;
+  return ".tct";
+}
+
+/* Frees everything but the file and the worker (stopped by then). */
+static void writer_free(tc_writer *w) {
+  ZSTD_freeCCtx(w->zc);
+  pthread_mutex_destroy(&w->mu);
+  pthread_cond_destroy(&w->cv);
+  free(w->zout);
+  free(w->state);
+  free(w->icache);
+  mvc_free(w->mvc);
+  free(w->regs);
+  free(w->buf);
+  free(w->job);
+  free(w->path);
+  free(w);
+}
+
+/* zstd level: 2 compresses 1.3-2.2x faster than 3 for 3-5 % more bytes
+ * (docs/speed.md); -O tct.level=N picks another (1..19). */
+#define TCT_DEFAULT_LEVEL 2
+
+static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
+                                  tc_error *err) {
+  static const char *const known[] = {"level", NULL};
+  if (tc_writer_options_check(info, "tct", known, err) < 0)
+    return NULL;
+  int level = TCT_DEFAULT_LEVEL;
+  const char *opt = tc_writer_option(info, "tct", "level");
+  if (opt) {
+    char *end;
+    long v = strtol(opt, &end, 10);
+    if (!*opt || *end || v < 1 || v > 19) {
+      tc_error_set(
+          err, "tct: level must be a zstd level from 1 to 19, not '%s'", opt);
+      return NULL;
+    }
+    level = (int)v;
+  }
+  tc_writer *w = calloc(1, sizeof *w);
+  if (!w) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  w->arch = info->arch;
+  w->path = strdup(path);
+  w->f = tc_outfile_fopen(path, "wb");
+  w->zc = ZSTD_createCCtx();
+  w->zcap = ZSTD_CStreamOutSize();
+  w->zout = malloc(w->zcap);
+  w->state = calloc(1, info->arch->state_size);
+  w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
+  w->mvc = mvc_new();
+  w->regs = calloc((size_t)info->arch->nregs + 1, sizeof *w->regs);
+  for (int i = 0; w->regs && i < info->arch->nregs; i++) {
+    unsigned size = info->arch->regs[i].size;
+    /* wide registers (vectors) are copy candidates among themselves */
+    w->regs[i] = (tct_reg){info->arch->regs[i].offset, (uint16_t)size,
+                           size > 8 && size <= 64};
+  }
+#ifdef TCT_HAVE_AVX2_EQUAL
+  w->avx2 = __builtin_cpu_supports("avx2");
+#endif
+  w->nafter_regs = after_reg_candidates(info->arch, w->after_regs);
+  for (int k = 0; k < w->nafter_regs; k++) {
+    w->after_off[k] = info->arch->regs[w->after_regs[k]].offset;
+    w->after_size[k] = info->arch->regs[w->after_regs[k]].size;
+    if (w->regs)
+      w->regs[w->after_regs[k]].copy_src = 1;
+  }
+  w->after_uniform = w->nafter_regs ? w->after_size[0] : 0;
+  for (int k = 0; k < w->nafter_regs; k++)
+    if (w->after_size[k] != w->after_uniform)
+      w->after_uniform = 0;
+  if (w->after_uniform != 4 && w->after_uniform != 8)
+    w->after_uniform = 0;
+  if (!w->f || !w->zc || !w->zout || !w->state || !w->path || !w->icache ||
+      !w->mvc || !w->regs) {
+    tc_error_set(err, "tct: cannot create %s: %s", path,
+                 w->f ? "out of memory" : strerror(errno));
+    goto fail;
+  }
+  w->continuous = info->continuous != 0;
+  ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
+  if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
+    tc_error_set(err, "tct: cannot start the compression thread");
+    goto fail;
+  }
+  w->worker_started = true;
+  if (fwrite(tct_magic, 1, 8, w->f) != 8) {
+    tc_error_set(err, "tct: %s: write failed: %s", path, strerror(errno));
+    goto fail;
+  }
+  put_u8(w, REC_HEADER);
+  put_uv(w, (uint64_t)info->arch->id);
+  put_uv(w, info->entry);
+  put_uv(w, info->load_base);
+  put_uv(w, info->pid);
+  put_uv(w, info->seed);
+  put_uv(w, info->keyframe_interval);
+  put_u8(w, info->has_memory);
+  put_str(w, info->exe_path);
+  put_uv(w, (uint64_t)(info->argc > 0 ? info->argc : 0));
+  for (int i = 0; i < info->argc; i++)
+    put_str(w, info->argv[i]);
+  put_uv(w, info->exe_data ? info->exe_size : 0);
+  if (info->exe_data)
+    put_bytes(w, info->exe_data, info->exe_size);
+  if (info->initial_state) {
+    put_u8(w, 1);
+    put_bytes(w, info->initial_state, info->arch->state_size);
+    memcpy(w->state, info->initial_state, info->arch->state_size);
+    w->have_state = true;
+  } else {
+    put_u8(w, 0);
+  }
+  if (w->failed || w_flush(w, false, err) < 0)
+    goto fail;
+  return w;
+fail:
+  worker_stop(w);
+  if (w->f)
+    fclose(w->f);
+  writer_free(w);
+  return NULL;
+}
+
+/* The register (index) whose low `size` bytes in state are `bytes`, or
+ * -1. */
+static int after_reg_find(const tc_writer *w, const uint8_t *state,
+                          const uint8_t *bytes, uint32_t size) {
+  if (!state || size > 8 || size == 0)
+    return -1;
+  uint64_t mask = size == 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  uint64_t want = reg_load(bytes, size);
+  int n = w->nafter_regs;
+  /* Every arch's candidates have one size (GPRs): fixed-size loads. */
+  if (w->after_uniform == 8) {
+    for (int k = 0; k < n; k++) {
+      uint64_t v;
+      memcpy(&v, state + w->after_off[k], 8);
+      if ((v & mask) == want)
+        return w->after_regs[k];
+    }
+    return -1;
+  }
+  if (w->after_uniform == 4) {
+    if (size > 4)
+      return -1;
+    for (int k = 0; k < n; k++) {
+      uint32_t v;
+      memcpy(&v, state + w->after_off[k], 4);
+      if ((v & mask) == want)
+        return w->after_regs[k];
+    }
+    return -1;
+  }
+  for (int k = 0; k < n; k++)
+    if (w->after_size[k] >= size &&
+        (reg_load(state + w->after_off[k], w->after_size[k]) & mask) == want)
+      return w->after_regs[k];
+  return -1;
+}
+
+/* Version 3: register r takes the value of this INSN's read k (the
+ * reader sets it only when it reaches that read). */
+static inline void load_add(tc_writer *w, int r, uint32_t k) {
+  w->load_reg[w->nload] = (uint16_t)r;
+  w->load_k[w->nload++] = k;
+}
+
+/* The read whose value register r takes in this INSN, or -1. */
+static inline int64_t load_of(const tc_writer *w, int r) {
+  for (int q = 0; q < w->nload; q++)
+    if (w->load_reg[q] == r)
+      return w->load_k[q];
+  return -1;
+}
+
+/* A list of accesses: count, then per access kind, signed address delta,
+ * size, before bytes, after bytes for writes. Encodes at p, which has
+ * room for the count (10 bytes); each access makes room for itself (21 bytes
+ * and twice its size at most): a bound summed over the list beforehand cost a
+ * loop whose exit mispredicts. after_state: the INSN's (a write's after bytes
+ * may name a register of it), NULL for kernel writes. NULL if out of memory. */
+static uint8_t *enc_mem(tc_writer *w, uint8_t *p, uint32_t n,
+                        const tc_mem_access *m, const uint8_t *after_state) {
+  p = enc_uv(p, n);
+  uint64_t prev = w->mem_prev;
+  mvc_page *mvc = w->mvc;
+  for (uint32_t i = 0; i < n; i++) {
+    const tc_mem_access acc = m[i]; /* a local: stores through p alias */
+    size_t need = 21 + 2 * (size_t)acc.size;
+    if ((size_t)(w->buf + w->cap - p) < need) {
+      w->len = (size_t)(p - w->buf);
+      if (w_reserve(w, need) < 0)
+        return NULL;
+      p = w->buf + w->len;
+    }
+    int64_t d = (int64_t)(acc.addr - prev);
+    prev = acc.addr;
+    bool write = acc.kind == TC_MEM_WRITE;
+    /* The cache is stored to here, before the encoding below: nothing
+     * between reads it. */
+    bool cached = mvc_access(mvc, acc.addr, acc.size, acc.before, acc.after);
+    int reg = write ? after_reg_find(w, after_state, acc.after, acc.size) : -1;
+    if (reg >= 0 && load_of(w, reg) > (int64_t)i)
+      reg = -1; /* the reader learns its value only at that read */
+    *p++ = (uint8_t)(acc.kind | (cached ? MEM_CACHED : 0) |
+                     (reg >= 0 ? MEM_AFTER_REG : 0));
+    p = enc_uv(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+    p = enc_uv(p, acc.size);
+    if (!cached) {
+      memcpy(p, acc.before, acc.size);
+      p += acc.size;
+    }
+    if (reg >= 0) {
+      p = enc_uv(p, (uint64_t)reg);
+    } else if (write) {
+      memcpy(p, acc.after, acc.size);
+      p += acc.size;
+    }
+  }
+  w->mem_prev = prev;
+  return p;
+}
+
+static void put_mem(tc_writer *w, uint32_t n, const tc_mem_access *m) {
+  uint8_t *p;
+  if (w_reserve(w, 10) < 0 || !(p = enc_mem(w, w->buf + w->len, n, m, NULL))) {
+    w->failed = true;
+    return;
+  }
+  w->len = (size_t)(p - w->buf);
+}
+
+#ifdef TCT_HAVE_AVX2_EQUAL
+/* a[0, n) == b[0, n) for n >= 32: the XORs of 32-byte blocks (the last
+ * one overlapping) ORed together, no early exit (states are nearly always
+ * equal), no call, no size dispatch. Used only where the CPU has AVX2;
+ * not AVX-512, whose 512-bit instructions lower some Xeons' clock for
+ * everything else. */
+__attribute__((target("avx2"))) static bool
+bytes_equal_avx2(const uint8_t *a, const uint8_t *b, size_t n) {
+#define TCT_XOR32(o)                                                           \
+  _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a + (o))),             \
+                   _mm256_loadu_si256((const __m256i *)(b + (o))))
+  __m256i acc = _mm256_setzero_si256();
+  size_t i = 0;
+  for (; i + 128 <= n; i += 128)
+    acc = _mm256_or_si256(
+        _mm256_or_si256(acc, _mm256_or_si256(TCT_XOR32(i), TCT_XOR32(i + 32))),
+        _mm256_or_si256(TCT_XOR32(i + 64), TCT_XOR32(i + 96)));
+  for (; i + 32 <= n; i += 32)
+    acc = _mm256_or_si256(acc, TCT_XOR32(i));
+  if (i < n)
+    acc = _mm256_or_si256(acc, TCT_XOR32(n - 32));
+#undef TCT_XOR32
+  return _mm256_testz_si256(acc, acc);
+}
+#endif
+
+/* The reader's state equals `state` (exactly: a converted or hand-made
+ * event stream may change registers no event lists). */
+static bool state_equal(const tc_writer *w, const uint8_t *state, size_t n) {
+#ifdef TCT_HAVE_AVX2_EQUAL
+  if (w->avx2 && n >= 32)
+    return bytes_equal_avx2(w->state, state, n);
+#endif
+  return memcmp(w->state, state, n) == 0;
+}
+
+static void put_state_if_needed(tc_writer *w, const uint8_t *state) {
+  size_t n = w->arch->state_size;
+  /* a continuous stream (tc_trace_info) keeps w->state equal to it */
+  if (w->have_state && (w->continuous || state_equal(w, state, n)))
+    return;
+  put_u8(w, REC_STATE);
+  put_bytes(w, state, n);
+  memcpy(w->state, state, n);
+  w->have_state = true;
+}
+
+/* Register j (a copy candidate) holds v in its low `size` bytes. */
+static inline bool copy_holds(const tc_writer *w, const uint8_t *state, int j,
+                              unsigned size, uint64_t v) {
+  const tct_reg *rj = &w->regs[j];
+  uint64_t m = size >= 8 ? ~0ull : (1ull << (8 * size)) - 1;
+  return rj->copy_src && rj->size >= size && rj->size <= 8 &&
+         (reg_load(state + rj->offset, rj->size) & m) == v;
+}
+
+/* A copy candidate other than r holding v, or -1. */
+static int copy_scan(const tc_writer *w, const uint8_t *state, int r,
+                     unsigned size, uint64_t v) {
+  for (int c = 0; c < w->nafter_regs; c++) {
+    int j = w->after_regs[c];
+    if (j != r && copy_holds(w, state, j, size, v))
+      return j;
+  }
+  return -1;
+}
+
+/* The copy table's key of a register wider than 8 bytes. */
+static inline uint64_t wide_key(const uint8_t *p, unsigned size) {
+  uint64_t k = size, x;
+  for (unsigned i = 0; i + 8 <= size; i += 8) {
+    memcpy(&x, p + i, 8);
+    k = (k ^ x) * 0x9e3779b97f4a7c15ull;
+  }
+  return k;
+}
+
+/* Version 3's escape for register r wider than 8 bytes (new bytes nv):
+ * t = k << 2 if this INSN's read k loaded them (zero-extended; guests of
+ * either byte order keep such registers as memory bytes only on
+ * little-endian arches, so only those), t = j << 1 | 1 if register j of
+ * the same size holds them; else -1. Keeps the copy table. */
+static int64_t wide_escape(tc_writer *w, const tc_insn_event *e, int r,
+                           const uint8_t *nv) {
+  const tct_reg *ri = &w->regs[r];
+  int64_t t = -1;
+  if (!w->arch->big_endian && w->nload < 8)
+    for (uint32_t k = 0; k < e->nmem && t < 0; k++) {
+      const tc_mem_access *m = &e->mem[k];
+      if (m->kind != TC_MEM_READ || m->size > ri->size ||
+          memcmp(nv, m->after, m->size) != 0)
+        continue;
+      bool zero = true;
+      for (unsigned i = m->size; i < ri->size; i++)
+        zero &= nv[i] == 0;
+      if (zero) {
+        t = (int64_t)k << 2;
+        load_add(w, r, k);
+      }
+    }
+  if (!ri->copy_src)
+    return t;
+  uint64_t key = wide_key(nv, ri->size);
+  copy_slot_t *cs = &w->copy_tab[copy_slot(key)];
+  if (t < 0 && cs->value == key && cs->reg) {
+    int j = (int)cs->reg - 1;
+    const tct_reg *rj = &w->regs[j];
+    if (j != r && rj->size == ri->size && load_of(w, j) < 0 &&
+        memcmp(w->state + rj->offset, nv, ri->size) == 0)
+      t = (int64_t)j << 1 | 1;
+  }
+  if (!(t >= 0 && (t & 1))) /* a copy keeps its source */
+    *cs = (copy_slot_t){key, (uint32_t)r + 1};
+  return t;
+}
+
+/* What the reader would refuse in an event's lists, or NULL. Recordings
+ * (tc_trace_info.continuous) come from the recorder, which never makes
+ * such events; converted and hand-made streams are checked, so the
+ * writer never writes a file its reader rejects. */
+static const char *event_invalid(const tc_arch *a, const tc_event *ev) {
+  const tc_mem_access *m = NULL;
+  uint32_t n = 0;
+  if (ev->kind == TC_EV_INSN) {
+    const tc_insn_event *e = &ev->u.insn;
+    if (e->size > 16)
+      return "an instruction over 16 bytes";
+    if (e->nregs > a->nregs)
+      return "more changed registers than the arch has";
+    for (int i = 0; i < e->nregs; i++)
+      if (e->regs[i] >= a->nregs || (i && e->regs[i] <= e->regs[i - 1]))
+        return "a register list not ascending or out of the arch's";
+    m = e->mem, n = e->nmem;
+  } else if (ev->kind == TC_EV_SYSCALL) {
+    m = ev->u.sys.mem, n = ev->u.sys.nmem;
+  } else if (ev->kind == TC_EV_SIGNAL) {
+    m = ev->u.sig.mem, n = ev->u.sig.nmem;
+  }
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].size == 0 || m[i].size > (1u << 24) ||
+        (m[i].kind != TC_MEM_READ && m[i].kind != TC_MEM_WRITE))
+      return "a memory access of 0 bytes, over 16 MiB or of no kind";
+  return NULL;
+}
+
+static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  const tc_arch *a = w->arch;
+  const char *bad = w->continuous ? NULL : event_invalid(a, ev);
+  if (bad) {
+    tc_error_set(err, "tct: %s: refused %s (the reader would not take it)",
+                 w->path, bad);
+    w->failed = true;
+    return -1;
+  }
+  switch (ev->kind) {
+  case TC_EV_INSN: {
+    const tc_insn_event *e = &ev->u.insn;
+    put_state_if_needed(w, e->state_before);
+    /* The hot path: one reservation, then unchecked writes. */
+    size_t bound =
+        48 + (size_t)e->nregs * (10 + 32) + 10; /* + enc_mem's count */
+    if (w_reserve(w, bound) < 0) {
+      w->failed = true;
+      break;
+    }
+    uint8_t *p = w->buf + w->len;
+    /* Locals, not e-> and w-> fields: the byte stores through p may alias
+     * anything, so fields would be loaded again after each one. */
+    const uint64_t pc = e->pc, index = e->index;
+    const uint32_t tid = e->tid;
+    const uint8_t isize = e->size;
+    const int nregs = e->nregs;
+    const uint16_t *regs = e->regs;
+    const uint8_t *after = e->state_after;
+    uint8_t *state = w->state;
+    const tct_reg *rt = w->regs;
+    /* Index, PC and tid are implied (sequential, the state's PC, the
+     * previous tid) unless a flag says they follow. */
+    const tct_reg *pcr = &rt[a->pc_reg];
+    uint64_t state_pc = reg_load(state + pcr->offset, pcr->size);
+    uint8_t size = isize > 16 ? 16 : isize;
+    icache_slot *ic = &w->icache[icache_index(pc)];
+    bool cached = ic->valid && ic->pc == pc && ic->size == isize &&
+                  insn_bytes_equal(ic->bytes, e->bytes, size);
+    uint8_t flags = (index != w->next_index ? INSN_INDEX : 0) |
+                    (pc != state_pc ? INSN_PC : 0) |
+                    (tid != w->tid ? INSN_TID : 0) | (cached ? 0 : INSN_BYTES);
+    w->next_index = index + 1;
+    w->tid = tid;
+    *p++ = (uint8_t)(REC_INSN_COMPACT | flags | (e->nmem ? 0 : INSN_NOMEM));
+    if (flags & INSN_INDEX)
+      p = enc_uv(p, index);
+    if (flags & INSN_PC)
+      p = enc_uv(p, pc);
+    if (flags & INSN_TID)
+      p = enc_uv(p, tid);
+    if (!cached) {
+      *p++ = isize;
+      memcpy(p, e->bytes, 16); /* bound has room; only size bytes count */
+      p += size;
+      ic->valid = 1;
+      ic->pc = pc;
+      ic->size = isize;
+      memcpy(ic->bytes, e->bytes, 16);
+    }
+    p = enc_uv(p, (uint64_t)nregs);
+    /* The values this instruction's reads loaded: a register holding one
+     * is written as the read's index instead of its value. */
+    uint64_t ld[4];
+    uint32_t ldk[4];
+    uint8_t ldsz[4];
+    int nld = 0;
+    w->nload = 0;
+    for (uint32_t k = 0; k < e->nmem && nld < 4; k++) {
+      const tc_mem_access *m = &e->mem[k];
+      if (m->kind == TC_MEM_READ && m->size <= 8) {
+        ld[nld] = mem_value(m->after, m->size, a->big_endian);
+        ldsz[nld] = (uint8_t)m->size;
+        ldk[nld++] = k;
+      }
+    }
+    int prev = -1;
+    for (int i = 0; i < nregs; i++) {
+      int r = regs[i];
+      const tct_reg ri = rt[r];
+      uint64_t idx = (uint64_t)(r - prev - 1) << 1;
+      prev = r;
+      uint8_t *cur = state + ri.offset;
+      const uint8_t *nv = after + ri.offset;
+      if (ri.size <= 8) {
+        uint64_t old, v;
+        if (ri.size == 8) { /* most registers: no size switch */
+          memcpy(&old, cur, 8);
+          memcpy(&v, nv, 8);
+        } else {
+          old = reg_load(cur, ri.size);
+          v = reg_load(nv, ri.size);
+        }
+        uint64_t x = v ^ old, d = v - old;
+        uint64_t z = (d << 1) ^ (uint64_t)((int64_t)d >> 63);
+        /* uv_len is monotonic: a one-byte XOR or a difference no
+         * smaller than it settles the mode without measuring either. */
+        bool use_diff = x >= 0x80 && z < x && uv_len(z) < uv_len(x);
+        uint64_t val = use_diff ? z : x;
+        /* A value a read of this instruction loaded, or (if it takes 3
+         * bytes or more) one another register holds: XOR 0 (the escape)
+         * and the read's or register's index. Even where the XOR is one byte,
+         * this repeats from one run of the code to the next where the value
+         * does not, and compresses better (qsort, strsort64, textfmt64
+         * 2-4 %; fib, where pops restore near values, 5-10 % worse). */
+        bool loaded = false;
+        uint64_t t = 0;
+        if (nld && w->nload < 8)
+          for (int j = 0; j < nld && !loaded; j++) {
+            unsigned n = ldsz[j];
+            if (n > ri.size)
+              continue;
+            if (ld[j] == v) {
+              t = (uint64_t)ldk[j] << 2;
+              loaded = true;
+            } else if (n < ri.size && (ld[j] >> (8 * n - 1)) & 1) {
+              uint64_t sx = ld[j] | ~0ull << (8 * n);
+              if (ri.size < 8)
+                sx &= (1ull << (8 * ri.size)) - 1;
+              t = (uint64_t)ldk[j] << 2 | 2;
+              loaded = sx == v;
+            }
+            if (loaded)
+              load_add(w, r, ldk[j]);
+          }
+        if (!loaded && val >= 0x4000) {
+          copy_slot_t *cs = &w->copy_tab[copy_slot(v)];
+          int j = cs->value == v ? (int)cs->reg - 1 : -1;
+          if (j >= 0 && (j == r || !copy_holds(w, state, j, ri.size, v)))
+            j = copy_scan(w, state, r, ri.size, v);
+          if (j >= 0 && load_of(w, j) < 0) {
+            loaded = true;
+            t = (uint64_t)j << 1 | 1;
+          }
+        }
+        if (ri.copy_src)
+          w->copy_tab[copy_slot(v)] = (copy_slot_t){v, (uint32_t)r + 1};
+        if (loaded) {
+          p = enc_uv(p, idx);
+          *p++ = 0;
+          p = enc_uv(p, t);
+        } else {
+          p = enc_uv(p, idx | use_diff);
+          p = enc_uv(p, val);
+        }
+        if (ri.size == 8)
+          memcpy(cur, &v, 8);
+        else
+          reg_store(cur, ri.size, v);
+      } else {
+        int64_t t = wide_escape(w, e, r, nv);
+        if (t >= 0) {
+          p = enc_uv(p, idx | 1); /* mode 1: the escape's t follows */
+          p = enc_uv(p, (uint64_t)t);
+        } else {
+          p = enc_uv(p, idx);
+          memcpy(p, nv, ri.size);
+          p += ri.size;
+        }
+        memcpy(cur, nv, ri.size);
+      }
+    }
+    /* Registers that changed without being listed still reach the reader
+     * through a STATE record before the next instruction. */
+    if (e->nmem && !(p = enc_mem(w, p, e->nmem, e->mem, after))) {
+      w->failed = true;
+      break;
+    }
+    w->len = (size_t)(p - w->buf);
+    break;
+  }
+  case TC_EV_SYSCALL: {
+    const tc_syscall_event *s = &ev->u.sys;
+    put_u8(w, REC_SYSCALL);
+    put_uv(w, s->insn_index);
+    put_uv(w, s->tid);
+    put_uv(w, s->nr);
+    for (int i = 0; i < 6; i++)
+      put_uv(w, s->args[i]);
+    put_sv(w, s->ret);
+    /* bit 0: not implemented; bit 1: more parts of this syscall follow */
+    put_u8(w, (uint8_t)((s->unknown ? 1 : 0) | (s->more ? 2 : 0)));
+    put_mem(w, s->nmem, s->mem);
+    break;
+  }
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT: {
+    const tc_map_event *m = &ev->u.map;
+    put_u8(w, ev->kind == TC_EV_MAP     ? REC_MAP
+              : ev->kind == TC_EV_UNMAP ? REC_UNMAP
+                                        : REC_PROTECT);
+    put_uv(w, m->addr);
+    put_uv(w, m->size);
+    put_uv(w, m->prot);
+    if (ev->kind == TC_EV_MAP) {
+      put_str(w, m->name);
+      put_uv(w, m->file_offset);
+      put_u8(w, m->data != NULL);
+      if (m->data)
+        put_bytes(w, m->data, m->size);
+    }
+    break;
+  }
+  case TC_EV_KEYFRAME:
+    put_u8(w, REC_KEYFRAME);
+    put_uv(w, ev->u.key.insn_index);
+    put_uv(w, ev->u.key.tid);
+    put_bytes(w, ev->u.key.state, a->state_size);
+    memcpy(w->state, ev->u.key.state, a->state_size);
+    w->have_state = true;
+    break;
+  case TC_EV_FAULT: {
+    const tc_fault_event *f = &ev->u.fault;
+    put_u8(w, REC_FAULT);
+    put_uv(w, f->insn_index);
+    put_uv(w, f->pc);
+    put_uv(w, f->addr);
+    put_uv(w, (uint64_t)f->kind);
+    put_uv(w, (uint64_t)f->signal);
+    break;
+  }
+  case TC_EV_SIGNAL: {
+    const tc_signal_event *g = &ev->u.sig;
+    put_u8(w, REC_SIGNAL);
+    put_uv(w, g->insn_index);
+    put_uv(w, g->tid);
+    put_uv(w, (uint64_t)g->signal);
+    put_sv(w, g->code);
+    put_uv(w, g->addr);
+    put_uv(w, g->pid);
+    put_uv(w, g->uid);
+    put_uv(w, g->handler);
+    put_uv(w, g->frame);
+    put_mem(w, g->nmem, g->mem);
+    break;
+  }
+  case TC_EV_EXIT: {
+    const tc_exit_event *x = &ev->u.exit;
+    put_u8(w, REC_EXIT);
+    put_uv(w, (uint64_t)x->reason);
+    put_sv(w, x->status);
+    put_uv(w, (uint64_t)x->signal);
+    put_uv(w, x->insn_count);
+    put_str(w, x->message);
+    break;
+  }
+  }
+  if (w->failed) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  if (w->len >= (1u << 20) && w_flush(w, false, err) < 0)
+    return -1;
+  return 0;
+}
+
+static int tct_close_writer(tc_writer *w, tc_error *err) {
+  int rc = w_flush(w, true, err);
+  worker_stop(w);
+  if (fclose(w->f) != 0 && rc == 0) {
+    tc_error_set(err, "tct: %s: %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  writer_free(w);
+  return rc;
+}
+
+/* ================================================================ reader */
+
+struct tc_reader {
+  FILE *f;
+  char *path;
+  /* The last SYSCALL event said more parts follow (tc_syscall_event). */
+  bool sys_more;
+  uint64_t sys_more_index;
+  uint32_t sys_part;
+  ZSTD_DCtx *zd;
+  uint8_t *zin;
+  size_t zin_cap;
+  ZSTD_inBuffer in;
+  bool eof, frame_done;
+  /* Decompressed bytes: window [pos, len). */
+  uint8_t *buf;
+  size_t pos, len, cap;
+  uint64_t consumed; /* decompressed offset of buf[0] */
+
+  tc_trace_info info;
+  char *exe_path;
+  char **argv;
+  uint8_t *exe_data;
+  uint8_t *state_a, *state_b; /* current and scratch states */
+  uint8_t *initial;
+  uint16_t regs[512];
+  /* Version 3: registers of the INSN being read that take the value of
+   * one of its reads (the escape), set when get_mem reaches it. */
+  struct {
+    uint16_t reg;
+    bool sext;
+    uint64_t k;
+  } load[512];
+  int nload;
+  tc_mem_access *mem;
+  size_t memcap;
+  uint8_t *blob; /* memory bytes of the current event */
+  size_t blobcap;
+  char name[TCT_MAX_STR + 1];
+  char msg[TCT_MAX_STR + 1];
+  bool saw_exit;
+  uint64_t next_index;
+  uint32_t tid;
+  int version;         /* 1 or 2 (TCTRACE1 / TCTRACE2) */
+  uint64_t mem_prev;   /* version 2: address of the last access read */
+  icache_slot *icache; /* version 2 */
+  mvc_page *mvc;       /* version 2 */
+};
+
+/* Makes at least n decompressed bytes available; 0 ok, 1 clean EOF at a
+ * record boundary (n bytes requested, none available), -1 error. */
+static int r_fill(tc_reader *r, size_t n, tc_error *err) {
+  while (r->len - r->pos < n) {
+    if (r->pos > 0) {
+      memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+      r->consumed += r->pos;
+      r->len -= r->pos;
+      r->pos = 0;
+    }
+    if (r->cap < n || r->cap - r->len < ZSTD_DStreamOutSize()) {
+      size_t cap = r->cap ? r->cap * 2 : 1 << 17;
+      while (cap < n + ZSTD_DStreamOutSize())
+        cap *= 2;
+      uint8_t *nb = realloc(r->buf, cap);
+      if (!nb) {
+        tc_error_set(err, "tct: out of memory");
+        return -1;
+      }
+      r->buf = nb;
+      r->cap = cap;
+    }
+    if (r->in.pos == r->in.size) {
+      if (r->eof) {
+        if (r->len == 0)
+          return 1;
+        tc_error_set(err, "tct: %s: truncated (record cut at byte %llu)",
+                     r->path, (unsigned long long)(r->consumed + r->len));
+        return -1;
+      }
+      size_t got = fread(r->zin, 1, r->zin_cap, r->f);
+      if (got == 0) {
+        if (ferror(r->f)) {
+          tc_error_set(err, "tct: %s: read error: %s", r->path,
+                       tc_infile_strerror(errno));
+          return -1;
+        }
+        r->eof = true;
+        if (!r->frame_done && r->len == 0) {
+          tc_error_set(err,
+                       "tct: %s: truncated (compressed stream ends "
+                       "early)",
+                       r->path);
+          return -1;
+        }
+        continue;
+      }
+      r->in = (ZSTD_inBuffer){r->zin, got, 0};
+    }
+    ZSTD_outBuffer out = {r->buf + r->len, r->cap - r->len, 0};
+    size_t ret = ZSTD_decompressStream(r->zd, &out, &r->in);
+    if (ZSTD_isError(ret)) {
+      tc_error_set(err, "tct: %s: corrupt data: %s", r->path,
+                   ZSTD_getErrorName(ret));
+      return -1;
+    }
+    r->frame_done = ret == 0;
+    r->len += out.pos;
+  }
+  return 0;
+}
+
+static int get_u8(tc_reader *r, uint8_t *v, tc_error *err) {
+  if (r_fill(r, 1, err) != 0) {
+    if (!err->msg[0])
+      tc_error_set(err, "tct: %s: truncated", r->path);
+    return -1;
+  }
+  *v = r->buf[r->pos++];
+  return 0;
+}
+
+static int get_uv(tc_reader *r, uint64_t *v, tc_error *err) {
+  uint64_t x = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    uint8_t b;
+    if (get_u8(r, &b, err) < 0)
+      return -1;
+    x |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *v = x;
+      return 0;
+    }
+  }
+  tc_error_set(err, "tct: %s: corrupt varint", r->path);
+  return -1;
+}
+
+static int get_sv(tc_reader *r, int64_t *v, tc_error *err) {
+  uint64_t u;
+  if (get_uv(r, &u, err) < 0)
+    return -1;
+  *v = (int64_t)((u >> 1) ^ (~(u & 1) + 1));
+  return 0;
+}
+
+static int get_bytes(tc_reader *r, void *p, size_t n, tc_error *err) {
+  if (n == 0)
+    return 0;
+  if (r_fill(r, n, err) != 0) {
+    if (!err->msg[0])
+      tc_error_set(err, "tct: %s: truncated", r->path);
+    return -1;
+  }
+  memcpy(p, r->buf + r->pos, n);
+  r->pos += n;
+  return 0;
+}
+
+static int get_str(tc_reader *r, char *out, tc_error *err) {
+  uint64_t n;
+  if (get_uv(r, &n, err) < 0)
+    return -1;
+  if (n > TCT_MAX_STR) {
+    tc_error_set(err, "tct: %s: corrupt string length %llu", r->path,
+                 (unsigned long long)n);
+    return -1;
+  }
+  if (get_bytes(r, out, (size_t)n, err) < 0)
+    return -1;
+  out[n] = 0;
+  return 0;
+}
+
+static char *get_strdup(tc_reader *r, tc_error *err) {
+  if (get_str(r, r->name, err) < 0)
+    return NULL;
+  char *s = strdup(r->name);
+  if (!s)
+    tc_error_set(err, "tct: out of memory");
+  return s;
+}
+
+static int tct_probe(const uint8_t *head, size_t n, const char *path) {
+  (void)path;
+  return n >= 8 && (memcmp(head, tct_magic, 8) == 0 ||
+                    memcmp(head, tct_magic_v2, 8) == 0 ||
+                    memcmp(head, tct_magic_v1, 8) == 0);
+}
+
+static void tct_close_reader(tc_reader *r) {
+  if (!r)
+    return;
+  if (r->f)
+    fclose(r->f);
+  ZSTD_freeDCtx(r->zd);
+  free(r->zin);
+  free(r->buf);
+  free(r->path);
+  free(r->exe_path);
+  if (r->argv)
+    for (int i = 0; i < r->info.argc; i++)
+      free(r->argv[i]);
+  free(r->argv);
+  free(r->exe_data);
+  free(r->state_a);
+  free(r->state_b);
+  free(r->initial);
+  free(r->mem);
+  free(r->blob);
+  free(r->icache);
+  mvc_free(r->mvc);
+  free(r);
+}
+
+static int read_header(tc_reader *r, tc_error *err) {
+  uint8_t kind;
+  uint64_t v[7];
+  if (get_u8(r, &kind, err) < 0)
+    return -1;
+  if (kind != REC_HEADER) {
+    tc_error_set(err, "tct: %s: missing header record", r->path);
+    return -1;
+  }
+  for (int i = 0; i < 6; i++)
+    if (get_uv(r, &v[i], err) < 0)
+      return -1;
+  const tc_arch *a = tc_arch_by_id((tc_arch_id)v[0]);
+  if (!a) {
+    tc_error_set(err, "tct: %s: unknown arch id %llu", r->path,
+                 (unsigned long long)v[0]);
+    return -1;
+  }
+  r->info.arch = a;
+  r->info.entry = v[1];
+  r->info.load_base = v[2];
+  r->info.pid = (uint32_t)v[3];
+  r->info.seed = v[4];
+  r->info.keyframe_interval = (uint32_t)v[5];
+  uint8_t hm;
+  if (get_u8(r, &hm, err) < 0)
+    return -1;
+  r->info.has_memory = hm;
+  if (!(r->exe_path = get_strdup(r, err)))
+    return -1;
+  r->info.exe_path = r->exe_path;
+  uint64_t argc;
+  if (get_uv(r, &argc, err) < 0)
+    return -1;
+  if (argc > 65536) {
+    tc_error_set(err, "tct: %s: corrupt argc", r->path);
+    return -1;
+  }
+  r->argv = calloc(argc + 1, sizeof *r->argv);
+  if (!r->argv) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  for (uint64_t i = 0; i < argc; i++) {
+    if (!(r->argv[i] = get_strdup(r, err)))
+      return -1;
+    r->info.argc = (int)i + 1;
+  }
+  r->info.argv = (const char *const *)r->argv;
+  uint64_t exe_size;
+  if (get_uv(r, &exe_size, err) < 0)
+    return -1;
+  if (exe_size > (1ull << 30)) {
+    tc_error_set(err, "tct: %s: corrupt program size", r->path);
+    return -1;
+  }
+  if (exe_size) {
+    r->exe_data = malloc((size_t)exe_size);
+    if (!r->exe_data) {
+      tc_error_set(err, "tct: out of memory");
+      return -1;
+    }
+    if (get_bytes(r, r->exe_data, (size_t)exe_size, err) < 0)
+      return -1;
+    r->info.exe_data = r->exe_data;
+    r->info.exe_size = (size_t)exe_size;
+  }
+  r->state_a = calloc(1, a->state_size);
+  r->state_b = calloc(1, a->state_size);
+  r->initial = calloc(1, a->state_size);
+  if (!r->state_a || !r->state_b || !r->initial) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  uint8_t has_state;
+  if (get_u8(r, &has_state, err) < 0)
+    return -1;
+  if (has_state) {
+    if (get_bytes(r, r->initial, a->state_size, err) < 0)
+      return -1;
+    memcpy(r->state_a, r->initial, a->state_size);
+    r->info.initial_state = r->initial;
+  }
+  return 0;
+}
+
+static tc_reader *tct_open_reader(const char *path, tc_error *err) {
+  tc_error local;
+  if (!err)
+    err = &local;
+  tc_reader *r = calloc(1, sizeof *r);
+  if (!r) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  err->msg[0] = 0;
+  r->path = strdup(path);
+  r->f = tc_infile_open(path, TC_INFILE_STREAM, "tct", err);
+  if (!r->f) {
+    tct_close_reader(r);
+    return NULL;
+  }
+  char magic[8];
+  bool magic_ok = fread(magic, 1, 8, r->f) == 8;
+  r->version = !magic_ok                             ? 0
+               : memcmp(magic, tct_magic, 8) == 0    ? 3
+               : memcmp(magic, tct_magic_v2, 8) == 0 ? 2
+               : memcmp(magic, tct_magic_v1, 8) == 0 ? 1
+                                                     : 0;
+  if (!r->version) {
+    tc_error_set(err, "tct: %s: not a tracecorn trace (bad magic)", path);
+    tct_close_reader(r);
+    return NULL;
+  }
+  r->zd = ZSTD_createDCtx();
+  r->zin_cap = ZSTD_DStreamInSize();
+  r->zin = malloc(r->zin_cap);
+  r->icache = calloc(TCT_ICACHE_SLOTS, sizeof *r->icache);
+  r->mvc = mvc_new();
+  if (!r->zd || !r->zin || !r->path || !r->icache || !r->mvc ||
+      read_header(r, err) < 0) {
+    if (!err->msg[0])
+      tc_error_set(err, "out of memory");
+    tct_close_reader(r);
+    return NULL;
+  }
+  return r;
+}
+
+static const tc_trace_info *tct_reader_info(tc_reader *r) { return &r->info; }
+
+/* tct is tracecorn's own format; its files do not store the version. */
+static const char *tct_reader_writer(tc_reader *r) {
+  (void)r;
+  return "tracecorn";
+}
+
+/* Version 3's escape t for register reg of the INSN being read: a copy
+ * of another register now, or the value of a read (set by get_mem when it
+ * reaches that read). */
+static int read_escape(tc_reader *r, int reg, uint64_t t, tc_error *err) {
+  const tc_arch *a = r->info.arch;
+  unsigned rsize = a->regs[reg].size;
+  if (t & 1) { /* a copy of register t >> 1 as it is now */
+    uint64_t j = t >> 1;
+    bool ok = j < (uint64_t)a->nregs && j != (uint64_t)reg;
+    for (int q = 0; q < r->nload && ok; q++)
+      ok = r->load[q].reg != j;
+    unsigned jsize = ok ? a->regs[j].size : 0;
+    if (!ok || (rsize <= 8 ? jsize < rsize || jsize > 8 : jsize != rsize)) {
+      tc_error_set(err, "tct: %s: corrupt register copy", r->path);
+      return -1;
+    }
+    uint8_t *slot = r->state_b + a->regs[reg].offset;
+    const uint8_t *src = r->state_b + a->regs[j].offset;
+    if (rsize <= 8)
+      reg_store(slot, rsize, reg_load(src, jsize));
+    else
+      memcpy(slot, src, rsize);
+    return 0;
+  }
+  if (rsize > 8 && ((t >> 1) & 1)) {
+    tc_error_set(err, "tct: %s: corrupt register (sign-extended vector)",
+                 r->path);
+    return -1;
+  }
+  r->load[r->nload].reg = (uint16_t)reg;
+  r->load[r->nload].sext = (t >> 1) & 1;
+  r->load[r->nload++].k = t >> 2;
+  return 0;
+}
+
+/* Version 3: the registers of this INSN given as the value of its access
+ * k (just read: kind, size, bytes) get it now, before later accesses may
+ * name them. */
+static int load_regs(tc_reader *r, uint64_t k, uint8_t kind, uint64_t size,
+                     const uint8_t *bytes, tc_error *err) {
+  const tc_arch *a = r->info.arch;
+  for (int j = 0; j < r->nload; j++) {
+    if (r->load[j].k != k)
+      continue;
+    unsigned rsize = a->regs[r->load[j].reg].size;
+    if (kind != TC_MEM_READ || size > rsize ||
+        (rsize <= 8 ? r->load[j].sext && size == rsize : a->big_endian)) {
+      tc_error_set(err, "tct: %s: corrupt register (from access %llu)", r->path,
+                   (unsigned long long)k);
+      return -1;
+    }
+    uint8_t *slot = r->state_b + a->regs[r->load[j].reg].offset;
+    if (rsize > 8) { /* a vector: the bytes, zero-extended */
+      memset(slot, 0, rsize);
+      memcpy(slot, bytes, (size_t)size);
+      r->load[j--] = r->load[--r->nload];
+      continue;
+    }
+    uint64_t v = mem_value(bytes, (unsigned)size, a->big_endian);
+    if (r->load[j].sext && (v >> (8 * size - 1)) & 1)
+      v |= ~0ull << (8 * size);
+    reg_store(slot, rsize, v);
+    r->load[j--] = r->load[--r->nload];
+  }
+  return 0;
+}
+
+/* after_state: the INSN's (MEM_AFTER_REG), NULL for other records. */
+static int get_mem(tc_reader *r, uint32_t *count, const tc_mem_access **out,
+                   const uint8_t *after_state, tc_error *err) {
+  uint64_t n;
+  if (get_uv(r, &n, err) < 0)
+    return -1;
+  if (n > (1u << 24)) {
+    tc_error_set(err, "tct: %s: corrupt access count", r->path);
+    return -1;
+  }
+  if (n > r->memcap) {
+    tc_mem_access *nm = realloc(r->mem, n * sizeof *nm);
+    if (!nm) {
+      tc_error_set(err, "tct: out of memory");
+      return -1;
+    }
+    r->mem = nm;
+    r->memcap = n;
+  }
+  /* First pass: read into a growable blob, remembering offsets. */
+  size_t used = 0;
+  uint64_t prev = r->version >= 2 ? r->mem_prev : 0;
+  size_t *offs = n ? malloc(n * sizeof *offs) : NULL;
+  if (n && !offs) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    uint8_t kind;
+    int64_t delta;
+    uint64_t size;
+    if (get_u8(r, &kind, err) < 0 || get_sv(r, &delta, err) < 0 ||
+        get_uv(r, &size, err) < 0)
+      goto fail;
+    uint8_t how = r->version >= 2 ? kind & (MEM_CACHED | MEM_AFTER_REG) : 0;
+    kind = (uint8_t)(kind & ~how);
+    if ((kind != TC_MEM_READ && kind != TC_MEM_WRITE) || size == 0 ||
+        size > (1u << 24) ||
+        ((how & MEM_AFTER_REG) &&
+         (kind != TC_MEM_WRITE || !after_state || size > 8))) {
+      tc_error_set(err, "tct: %s: corrupt memory access", r->path);
+      goto fail;
+    }
+    size_t need = used + 2 * (size_t)size;
+    if (need > r->blobcap) {
+      size_t cap = r->blobcap ? r->blobcap : 4096;
+      while (cap < need)
+        cap *= 2;
+      uint8_t *nb = realloc(r->blob, cap);
+      if (!nb) {
+        tc_error_set(err, "tct: out of memory");
+        goto fail;
+      }
+      r->blob = nb;
+      r->blobcap = cap;
+    }
+    prev += (uint64_t)delta;
+    if (how & MEM_CACHED) {
+      if (!mvc_fetch(r->mvc, prev, size, r->blob + used)) {
+        tc_error_set(err, "tct: %s: corrupt memory access (bytes never given)",
+                     r->path);
+        goto fail;
+      }
+    } else if (get_bytes(r, r->blob + used, (size_t)size, err) < 0) {
+      goto fail;
+    }
+    if (how & MEM_AFTER_REG) {
+      uint64_t reg;
+      if (get_uv(r, &reg, err) < 0)
+        goto fail;
+      const tc_arch *a = r->info.arch;
+      if (reg >= (uint64_t)a->nregs || a->regs[reg].size < size) {
+        tc_error_set(err, "tct: %s: corrupt memory access register", r->path);
+        goto fail;
+      }
+      memcpy(r->blob + used + size, after_state + a->regs[reg].offset,
+             (size_t)size);
+    } else if (kind == TC_MEM_WRITE) {
+      if (get_bytes(r, r->blob + used + size, (size_t)size, err) < 0)
+        goto fail;
+    } else {
+      memcpy(r->blob + used + size, r->blob + used, (size_t)size);
+    }
+    if (r->version >= 2)
+      mvc_store(r->mvc, prev, size, r->blob + used + size);
+    if (r->nload && after_state &&
+        load_regs(r, i, kind, size, r->blob + used + size, err) < 0)
+      goto fail;
+    r->mem[i] = (tc_mem_access){prev, (uint32_t)size, kind, NULL, NULL};
+    offs[i] = used;
+    used = need;
+  }
+  for (uint64_t i = 0; i < n; i++) {
+    r->mem[i].before = r->blob + offs[i];
+    r->mem[i].after = r->blob + offs[i] + r->mem[i].size;
+  }
+  free(offs);
+  r->mem_prev = prev;
+  *count = (uint32_t)n;
+  *out = n ? r->mem : NULL;
+  return 0;
+fail:
+  free(offs);
+  return -1;
+}
+
+static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
+  tc_error local;
+  if (!err)
+    err = &local;
+  const tc_arch *a = r->info.arch;
+  err->msg[0] = 0;
+  for (;;) {
+    int f = r_fill(r, 1, err);
+    if (f == 1) {
+      if (!r->saw_exit) {
+        tc_error_set(err,
+                     "tct: %s: truncated (no exit record; the "
+                     "recording was cut short)",
+                     r->path);
+        return -1;
+      }
+      return 0;
+    }
+    if (f < 0)
+      return -1;
+    uint8_t kind = r->buf[r->pos++];
+    uint8_t compact = 0; /* a version 2 compact INSN's kind byte */
+    if (r->version >= 2 && (kind & 0xe0) == REC_INSN_COMPACT) {
+      compact = kind;
+      kind = REC_INSN;
+    }
+    memset(ev, 0, sizeof *ev);
+    switch (kind) {
+    case REC_STATE:
+      if (get_bytes(r, r->state_a, a->state_size, err) < 0)
+        return -1;
+      continue;
+    case REC_INSN: {
+      tc_insn_event *e = &ev->u.insn;
+      uint64_t idx = r->next_index, pc = tc_state_get(a, r->state_a, a->pc_reg),
+               tid = r->tid, nregs;
+      uint8_t size, flags = compact & 0x0f;
+      if (!compact && get_u8(r, &flags, err) < 0)
+        return -1;
+      uint8_t known =
+          INSN_INDEX | INSN_PC | INSN_TID | (r->version >= 2 ? INSN_BYTES : 0);
+      if (flags & ~known) {
+        tc_error_set(err, "tct: %s: corrupt instruction flags 0x%x", r->path,
+                     flags);
+        return -1;
+      }
+      if (((flags & INSN_INDEX) && get_uv(r, &idx, err) < 0) ||
+          ((flags & INSN_PC) && get_uv(r, &pc, err) < 0) ||
+          ((flags & INSN_TID) && get_uv(r, &tid, err) < 0))
+        return -1;
+      r->next_index = idx + 1;
+      r->tid = (uint32_t)tid;
+      icache_slot *ic = &r->icache[icache_index(pc)];
+      if (r->version < 2 || (flags & INSN_BYTES)) {
+        if (get_u8(r, &size, err) < 0)
+          return -1;
+        if (size > 16) {
+          tc_error_set(err, "tct: %s: corrupt instruction size %u", r->path,
+                       size);
+          return -1;
+        }
+        if (get_bytes(r, e->bytes, size, err) < 0)
+          return -1;
+        ic->valid = 1;
+        ic->pc = pc;
+        ic->size = size;
+        memcpy(ic->bytes, e->bytes, 16);
+      } else if (ic->valid && ic->pc == pc) {
+        size = ic->size;
+        memcpy(e->bytes, ic->bytes, 16);
+      } else {
+        tc_error_set(err,
+                     "tct: %s: corrupt instruction (bytes of 0x%llx "
+                     "never given)",
+                     r->path, (unsigned long long)pc);
+        return -1;
+      }
+      if (get_uv(r, &nregs, err) < 0)
+        return -1;
+      if (nregs > a->nregs) {
+        tc_error_set(err, "tct: %s: corrupt register count", r->path);
+        return -1;
+      }
+      memcpy(r->state_b, r->state_a, a->state_size);
+      r->nload = 0;
+      int64_t prev = -1;
+      for (uint64_t i = 0; i < nregs; i++) {
+        uint64_t d, mode = 0;
+        if (get_uv(r, &d, err) < 0)
+          return -1;
+        if (r->version >= 2) {
+          mode = d & 1;
+          d >>= 1;
+        }
+        int64_t reg = prev + 1 + (int64_t)d;
+        if (d >= a->nregs || reg >= a->nregs ||
+            (mode && a->regs[reg].size > 8 && r->version < 3)) {
+          tc_error_set(err, "tct: %s: corrupt register index", r->path);
+          return -1;
+        }
+        uint8_t *slot = r->state_b + a->regs[reg].offset;
+        unsigned rsize = a->regs[reg].size;
+        uint64_t x = 0;
+        if (r->version >= 2 && (rsize <= 8 || mode) && get_uv(r, &x, err) < 0)
+          return -1;
+        if (rsize > 8 && mode) { /* version 3's escape, x is t */
+          if (read_escape(r, (int)reg, x, err) < 0)
+            return -1;
+        } else if (r->version >= 3 && rsize <= 8 && !mode && !x) {
+          /* the escape: t follows */
+          uint64_t t;
+          if (get_uv(r, &t, err) < 0 || read_escape(r, (int)reg, t, err) < 0)
+            return -1;
+        } else if (r->version >= 2 && rsize <= 8) {
+          uint64_t old = reg_load(slot, rsize);
+          uint64_t d2 = (x >> 1) ^ (~(x & 1) + 1);
+          reg_store(slot, rsize, mode ? old + d2 : old ^ x);
+        } else if (get_bytes(r, slot, rsize, err) < 0) {
+          return -1;
+        }
+        r->regs[i] = (uint16_t)reg;
+        prev = reg;
+      }
+      ev->kind = TC_EV_INSN;
+      e->index = idx;
+      e->pc = pc;
+      e->tid = (uint32_t)tid;
+      e->size = size;
+      e->nregs = (uint16_t)nregs;
+      e->regs = r->regs;
+      e->state_before = r->state_a;
+      e->state_after = r->state_b;
+      if (!(compact & INSN_NOMEM) &&
+          get_mem(r, &e->nmem, &e->mem, r->state_b, err) < 0)
+        return -1;
+      if (r->nload) { /* get_mem set them all, or one names no read */
+        tc_error_set(err, "tct: %s: corrupt register (no such read)", r->path);
+        return -1;
+      }
+      /* The next instruction starts from this one's after-state. */
+      uint8_t *t = r->state_a;
+      r->state_a = r->state_b;
+      r->state_b = t;
+      e->state_before = r->state_b;
+      e->state_after = r->state_a;
+      return 1;
+    }
+    case REC_SYSCALL: {
+      tc_syscall_event *s = &ev->u.sys;
+      uint64_t v[3];
+      for (int i = 0; i < 3; i++)
+        if (get_uv(r, &v[i], err) < 0)
+          return -1;
+      for (int i = 0; i < 6; i++)
+        if (get_uv(r, &s->args[i], err) < 0)
+          return -1;
+      uint8_t unk;
+      if (get_sv(r, &s->ret, err) < 0 || get_u8(r, &unk, err) < 0 ||
+          get_mem(r, &s->nmem, &s->mem, NULL, err) < 0)
+        return -1;
+      ev->kind = TC_EV_SYSCALL;
+      s->insn_index = v[0];
+      s->tid = (uint32_t)v[1];
+      s->nr = (uint32_t)v[2];
+      s->name = tc_arch_syscall_name(a, s->nr);
+      s->unknown = unk & 1;
+      /* Parts of one syscall: the same call, numbered from 0. */
+      s->part = r->sys_more && r->sys_more_index == s->insn_index
+                    ? r->sys_part + 1
+                    : 0;
+      s->more = (unk & 2) != 0;
+      r->sys_more = s->more;
+      r->sys_more_index = s->insn_index;
+      r->sys_part = s->part;
+      return 1;
+    }
+    case REC_MAP:
+    case REC_UNMAP:
+    case REC_PROTECT: {
+      tc_map_event *m = &ev->u.map;
+      uint64_t prot;
+      if (get_uv(r, &m->addr, err) < 0 || get_uv(r, &m->size, err) < 0 ||
+          get_uv(r, &prot, err) < 0)
+        return -1;
+      m->prot = (uint32_t)prot;
+      m->name = "";
+      ev->kind = kind == REC_MAP     ? TC_EV_MAP
+                 : kind == REC_UNMAP ? TC_EV_UNMAP
+                                     : TC_EV_PROTECT;
+      if (kind == REC_MAP) {
+        uint8_t has;
+        if (get_str(r, r->name, err) < 0 ||
+            get_uv(r, &m->file_offset, err) < 0 || get_u8(r, &has, err) < 0)
+          return -1;
+        m->name = r->name;
+        if (has) {
+          if (m->size > TCT_MAX_BLOB) {
+            tc_error_set(err, "tct: %s: corrupt map size", r->path);
+            return -1;
+          }
+          /* In chunks, growing the buffer only as bytes arrive: a corrupt
+           * size must not allocate gigabytes before the data runs out. */
+          for (size_t got = 0, n; got < m->size; got += n) {
+            n = (size_t)m->size - got < (1u << 20) ? (size_t)m->size - got
+                                                   : (1u << 20);
+            if (got + n > r->blobcap) {
+              size_t cap = r->blobcap * 2 > got + n ? r->blobcap * 2 : got + n;
+              if (cap > m->size)
+                cap = (size_t)m->size;
+              uint8_t *nb = realloc(r->blob, cap);
+              if (!nb) {
+                tc_error_set(err, "tct: out of memory");
+                return -1;
+              }
+              r->blob = nb;
+              r->blobcap = cap;
+            }
+            if (get_bytes(r, r->blob + got, n, err) < 0)
+              return -1;
+          }
+          m->data = r->blob;
+        }
+      }
+      return 1;
+    }
+    case REC_KEYFRAME: {
+      uint64_t idx, tid;
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+          get_bytes(r, r->state_a, a->state_size, err) < 0)
+        return -1;
+      ev->kind = TC_EV_KEYFRAME;
+      ev->u.key = (tc_keyframe_event){idx, (uint32_t)tid, r->state_a};
+      return 1;
+    }
+    case REC_FAULT: {
+      uint64_t v[5];
+      for (int i = 0; i < 5; i++)
+        if (get_uv(r, &v[i], err) < 0)
+          return -1;
+      ev->kind = TC_EV_FAULT;
+      ev->u.fault =
+          (tc_fault_event){v[0], v[1], v[2], (tc_fault_kind)v[3], (int)v[4]};
+      return 1;
+    }
+    case REC_SIGNAL: {
+      tc_signal_event *g = &ev->u.sig;
+      uint64_t idx, tid, sig, pid, uid;
+      int64_t code;
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+          get_uv(r, &sig, err) < 0 || get_sv(r, &code, err) < 0 ||
+          get_uv(r, &g->addr, err) < 0 || get_uv(r, &pid, err) < 0 ||
+          get_uv(r, &uid, err) < 0 || get_uv(r, &g->handler, err) < 0 ||
+          get_uv(r, &g->frame, err) < 0 ||
+          get_mem(r, &g->nmem, &g->mem, NULL, err) < 0)
+        return -1;
+      if (sig < 1 || sig > 64) {
+        tc_error_set(err, "tct: %s: corrupt signal record", r->path);
+        return -1;
+      }
+      ev->kind = TC_EV_SIGNAL;
+      g->insn_index = idx;
+      g->tid = (uint32_t)tid;
+      g->signal = (int)sig;
+      g->code = (int)code;
+      g->pid = (uint32_t)pid;
+      g->uid = (uint32_t)uid;
+      return 1;
+    }
+    case REC_EXIT: {
+      uint64_t reason, sig, count;
+      int64_t status;
+      if (get_uv(r, &reason, err) < 0 || get_sv(r, &status, err) < 0 ||
+          get_uv(r, &sig, err) < 0 || get_uv(r, &count, err) < 0 ||
+          get_str(r, r->msg, err) < 0)
+        return -1;
+      ev->kind = TC_EV_EXIT;
+      ev->u.exit = (tc_exit_event){(tc_exit_reason)reason, (int)status,
+                                   (int)sig, count, r->msg[0] ? r->msg : NULL};
+      r->saw_exit = true;
+      return 1;
+    }
+    default:
+      tc_error_set(err, "tct: %s: corrupt record type 0x%02x at byte %llu",
+                   r->path, kind,
+                   (unsigned long long)(r->consumed + r->pos - 1));
+      return -1;
+    }
+  }
+}
+
+const tc_format tc_format_tct = {
+    .name = "tct",
+    .description = "tracecorn's lossless native trace (zstd-compressed)",
+    .caps = TC_CAP_BLOCKS | TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
+            TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
+            TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD | TC_CAP_SYSCALL_MEM |
+            TC_CAP_MODULES | TC_CAP_MAP_DATA | TC_CAP_SIGNALS,
+    .holds_reg = NULL,
+    .extension = tct_extension,
+    .supports = NULL,
+    .open_writer = tct_open_writer,
+    .write_event = tct_write_event,
+    .close_writer = tct_close_writer,
+    .probe = tct_probe,
+    .open_reader = tct_open_reader,
+    .reader_info = tct_reader_info,
+    .reader_writer = tct_reader_writer,
+    .next_event = tct_next_event,
+    .close_reader = tct_close_reader,
+    .own_thread = 1,
+};
