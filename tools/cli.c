@@ -1,0 +1,122 @@
+/* Helpers the commands share: numbers, sizes, files, output names. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/cli.h"
+
+int parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || end == s || *end || s[0] == '-')
+    return -1;
+  *out = v;
+  return 0;
+}
+
+/* A size: a number with an optional K, M, G or T suffix (powers of
+ * 1024), more than 0. */
+int parse_size(const char *s, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  unsigned shift = 0;
+  if (end && *end && !end[1])
+    shift = *end == 'K' || *end == 'k'   ? 10
+            : *end == 'M' || *end == 'm' ? 20
+            : *end == 'G' || *end == 'g' ? 30
+            : *end == 'T' || *end == 't' ? 40
+                                         : 99;
+  else if (end && *end)
+    shift = 99;
+  if (errno || end == s || s[0] == '-' || shift == 99 || v == 0 ||
+      v > (UINT64_MAX >> shift))
+    return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
+
+void *read_whole(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) < 0 || st.st_size > (1 << 30)) {
+    fclose(f);
+    errno = EFBIG;
+    return NULL;
+  }
+  void *buf = malloc((size_t)st.st_size + 1);
+  if (buf && fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+    free(buf);
+    buf = NULL;
+  }
+  fclose(f);
+  *n = (size_t)st.st_size;
+  return buf;
+}
+
+const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+void human_size(uint64_t n, char *out, size_t max) {
+  if (n < 10 * 1024)
+    snprintf(out, max, "%" PRIu64 " B", n);
+  else if (n < 10 * 1024 * 1024)
+    snprintf(out, max, "%.1f KiB", n / 1024.0);
+  else
+    snprintf(out, max, "%.1f MiB", n / 1048576.0);
+}
+
+/* Bytes of an output: a file, or the files of a directory output (rvn). */
+/* Removes an output file, or a directory output and its files. */
+void remove_output(const char *path) {
+  if (unlink(path) == 0 || errno != EISDIR)
+    return;
+  DIR *d = opendir(path);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    char sub[PATH_MAX + 512];
+    snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      unlink(sub);
+  }
+  if (d)
+    closedir(d);
+  rmdir(path);
+}
+
+/* 1 if path is "-" or the same pipe, socket or file as tracecorn's own
+ * stdout or stderr (terminals and /dev/null aside), which the recorded
+ * program writes to. */
+int is_own_stdio(const char *path) {
+  struct stat a, b;
+  if (strcmp(path, "-") == 0)
+    return 1;
+  if (stat(path, &a) != 0 || S_ISCHR(a.st_mode))
+    return 0;
+  for (int fd = 1; fd <= 2; fd++)
+    if (fstat(fd, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+      return 1;
+  return 0;
+}
+
+void refuse_clobber(const char *path) {
+  fprintf(stderr,
+          "tracecorn: %s exists and is not a trace file; not overwriting it "
+          "(--force does)\n",
+          path);
+}

@@ -1,0 +1,88 @@
+/* What the tracecorn command's files share (tools/: one file per
+ * command, helpers in cli.c). */
+#ifndef TC_TOOLS_CLI_H
+#define TC_TOOLS_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tracecorn/tracecorn.h"
+
+#define MAX_ENV 256
+#define MAX_FORMATS 16
+
+/* The formats the last `record` could not open an output for (it said
+ * why): `verify` does not look for their files. */
+extern const tc_format *g_refused[MAX_FORMATS];
+extern int g_nrefused;
+
+/* dump / strace / convert selection options (cmd_dump.c) */
+enum {
+  OPT_RANGE = 0x100,
+  OPT_PC,
+  OPT_SKIP,
+  OPT_COUNT,
+  OPT_SYSCALLS_ONLY,
+  OPT_SYSCALL,
+  OPT_FROM
+};
+
+#define FILTER_LONGOPTS                                                        \
+  {"range", required_argument, 0, OPT_RANGE},                                  \
+      {"pc", required_argument, 0, OPT_PC},                                    \
+      {"skip", required_argument, 0, OPT_SKIP},                                \
+      {"count", required_argument, 0, OPT_COUNT},                              \
+      {"syscalls-only", no_argument, 0, OPT_SYSCALLS_ONLY}, {                  \
+    "syscall", required_argument, 0, OPT_SYSCALL                               \
+  }
+
+#define FILTER_MAX 64
+
+typedef struct cli_filter {
+  tc_filter f;
+  const char *ranges[FILTER_MAX + 1];
+  const char *names[FILTER_MAX + 1];
+  uint64_t pcs[FILTER_MAX];
+  int nranges, nnames;
+} cli_filter;
+
+/* cli.c */
+int parse_u64(const char *s, uint64_t *out);
+int parse_size(const char *s, uint64_t *out);
+void *read_whole(const char *path, size_t *n);
+const char *base_name(const char *p);
+void human_size(uint64_t n, char *out, size_t max);
+void remove_output(const char *path);
+int is_own_stdio(const char *path);
+void refuse_clobber(const char *path);
+
+/* cmd_record.c */
+void usage_record(FILE *f);
+double elapsed_since(const struct timespec *t0);
+int cmd_record(int argc, char **argv);
+
+/* cmd_dump.c */
+int filter_option(cli_filter *cf, int c, char *arg);
+int run_dump(const char *path, const tc_format *in, const tc_format *out,
+             cli_filter *cf, const char *const *wopts);
+int one_input(int argc, const char *usage, const char *fmt_name,
+              const tc_format **in);
+int cmd_strace(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+/* cmd_convert.c */
+int cmd_convert(int argc, char **argv);
+
+/* cmd_verify.c */
+int child_pids(const char *prefix, const char *zsfx, unsigned *pids, int max);
+int cmd_verify(int argc, char **argv);
+
+/* cmd_info.c */
+int cmd_info(int argc, char **argv);
+int cmd_formats(void);
+
+/* main.c */
+void usage(FILE *f);
+
+#endif

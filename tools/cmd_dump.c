@@ -1,0 +1,325 @@
+/* tracecorn dump and strace: a trace printed through a selection. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/cli.h"
+
+/* ------------------------------------------------ dump / strace selection
+ * The options that choose what `dump` and `strace` print, turned into one
+ * tc_filter (the library applies it: analysis/filter.c). */
+
+static const char filter_help[] =
+    "Selection (dump and strace):\n"
+    "  --range R          instructions whose address is in R: A-B (hex, B "
+    "excluded),\n"
+    "                     a function symbol of the program, or a module "
+    "(mapped file,\n"
+    "                     path or base name); repeatable or "
+    "comma-separated\n"
+    "  --pc ADDR          instructions at ADDR (hex); repeatable or "
+    "comma-separated\n"
+    "  --from N           start at instruction N: the format's seek when "
+    "it has one\n"
+    "                     (rvn), else reading forward; a keyframe with "
+    "the state there\n"
+    "                     comes first\n"
+    "  --skip N           leave out the first N selected records\n"
+    "  --count M          then print M records and stop\n"
+    "  --syscalls-only    records are syscalls (made by instructions that "
+    "pass --range\n"
+    "                     and --pc), printed as strace prints them\n"
+    "  --syscall NAMES    only these syscalls (comma-separated); also `-e "
+    "trace=NAMES`\n"
+    "A record is an instruction (with its syscall and fault lines), or a "
+    "syscall with\n--syscalls-only. With --range, --pc or --syscall only "
+    "records and the exit\nare printed; --from/--skip/--count alone keep "
+    "the map and keyframe lines\ninside the window.\n";
+
+/* Splits a comma-separated option value into list (in place). */
+static int filter_list(char *arg, const char **list, int *n, const char *opt) {
+  for (char *save = NULL, *t = strtok_r(arg, ",", &save); t;
+       t = strtok_r(NULL, ",", &save)) {
+    if (*n == FILTER_MAX) {
+      fprintf(stderr, "tracecorn: at most %d values for %s\n", FILTER_MAX, opt);
+      return -1;
+    }
+    list[(*n)++] = t;
+  }
+  return 0;
+}
+
+/* A selection option: 1 if it was one (and was good), 0 if it is not a
+ * selection option, -1 after printing why it is bad. */
+int filter_option(cli_filter *cf, int c, char *arg) {
+  uint64_t v;
+  switch (c) {
+  case OPT_RANGE:
+    return filter_list(arg, cf->ranges, &cf->nranges, "--range") < 0 ? -1 : 1;
+  case OPT_SYSCALL:
+    return filter_list(arg, cf->names, &cf->nnames, "--syscall") < 0 ? -1 : 1;
+  case 'e':
+    if (strncmp(arg, "trace=", 6) != 0) {
+      fprintf(stderr, "tracecorn: -e takes trace=NAMES (e.g. "
+                      "trace=openat,read)\n");
+      return -1;
+    }
+    return filter_list(arg + 6, cf->names, &cf->nnames, "-e trace=") < 0 ? -1
+                                                                         : 1;
+  case OPT_PC: {
+    const char *pcs[FILTER_MAX];
+    int n = 0;
+    if (filter_list(arg, pcs, &n, "--pc") < 0)
+      return -1;
+    for (int i = 0; i < n; i++) {
+      char *end;
+      errno = 0;
+      unsigned long long a = strtoull(pcs[i], &end, 16);
+      if (errno || end == pcs[i] || *end || pcs[i][0] == '-' ||
+          cf->f.npcs == FILTER_MAX) {
+        fprintf(stderr, "tracecorn: --pc: not a hex address: %s\n", pcs[i]);
+        return -1;
+      }
+      cf->pcs[cf->f.npcs++] = a;
+    }
+    return 1;
+  }
+  case OPT_SKIP:
+  case OPT_COUNT:
+  case OPT_FROM:
+    if (parse_u64(arg, &v) < 0 || (c == OPT_COUNT && v == 0)) {
+      fprintf(stderr, "tracecorn: --%s: not a %snumber: %s\n",
+              c == OPT_SKIP    ? "skip"
+              : c == OPT_COUNT ? "count"
+                               : "from",
+              c == OPT_COUNT ? "positive " : "", arg);
+      return -1;
+    }
+    *(c == OPT_SKIP    ? &cf->f.skip
+      : c == OPT_COUNT ? &cf->f.count
+                       : &cf->f.from) = v;
+    return 1;
+  case OPT_SYSCALLS_ONLY:
+    cf->f.syscalls_only = 1;
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Prints FILE through the selection in out_fmt on stdout. */
+int run_dump(const char *path, const tc_format *in, const tc_format *out,
+             cli_filter *cf, const char *const *wopts) {
+  cf->ranges[cf->nranges] = NULL;
+  cf->names[cf->nnames] = NULL;
+  cf->f.ranges = cf->nranges ? cf->ranges : NULL;
+  cf->f.syscalls = cf->nnames ? cf->names : NULL;
+  cf->f.pcs = cf->pcs;
+  tc_error err = {{0}};
+  if (tc_convert_filtered(path, in, out, "-", &cf->f, wopts, &err) < 0) {
+    fflush(stdout);
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
+
+/* strace FILE: the syscalls of any readable trace as strace prints them. */
+/* dump and strace: exactly one FILE after the options, and the format
+ * --format named (NULL: detected). -1 after a usage message. */
+int one_input(int argc, const char *usage, const char *fmt_name,
+              const tc_format **in) {
+  if (optind != argc - 1) {
+    fprintf(stderr, "usage: %s\n", usage);
+    return -1;
+  }
+  if (fmt_name && !(*in = tc_format_by_name(fmt_name))) {
+    fprintf(stderr, "tracecorn: unknown format '%s'\n", fmt_name);
+    return -1;
+  }
+  return 0;
+}
+
+int cmd_strace(int argc, char **argv) {
+  static const struct option longopts[] = {
+      FILTER_LONGOPTS,
+      {"from", required_argument, 0, OPT_FROM},
+      {"format", required_argument, 0, 'f'},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  cli_filter cf;
+  memset(&cf, 0, sizeof cf);
+  cf.f.syscalls_only = 1;
+  const char *in_fmt_name = NULL;
+  char sopt[64] = "";
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "f:e:s:h", longopts, NULL)) != -1) {
+    int k = filter_option(&cf, c, optarg);
+    if (k < 0)
+      return 2;
+    if (k > 0)
+      continue;
+    switch (c) {
+    case 'f':
+      in_fmt_name = optarg;
+      break;
+    case 's': {
+      uint64_t v;
+      if (parse_u64(optarg, &v) < 0 || v == 0 || v > (1u << 20)) {
+        fprintf(stderr, "tracecorn: -s: not a string size: %s\n", optarg);
+        return 2;
+      }
+      snprintf(sopt, sizeof sopt, "strace.s=%" PRIu64, v);
+      break;
+    }
+    case 'h':
+      printf("usage: tracecorn strace [-s N] [-e trace=NAMES] [--format FMT] "
+             "[selection] FILE\n\n"
+             "Prints the syscalls of a trace (any readable format) as "
+             "strace does: decoded\narguments (strings, flags, structs), "
+             "return values with errno names, the\nsignal that killed the "
+             "process and its exit. Strings and structs are read\nfrom the "
+             "guest memory the trace rebuilds (a trace recorded --no-memory "
+             "shows\npointers). -s N: string limit (default 32). Same as "
+             "`dump --syscalls-only`.\n\n%s",
+             filter_help);
+      return 0;
+    default:
+      return 2;
+    }
+  }
+  const tc_format *in = NULL;
+  if (one_input(argc, "tracecorn strace [options] FILE", in_fmt_name, &in) < 0)
+    return 2;
+  const char *wopts[2] = {sopt[0] ? sopt : NULL, NULL};
+  return run_dump(argv[optind], in, tc_format_by_name("strace"), &cf, wopts);
+}
+
+int cmd_dump(int argc, char **argv) {
+  static const struct option longopts[] = {
+      {"json", no_argument, 0, 'j'},
+      {"format", required_argument, 0, 'f'},
+      {"from", required_argument, 0, 'F'},
+      {"help", no_argument, 0, 'h'},
+      {"verbose", no_argument, 0, 'v'},
+      {"color", required_argument, 0, 'C'},
+      {"symbols", required_argument, 0, 'S'},
+      {"demangle", no_argument, 0, 'D'},
+      FILTER_LONGOPTS,
+      {0, 0, 0, 0}};
+  bool json = false, verbose = false, demangle = false;
+  const char *in_fmt_name = NULL, *color = "auto", *symbols = NULL;
+  uint64_t from = 0;
+  cli_filter cf;
+  memset(&cf, 0, sizeof cf);
+  int c;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "jf:e:hv", longopts, NULL)) != -1) {
+    int k = filter_option(&cf, c, optarg);
+    if (k < 0)
+      return 2;
+    if (k > 0)
+      continue;
+    switch (c) {
+    case 'j':
+      json = true;
+      break;
+    case 'v':
+      verbose = true;
+      break;
+    case 'C':
+      if (strcmp(optarg, "auto") && strcmp(optarg, "always") &&
+          strcmp(optarg, "never")) {
+        fprintf(stderr, "tracecorn: --color takes auto, always or never\n");
+        return 2;
+      }
+      color = optarg;
+      break;
+    case 'S':
+      symbols = optarg;
+      break;
+    case 'D':
+      demangle = true;
+      break;
+    case 'f':
+      in_fmt_name = optarg;
+      break;
+    case 'F':
+      if (parse_u64(optarg, &from) < 0) {
+        fprintf(stderr, "tracecorn: --from: not a number: %s\n", optarg);
+        return 2;
+      }
+      break;
+    case 'h':
+      printf("usage: tracecorn dump [--json] [--format FMT] [selection] "
+             "FILE\n\n"
+             "Prints a trace as text: one line per instruction (index, "
+             "address, bytes,\n"
+             "disassembly, changed registers, memory reads R[addr:size]=value "
+             "and writes\n"
+             "W[addr:size]=new (was old)), plus map, syscall, fault and exit "
+             "lines.\n"
+             "--json prints one JSON object per event instead. The input "
+             "format is\n"
+             "detected from the file unless --format names it. Syscall "
+             "lines are decoded\nas strace prints them; --syscalls-only "
+             "prints only those, exactly as\n`tracecorn strace` does. "
+             "Functions are named from the ELF symbols of the\nprogram and "
+             "of every library it maps.\n\n"
+             "  -v, --verbose         every keyframe's full register state "
+             "(default: the\n"
+             "                        first; later ones show only where they "
+             "are)\n"
+             "      --color WHEN      auto (a terminal, unless NO_COLOR is "
+             "set), always,\n"
+             "                        never\n"
+             "      --symbols FILE    more function names: an unstripped "
+             "copy of the program\n"
+             "      --demangle        C++ names as c++filt prints them\n\n"
+             "%s",
+             filter_help);
+      return 0;
+    default:
+      return 2;
+    }
+  }
+  const tc_format *in = NULL;
+  if (one_input(argc, "tracecorn dump [--json] FILE", in_fmt_name, &in) < 0)
+    return 2;
+  cf.f.from = from;
+  const char *out = json ? "json" : cf.f.syscalls_only ? "strace" : "text";
+  /* text writer options: colour on a terminal (NO_COLOR honoured), full
+   * keyframes with -v, extra symbols */
+  const char *nc = getenv("NO_COLOR");
+  bool use_color = strcmp(color, "always") == 0 ||
+                   (strcmp(color, "auto") == 0 && isatty(1) && !(nc && *nc));
+  static char symopt[PATH_MAX + 16];
+  const char *wopts[5];
+  int nw = 0;
+  if (strcmp(out, "text") == 0) {
+    if (use_color)
+      wopts[nw++] = "text.color=1";
+    if (verbose)
+      wopts[nw++] = "text.keyframes=full";
+    if (demangle)
+      wopts[nw++] = "text.demangle=1";
+    if (symbols) {
+      snprintf(symopt, sizeof symopt, "text.symbols=%s", symbols);
+      wopts[nw++] = symopt;
+    }
+  }
+  wopts[nw] = NULL;
+  return run_dump(argv[optind], in, tc_format_by_name(out), &cf, wopts);
+}

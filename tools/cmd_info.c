@@ -1,0 +1,106 @@
+/* tracecorn info and formats. */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tools/cli.h"
+
+int cmd_info(int argc, char **argv) {
+  if (argc != 2 || argv[1][0] == '-') {
+    FILE *f = argc == 2 ? stdout : stderr;
+    fprintf(f, "usage: tracecorn info FILE\n\n"
+               "Reads a trace in any readable format and prints its format, "
+               "arch, program,\ninstruction count, first and last PC, "
+               "modules, syscalls, size and B/insn,\nthe writer when the "
+               "file names it, and whether it can seek (tried).\n");
+    return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+               ? 0
+               : 2;
+  }
+  const char *path = argv[1];
+  tc_error err = {{0}};
+  tc_trace_summary st;
+  int rc = tc_trace_summarize(path, &st, &err);
+  if (!st.format) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  const tc_format *fmt = st.format;
+  const char *arch = st.arch ? st.arch->name : "?", *exe = st.exe_path;
+  uint64_t entry = st.entry;
+  uint64_t bytes = tc_output_size(path);
+  char sz[32];
+  human_size(bytes, sz, sizeof sz);
+  printf("file:         %s\n", path);
+  printf("format:       %s (%s)\n", fmt->name, fmt->description);
+  printf("arch:         %s\n", arch);
+  char safe[1024];
+  if (exe[0])
+    printf("program:      %s\n", tc_escape_text(exe, safe, sizeof safe));
+  printf("entry:        0x%" PRIx64 "\n", entry);
+  printf("instructions: %" PRIu64 "\n", st.insns);
+  if (st.insns)
+    printf("first, last:  0x%" PRIx64 ", 0x%" PRIx64 "\n", st.first_pc,
+           st.last_pc);
+  printf("syscalls:     %" PRIu64 "\n", st.syscalls);
+  printf("maps:         %" PRIu64 "\n", st.maps);
+  for (int i = 0; i < st.nmodules; i++)
+    printf("module:       %s\n",
+           tc_escape_text(st.modules[i], safe, sizeof safe));
+  if (st.more_modules)
+    printf("module:       (%d more)\n", st.more_modules);
+  if (st.faults)
+    printf("faults:       %" PRIu64 "\n", st.faults);
+  if (st.have_exit)
+    printf("exit:         status %d%s%s\n", st.exit_status,
+           st.exit_message[0] ? ", " : "",
+           tc_escape_text(st.exit_message, safe, sizeof safe));
+  printf("size:         %s (%" PRIu64 " bytes, %.2f B/insn)\n", sz, bytes,
+         st.insns ? (double)bytes / (double)st.insns : 0.0);
+  /* writer and seek come from the file itself, not the format's name */
+  tc_error rerr = {{0}};
+  tc_reader *rd = fmt->open_reader ? fmt->open_reader(path, &rerr) : NULL;
+  const char *wr = rd && fmt->reader_writer ? fmt->reader_writer(rd) : NULL;
+  if (wr)
+    printf("writer:       %s\n", tc_escape_text(wr, safe, sizeof safe));
+  else
+    printf("writer:       not stated (%s files do not name their writer)\n",
+           fmt->name);
+  if (rd && fmt->seek && st.insns && fmt->seek(rd, st.insns - 1, &rerr) == 0)
+    printf("seekable:     yes (dump --from N jumps to instruction N)\n");
+  else if (fmt->seek && st.insns)
+    printf("seekable:     no (its index fails: %s)\n",
+           tc_escape_text(rerr.msg, safe, sizeof safe));
+  else if (st.keyframes)
+    printf("seekable:     no (dump --from N reads from the start; %" PRIu64
+           " keyframes hold the full register state)\n",
+           st.keyframes);
+  else
+    printf("seekable:     no (dump --from N reads from the start)\n");
+  if (rd)
+    fmt->close_reader(rd);
+  if (rc < 0) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
+
+int cmd_formats(void) {
+  printf("%-8s %-6s %-6s %s\n", "name", "write", "read", "description");
+  for (const tc_format *const *f = tc_formats(); *f; f++)
+    printf("%-8s %-6s %-6s %s\n", (*f)->name, (*f)->open_writer ? "yes" : "no",
+           (*f)->open_reader ? "yes" : "no", (*f)->description);
+  return 0;
+}
