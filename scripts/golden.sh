@@ -6,7 +6,8 @@
 #   diff /tmp/before/SHA256SUMS /tmp/after/SHA256SUMS
 # Also the readers: each trace's `dump --json` hash, so a reader change
 # shows too. Guests that wait for input or run long are bounded by
-# --max-insns; stdin is /dev/null.
+# --max-insns; stdin is /dev/null. Each guest's traces are hashed and
+# deleted as it goes (all of them take ~10 GB); GOLDEN_KEEP=1 keeps them.
 set -u
 build=${1:?usage: golden.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: golden.sh BUILD_DIR OUT_DIR}
@@ -17,14 +18,17 @@ out=$(cd "$out" && pwd)
 rm -rf "$out/traces"
 mkdir -p "$out/traces"
 : >"$out/log"
+: >"$out/files"
+: >"$out/dumps"
 for g in "$guests"/*; do
   [ -f "$g" ] && [ -x "$g" ] || continue
   head -c 4 "$g" | grep -q ELF || continue
   name=$(basename "$g")
   d="$out/traces/$name"
-  # One working directory and the same arguments for both trees: the
-  # traces hold them (sysmix opens files in its cwd).
-  run=${TMPDIR:-/tmp}/tracecorn-golden
+  # One working directory per build directory, the same before and after
+  # (the traces hold the cwd and arguments: sysmix opens files in it), and
+  # apart from another build's run at the same time.
+  run=${TMPDIR:-/tmp}/tracecorn-golden-$(basename "$(cd "$build" && pwd)")
   rm -rf "$run"
   mkdir -p "$run"
   (cd "$run" && "$tc" record -q -f all --max-insns 300000 -o "$name" \
@@ -38,9 +42,12 @@ for g in "$guests"/*; do
     "$tc" dump --json "$t" 2>/dev/null | sha256sum |
       sed "s|-\$|$name/$(basename "$t").dump|" >>"$out/dumps"
   done
+  (cd "$out/traces" && find "./$name" -type f | LC_ALL=C sort |
+    xargs sha256sum) >>"$out/files"
+  [ "${GOLDEN_KEEP:-0}" = 1 ] || rm -rf "$d"
 done
-(cd "$out/traces" && find . -type f | LC_ALL=C sort | xargs sha256sum) \
-  >"$out/SHA256SUMS"
+LC_ALL=C sort -k2 -o "$out/SHA256SUMS" "$out/files"
+rm -f "$out/files"
 LC_ALL=C sort -o "$out/dumps" "$out/dumps"
 cat "$out/dumps" >>"$out/SHA256SUMS"
 rm -f "$out/dumps"
