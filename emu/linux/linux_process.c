@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/linux/linux_xlat.h"
+#include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
 #define CLONE_VM 0x100u
@@ -599,8 +600,7 @@ static int64_t sys_waitid(tc_sys_call *c) {
   uint8_t si[128] = {0};
   const tc_arch *a = emu->arch;
   if (z) {
-    bool mips = a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL ||
-                a->id == TC_ARCH_MIPS64EL;
+    bool swapped = tc_linux_arch_of(a)->siginfo_swapped; /* mips */
     bool killed = (z->wstatus & 0x7f) != 0;
     int sigchld = tc_xlat_signal_to_guest(a, SIGCHLD_HOST);
     /* CLD_EXITED 1, CLD_KILLED 2, CLD_STOPPED 5, CLD_CONTINUED 6 */
@@ -611,7 +611,7 @@ static int64_t sys_waitid(tc_sys_call *c) {
         : killed             ? (uint32_t)(z->wstatus & 0x7f)
                              : (uint32_t)((z->wstatus >> 8) & 0xff);
     tc_abi_put(a, si, 4, (uint32_t)sigchld);
-    tc_abi_put(a, si + (mips ? 4 : 8), 4, (uint32_t)code);
+    tc_abi_put(a, si + (swapped ? 4 : 8), 4, (uint32_t)code);
     size_t u = a->ptr_size == 8 ? 16 : 12; /* the union */
     tc_abi_put(a, si + u, 4, z->pid);
     tc_abi_put(a, si + u + 4, 4, TC_GUEST_UID);

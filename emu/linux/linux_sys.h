@@ -2,7 +2,8 @@
  *
  * Handlers are arch-independent and looked up BY NAME in the arch's
  * syscall name table (arch->sys.names), so a new arch only needs its name
- * table and, where its struct layouts differ, entries in linux_abi.c. */
+ * table and, where its struct layouts differ, entries in linux_abi.c; its
+ * own calls and frames live in emu/linux/<arch>/ (linux_arch.h). */
 #ifndef TC_LINUX_SYS_H
 #define TC_LINUX_SYS_H
 
@@ -120,7 +121,7 @@ extern const tc_sys_entry tc_sys_exec_table[];
 
 /* State lookup (created on first use). */
 tc_linux_state *tc_linux_state_of(tc_emu *emu);
-/* linux_signal.c: delivery to guest handlers (x86-64 so far). */
+/* linux_signal.c: delivery to guest handlers (on the arches with frames). */
 bool tc_signal_can_deliver(const tc_emu *emu);
 int tc_signal_deliver(tc_sys_call *c);
 /* At the end of every syscall: fires an expired timer, picks a pending
@@ -148,11 +149,6 @@ bool tc_signal_default_kills(int sig);
  * not block runs its handler now (the frame saves the PC it was at). */
 void tc_signal_thread_resumed(tc_emu *emu);
 int64_t tc_sys_sigreturn(tc_sys_call *c);
-/* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
- * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done by the first set_thread_area
- * at the latest; best called at process start, before the first
- * instruction is recorded. 0 or -errno (-ENOSYS on other arches). */
-int tc_linux_x86_setup_gdt(tc_emu *emu);
 
 /* ---- argument helpers */
 static inline int tc_sys_int(const tc_sys_call *c, int i) {
@@ -325,9 +321,6 @@ bool tc_thread_wait_signal(tc_sys_call *c, uint64_t mask);
 /* A signal went to the process pending set: threads waiting for a signal
  * that do not block it wake up to look. */
 void tc_thread_wake_sigwaiters(tc_emu *emu, int sig);
-/* i386 CLONE_SETTLS: a GDT page for a new thread, the current one's with
- * the TLS entry of the user_desc at desc_addr set. 0 or -errno. */
-int tc_linux_x86_thread_gdt(tc_emu *emu, uint64_t desc_addr, uint64_t *gdt);
 
 /* Opens, reads and checks prog->interp through the guest's view of the
  * filesystem: 0, or -errno with a message: the open's error (-ENOENT...),

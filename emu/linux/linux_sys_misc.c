@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "common/linux/linux_xlat.h"
+#include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
 #define CLOCK_STEP_NS 1000u            /* per clock read: 1 us */
@@ -25,11 +26,10 @@ static int64_t sys_getuid(tc_sys_call *c) { return GUEST_UID; }
 
 static int64_t sys_getresuid(tc_sys_call *c) {
   /* uid_t is 16 bits in the legacy getresuid of i386 and arm. */
-  unsigned sz =
-      ((c->emu->arch->id == TC_ARCH_X86 || c->emu->arch->id == TC_ARCH_ARM) &&
-       !strstr(c->name ? c->name : "", "32"))
-          ? 2
-          : 4;
+  unsigned sz = (tc_linux_arch_of(c->emu->arch)->uid16 &&
+                 !strstr(c->name ? c->name : "", "32"))
+                    ? 2
+                    : 4;
   for (int i = 0; i < 3; i++) {
     int r = tc_sys_put_uint(c->emu, c->a[i], sz, GUEST_UID);
     if (r < 0)
@@ -44,9 +44,7 @@ static int64_t sys_getresuid(tc_sys_call *c) {
 static int64_t sys_setids(tc_sys_call *c) {
   const char *n = c->name ? c->name : "";
   int nargs = strstr(n, "setres") ? 3 : strstr(n, "setre") ? 2 : 1;
-  bool narrow =
-      (c->emu->arch->id == TC_ARCH_X86 || c->emu->arch->id == TC_ARCH_ARM) &&
-      !strstr(n, "32");
+  bool narrow = tc_linux_arch_of(c->emu->arch)->uid16 && !strstr(n, "32");
   for (int i = 0; i < nargs; i++) {
     uint64_t v = c->a[i] & (narrow ? 0xffffu : 0xffffffffu);
     if (v != GUEST_UID && v != (narrow ? 0xffffu : 0xffffffffu))
@@ -728,27 +726,8 @@ static int64_t sys_setrlimit(tc_sys_call *c) {
 /* ------------------------------------------------------------ system info */
 
 static const char *uname_machine(const tc_arch *arch) {
-  switch (arch->id) {
-  case TC_ARCH_X86_64:
-    return "x86_64";
-  case TC_ARCH_X86:
-    return "i686";
-  case TC_ARCH_ARM:
-    return "armv7l";
-  case TC_ARCH_ARM64:
-    return "aarch64";
-  case TC_ARCH_MIPS:
-  case TC_ARCH_MIPSEL:
-    return "mips";
-  case TC_ARCH_MIPS64EL:
-    return "mips64";
-  case TC_ARCH_SPARC:
-    return "sparc";
-  case TC_ARCH_SPARC64:
-    return "sparc64";
-  default:
-    return arch->name;
-  }
+  const char *m = tc_linux_arch_of(arch)->uname_machine;
+  return m ? m : arch->name;
 }
 
 static int64_t sys_uname(tc_sys_call *c) {

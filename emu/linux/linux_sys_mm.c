@@ -1,5 +1,4 @@
-/* Emulated kernel: memory (brk, mmap, munmap, mprotect, mremap, madvise)
- * and x86 thread pointers (arch_prctl, set_thread_area).
+/* Emulated kernel: memory (brk, mmap, munmap, mprotect, mremap, madvise).
  *
  * MAP_* values are the x86 (asm-generic) ones; arches with other values
  * (mips, sparc) will need a translation step here. */
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "common/linux/linux_xlat.h"
+#include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
 #define G_MAP_SHARED 0x01
@@ -37,20 +37,13 @@ static uint64_t page_len(tc_emu *emu, uint64_t len) {
 
 /* TASK_SIZE: the end of user space. */
 static uint64_t addr_limit(tc_emu *emu) {
-  switch (emu->arch->id) {
-  case TC_ARCH_ARM:
-    return 0xbf000000ull;
-  case TC_ARCH_MIPS:
-  case TC_ARCH_MIPSEL:
-    return 0x7fff8000ull;
-  case TC_ARCH_MIPS64EL:
-    return 0x10000000000ull;
-  default:
-    return emu->arch->ptr_size == 4 ? 0x100000000ull : 0x800000000000ull;
-  }
+  uint64_t limit = tc_linux_arch_of(emu->arch)->task_size;
+  if (limit)
+    return limit;
+  return emu->arch->ptr_size == 4 ? 0x100000000ull : 0x800000000000ull;
 }
 
-static bool overlaps_any(tc_emu *emu, uint64_t start, uint64_t end) {
+bool tc_sys_overlaps_any(tc_emu *emu, uint64_t start, uint64_t end) {
   for (size_t i = 0; i < emu->nregions; i++)
     if (emu->regions[i].start < end && emu->regions[i].end > start)
       return true;
@@ -93,7 +86,7 @@ static int64_t sys_brk(tc_sys_call *c) {
   if (new_end == 0 || old_end == 0 || new_end > addr_limit(emu))
     return (int64_t)cur;
   if (new_end > old_end) {
-    if (overlaps_any(emu, old_end, new_end))
+    if (tc_sys_overlaps_any(emu, old_end, new_end))
       return (int64_t)cur; /* would run into another mapping */
     if (tc_emu_map(emu, old_end, new_end - old_end,
                    TC_PROT_READ | TC_PROT_WRITE, "[heap]", 0) < 0)
@@ -108,7 +101,7 @@ static int64_t sys_brk(tc_sys_call *c) {
 
 /* ------------------------------------------------------------------ mmap */
 
-static int64_t do_mmap(tc_sys_call *c, uint64_t addr, uint64_t len,
+int64_t tc_sys_do_mmap(tc_sys_call *c, uint64_t addr, uint64_t len,
                        uint32_t prot, uint32_t guest_flags, int fd,
                        uint64_t off) {
   tc_emu *emu = c->emu;
@@ -157,9 +150,9 @@ static int64_t do_mmap(tc_sys_call *c, uint64_t addr, uint64_t len,
       return -EINVAL;
     if (addr > addr_limit(emu) - rlen)
       return -ENOMEM;
-    if (!(flags & G_MAP_FIXED) && overlaps_any(emu, addr, addr + rlen))
+    if (!(flags & G_MAP_FIXED) && tc_sys_overlaps_any(emu, addr, addr + rlen))
       return -EEXIST; /* MAP_FIXED_NOREPLACE alone */
-    if ((flags & G_MAP_FIXED) && overlaps_any(emu, addr, addr + rlen)) {
+    if ((flags & G_MAP_FIXED) && tc_sys_overlaps_any(emu, addr, addr + rlen)) {
       int r = tc_emu_unmap(emu, addr, rlen);
       if (r < 0)
         return r;
@@ -168,7 +161,7 @@ static int64_t do_mmap(tc_sys_call *c, uint64_t addr, uint64_t len,
   } else {
     uint64_t hint = addr & ~(ps - 1);
     if (hint >= MMAP_MIN_ADDR && hint <= addr_limit(emu) - rlen &&
-        !overlaps_any(emu, hint, hint + rlen))
+        !tc_sys_overlaps_any(emu, hint, hint + rlen))
       target = hint;
     else if ((target = tc_emu_find_free(emu, rlen)) == 0)
       return -ENOMEM;
@@ -201,27 +194,16 @@ static int64_t do_mmap(tc_sys_call *c, uint64_t addr, uint64_t len,
   return (int64_t)target;
 }
 
+/* i386's mmap is its own (old_mmap, emu/linux/x86/). */
 static int64_t sys_mmap(tc_sys_call *c) {
-  if (c->emu->arch->id == TC_ARCH_X86) {
-    /* i386 old_mmap: one pointer to {addr, len, prot, flags, fd, off}. */
-    uint8_t raw[24];
-    int r = tc_sys_read(c->emu, c->a[0], raw, sizeof raw);
-    if (r < 0)
-      return r;
-    uint64_t v[6];
-    for (int i = 0; i < 6; i++)
-      v[i] = tc_abi_get(c->emu->arch, raw + 4 * i, 4);
-    return do_mmap(c, v[0], v[1], (uint32_t)v[2], (uint32_t)v[3],
-                   (int)(int32_t)v[4], v[5]);
-  }
-  return do_mmap(c, c->a[0], c->a[1], (uint32_t)c->a[2], (uint32_t)c->a[3],
-                 tc_sys_int(c, 4), c->a[5]);
+  return tc_sys_do_mmap(c, c->a[0], c->a[1], (uint32_t)c->a[2],
+                        (uint32_t)c->a[3], tc_sys_int(c, 4), c->a[5]);
 }
 
 static int64_t sys_mmap2(tc_sys_call *c) {
   /* The offset is in 4096-byte units whatever the page size. */
-  return do_mmap(c, c->a[0], c->a[1], (uint32_t)c->a[2], (uint32_t)c->a[3],
-                 tc_sys_int(c, 4), c->a[5] * 4096u);
+  return tc_sys_do_mmap(c, c->a[0], c->a[1], (uint32_t)c->a[2],
+                        (uint32_t)c->a[3], tc_sys_int(c, 4), c->a[5] * 4096u);
 }
 
 static int64_t sys_munmap(tc_sys_call *c) {
@@ -230,7 +212,7 @@ static int64_t sys_munmap(tc_sys_call *c) {
   if ((addr & (page_size(emu) - 1)) || c->a[1] == 0 || len == 0 ||
       len > addr_limit(emu) || addr > addr_limit(emu) - len)
     return -EINVAL;
-  if (!overlaps_any(emu, addr, addr + len))
+  if (!tc_sys_overlaps_any(emu, addr, addr + len))
     return 0;
   return tc_emu_unmap(emu, addr, len);
 }
@@ -302,7 +284,7 @@ static int64_t sys_mremap(tc_sys_call *c) {
       return -EINVAL;
     if (new_addr < old + old_len && old < new_addr + new_len)
       return -EINVAL;
-    if (overlaps_any(emu, new_addr, new_addr + new_len)) {
+    if (tc_sys_overlaps_any(emu, new_addr, new_addr + new_len)) {
       int r = tc_emu_unmap(emu, new_addr, new_len);
       if (r < 0)
         return r;
@@ -322,7 +304,7 @@ static int64_t sys_mremap(tc_sys_call *c) {
   }
   uint64_t tail = old + old_len, tail_len = new_len - old_len;
   if (tail <= addr_limit(emu) - tail_len &&
-      !overlaps_any(emu, tail, tail + tail_len)) {
+      !tc_sys_overlaps_any(emu, tail, tail + tail_len)) {
     const tc_region *last = tc_emu_region_at(emu, tail - 1);
     if (!last)
       return -EFAULT;
@@ -411,246 +393,7 @@ static int64_t sys_mlock(tc_sys_call *c) {
   return 0;
 }
 
-/* ------------------------------------------------------- x86 thread area */
-
-static int64_t sys_arch_prctl(tc_sys_call *c) {
-  tc_emu *emu = c->emu;
-  if (emu->arch->ptr_size != 8)
-    return -EINVAL; /* i386 has only the CPUID controls */
-  int code = tc_sys_int(c, 0);
-  uint64_t addr = c->a[1];
-  int reg;
-  switch (code) {
-  case 0x1001:                     /* ARCH_SET_GS */
-  case 0x1002:                     /* ARCH_SET_FS */
-    if (addr >= 0x7ffffffff000ull) /* TASK_SIZE_MAX */
-      return -EPERM;
-    reg = tc_arch_reg_index(emu->arch, code == 0x1002 ? "fs_base" : "gs_base");
-    if (reg < 0)
-      return -EINVAL;
-    tc_emu_set_reg(emu, reg, addr);
-    return 0;
-  case 0x1003: /* ARCH_GET_FS */
-  case 0x1004: /* ARCH_GET_GS */
-    reg = tc_arch_reg_index(emu->arch, code == 0x1003 ? "fs_base" : "gs_base");
-    if (reg < 0)
-      return -EINVAL;
-    return tc_sys_put_uint(emu, addr, 8, tc_emu_reg(emu, reg));
-  default:
-    return -EINVAL; /* ARCH_CET_STATUS, ARCH_GET_CPUID, ... */
-  }
-}
-
-/* i386 TLS: Linux keeps three TLS descriptors per thread in the GDT; a
- * 32-bit process on a 64-bit kernel sees them as entries 12..14 and glibc
- * then loads %gs with (12 << 3) | 3. Unicorn's segment loads read real
- * descriptors, so the GDT lives in guest memory at a fixed address above
- * the 32-bit mmap area, shown in the memory map as "[gdt]". */
-#define GDT_ADDR_32 0xffffe000ull
-#define GDT_ENTRIES 16
-#define TLS_MIN 12
-#define TLS_MAX 14
-
-static void gdt_descriptor(uint32_t base, uint32_t limit, uint32_t flags,
-                           uint32_t *lo, uint32_t *hi) {
-  uint32_t seg_32bit = flags & 1, contents = (flags >> 1) & 3,
-           read_exec_only = (flags >> 3) & 1, limit_in_pages = (flags >> 4) & 1,
-           seg_not_present = (flags >> 5) & 1, useable = (flags >> 6) & 1;
-  *lo = ((base & 0xffffu) << 16) | (limit & 0xffffu);
-  *hi = (base & 0xff000000u) | ((base >> 16) & 0xffu) | (limit & 0xf0000u) |
-        ((read_exec_only ^ 1u) << 9) | (contents << 10) | (1u << 8) /*A*/ |
-        0x7000u /* S=1, DPL=3 */ | ((seg_not_present ^ 1u) << 15) |
-        (useable << 20) | (seg_32bit << 22) | (limit_in_pages << 23);
-}
-
-static void put_descriptor(tc_emu *emu, uint8_t *p, uint32_t lo, uint32_t hi) {
-  tc_abi_put(emu->arch, p, 4, lo);
-  tc_abi_put(emu->arch, p + 4, 4, hi);
-}
-
-static int load_selector(tc_emu *emu, int uc_reg, uint16_t sel) {
-  uint64_t v = sel;
-  return uc_reg_write(emu->uc, uc_reg, &v) == UC_ERR_OK ? 0 : -EINVAL;
-}
-
-int tc_linux_x86_setup_gdt(tc_emu *emu) {
-  if (emu->gdt_addr)
-    return 0;
-  if (emu->arch->id != TC_ARCH_X86)
-    return -ENOSYS;
-  uint64_t addr = GDT_ADDR_32;
-  if (overlaps_any(emu, addr, addr + page_size(emu)) &&
-      (addr = tc_emu_find_free(emu, page_size(emu))) == 0)
-    return -ENOMEM;
-  int r = tc_emu_map(emu, addr, page_size(emu), TC_PROT_READ | TC_PROT_WRITE,
-                     "[gdt]", 0);
-  if (r < 0)
-    return r;
-  /* Unicorn 2.0.1 starts 32-bit mode with null selectors whose hidden
-   * descriptors lack the 32-bit (B) flag. The first segment load (glibc's
-   * `mov %gs`) recomputes the stack size from SS and the stack would turn
-   * 16-bit, so real flat descriptors are loaded here, at the entries where
-   * a 64-bit kernel keeps them for 32-bit processes: __USER32_CS 0x23
-   * (entry 4) and __USER_DS 0x2b (entry 5). Unicorn runs at CPL 0 and a
-   * stack segment must match the CPL, so SS is entry 5 with RPL 0 (0x28),
-   * loaded while entry 5 still has DPL 0; then entry 5 becomes DPL 3 for
-   * DS and ES. */
-  uint8_t d[16];
-  uint32_t lo, hi;
-  gdt_descriptor(0, 0xfffff, 1 | (2u << 1) /* code, readable */ | (1u << 4),
-                 &lo, &hi);
-  put_descriptor(emu, d, lo, hi);
-  gdt_descriptor(0, 0xfffff, 1 | (1u << 4), &lo, &hi);
-  put_descriptor(emu, d + 8, lo, hi & ~0x6000u /* DPL 0 */);
-  if (emu->flat_segments) {
-    /* After execve: CS, SS, DS and ES already hold these flat segments
-     * (their hidden descriptors survive, as the kernel's do); the new
-     * image gets a fresh table with the final entries. */
-    put_descriptor(emu, d + 8, lo, hi);
-    if ((r = tc_emu_write(emu, addr + 4 * 8, d, sizeof d)) < 0)
-      return r;
-    uc_x86_mmr gdtr = {0, addr, GDT_ENTRIES * 8 - 1, 0};
-    if (uc_reg_write(emu->uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK)
-      return -EINVAL;
-    emu->gdt_addr = addr;
-    return 0;
-  }
-  if ((r = tc_emu_write(emu, addr + 4 * 8, d, sizeof d)) < 0)
-    return r;
-  uc_x86_mmr gdtr = {0, addr, GDT_ENTRIES * 8 - 1, 0};
-  if (uc_reg_write(emu->uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK)
-    return -EINVAL;
-  if ((r = load_selector(emu, UC_X86_REG_SS, 5 << 3)) < 0)
-    return r;
-  put_descriptor(emu, d + 8, lo, hi);
-  if ((r = tc_emu_write(emu, addr + 5 * 8, d + 8, 8)) < 0)
-    return r;
-  if ((r = load_selector(emu, UC_X86_REG_CS, (4 << 3) | 3)) < 0 ||
-      (r = load_selector(emu, UC_X86_REG_DS, (5 << 3) | 3)) < 0 ||
-      (r = load_selector(emu, UC_X86_REG_ES, (5 << 3) | 3)) < 0)
-    return r;
-  emu->gdt_addr = addr;
-  emu->flat_segments = true;
-  return 0;
-}
-
-/* Writes the TLS descriptor of the user_desc at desc_addr into the GDT
- * at gdt. An entry of -1 picks a free one and stores its number back
- * (set_thread_area); clone's CLONE_SETTLS may not allocate. */
-static int set_tls_desc(tc_emu *emu, uint64_t gdt, uint64_t desc_addr,
-                        bool can_allocate) {
-  uint8_t ud[16]; /* struct user_desc */
-  int r = tc_sys_read(emu, desc_addr, ud, sizeof ud);
-  if (r < 0)
-    return r;
-  uint32_t entry = (uint32_t)tc_abi_get(emu->arch, ud, 4);
-  uint32_t base = (uint32_t)tc_abi_get(emu->arch, ud + 4, 4);
-  uint32_t limit = (uint32_t)tc_abi_get(emu->arch, ud + 8, 4);
-  uint32_t flags = (uint32_t)tc_abi_get(emu->arch, ud + 12, 4);
-  if (entry == 0xffffffffu && can_allocate) {
-    for (uint32_t e = TLS_MIN; e <= TLS_MAX && entry == 0xffffffffu; e++) {
-      uint8_t cur[8];
-      if (tc_emu_read(emu, gdt + e * 8, cur, 8) < 0)
-        return -EFAULT;
-      static const uint8_t zero[8];
-      if (memcmp(cur, zero, 8) == 0)
-        entry = e;
-    }
-    if (entry == 0xffffffffu)
-      return -ESRCH;
-    if ((r = tc_sys_put_uint(emu, desc_addr, 4, entry)) < 0)
-      return r;
-  }
-  if (entry < TLS_MIN || entry > TLS_MAX)
-    return -EINVAL;
-  uint8_t d[8] = {0};
-  /* The "empty" descriptor (read_exec_only + not present, no base) clears
-   * the slot, as LDT_empty() does in the kernel. */
-  bool empty =
-      base == 0 && limit == 0 && (flags & 0x7f) == ((1u << 3) | (1u << 5));
-  if (!empty) {
-    uint32_t lo, hi;
-    gdt_descriptor(base, limit, flags, &lo, &hi);
-    tc_abi_put(emu->arch, d, 4, lo);
-    tc_abi_put(emu->arch, d + 4, 4, hi);
-  }
-  return tc_emu_write(emu, gdt + entry * 8, d, 8);
-}
-
-static int64_t sys_set_thread_area(tc_sys_call *c) {
-  tc_emu *emu = c->emu;
-  int ulr = tc_arch_reg_index(emu->arch, "userlocal");
-  if (ulr >= 0) {
-    /* mips: the pointer itself, read back with `rdhwr $29` (UserLocal). */
-    tc_emu_set_reg(emu, ulr, c->a[0]);
-    return 0;
-  }
-  if (emu->arch->id != TC_ARCH_X86)
-    return -ENOSYS; /* x86-64 programs use arch_prctl */
-  int r = tc_linux_x86_setup_gdt(emu);
-  if (r < 0)
-    return r;
-  return set_tls_desc(emu, emu->gdt_addr, c->a[0], true);
-}
-
-/* Linux keeps the TLS entries per thread and loads them into the GDT on a
- * switch; here each thread has its own GDT page (GDTR is in its saved
- * registers), so the descriptors the recorder reads stay right. */
-int tc_linux_x86_thread_gdt(tc_emu *emu, uint64_t desc_addr, uint64_t *gdt) {
-  int r = tc_linux_x86_setup_gdt(emu);
-  if (r < 0)
-    return r;
-  uint64_t ps = page_size(emu);
-  uint64_t addr = tc_emu_find_free(emu, ps);
-  if (!addr)
-    return -ENOMEM;
-  uint8_t table[GDT_ENTRIES * 8];
-  if ((r = tc_emu_read(emu, emu->gdt_addr, table, sizeof table)) < 0)
-    return r;
-  if ((r = tc_emu_map(emu, addr, ps, TC_PROT_READ | TC_PROT_WRITE, "[gdt]",
-                      0)) < 0)
-    return r;
-  if ((r = tc_emu_write(emu, addr, table, sizeof table)) < 0 ||
-      (r = set_tls_desc(emu, addr, desc_addr, false)) < 0) {
-    tc_emu_unmap(emu, addr, ps);
-    return r;
-  }
-  *gdt = addr;
-  return 0;
-}
-
-/* ------------------------------------------------- arm private calls */
-
-/* set_tls (0xf0005): the thread pointer user code reads with
- * `mrc p15, 0, rN, c13, c0, 3` (TPIDRURO). */
-static int64_t sys_arm_set_tls(tc_sys_call *c) {
-  if (c->emu->arch->id != TC_ARCH_ARM)
-    return -ENOSYS;
-  int r = tc_arch_reg_index(c->emu->arch, "tpidruro");
-  if (r < 0)
-    return -ENOSYS;
-  tc_emu_set_reg(c->emu, r, c->a[0] & 0xffffffffu);
-  return 0;
-}
-
-static int64_t sys_arm_get_tls(tc_sys_call *c) {
-  int r = tc_arch_reg_index(c->emu->arch, "tpidruro");
-  return r < 0 ? -ENOSYS : (int64_t)tc_emu_reg(c->emu, r);
-}
-
-/* cacheflush (0xf0002): Unicorn notices code writes itself (the recorder
- * drops stale decodes on writes to executable pages), so only the range
- * check remains. */
-static int64_t sys_arm_cacheflush(tc_sys_call *c) {
-  if (c->a[1] < c->a[0])
-    return -EINVAL;
-  return 0;
-}
-
 const tc_sys_entry tc_sys_mm_table[] = {
-    {"set_tls", sys_arm_set_tls},
-    {"get_tls", sys_arm_get_tls},
-    {"cacheflush", sys_arm_cacheflush},
     {"brk", sys_brk},
     {"mmap", sys_mmap},
     {"mmap2", sys_mmap2},
@@ -661,7 +404,5 @@ const tc_sys_entry tc_sys_mm_table[] = {
     {"msync", sys_msync},
     {"mlock", sys_mlock},
     {"munlock", sys_mlock},
-    {"arch_prctl", sys_arch_prctl},
-    {"set_thread_area", sys_set_thread_area},
     {NULL, NULL},
 };

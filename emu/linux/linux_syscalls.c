@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/linux/linux_xlat.h"
+#include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
 /* ------------------------------------------------------ per-emu kernel state
@@ -53,46 +54,6 @@ void tc_linux_forget(tc_emu *emu) {
   emu->linux_state = NULL;
 }
 
-/* The arm vectors page: Linux's kuser helpers at their fixed addresses
- * (Documentation/arm/kernel_user_helpers.rst), which ARMv5-baseline code
- * (Debian armel's glibc) calls for TLS and atomics. ARM-state code,
- * assembled from the kernel's SMP versions (ldrex/strex). */
-static const struct {
-  uint32_t offset;
-  uint32_t words[13];
-  unsigned n;
-} kuser_helpers[] = {
-    {0xf60, /* __kuser_cmpxchg64 */
-     {0xe92d00f0, 0xe1c040d0, 0xe1c160d0, 0xe1b20f9f, 0xe0303004, 0x00313005,
-      0x01a23f96, 0x03330001, 0x0afffff9, 0xe2730000, 0xe8bd00f0, 0xe12fff1e},
-     12},
-    {0xfa0, {0xf57ff05b, 0xe12fff1e}, 2}, /* __kuser_memory_barrier */
-    {0xfc0,                               /* __kuser_cmpxchg */
-     {0xe1923f9f, 0xe0533000, 0x01823f91, 0x03330001, 0x0afffffa, 0xe2730000,
-      0xe12fff1e},
-     7},
-    {0xfe0, {0xee1d0f70, 0xe12fff1e}, 2}, /* __kuser_get_tls */
-    {0xffc, {5}, 1},                      /* __kuser_helper_version */
-};
-
-#define TC_ARM_VECTORS 0xffff0000ull
-
-static int arm_map_vectors(tc_emu *emu) {
-  int r = tc_emu_map(emu, TC_ARM_VECTORS, 4096, TC_PROT_READ | TC_PROT_EXEC,
-                     "[vectors]", 0);
-  if (r < 0)
-    return r;
-  for (size_t i = 0; i < sizeof kuser_helpers / sizeof kuser_helpers[0]; i++)
-    for (unsigned k = 0; k < kuser_helpers[i].n; k++) {
-      uint8_t b[4];
-      tc_abi_put(emu->arch, b, 4, kuser_helpers[i].words[k]);
-      if (tc_emu_write(emu, TC_ARM_VECTORS + kuser_helpers[i].offset + 4 * k, b,
-                       4) < 0)
-        return -EFAULT;
-    }
-  return 0;
-}
-
 static void linux_release(tc_emu *emu) {
   tc_linux_forget(emu);
   tc_linux_threads_free(emu);
@@ -114,11 +75,8 @@ tc_emu *tc_linux_emu_new(const tc_arch *arch, const tc_options *opt,
 }
 
 int tc_linux_process_init(tc_emu *emu) {
-  if (emu->arch->id == TC_ARCH_X86)
-    return tc_linux_x86_setup_gdt(emu);
-  if (emu->arch->id == TC_ARCH_ARM)
-    return arm_map_vectors(emu);
-  return 0;
+  const tc_linux_arch_ops *ops = tc_linux_arch_of(emu->arch);
+  return ops->process_init ? ops->process_init(emu) : 0;
 }
 
 /* ------------------------------------------------------- guest integers */
@@ -215,19 +173,30 @@ static const sys_table *table_for(const tc_arch *arch) {
         n = arch->sys.names[i].nr + 1;
     tc_sys_fn *fn = calloc(n, sizeof *fn);
     if (fn) {
-      for (size_t h = 0; h < sizeof handler_tables / sizeof *handler_tables;
-           h++)
-        for (const tc_sys_entry *e = handler_tables[h]; e->name; e++)
+      const size_t ngeneric = sizeof handler_tables / sizeof *handler_tables;
+      const tc_sys_entry *own = tc_linux_arch_of(arch)->syscalls;
+      /* the generic tables, then the arch's own: its entries win */
+      for (size_t h = 0; h <= ngeneric; h++)
+        for (const tc_sys_entry *e = h < ngeneric ? handler_tables[h] : own;
+             e && e->name; e++)
           for (size_t i = 0; i < arch->sys.nnames; i++) {
             uint32_t nr = arch->sys.names[i].nr;
             if (strcmp(arch->sys.names[i].name, e->name) != 0)
               continue;
-            if (nr < n)
+            if (nr < n) {
               fn[nr] = e->fn;
-            else if (t->nhigh < (int)(sizeof t->high / sizeof t->high[0])) {
-              t->high[t->nhigh].nr = nr;
-              t->high[t->nhigh++].fn = e->fn;
+              continue;
             }
+            /* far above: the entry for nr replaced, else one added */
+            int k = 0;
+            while (k < t->nhigh && t->high[k].nr != nr)
+              k++;
+            if (k == (int)(sizeof t->high / sizeof t->high[0]))
+              continue;
+            t->high[k].nr = nr;
+            t->high[k].fn = e->fn;
+            if (k == t->nhigh)
+              t->nhigh++;
           }
       t->n = n;
       t->fn = fn;

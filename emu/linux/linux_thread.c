@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
 #define CLONE_VM 0x100u
@@ -239,42 +240,14 @@ static int thread_start(tc_emu *emu, tc_thread *t) {
   tc_emu_set_reg(emu, abi->ret_reg, 0);
   if (abi->err_reg >= 0)
     tc_emu_set_reg(emu, abi->err_reg, 0);
-  if (t->set_tls) {
-    const char *name = NULL;
-    switch (a->id) {
-    case TC_ARCH_X86_64:
-      name = "fs_base";
-      break;
-    case TC_ARCH_ARM:
-      name = "tpidruro";
-      break;
-    case TC_ARCH_ARM64:
-      name = "tpidr_el0";
-      break;
-    case TC_ARCH_X86:
-      break; /* its own GDT, loaded below */
-    default:
-      name = "userlocal"; /* mips */
-      break;
-    }
-    int reg = name ? tc_arch_reg_index(a, name) : -1;
+  const tc_linux_arch_ops *ops = tc_linux_arch_of(a);
+  if (t->set_tls && ops->tls_reg) {
+    int reg = tc_arch_reg_index(a, ops->tls_reg);
     if (reg >= 0)
       tc_emu_set_reg(emu, reg, t->tls);
   }
-  if (a->id == TC_ARCH_X86 && t->gdt_addr) {
-    /* The thread's GDT, then the selectors again so that the segment
-     * bases come from its own TLS descriptors. */
-    uc_x86_mmr gdtr = {0, t->gdt_addr, 16 * 8 - 1, 0};
-    if (uc_reg_write(emu->uc, UC_X86_REG_GDTR, &gdtr) != UC_ERR_OK)
-      return -1;
-    int segs[2] = {UC_X86_REG_FS, UC_X86_REG_GS};
-    for (int i = 0; i < 2; i++) {
-      uint64_t sel = 0;
-      uc_reg_read(emu->uc, segs[i], &sel);
-      if ((sel & 0xfffc) && uc_reg_write(emu->uc, segs[i], &sel) != UC_ERR_OK)
-        return -1;
-    }
-  }
+  if (ops->thread_start && ops->thread_start(emu, t) < 0)
+    return -1;
   t->fresh = false;
   return 0;
 }
@@ -298,8 +271,9 @@ static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
   if (table_init(emu) < 0)
     return -ENOMEM;
   uint64_t gdt = emu->gdt_addr;
-  if ((f & CLONE_SETTLS) && emu->arch->id == TC_ARCH_X86) {
-    int r = tc_linux_x86_thread_gdt(emu, q->tls, &gdt);
+  const tc_linux_arch_ops *ops = tc_linux_arch_of(emu->arch);
+  if ((f & CLONE_SETTLS) && ops->clone_settls) {
+    int r = ops->clone_settls(emu, q->tls, &gdt);
     if (r < 0)
       return r;
   }
@@ -339,12 +313,12 @@ static int64_t clone_thread(tc_sys_call *c, const clone_req *q) {
 
 static int64_t sys_clone(tc_sys_call *c) {
   clone_req q = {.flags = c->a[0], .stack = c->a[1], .ptid = c->a[2]};
-  if (c->emu->arch->id == TC_ARCH_X86_64) { /* (flags, sp, ptid, ctid, tls) */
+  if (tc_linux_arch_of(c->emu->arch)->clone_backwards) {
+    q.tls = c->a[3]; /* (flags, sp, ptid, tls, ctid): i386, arm, arm64, mips */
+    q.ctid = c->a[4];
+  } else { /* (flags, sp, ptid, ctid, tls): x86-64 */
     q.ctid = c->a[3];
     q.tls = c->a[4];
-  } else { /* i386, arm, arm64, mips: (flags, sp, ptid, tls, ctid) */
-    q.tls = c->a[3];
-    q.ctid = c->a[4];
   }
   return clone_thread(c, &q); /* a thread's exit signal is ignored */
 }
