@@ -41,6 +41,10 @@ static const tc_reg_info regs_mips[] = {
 static const tc_reg_info regs_mips64[] = {
 #include "common/arch/regs-mips64.inc"
 };
+
+static const tc_reg_info regs_sparc64[] = {
+#include "common/arch/regs-sparc64.inc"
+};
 /* state image: 288 bytes, 36 registers */
 
 enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
@@ -261,9 +265,39 @@ static const tc_arch arch_mips64el = {
     .elf_machine = 8, /* EM_MIPS */
 };
 
-static const tc_arch *const arches[] = {&arch_x86_64,  &arch_x86,  &arch_arm,
-                                        &arch_arm64,   &arch_mips, &arch_mipsel,
-                                        &arch_mips64el};
+/* sparc64: V9, big-endian, the 64-bit ABI (biased %sp, %g7 the thread
+ * pointer). Syscalls are `ta 0x6d` (intno 0x16d, PC at the ta): g1 the
+ * number, o0-o5 the arguments, o0 the result, the carry flag set on an
+ * error (emu/engine/sparc.c sets it). */
+enum { SPARC_G1 = 1, SPARC_O0 = 8, SPARC_SP = 14, SPARC_PC = 32 };
+static const tc_arch arch_sparc64 = {
+    .id = TC_ARCH_SPARC64,
+    .name = "sparc64",
+    .big_endian = 1,
+    .ptr_size = 8,
+    .page_size = 8192,
+    .max_insn_size = 4,
+    .regs = regs_sparc64,
+    .nregs = NREGS(regs_sparc64),
+    .pc_reg = SPARC_PC,
+    .sp_reg = SPARC_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 264,
+    .sys = {.traps = {{TC_TRAP_INTR, 0x16d, 4}},
+            .nr_reg = SPARC_G1,
+            .arg_regs = {SPARC_O0, SPARC_O0 + 1, SPARC_O0 + 2, SPARC_O0 + 3,
+                         SPARC_O0 + 4, SPARC_O0 + 5},
+            .ret_reg = SPARC_O0,
+            .err_reg = -1,
+            .names = tc_sysnames_sparc64,
+            .nnames = TC_SYSNAMES_SPARC64_COUNT},
+    .elf_platform = "sparc64",
+    .elf_machine = 43, /* EM_SPARCV9 */
+};
+
+static const tc_arch *const arches[] = {
+    &arch_x86_64, &arch_x86,    &arch_arm,      &arch_arm64,
+    &arch_mips,   &arch_mipsel, &arch_mips64el, &arch_sparc64};
 
 const tc_arch *tc_arch_by_id(tc_arch_id id) {
   for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++)
@@ -276,15 +310,16 @@ static const struct {
   const char *alias;
   tc_arch_id id;
 } arch_aliases[] = {
-    {"x86_64", TC_ARCH_X86_64}, {"x86-64", TC_ARCH_X86_64},
-    {"amd64", TC_ARCH_X86_64},  {"x64", TC_ARCH_X86_64},
-    {"x86", TC_ARCH_X86},       {"i386", TC_ARCH_X86},
-    {"i686", TC_ARCH_X86},      {"x32", TC_ARCH_X86},
-    {"arm", TC_ARCH_ARM},       {"armhf", TC_ARCH_ARM},
-    {"armel", TC_ARCH_ARM},     {"armv7", TC_ARCH_ARM},
-    {"arm64", TC_ARCH_ARM64},   {"aarch64", TC_ARCH_ARM64},
-    {"mips", TC_ARCH_MIPS},     {"mipsbe", TC_ARCH_MIPS},
-    {"mipsel", TC_ARCH_MIPSEL}, {"mips64el", TC_ARCH_MIPS64EL},
+    {"x86_64", TC_ARCH_X86_64},   {"x86-64", TC_ARCH_X86_64},
+    {"amd64", TC_ARCH_X86_64},    {"x64", TC_ARCH_X86_64},
+    {"x86", TC_ARCH_X86},         {"i386", TC_ARCH_X86},
+    {"i686", TC_ARCH_X86},        {"x32", TC_ARCH_X86},
+    {"arm", TC_ARCH_ARM},         {"armhf", TC_ARCH_ARM},
+    {"armel", TC_ARCH_ARM},       {"armv7", TC_ARCH_ARM},
+    {"arm64", TC_ARCH_ARM64},     {"aarch64", TC_ARCH_ARM64},
+    {"mips", TC_ARCH_MIPS},       {"mipsbe", TC_ARCH_MIPS},
+    {"mipsel", TC_ARCH_MIPSEL},   {"mips64el", TC_ARCH_MIPS64EL},
+    {"sparc64", TC_ARCH_SPARC64}, {"sparcv9", TC_ARCH_SPARC64},
 };
 
 const tc_arch *tc_arch_by_name(const char *name) {

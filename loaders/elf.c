@@ -772,6 +772,13 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
   free(buf);
   if (rc < 0)
     return -1;
+  /* SPARC's stack pointer is not the address of argc: the program's
+   * first frame starts one register-window save area below it (16 words),
+   * and a 64-bit %sp is biased by 2047 (Linux's start_thread). */
+  if (emu->arch->id == TC_ARCH_SPARC64)
+    sp -= 2047 + 16 * 8;
+  else if (emu->arch->id == TC_ARCH_SPARC)
+    sp -= 16 * 4;
   *sp_out = sp;
   return 0;
 }

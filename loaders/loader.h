@@ -135,7 +135,15 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
 /* mips64: TASK_SIZE64 is 1 TiB with 4 KiB pages. */
 #define TC_STACK_TOP_MIPS64 0xfffffff0000ull
 #define TC_MMAP_TOP_MIPS64 0xfff7fff0000ull
+/* sparc64: Linux's stack top is 2^43 - 4 GiB and its mmaps go in the
+ * upper half of the address space (0xfffff80000000000 up); Unicorn 2.0.1's
+ * sparc64 addresses only 41 bits (TC_SPARC64_ADDR_LIMIT), so both sit
+ * below 2^41 here (docs/arches.md). */
+#define TC_STACK_TOP_SPARC64 0x1ff00000000ull
+#define TC_MMAP_TOP_SPARC64 0x1fef0000000ull
 static inline uint64_t tc_loader_stack_top(const tc_arch *arch) {
+  if (arch->id == TC_ARCH_SPARC64)
+    return TC_STACK_TOP_SPARC64;
   if (arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL)
     return TC_STACK_TOP_MIPS;
   if (arch->id == TC_ARCH_MIPS64EL)
@@ -145,6 +153,8 @@ static inline uint64_t tc_loader_stack_top(const tc_arch *arch) {
   return arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
 }
 static inline uint64_t tc_loader_mmap_top(const tc_arch *arch) {
+  if (arch->id == TC_ARCH_SPARC64)
+    return TC_MMAP_TOP_SPARC64;
   if (arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL)
     return TC_MMAP_TOP_MIPS;
   if (arch->id == TC_ARCH_MIPS64EL)

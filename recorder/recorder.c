@@ -692,6 +692,9 @@ static void window_resume(tc_recorder *r) {
 
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   tc_recorder *r = user;
+  /* SPARC's carry-flag stubs stand for the kernel: never recorded. */
+  if (r->emu->sparc_private && tc_sparc_hidden(r->emu, addr))
+    return;
   if (r->have_pending) {
     if (r->pendp->is_rep && addr == r->pendp->pc && r->count_reg >= 0 &&
         tc_emu_reg(r->emu, r->count_reg) == 0) {
@@ -1395,6 +1398,14 @@ int tc_recorder_turn(tc_recorder *r, tc_error *err) {
     r->in_engine = 1;
     uc_err e = uc_emu_start(emu->uc, pc, until, 0, 0);
     r->in_engine = 0;
+    if (emu->unsupported[0]) {
+      /* The engine cannot run what comes next (no Linux would stop here):
+       * the recording ends with an error, not a signal the program
+       * never gets. */
+      tc_error_set(err, "%s", emu->unsupported);
+      r->run_rc = -1;
+      break;
+    }
     if (r->emulate_kind && !emu->exited && !r->stopped && !emu->faulted) {
       run_emulated(r);
       continue;

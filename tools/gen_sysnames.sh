@@ -8,7 +8,7 @@ set -e
 cd "$(dirname "$0")/.."
 ABIS="x86_64:gcc: i386:i686-linux-gnu-gcc: arm:arm-linux-gnueabihf-gcc:__ARM_NR_
 arm64:aarch64-linux-gnu-gcc: mips:mips-linux-gnu-gcc:
-mips64:mips64el-linux-gnuabi64-gcc:"
+mips64:mips64el-linux-gnuabi64-gcc: sparc64:sparc64-linux-gnu-gcc:"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for abi in $ABIS; do

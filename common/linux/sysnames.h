@@ -14,4 +14,6 @@ extern const tc_syscall_name tc_sysnames_arm64[TC_SYSNAMES_ARM64_COUNT];
 extern const tc_syscall_name tc_sysnames_mips[TC_SYSNAMES_MIPS_COUNT];
 #define TC_SYSNAMES_MIPS64_COUNT 354
 extern const tc_syscall_name tc_sysnames_mips64[TC_SYSNAMES_MIPS64_COUNT];
+#define TC_SYSNAMES_SPARC64_COUNT 382
+extern const tc_syscall_name tc_sysnames_sparc64[TC_SYSNAMES_SPARC64_COUNT];
 #endif

@@ -134,10 +134,28 @@ static void set_start_cpu_state(tc_emu *emu) {
 /* A syscall trap goes to the OS; a bare engine (no OS installed) has
  * none to answer it. */
 static void tc_emu_os_syscall(tc_emu *emu) {
-  if (emu->os)
-    emu->os->syscall(emu);
-  else
+  if (!emu->os) {
     tc_emu_kill(emu, SIGSYS);
+    return;
+  }
+  if (!emu->sparc_private) {
+    emu->os->syscall(emu);
+    return;
+  }
+  /* SPARC: the OS returns -errno like everywhere; the ABI wants the errno
+   * positive and the carry flag set (sparc.c), unless the call did not
+   * come back here (exit, execve, sigreturn, a restart). */
+  uint64_t next = tc_emu_reg(emu, emu->arch->pc_reg);
+  emu->os->syscall(emu);
+  if (emu->exited || emu->faulted || emu->restart_pending ||
+      tc_emu_reg(emu, emu->arch->pc_reg) != next)
+    return;
+  int ret = emu->arch->sys.ret_reg;
+  int64_t v = (int64_t)tc_emu_reg(emu, ret);
+  bool failed = v < 0 && v >= -4095;
+  if (failed)
+    tc_emu_set_reg(emu, ret, (uint64_t)-v);
+  tc_sparc_syscall_done(emu, failed);
 }
 
 static void hook_syscall_insn(uc_engine *uc, void *user) {
@@ -275,6 +293,34 @@ static bool x86_is_div(tc_emu *emu, uint64_t pc) {
   return reg == 6 || reg == 7;
 }
 
+static bool is_sparc(const tc_arch *a) {
+  return a->id == TC_ARCH_SPARC64 || a->id == TC_ARCH_SPARC;
+}
+
+/* SPARC V9 trap types (QEMU's TT_*), as Linux turns them into signals. */
+static int sparc_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
+  *kind = TC_FAULT_OTHER;
+  switch (intno) {
+  case 0x02: /* illegal instruction (illtrap, unimplemented) */
+  case 0x03: /* privileged opcode */
+  case 0x11: /* privileged action */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 0x28: /* division by zero */
+    *kind = TC_FAULT_DIVIDE;
+    return SIGFPE;
+  case 0x21: /* fp exception */
+  case 0x22:
+    return SIGFPE;
+  case 0x34: /* misaligned address */
+    return SIGBUS;
+  case 0x101: /* ta 1: the breakpoint trap */
+    return SIGTRAP;
+  default:
+    return intno >= 0x100 ? SIGILL : SIGSEGV; /* other ta: a bad trap */
+  }
+}
+
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   tc_emu *emu = user;
   const tc_trap *t = emu->arch->sys.traps;
@@ -308,6 +354,11 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
     sig = arm_signal_for_intno(intno, &kind);
   else if (tc_arch_is_mips(emu->arch))
     sig = mips_signal_for_intno(emu, intno, &kind);
+  else if (is_sparc(emu->arch)) {
+    if (tc_sparc_window_trap(emu, intno))
+      return;
+    sig = sparc_signal_for_intno(intno, &kind);
+  }
   tc_emu_fault(emu, kind, emu->cur_pc, sig);
 }
 
@@ -377,6 +428,8 @@ static int install_hooks(tc_emu *emu, tc_error *err) {
         goto fail;
     }
   }
+  if (is_sparc(emu->arch) && tc_sparc_install(emu, err) < 0)
+    return -1;
   e = uc_hook_add(emu->uc, &h, UC_HOOK_INTR, (void *)hook_intr, emu, 1, 0);
   if (e)
     goto fail;
@@ -612,6 +665,10 @@ static int page_range(const tc_emu *emu, uint64_t addr, uint64_t size,
   if (page_up(emu, addr + size, end) < 0 || *end <= *start)
     return -EINVAL;
   if (emu->arch->ptr_size == 4 && *end > 0x100000000ull)
+    return -ENOMEM;
+  /* Unicorn's sparc64 reads and writes the wrong memory (zeros) at 2^41
+   * and above, silently: no guest mapping goes there. */
+  if (emu->arch->id == TC_ARCH_SPARC64 && *end > TC_SPARC64_ADDR_LIMIT)
     return -ENOMEM;
   return 0;
 }
@@ -1058,6 +1115,12 @@ bool tc_emu_thumb(tc_emu *emu) {
 }
 
 uint64_t tc_emu_resume_pc(tc_emu *emu) {
+  if (emu->sparc_private && !emu->sparc_started)
+    tc_sparc_first_run(emu);
+  if (emu->has_resume_override) {
+    emu->has_resume_override = false;
+    tc_emu_set_reg(emu, emu->arch->pc_reg, emu->resume_override);
+  }
   uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
   return tc_emu_thumb(emu) ? pc | 1 : pc;
 }

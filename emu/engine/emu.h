@@ -253,6 +253,20 @@ typedef struct tc_emu {
    * x86's syscall/sysenter hooks, 0 for interrupt-style traps. */
   uint8_t trap_insn_size;
 
+  /* SPARC (emu/engine/sparc.c): the private page of the carry-flag stubs
+   * is mapped; the last instruction run (a delay slot's branch); the
+   * instruction where the engine stops to go on at redirect_to instead. */
+  bool sparc_private, sparc_started;
+  uint64_t sparc_prev_pc, sparc_cur_pc;
+  uint64_t sparc_redirect_at, sparc_redirect_to;
+  /* What the engine cannot run (set by a hook, which stops the engine):
+   * the recording ends there with this error; empty while it runs. */
+  char unsupported[240];
+  /* Where the run loop resumes instead of the PC (set by a hook that
+   * stopped the engine to redirect it). */
+  uint64_t resume_override;
+  bool has_resume_override;
+
   /* Unknown syscall numbers already reported (bitmap of the first 4096). */
   uint8_t unknown_reported[512];
   uint64_t syscall_count;
@@ -267,6 +281,20 @@ typedef struct tc_emu {
  * (x87 control word, MXCSR, tag word), installs the CPUID and syscall
  * hooks. opt is copied (its strings must outlive the emu). */
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
+/* SPARC (emu/engine/sparc.c): sets up the carry-flag stubs and the code
+ * hook; a window trap (save, restore, return, flushw), false if intno is
+ * none; whether pc is in the private page (never recorded); after a
+ * syscall, sets the carry flag and goes on after the trap. */
+int tc_sparc_install(tc_emu *emu, tc_error *err);
+/* Unicorn 2.0.1's sparc64 addresses 41 bits: every mapping stays below. */
+#define TC_SPARC64_ADDR_LIMIT 0x20000000000ull
+bool tc_sparc_window_trap(tc_emu *emu, uint32_t intno);
+bool tc_sparc_hidden(const tc_emu *emu, uint64_t pc);
+void tc_sparc_syscall_done(tc_emu *emu, bool failed);
+/* Before the first instruction: the condition codes cleared, as Linux
+ * starts a program (and as Unicorn needs: its flag state is undefined
+ * until an instruction sets it, and a branch on it crashes). */
+void tc_sparc_first_run(tc_emu *emu);
 /* Unicorn's uc_arch and uc_mode (byte order included) for an arch; false
  * if Unicorn does not run it (emu/engine/uc_arch.c). */
 bool tc_uc_arch_mode(const tc_arch *arch, int *uc_arch, int *uc_mode);

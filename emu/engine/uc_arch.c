@@ -12,6 +12,7 @@
 #include "common/arch/regs-arm64.inc"
 #include "common/arch/regs-mips.inc"
 #include "common/arch/regs-mips64.inc"
+#include "common/arch/regs-sparc64.inc"
 #include "common/arch/regs-x86.inc"
 #include "common/arch/regs-x86_64.inc"
 #undef TC_REG
@@ -37,6 +38,10 @@ bool tc_uc_arch_mode(const tc_arch *arch, int *uc_arch, int *uc_mode) {
     break;
   case TC_ARCH_MIPS64EL:
     a = UC_ARCH_MIPS, m = UC_MODE_MIPS64;
+    break;
+  case TC_ARCH_SPARC64:
+  case TC_ARCH_SPARC: /* V8+ code: the V8 models stop at V9 instructions */
+    a = UC_ARCH_SPARC, m = UC_MODE_SPARC64;
     break;
   default:
     return false;

@@ -16,6 +16,8 @@ void cmain(long *sp) {
   __asm__ volatile("udf #0");
 #elif defined(FAULT_ILL) && defined(__mips__)
   __asm__ volatile(".word 0x00000028"); /* SPECIAL, reserved function */
+#elif defined(FAULT_ILL) && defined(__sparc__)
+  __asm__ volatile("illtrap 0");
 #elif defined(FAULT_ILL)
   __asm__ volatile("ud2");
 #elif defined(FAULT_PRIV) && defined(__x86_64__)

@@ -1,5 +1,5 @@
 /* Minimal freestanding Linux syscalls for the guest programs (x86-64, i386,
- * arm in ARM or Thumb state, arm64, mips o32 and n64), so the small guests need
+ * arm in ARM or Thumb state, arm64, mips o32 and n64, sparc64), so the small guests need
  * no libc and record in a few hundred instructions. */
 #ifndef GUEST_SYS_H
 #define GUEST_SYS_H
@@ -101,6 +101,27 @@ static inline long sys3(long n, long a, long b, long c) {
   __asm__(".globl _start\n.globl __start\n_start:\n__start:\n"                 \
           " move $4, $sp\n and $sp, $sp, -16\n " G_ADDIU " $sp, $sp, -32\n"    \
           " jal cmain\n break\n");
+#elif defined(__sparc__) && defined(__arch64__)
+#define NR_write 4
+#define NR_exit_group 188
+/* ta 0x6d: g1 = number, o0..o2 = arguments; the carry flag (xcc.C) set
+ * flags an error, o0 then holding the errno. */
+static inline long sys3(long n, long a, long b, long c) {
+  register long g1 __asm__("g1") = n;
+  register long o0 __asm__("o0") = a;
+  register long o1 __asm__("o1") = b;
+  register long o2 __asm__("o2") = c;
+  __asm__ volatile("ta 0x6d\n bcs,a,pn %%xcc, 1f\n sub %%g0, %%o0, %%o0\n1:"
+                   : "+r"(o0)
+                   : "r"(g1), "r"(o1), "r"(o2)
+                   : "memory", "cc");
+  return o0;
+}
+/* The stack pointer is biased by 2047; argc sits past the 16-register
+ * save area (glibc's start.S reads it the same way). */
+#define GUEST_START                                                            \
+  __asm__(".globl _start\n_start:\n mov %g0, %fp\n sub %sp, 48, %sp\n"       \
+          " add %sp, 2047+22*8, %o0\n call cmain\n nop\n illtrap 0\n");
 #else
 #error "unsupported guest arch"
 #endif
