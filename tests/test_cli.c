@@ -307,6 +307,27 @@ static void test_signal_handlers(void) {
   }
 }
 
+/* icebp (issue 38): SIGTRAP as Linux's exc_debug_user sends it
+ * (TRAP_BRKPT, si_addr after the instruction, trapno 1, err 0), the
+ * handler returning after it, on x86-64 and i386. The expected line is
+ * Linux's, from its source: qemu-user reports SIGILL and a native run on
+ * a virtual machine loops on the re-injected trap (examples/guests/icebp.c). */
+static void test_icebp(void) {
+  const char *guests[] = {"icebp64", "icebp32"};
+  for (int i = 0; i < 2; i++) {
+    char *out = NULL;
+    int st = tu_run_merge(&out, TC_CLI, "record", "-q", "-o", tu_tmp(guests[i]),
+                          "--", tu_guest(guests[i]), NULL);
+    CU_ASSERT_EQUAL(st, 0);
+    CU_ASSERT_PTR_NOT_NULL(
+        out && strstr(out, "icebp: hits=1 si_code=1 si_addr=after trapno=1 "
+                           "err=0\n"));
+    if (st != 0 || !out || !strstr(out, "si_code=1 si_addr=after"))
+      fprintf(stderr, "\n%s: %s\n", guests[i], out ? out : "");
+    free(out);
+  }
+}
+
 /* Faults go to the guest's handlers (issue 15): SIGSEGV (unmapped,
  * write-protected then repaired and the store re-run), SIGFPE, SIGILL with
  * Linux's si_code/si_addr/trapno/err, siglongjmp out of handlers, alarm()
@@ -789,6 +810,7 @@ int main(void) {
        test_signal_handlers},
       {"fault handlers, alarm, setitimer: x86-64, i386 = native",
        test_fault_handlers},
+      {"icebp: SIGTRAP as Linux sends it", test_icebp},
       {"-o NAME.EXT names the file", test_output_names},
       {"info: writer and seekable from the file", test_info_writer_seek},
       {"stream outputs: written as they are, never renamed over",

@@ -404,6 +404,17 @@ static bool hook_insn_invalid(uc_engine *uc, void *user) {
   (void)uc;
   /* No code hook ran for an undecodable instruction: take Unicorn's PC. */
   emu->cur_pc = tc_emu_reg(emu, emu->arch->pc_reg);
+  uint8_t op = 0;
+  if (tc_arch_is_x86(emu->arch) && tc_emu_read(emu, emu->cur_pc, &op, 1) == 0 &&
+      op == 0xf1 && !emu->faulted) {
+    /* icebp (int1): Unicorn 2.0.1 calls it invalid; Linux gets a #DB trap
+     * and sends SIGTRAP (TRAP_BRKPT, si_addr after it), and a handler
+     * that returns goes on after it. */
+    emu->fault_resume = emu->cur_pc + 1;
+    emu->fault_debug = true;
+    tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc, SIGTRAP);
+    return false;
+  }
   tc_emu_fault(emu, TC_FAULT_INVALID_INSN, emu->cur_pc, SIGILL);
   return false;
 }
@@ -1191,8 +1202,10 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig) {
   if (emu->faulted)
     return; /* keep the first cause */
   emu->faulted = true;
-  if (sig != SIGTRAP)
+  if (sig != SIGTRAP) {
     emu->fault_resume = 0;
+    emu->fault_debug = false;
+  }
   emu->fault.kind = kind;
   emu->fault.addr = addr;
   emu->fault.pc = emu->cur_pc;

@@ -233,9 +233,11 @@ typedef struct tc_emu {
   /* Set when the guest faulted (the run loop then ends the process). */
   bool faulted;
   tc_fault_event fault;
-  /* A trap (x86 int3): the signal frame resumes here, after the
-   * instruction, not at fault.pc; 0 for a fault. */
+  /* A trap (x86 int3, icebp): the signal frame resumes here, after the
+   * instruction, not at fault.pc; 0 for a fault. fault_debug: the trap was
+   * icebp's #DB (vector 1, TRAP_BRKPT, si_addr after it), not int3. */
   uint64_t fault_resume;
+  bool fault_debug;
   /* The PC of the instruction being executed (kept by the recorder's code
    * hook, since Unicorn's PC is stale inside memory hooks). */
   uint64_t cur_pc;

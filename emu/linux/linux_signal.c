@@ -325,11 +325,18 @@ bool tc_linux_deliver_fault(tc_emu *emu) {
   d.mask = st->sigmask;
   fault_desc(emu->arch, &emu->fault, &d);
   d.resume = emu->fault_resume ? emu->fault_resume : emu->fault.pc;
-  if (emu->fault_resume) {
+  if (emu->fault_resume && emu->fault_debug) {
+    /* exc_debug_user: send_sigtrap(TRAP_BRKPT), si_addr = the ip after */
+    d.trapno = 1;
+    d.code = 1; /* TRAP_BRKPT */
+    d.err = 0;
+    d.addr = emu->fault_resume;
+  } else if (emu->fault_resume) {
     d.trapno = 3; /* do_int3: SIGTRAP, SI_KERNEL, no address */
     d.addr = 0;
   }
   emu->fault_resume = 0;
+  emu->fault_debug = false;
   /* The frame saves the faulting instruction as the place to go on (arm:
    * a PC write takes Thumb from bit 0, so the bit keeps the state). */
   tc_emu_set_reg(emu, emu->arch->pc_reg,
