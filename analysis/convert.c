@@ -8,7 +8,9 @@
 
 #include "analysis/filter.h"
 #include "analysis/rebuild.h"
+#include "common/sized.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/caps.h"
 #include "writers/io/outfile.h"
 
@@ -44,7 +46,8 @@ int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
                     const tc_format *out_fmt, const char *out_path,
                     uint64_t from_insn, const char *const *writer_options,
                     tc_error *err) {
-  tc_filter f = {0};
+  tc_filter f;
+  tc_filter_init(&f);
   f.from = from_insn;
   return tc_convert_filtered(in_path, in_fmt, out_fmt, out_path, &f,
                              writer_options, err);
@@ -58,15 +61,11 @@ int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
                             writer_options, 0, NULL, err);
 }
 
-int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
-                       const tc_format *out_fmt, const char *out_path,
-                       const tc_filter *filter,
-                       const char *const *writer_options, int strict,
-                       tc_convert_report *rep, tc_error *err) {
-  tc_convert_report scratch;
-  if (!rep)
-    rep = &scratch;
-  memset(rep, 0, sizeof *rep);
+/* tc_convert_checked on this library's own structs (filter may be NULL). */
+static int convert(const char *in_path, const tc_format *in_fmt,
+                   const tc_format *out_fmt, const char *out_path,
+                   const tc_filter *filter, const char *const *writer_options,
+                   int strict, tc_convert_report *rep, tc_error *err) {
   if (!in_fmt)
     in_fmt = tc_format_detect(in_path, err);
   if (!in_fmt)
@@ -245,4 +244,23 @@ int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
   tc_filter_free(fs);
   in_fmt->close_reader(r);
   return rc < 0 ? -1 : 0;
+}
+
+int tc_convert_checked(const char *in_path, const tc_format *in_fmt,
+                       const tc_format *out_fmt, const char *out_path,
+                       const tc_filter *filter,
+                       const char *const *writer_options, int strict,
+                       tc_convert_report *rep, tc_error *err) {
+  tc_filter f;
+  tc_filter_init(&f);
+  if ((filter && tc_sized_in(&f, sizeof f, filter, "tc_filter", err) < 0) ||
+      tc_sized_check(rep, "tc_convert_report", err) < 0)
+    return -1;
+  tc_convert_report r;
+  tc_convert_report_init(&r);
+  int rc = convert(in_path, in_fmt, out_fmt, out_path, filter ? &f : NULL,
+                   writer_options, strict, &r, err);
+  if (rep)
+    tc_sized_out(rep, &r, sizeof r);
+  return rc;
 }

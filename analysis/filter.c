@@ -9,6 +9,7 @@
 
 #include "common/elf/symbols.h"
 #include "common/linux/sysdecode.h"
+#include "writers/format.h"
 
 typedef struct range {
   uint64_t lo, hi;

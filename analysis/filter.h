@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 typedef struct tc_filter_state tc_filter_state;
 

@@ -2,6 +2,7 @@
  * sorted by address; a page records per byte whether its first value was
  * seen (known) or the byte was first changed without a value (touched). */
 #include "analysis/rebuild.h"
+#include "writers/format.h"
 
 #include <stdbool.h>
 #include <stdlib.h>

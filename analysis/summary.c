@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/sized.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 static int summary_sink(void *ctx, const tc_event *ev, tc_error *err) {
   tc_trace_summary *st = ctx;
@@ -50,8 +52,7 @@ static int summary_sink(void *ctx, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
-int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
-  memset(sum, 0, sizeof *sum);
+static int summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
   const tc_format *fmt = tc_format_detect(path, err);
   if (!fmt)
     return -1;
@@ -67,4 +68,14 @@ int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
   fmt->close_reader(r);
   /* what was read before an error is kept in sum */
   return tc_read_trace(path, fmt, summary_sink, sum, err);
+}
+
+int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
+  if (tc_sized_check(sum, "tc_trace_summary", err) < 0)
+    return -1;
+  tc_trace_summary full;
+  tc_trace_summary_init(&full);
+  int rc = summarize(path, &full, err);
+  tc_sized_out(sum, &full, sizeof full);
+  return rc;
 }

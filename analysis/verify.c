@@ -1,6 +1,6 @@
 /* Round-trip verification: a trace in any readable format against the
  * lossless tct recording of the same run, instruction by instruction,
- * within what the format holds (tc_format.caps and holds_reg). Both files
+ * within what the format holds (its caps and holds_reg). Both files
  * are streamed in lockstep, so memory use does not grow with the trace. */
 #include <inttypes.h>
 #include <stdarg.h>
@@ -10,7 +10,9 @@
 #include <string.h>
 
 #include "analysis/verify.h"
+#include "common/sized.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 /* The memory an instruction touched, per byte: the value before it (first
  * access) and after it (last access). */
@@ -639,7 +641,7 @@ int tc_verify_streams(const char *ref_path, const tc_format *ref_fmt,
                       const char *path, const tc_format *fmt,
                       const tc_format *within, tc_verify_table *t,
                       tc_error *err) {
-  memset(t, 0, sizeof *t);
+  tc_verify_table_init(t);
   if (!fmt)
     fmt = tc_format_detect(path, err);
   if (!fmt)
@@ -733,36 +735,52 @@ out:
   return rc;
 }
 
-int tc_verify_checks(const char *ref_tct, const char *path,
-                     const tc_format *fmt, tc_verify_table *t, tc_error *err) {
+/* tc_verify_checks into this library's own table. */
+static int verify_checks(const char *ref_tct, const char *path,
+                         const tc_format *fmt, tc_verify_table *t,
+                         tc_error *err) {
   if (!fmt)
     fmt = tc_format_detect(path, err);
   if (!fmt) {
-    memset(t, 0, sizeof *t);
+    tc_verify_table_init(t);
     return -1;
   }
   return tc_verify_streams(ref_tct, tc_format_by_name("tct"), path, fmt, fmt, t,
                            err);
 }
 
+int tc_verify_checks(const char *ref_tct, const char *path,
+                     const tc_format *fmt, tc_verify_table *t, tc_error *err) {
+  if (tc_sized_check(t, "tc_verify_table", err) < 0)
+    return -1;
+  tc_verify_table full;
+  int rc = verify_checks(ref_tct, path, fmt, &full, err);
+  tc_sized_out(t, &full, sizeof full);
+  return rc;
+}
+
 int tc_verify(const char *ref_tct, const char *path, const tc_format *fmt,
               tc_verify_report *rep, tc_error *err) {
+  if (tc_sized_check(rep, "tc_verify_report", err) < 0)
+    return -1;
   tc_verify_table t;
-  memset(rep, 0, sizeof *rep);
-  int rc = tc_verify_checks(ref_tct, path, fmt, &t, err);
-  rep->insns = t.insns;
-  rep->regs_held = t.regs_held;
-  rep->regs_total = t.regs_total;
+  int rc = verify_checks(ref_tct, path, fmt, &t, err);
+  tc_verify_report r;
+  tc_verify_report_init(&r);
+  r.insns = t.insns;
+  r.regs_held = t.regs_held;
+  r.regs_total = t.regs_total;
   const tc_verify_result *first = NULL;
   for (int k = 0; k < TC_VCHK_COUNT; k++) {
     const tc_verify_result *c = &t.checks[k];
-    rep->mismatches += c->mismatches;
+    r.mismatches += c->mismatches;
     if (c->mismatches && (!first || c->insn < first->insn))
       first = c;
   }
   if (first)
-    snprintf(rep->first, sizeof rep->first,
+    snprintf(r.first, sizeof r.first,
              "instruction %" PRIu64 ": %s: expected %s, found %s", first->insn,
              first->field, first->expected, first->found);
+  tc_sized_out(rep, &r, sizeof r);
   return rc;
 }

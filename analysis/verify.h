@@ -4,6 +4,7 @@
 #define TC_VERIFY_H
 
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 /* Compares the trace at path (fmt, NULL = detected) with the one at
  * ref_path (ref_fmt) within what `within` holds (its caps and holds_reg;

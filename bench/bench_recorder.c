@@ -9,6 +9,7 @@
 
 #include <tracecorn/tracecorn.h>
 
+#include "lib/session_internal.h"
 #include "tools/debug_env.h"
 
 static int discard(void *ctx, const tc_event *ev, tc_error *err) {
@@ -24,7 +25,7 @@ int main(int argc, char **argv) {
   }
   tc_options o;
   tc_options_init(&o);
-  tc_options_from_debug_env(&o); /* TRACECORN_* */
+  tc_options_from_env(&o); /* TRACECORN_* */
   o.quiet = 1;
   o.record_memory = 0;
   const char *av[64] = {argv[1]};
@@ -40,6 +41,9 @@ int main(int argc, char **argv) {
   o.stdout_fd = open("/dev/null", O_WRONLY);
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&o, &err);
+  tc_debug_options dbg = tc_debug_from_env();
+  if (s)
+    tc_session_set_debug(s, &dbg);
   if (!s || tc_session_load_elf(s, av[0], av, &err) ||
       tc_session_add_sink(s, discard, NULL, &err)) {
     fprintf(stderr, "bench_recorder: %s\n", err.msg);
@@ -48,6 +52,7 @@ int main(int argc, char **argv) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tc_run_result res;
+  tc_run_result_init(&res);
   if (tc_session_run(s, &res, &err)) {
     fprintf(stderr, "bench_recorder: %s\n", err.msg);
     return 1;

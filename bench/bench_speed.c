@@ -42,8 +42,10 @@
 
 #include "emu/engine/emu.h"
 #include "emu/linux/linux_sys.h"
+#include "lib/session_internal.h"
 #include "loaders/loader.h"
 #include "tools/debug_env.h"
+#include "writers/format.h"
 
 enum { ROW_BARE, ROW_CODE, ROW_CODE_MEM, ROW_RECORDER, ROW_WRITER };
 
@@ -114,12 +116,14 @@ static int run_engine(int kind, char **argv, sample *out) {
   }
   tc_options o;
   tc_options_init(&o);
-  tc_options_from_debug_env(&o); /* TRACECORN_* */
+  tc_options_from_env(&o); /* TRACECORN_* */
   o.quiet = 1;
   o.stdout_fd = open("/dev/null", O_WRONLY);
   o.keyframe_interval = 4096;
   o.stack_size = 8u << 20;
   tc_emu *emu = tc_linux_emu_new(img.arch, &o, &err);
+  if (emu)
+    emu->debug = tc_debug_from_env(); /* as a session would set it */
   if (emu && !realpath(argv[0], emu->exe_host_path))
     snprintf(emu->exe_host_path, sizeof emu->exe_host_path, "%s", argv[0]);
   tc_load_result lr;
@@ -175,13 +179,16 @@ static int run_session(const row *rw, char **argv, int memory, const char *dir,
                        sample *out) {
   tc_options o;
   tc_options_init(&o);
-  tc_options_from_debug_env(&o); /* TRACECORN_* */
+  tc_options_from_env(&o); /* TRACECORN_* */
   o.writer_options = writer_opts;
   o.quiet = 1;
   o.record_memory = memory;
   o.stdout_fd = open("/dev/null", O_WRONLY);
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&o, &err);
+  tc_debug_options dbg = tc_debug_from_env();
+  if (s)
+    tc_session_set_debug(s, &dbg);
   char path[4096] = "";
   if (!s || tc_session_load_elf(s, argv[0], (const char *const *)argv, &err)) {
     fprintf(stderr, "bench_speed: %s\n", err.msg);
@@ -201,6 +208,7 @@ static int run_session(const row *rw, char **argv, int memory, const char *dir,
     return -1;
   }
   tc_run_result res;
+  tc_run_result_init(&res);
   out->cpu = cpu_now();
   double t0 = now();
   if (tc_session_run(s, &res, &err)) {

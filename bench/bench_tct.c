@@ -18,7 +18,10 @@
 
 #include <tracecorn/tracecorn.h>
 
+#include "common/arch.h"
+#include "lib/session_internal.h"
 #include "tools/debug_env.h"
+#include "writers/format.h"
 
 /* The states of the replayed events live in two hot buffers, as they do
  * in the recorder (kept as 200k copies they would stream from DRAM and the
@@ -207,13 +210,16 @@ int main(int argc, char **argv) {
 
   tc_options o;
   tc_options_init(&o);
-  tc_options_from_debug_env(&o); /* TRACECORN_* */
+  tc_options_from_env(&o); /* TRACECORN_* */
   o.quiet = 1;
   o.record_memory = 1;
   o.max_insns = skip + max;
   o.stdout_fd = open("/dev/null", O_WRONLY);
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&o, &err);
+  tc_debug_options dbg = tc_debug_from_env();
+  if (s)
+    tc_session_set_debug(s, &dbg);
   capture c = {0};
   c.max = max;
   c.check = check;
@@ -238,6 +244,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   tc_run_result res;
+  tc_run_result_init(&res);
   if (tc_session_run(s, &res, &err) && c.n < max) {
     fprintf(stderr, "bench_tct: %s\n", err.msg);
     return 1;

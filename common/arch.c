@@ -9,7 +9,7 @@
 
 #define TC_REG(name, size, flags, offset, uc, uc_id)                           \
   {name, size, flags, offset, uc_id},
-#include "tracecorn/tracecorn.h"
+#include "common/arch.h"
 
 /* Register order is the state-image order. Indices are used by the
  * syscall ABI below, so keep the two in step. */
@@ -330,6 +330,47 @@ const tc_arch *tc_arch_by_name(const char *name) {
       return tc_arch_by_id(arch_aliases[i].id);
   return NULL;
 }
+
+/* The public accessors (the struct is private: common/arch.h). */
+const char *tc_arch_name(const tc_arch *arch) { return arch->name; }
+
+tc_arch_id tc_arch_id_of(const tc_arch *arch) { return arch->id; }
+
+unsigned tc_arch_ptr_size(const tc_arch *arch) { return arch->ptr_size; }
+
+int tc_arch_big_endian(const tc_arch *arch) { return arch->big_endian; }
+
+size_t tc_arch_state_size(const tc_arch *arch) { return arch->state_size; }
+
+int tc_arch_reg_count(const tc_arch *arch) { return arch->nregs; }
+
+static const tc_reg_info *reg_at(const tc_arch *arch, int reg) {
+  return reg >= 0 && reg < arch->nregs ? &arch->regs[reg] : NULL;
+}
+
+const char *tc_arch_reg_name(const tc_arch *arch, int reg) {
+  const tc_reg_info *r = reg_at(arch, reg);
+  return r ? r->name : NULL;
+}
+
+unsigned tc_arch_reg_size(const tc_arch *arch, int reg) {
+  const tc_reg_info *r = reg_at(arch, reg);
+  return r ? r->size : 0;
+}
+
+unsigned tc_arch_reg_flags(const tc_arch *arch, int reg) {
+  const tc_reg_info *r = reg_at(arch, reg);
+  return r ? r->flags : 0;
+}
+
+size_t tc_arch_reg_offset(const tc_arch *arch, int reg) {
+  const tc_reg_info *r = reg_at(arch, reg);
+  return r ? r->offset : 0;
+}
+
+int tc_arch_pc_reg(const tc_arch *arch) { return arch->pc_reg; }
+
+int tc_arch_sp_reg(const tc_arch *arch) { return arch->sp_reg; }
 
 int tc_arch_reg_index(const tc_arch *arch, const char *name) {
   for (int i = 0; i < arch->nregs; i++)

@@ -1,10 +1,88 @@
-/* Internal helpers over the arch tables (common/arch.c). */
+/* The arch tables (common/arch.c) as the library sees them: the public
+ * header has tc_arch as an opaque handle with accessors; every layer of the
+ * library (and its tests) reads the table itself through this header. */
 #ifndef TC_COMMON_ARCH_H
 #define TC_COMMON_ARCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "tracecorn/tracecorn.h"
+
+/* A register index that names no register (mips has no flags register). */
+#define TC_NO_REG 0xffffu
+
+/* One register: its bytes in the state image are [offset, offset+size). */
+typedef struct tc_reg_info {
+  const char *name; /* lower-case, as GDB/capstone spell it: "rax", "st0" */
+  uint16_t size;    /* bytes: 1..32 */
+  uint16_t flags;   /* TC_REG_* */
+  uint32_t offset;  /* offset in the state image */
+  int uc_id;        /* Unicorn 2's register number (UCIR's wire id too) */
+} tc_reg_info;
+
+/* How a syscall traps on this arch (the engine uses it; kept here so the
+ * arch table is one table). */
+typedef enum tc_trap_kind {
+  TC_TRAP_NONE = 0,
+  TC_TRAP_INSN_SYSCALL, /* x86 `syscall` via UC_HOOK_INSN; PC = insn addr */
+  TC_TRAP_INSN_SYSENTER,
+  TC_TRAP_INTR /* UC_HOOK_INTR with intno; PC may or may not be advanced */
+} tc_trap_kind;
+
+typedef struct tc_trap {
+  tc_trap_kind kind;
+  uint32_t intno;      /* for TC_TRAP_INTR */
+  uint32_t pc_advance; /* bytes to add to PC after the trap (0 if Unicorn
+                          already advanced it) */
+} tc_trap;
+
+typedef struct tc_syscall_name {
+  uint32_t nr;
+  const char *name;
+} tc_syscall_name;
+
+typedef struct tc_syscall_abi {
+  tc_trap traps[3]; /* kind == TC_TRAP_NONE terminates */
+  int nr_reg;       /* register index (into regs[]) of the number */
+  int arg_regs[6];  /* register indices of the arguments */
+  int ret_reg;      /* register index of the return value */
+  int err_reg;      /* -1, or a register flagging errors (mips a3) */
+  /* Arguments from this index on are read from the stack, as 32-bit words
+   * at sp + stack_arg_offset (mips o32: 4 and 16); 0 = all in registers. */
+  int first_stack_arg;
+  uint32_t stack_arg_offset;
+  const tc_syscall_name *names; /* number -> name, sorted by nr */
+  size_t nnames;
+} tc_syscall_abi;
+
+struct tc_arch {
+  tc_arch_id id;
+  const char *name;   /* "x86_64", "x86", "arm", ... */
+  uint8_t big_endian; /* target byte order */
+  uint8_t ptr_size;   /* 4 or 8 */
+  uint32_t page_size; /* guest page size */
+  uint32_t max_insn_size;
+  const tc_reg_info *regs;
+  uint16_t nregs;
+  uint16_t pc_reg, sp_reg; /* indices into regs[] */
+  uint16_t flags_reg;      /* index, or TC_NO_REG (mips) */
+  uint32_t state_size;     /* bytes of a state image */
+  tc_syscall_abi sys;
+  const char *elf_platform; /* AT_PLATFORM string */
+  uint16_t elf_machine;     /* EM_* */
+};
+
+/* The register a capstone register name stands for: sub-registers and
+ * aliases give the arch-table register holding them (x86 eax/ax/al -> rax,
+ * r8d -> r8, ymm3 -> xmm3, st(2) -> st2; arm sb -> r9, sN -> d(N/2), qN ->
+ * d(2N) with *second = d(2N+1); arm64 wN -> xN, b/h/s/d/qN -> vN). Returns
+ * -1 if the table has none (x86 mmN, unknown names) and -2 for a name that
+ * holds no state (arm64 xzr/wzr). second may be NULL; else set to -1 or
+ * the second register. */
+int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
+                              int *second);
 
 static inline bool tc_arch_is_x86(const tc_arch *a) {
   return a->id == TC_ARCH_X86 || a->id == TC_ARCH_X86_64;

@@ -50,7 +50,7 @@ int main(int argc, char **argv) {
   counts c;
   memset(&c, 0, sizeof c);
   int rc = tc_read_trace(argv[1], fmt, on_event, &c, &err);
-  printf("format:        %s\n", fmt->name);
+  printf("format:        %s\n", tc_format_name(fmt));
   printf("instructions:  %" PRIu64 "\n", c.by_kind[TC_EV_INSN]);
   printf("syscalls:      %" PRIu64 "\n", c.by_kind[TC_EV_SYSCALL]);
   printf("maps:          %" PRIu64 "\n", c.by_kind[TC_EV_MAP]);

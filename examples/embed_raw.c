@@ -12,7 +12,7 @@ static int on_event(void *ctx, const tc_event *ev, tc_error *err) {
     printf("0x%" PRIx64 ":", ev->u.insn.pc);
     for (int i = 0; i < ev->u.insn.nregs; i++) {
       int r = ev->u.insn.regs[i];
-      printf(" %s=0x%" PRIx64, arch->regs[r].name,
+      printf(" %s=0x%" PRIx64, tc_arch_reg_name(arch, r),
              tc_state_get(arch, ev->u.insn.state_after, r));
     }
     printf("\n");

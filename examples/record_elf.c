@@ -60,6 +60,7 @@ int main(int argc, char **argv) {
   tc_error err;
   counts c = {0};
   tc_run_result res;
+  tc_run_result_init(&res); /* the library fills what this header knows */
   tc_session *s = tc_session_new(&opt, &err);
   if (!s ||
       tc_session_load_elf(s, argv[first], (const char *const *)argv + first,
@@ -76,8 +77,8 @@ int main(int argc, char **argv) {
           "record_elf: %s: %" PRIu64 " instructions, %" PRIu64
           " syscalls, %" PRIu64 " memory reads, %" PRIu64
           " memory writes, exit status %d\n",
-          tc_session_info(s)->arch->name, c.insns, c.syscalls, c.mem_reads,
-          c.mem_writes, res.status);
+          tc_arch_name(tc_session_info(s)->arch), c.insns, c.syscalls,
+          c.mem_reads, c.mem_writes, res.status);
   tc_session_free(s);
   return res.status;
 }

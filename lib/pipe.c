@@ -1,6 +1,7 @@
 /* lib/pipe: trace writers on worker threads (pipe.h). */
 #include "pipe.h"
 
+#include "common/arch.h"
 #include "common/small_copy.h"
 
 #include <pthread.h>

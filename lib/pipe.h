@@ -12,9 +12,9 @@
  * The compact form relies on a property of the recorder's stream (see
  * recorder.h): an INSN's state_before is the previous INSN's state_after,
  * or the state of the KEYFRAME since, and its state_after differs from
- * state_before only in regs[]. check (tc_options.writer_threads_check)
- * sends both states whole as well and aborts if a rebuilt one differs
- * (tests use it). */
+ * state_before only in regs[]. check (the debug switch
+ * writer_threads_check) sends both states whole as well and aborts if a rebuilt
+ * one differs (tests use it). */
 #ifndef TC_PIPE_H
 #define TC_PIPE_H
 

@@ -14,12 +14,15 @@
 #include <unistd.h>
 
 #include "common/elf/symbols.h"
+#include "common/sized.h"
 #include "emu/engine/emu.h"
 #include "emu/linux/linux_sys.h"
 #include "loaders/loader.h"
 #include "pipe.h"
 #include "recorder/recorder.h"
+#include "session_internal.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/outfile.h"
 
 #define MAX_OUTPUTS 16
@@ -60,6 +63,7 @@ typedef struct proc_slot {
 
 struct tc_session {
   tc_options opt;
+  tc_debug_options debug; /* given to every process (session_internal.h) */
   tc_emu *emu;
   tc_recorder *rec;
   proc_slot procs[TC_MAX_PROCS];
@@ -100,15 +104,22 @@ tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
     tc_error_set(err, "out of memory");
     return NULL;
   }
-  if (opt)
-    s->opt = *opt;
-  else
-    tc_options_init(&s->opt);
+  tc_options_init(&s->opt);
+  if (opt && tc_sized_in(&s->opt, sizeof s->opt, opt, "tc_options", err) < 0) {
+    free(s);
+    return NULL;
+  }
   if (!s->opt.keyframe_interval)
     s->opt.keyframe_interval = 4096;
   if (!s->opt.stack_size)
     s->opt.stack_size = 8u << 20;
   return s;
+}
+
+void tc_session_set_debug(tc_session *s, const tc_debug_options *debug) {
+  s->debug = *debug;
+  if (s->emu)
+    s->emu->debug = *debug;
 }
 
 /* Engines abandoned by tc_session_escape: kept reachable, never freed
@@ -207,7 +218,7 @@ static int finish_load(tc_session *s, const tc_load_result *lr, tc_error *err) {
   s->info.has_memory = s->opt.record_memory != 0;
   /* recorder/recorder.h: continuity (not_continuous: writers compare
    * whole states, as for converted streams; the tests compare both) */
-  s->info.continuous = !s->opt.not_continuous;
+  s->info.continuous = !s->debug.not_continuous;
   s->info.initial_state = s->initial_state;
   s->info.writer_options = s->opt.writer_options;
   return 0;
@@ -244,6 +255,7 @@ int tc_session_load_elf(tc_session *s, const char *path,
   s->emu = tc_linux_emu_new(img.arch, &s->opt, err);
   if (!s->emu)
     return -1;
+  s->emu->debug = s->debug;
   char host[TC_PATH_MAX];
   if (!realpath(path, host))
     snprintf(host, sizeof host, "%s", path);
@@ -306,6 +318,7 @@ int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
   s->emu = tc_linux_emu_new(a, &s->opt, err);
   if (!s->emu)
     return -1;
+  s->emu->debug = s->debug;
   tc_load_result lr;
   if (tc_load_raw(s->emu, code, size, base, entry, &lr, err) < 0)
     return -1;
@@ -562,7 +575,7 @@ static void start_writer_threads(tc_session *s) {
   }
   tc_error err = {{0}};
   if (!n || !(s->pipe = tc_pipe_new(s->info.arch, n, fns, ctxs,
-                                    s->opt.writer_threads_check != 0, &err)))
+                                    s->debug.writer_threads_check != 0, &err)))
     return; /* the writers run on this thread */
   for (int i = 0; i < n; i++)
     ((output *)ctxs[i])->async = true;
@@ -723,6 +736,7 @@ size_t tc_session_pids(tc_session *s, uint32_t *pids, size_t max) {
  * and its recorder, whose stream starts from the copied state (MAP events
  * with the contents, a KEYFRAME). */
 static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
+  emu->debug = s->debug; /* before its recorder reads the regfile mode */
   int slot = -1;
   /* The first process's slot too, once it has ended (its result kept). */
   for (int i = 0; i < TC_MAX_PROCS && slot < 0; i++)
@@ -982,6 +996,8 @@ static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
 }
 
 int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
+  if (tc_sized_check(res, "tc_run_result", err) < 0)
+    return -1;
   if (!s->emu) {
     tc_error_set(err, "no program loaded");
     return -1;
@@ -1004,7 +1020,8 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     tc_recorder_stop(s->rec, s->stop_status);
   s->procs[0] = (proc_slot){s->emu, s->rec, NULL, true, false};
   note_pid(s, s->emu->pid);
-  tc_run_result r = {0};
+  tc_run_result r;
+  tc_run_result_init(&r);
   int rc = run_processes(s, &r, err);
   if (s->pipe_failed && r.reason == TC_EXIT_INTERRUPTED) {
     r.reason = TC_EXIT_ERROR; /* as its EXIT event says (failure_exit) */
@@ -1012,7 +1029,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     r.signal = 0;
   }
   if (res)
-    *res = r;
+    tc_sized_out(res, &r, sizeof r);
   if (s->pipe_failed) {
     tc_error_set(err, "%s", s->pipe_err.msg);
     return -1;

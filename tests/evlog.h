@@ -2,7 +2,9 @@
 #ifndef TC_EVLOG_H
 #define TC_EVLOG_H
 
+#include "common/arch.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 typedef struct evlog {
   const tc_arch *arch;

@@ -356,6 +356,7 @@ static int record(const char *guest, const char *arg, const char *path,
   CU_ASSERT_EQUAL_FATAL(tc_session_add_writer(ses, F, path, &err), 0);
   CU_ASSERT_EQUAL_FATAL(tc_session_add_sink(ses, collect, s, &err), 0);
   tc_run_result res;
+  tc_run_result_init(&res);
   int rc = tc_session_run(ses, &res, &err);
   CU_ASSERT_TRUE(tc_session_output_ok(ses, path));
   tc_session_free(ses);
@@ -2019,6 +2020,7 @@ static void test_mips64el_stream(void) {
   free(f);
   /* tracecorn reads it back as mips64el, equal to the recording */
   tc_verify_report rep;
+  tc_verify_report_init(&rep);
   CU_ASSERT_EQUAL(tc_verify(ref, path, F, &rep, &err), 0);
   CU_ASSERT_EQUAL(rep.insns, 4);
   CU_ASSERT_EQUAL(rep.mismatches, 0);
@@ -2184,6 +2186,7 @@ static void mips_guest(const char *guest) {
   }
   CU_ASSERT_EQUAL_FATAL(tc_session_add_sink(ses, mips_sink, &m, &err), 0);
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL(tc_session_run(ses, &res, &err), 0);
   tc_session_free(ses);
   close(devnull);

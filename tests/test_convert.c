@@ -60,6 +60,7 @@ static void test_loss_report(void) {
   snprintf(tct, sizeof tct, "%s.tct", p);
   snprintf(trac, sizeof trac, "%s.trace64", p);
   tc_trace_summary sum;
+  tc_trace_summary_init(&sum);
   tc_error err;
   CU_ASSERT_EQUAL_FATAL(tc_trace_summarize(tct, &sum, &err), 0);
   CU_ASSERT(sum.syscalls > 10);
@@ -193,6 +194,7 @@ static void round_trips(const char *guest) {
   snprintf(ref, sizeof ref, "%s.tct", p);
   tc_error err;
   tc_trace_summary sum;
+  tc_trace_summary_init(&sum);
   CU_ASSERT_EQUAL_FATAL(tc_trace_summarize(ref, &sum, &err), 0);
   const tc_arch *arch = sum.arch;
   int pairs = 0, lossless = 0, refused = 0, blockless = 0;
@@ -214,6 +216,8 @@ static void round_trips(const char *guest) {
       snprintf(a2, sizeof a2, "%s-%s-%s-back%s", p, A->name, B->name,
                A->extension(arch));
       tc_convert_report there, back;
+      tc_convert_report_init(&there);
+      tc_convert_report_init(&back);
       tc_error e1 = {{0}}, e2 = {{0}};
       int r1 = tc_convert_checked(a0, A, B, b1, NULL, NULL, 0, &there, &e1);
       if (cannot(A, B)) {
@@ -272,6 +276,7 @@ static void round_trips(const char *guest) {
       tc_format inter = both_of(A, B);
       const tc_format *within = blocks_b ? B : there.dropped_kinds ? &inter : A;
       tc_verify_table t;
+      tc_verify_table_init(&t);
       tc_error e4 = {{0}};
       CU_ASSERT_EQUAL_FATAL(tc_verify_streams(a0, A, a2, A, within, &t, &e4),
                             0);
@@ -376,6 +381,7 @@ static void test_verify_catches_corruption(void) {
 
   /* the reader still takes it; verify names both differences */
   tc_verify_table t;
+  tc_verify_table_init(&t);
   CU_ASSERT_EQUAL_FATAL(tc_verify_checks(ref, bad, NULL, &t, &err), 0);
   CU_ASSERT_EQUAL(t.checks[TC_VCHK_PC].mismatches, 0);
   CU_ASSERT_EQUAL(t.checks[TC_VCHK_BYTES].mismatches, 0);
@@ -397,6 +403,7 @@ static void test_verify_catches_corruption(void) {
   uint64_t f = strtoull(t.checks[TC_VCHK_REGS].found, NULL, 16);
   CU_ASSERT_EQUAL(e ^ f, 1);
   tc_verify_report rep;
+  tc_verify_report_init(&rep);
   CU_ASSERT_EQUAL(tc_verify(ref, bad, trac, &rep, &err), 0);
   CU_ASSERT(rep.mismatches > 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(rep.first, "instruction 20: rax: expected "));

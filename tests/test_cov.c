@@ -117,6 +117,7 @@ static int record(const char *guest, const char *arg, const char *tag,
     if (rc == 0)
       rc = tc_session_add_sink(s, collect, r, &err);
     tc_run_result res;
+    tc_run_result_init(&res);
     if (rc == 0)
       rc = tc_session_run(s, &res, &err);
   }

@@ -103,6 +103,7 @@ static void test_big_read_parts(void) {
   o.stdout_fd = devnull;
   const char *argv[] = {tu_guest("bigmem64"), "read", file, NULL};
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL(evlog_record(&l, &o, argv, &res, &err), 0);
   close(devnull);
   CU_ASSERT_EQUAL((uint64_t)reads, res.syscalls);

@@ -12,6 +12,7 @@
 
 #include "evlog.h"
 #include "lib/pipe.h"
+#include "lib/session_internal.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------ the queue alone */
@@ -262,7 +263,8 @@ static void out_of_memory_session(bool in_consumer) {
     tc_pipe_test_limit_consumer_allocs(0);
   else
     tc_pipe_test_limit_blocks(4);
-  tc_run_result res = {0};
+  tc_run_result res;
+  tc_run_result_init(&res);
   int rc = tc_session_run(s, &res, &err);
   tc_pipe_test_limit_blocks(-1);
   tc_pipe_test_limit_consumer_allocs(-1);
@@ -337,9 +339,9 @@ static char *cli_stderr(const char *env, const char *name) {
   return out ? out : strdup("");
 }
 
-/* The command maps the TRACECORN_* variables onto the options (the
- * library reads none): the regfile's debug line comes and goes with them
- * (test_record runs the others). */
+/* The command maps the TRACECORN_* variables onto the options and debug
+ * switches (the library reads none): the regfile's debug line comes and goes
+ * with them (test_record runs the others). */
 static void test_cli_environment(void) {
   char *out = cli_stderr("TRACECORN_REGFILE_DEBUG=1", "env-on");
   CU_ASSERT_PTR_NOT_NULL(strstr(out, "registers direct"));
@@ -351,8 +353,9 @@ static void test_cli_environment(void) {
   free(out);
 }
 
-/* The options that were environment variables, through the library: the
- * fast paths with their checks and the slow paths give the same files. */
+/* The switches that were environment variables, through the library's
+ * options and private debug interface: the fast paths with their checks
+ * and the slow paths give the same files. */
 static void test_options_same_bytes(void) {
   const char *guests[] = {"glibc64", "glibc-arm64", "sigthread-64"};
   for (size_t g = 0; g < 3; g++) {
@@ -362,15 +365,17 @@ static void test_options_same_bytes(void) {
       tc_options_init(&o);
       o.quiet = 1;
       o.stdout_fd = open("/dev/null", O_WRONLY);
-      o.regfile = fast ? TC_REGFILE_CHECK : TC_REGFILE_OFF;
       o.writer_threads = fast ? TC_WRITER_THREADS_ON : TC_WRITER_THREADS_OFF;
-      o.writer_threads_check = fast;
-      o.not_continuous = !fast;
+      tc_debug_options dbg = {0};
+      dbg.regfile = fast ? TC_REGFILE_CHECK : TC_REGFILE_OFF;
+      dbg.writer_threads_check = fast;
+      dbg.not_continuous = !fast;
       char label[64];
       snprintf(label, sizeof label, "opt-%s-%d", guests[g], fast);
       snprintf(paths[fast][0], sizeof paths[fast][0], "%s.ucir", tu_tmp(label));
       snprintf(paths[fast][1], sizeof paths[fast][1], "%s.txt", tu_tmp(label));
       tc_session *s = tc_session_new(&o, NULL);
+      tc_session_set_debug(s, &dbg);
       const char *argv[] = {tu_guest(guests[g]), NULL};
       tc_error err = {{0}};
       CU_ASSERT_EQUAL_FATAL(tc_session_load_elf(s, argv[0], argv, &err), 0);
@@ -380,7 +385,8 @@ static void test_options_same_bytes(void) {
       CU_ASSERT_EQUAL(tc_session_add_writer(s, tc_format_by_name("text"),
                                             paths[fast][1], &err),
                       0);
-      tc_run_result res = {0};
+      tc_run_result res;
+      tc_run_result_init(&res);
       CU_ASSERT_EQUAL(tc_session_run(s, &res, &err), 0);
       CU_ASSERT(res.insns > 1000);
       tc_session_free(s);

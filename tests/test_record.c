@@ -136,6 +136,7 @@ static void test_reference_helper(void) {
 static void test_events_hello(void) {
   evlog l;
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL_FATAL(record_lib(&l, "hello64", "arg1", NULL, &res), 0);
   CU_ASSERT_EQUAL(res.reason, TC_EXIT_EXITED);
   CU_ASSERT_EQUAL(res.status, 1);
@@ -201,6 +202,7 @@ static void test_events_hello(void) {
 static void test_i386_gs_base(void) {
   evlog l;
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL_FATAL(record_lib(&l, "glibc32", NULL, NULL, &res), 0);
   int gs_base = tc_arch_reg_index(l.arch, "gs_base");
   CU_ASSERT_FATAL(gs_base >= 0);
@@ -243,6 +245,7 @@ static void test_i386_gs_base(void) {
 static void test_rep_and_wide_access(void) {
   evlog l;
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL_FATAL(record_lib(&l, "insns64", NULL, NULL, &res), 0);
   const tc_arch *a = l.arch;
   uint64_t rep_pc = 0;
@@ -862,6 +865,7 @@ static void check_smc(const smc_guest *g) {
   tu_check_reference(TU_REF_AUTO, g->guest, "");
   evlog l;
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL_FATAL(record_lib(&l, g->guest, NULL, NULL, &res), 0);
   CU_ASSERT_EQUAL(res.reason, TC_EXIT_EXITED);
   CU_ASSERT_EQUAL(res.status, 0);
@@ -952,6 +956,7 @@ static void test_self_modifying_code(void) {
 static void check_fault(const char *guest, int sig, tc_fault_kind kind) {
   evlog l;
   tc_run_result res;
+  tc_run_result_init(&res);
   CU_ASSERT_EQUAL_FATAL(record_lib(&l, guest, NULL, NULL, &res), 0);
   CU_ASSERT_EQUAL(res.reason, TC_EXIT_SIGNALED);
   CU_ASSERT_EQUAL(res.status, 128 + sig);
@@ -979,6 +984,7 @@ static void test_faults(void) {
 static void test_max_insns(void) {
   evlog l;
   tc_run_result res;
+  tc_run_result_init(&res);
   tc_options o;
   tc_options_init(&o);
   o.quiet = 1;
@@ -1362,6 +1368,7 @@ static void test_verify(void) {
     snprintf(ref, sizeof ref, "%s.tct", tu_tmp("vfy-c"));
     snprintf(other, sizeof other, "%s%s", tu_tmp("vfy-d"), exts[i]);
     tc_verify_report rep;
+    tc_verify_report_init(&rep);
     tc_error err = {{0}};
     CU_ASSERT_EQUAL(
         tc_verify(ref, other, tc_format_by_name(fmts[i]), &rep, &err), 0);

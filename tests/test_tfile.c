@@ -924,6 +924,7 @@ static int record_guest_opts(const char *guest, const char *arg,
     CU_ASSERT(ok);
   }
   tc_run_result res;
+  tc_run_result_init(&res);
   if (ok) {
     ok = tc_session_run(s, &res, &err) == 0;
     CU_ASSERT(ok);

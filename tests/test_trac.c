@@ -1366,6 +1366,7 @@ static void record_and_compare(const char *guest, const char *arg,
   }
   char *exe_path = strdup(info->exe_path ? info->exe_path : "");
   tc_run_result res;
+  tc_run_result_init(&res);
   int rc = tc_session_run(s, &res, &err);
   tc_session_free(s);
   close(devnull);

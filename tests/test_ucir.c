@@ -775,6 +775,7 @@ static void check_new_arch(const char *guest, const char *name, int be,
   char ref[300];
   snprintf(ref, sizeof ref, "%s.tct", prefix);
   tc_verify_report rep;
+  tc_verify_report_init(&rep);
   tc_error err = {{0}};
   CU_ASSERT_EQUAL(tc_verify(ref, path, F, &rep, &err), 0);
   CU_ASSERT_EQUAL(rep.mismatches, 0);
@@ -822,6 +823,7 @@ static void test_mips64el_stream(void) {
   CU_ASSERT(f[72] == 0 && f[73] == 0);
   free(f);
   tc_verify_report rep;
+  tc_verify_report_init(&rep);
   CU_ASSERT_EQUAL(tc_verify(ref, path, F, &rep, &err), 0);
   CU_ASSERT_EQUAL(rep.insns, 4);
   CU_ASSERT_EQUAL(rep.mismatches, 0);
@@ -901,6 +903,7 @@ static void test_all_regs_round_trip(void) {
     tc_format all = *F;
     all.holds_reg = NULL; /* compare every register */
     tc_verify_report rep;
+    tc_verify_report_init(&rep);
     tc_error err = {{0}};
     CU_ASSERT_EQUAL(tc_verify(ref, path, &all, &rep, &err), 0);
     if (rep.mismatches)

@@ -6,6 +6,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The suites test the library from inside: they read the arch tables and
+ * call the formats' vtables (private headers), not only the public API. */
+#include "common/arch.h"
+#include "writers/format.h"
+
 typedef struct tu_case {
   const char *name;
   void (*fn)(void);

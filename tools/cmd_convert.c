@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tools/cli.h"
+#include "writers/format.h"
 
 static void convert_help(void) {
   printf(
@@ -72,6 +73,7 @@ int cmd_convert(int argc, char **argv) {
   bool force = false, strict = false;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
+  tc_filter_init(&cf.f);
   optind = 1;
   while ((c = getopt_long(argc, argv, "F:t:O:e:h", longopts, NULL)) != -1) {
     int k = filter_option(&cf, c, optarg);
@@ -131,6 +133,7 @@ int cmd_convert(int argc, char **argv) {
   cf.f.pcs = cf.pcs;
   tc_error err = {{0}};
   tc_convert_report rep;
+  tc_convert_report_init(&rep);
   int rc = tc_convert_checked(argv[optind], in, out, argv[optind + 1], &cf.f,
                               wopts, strict, &rep, &err);
   if (rc < 0) {

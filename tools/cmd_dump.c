@@ -160,6 +160,7 @@ int cmd_strace(int argc, char **argv) {
       {0, 0, 0, 0}};
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
+  tc_filter_init(&cf.f);
   cf.f.syscalls_only = 1;
   const char *in_fmt_name = NULL;
   char sopt[64] = "";
@@ -224,6 +225,7 @@ int cmd_dump(int argc, char **argv) {
   uint64_t from = 0;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
+  tc_filter_init(&cf.f);
   int c;
   optind = 1;
   while ((c = getopt_long(argc, argv, "jf:e:hv", longopts, NULL)) != -1) {

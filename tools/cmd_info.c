@@ -14,7 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/arch.h"
 #include "tools/cli.h"
+#include "writers/format.h"
 
 int cmd_info(int argc, char **argv) {
   if (argc != 2 || argv[1][0] == '-') {
@@ -31,6 +33,7 @@ int cmd_info(int argc, char **argv) {
   const char *path = argv[1];
   tc_error err = {{0}};
   tc_trace_summary st;
+  tc_trace_summary_init(&st);
   int rc = tc_trace_summarize(path, &st, &err);
   if (!st.format) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);

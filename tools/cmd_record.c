@@ -15,8 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/session_internal.h"
 #include "tools/cli.h"
 #include "tools/debug_env.h"
+#include "writers/format.h"
 
 static tc_session *g_session;
 /* The formats the last `record` could not open an output for (it said
@@ -231,6 +233,7 @@ enum { MAX_WOPTS = 32 };
 
 typedef struct record_args {
   tc_options opt;
+  tc_debug_options debug; /* from TRACECORN_* (tools/debug_env.h) */
   const char *prefix, *formats, *raw;
   uint64_t base, entry;
   bool have_base, have_entry, inherit_env, force, zst;
@@ -292,7 +295,8 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       {0, 0, 0, 0}};
   tc_options_init(&a->opt);
   /* TRACECORN_REGFILE and the other speed-path switches (man page) */
-  tc_options_from_debug_env(&a->opt);
+  tc_options_from_env(&a->opt);
+  a->debug = tc_debug_from_env();
   a->formats = "tct";
   int c;
   optind = 1;
@@ -359,8 +363,7 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       break;
     case 'E':
       if (!strchr(optarg, '=') || a->nenv == MAX_ENV) {
-        fprintf(stderr, "tracecorn: --env takes K=V (at most %d)\n",
-                MAX_ENV);
+        fprintf(stderr, "tracecorn: --env takes K=V (at most %d)\n", MAX_ENV);
         return 2;
       }
       a->env[a->nenv++] = optarg;
@@ -756,6 +759,7 @@ int cmd_record(int argc, char **argv) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 125;
   }
+  tc_session_set_debug(s, &a->debug);
   if (load_program(s, a, &err) < 0) {
     tc_session_free(s);
     return 125;
@@ -790,7 +794,8 @@ int cmd_record(int argc, char **argv) {
   progress prog;
   bool show_progress =
       !a->opt.quiet && isatty(2) && progress_start(&prog, s) == 0;
-  tc_run_result res = {0};
+  tc_run_result res;
+  tc_run_result_init(&res);
   rc = tc_session_run(s, &res, &err);
   alarm(0);
   if (show_progress)

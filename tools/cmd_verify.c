@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tools/cli.h"
+#include "writers/format.h"
 
 #define TC_MAX_PROCS_SEEN 1024
 
@@ -339,6 +340,7 @@ int cmd_verify(int argc, char **argv) {
       char path[PATH_MAX + 48];
       snprintf(path, sizeof path, "%s%s%s%s", prefix, tag, f->extension(arch),
                zsfx);
+      tc_verify_table_init(&tab[i]);
       if (tc_verify_checks(ref, path, f, &tab[i], &err) < 0) {
         snprintf(msg[i], sizeof msg[i], "%s", err.msg);
         state[i] = 2;

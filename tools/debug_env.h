@@ -1,13 +1,16 @@
 /* tools/debug_env.h: the TRACECORN_* environment variables that switch
- * the library's speed paths and self-checks, mapped onto tc_options (the
- * library itself reads no environment for them). For the tracecorn
+ * the library's speed paths, self-checks and test hooks, mapped onto
+ * tc_options and the session's debug switches (lib/session_internal.h;
+ * the library itself reads no environment for them). For the tracecorn
  * command and the benchmarks; header-only, not installed.
  *
- *   TRACECORN_REGFILE=off|check   tc_options.regfile
+ *   TRACECORN_WRITER_THREADS=0|1  tc_options.writer_threads OFF | ON
+ *                                 (else AUTO)
+ *   TRACECORN_REGFILE=off|check   tc_debug_options.regfile
  *   TRACECORN_REGFILE_DEBUG       regfile_debug (set, any value)
- *   TRACECORN_WRITER_THREADS=0|1  writer_threads OFF | ON (else AUTO)
  *   TRACECORN_PIPE_CHECK=1        writer_threads_check
  *   TRACECORN_CONTINUOUS=0        not_continuous
+ *   TRACECORN_TEST_STALL=NAME     stall_syscall (tests/test_limits.c)
  *
  * Unknown values leave the default, as the library did when it read
  * them. */
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/debug_options.h"
 #include "tracecorn/tracecorn.h"
 
 static inline int tc_env_is(const char *name, const char *value) {
@@ -24,23 +28,32 @@ static inline int tc_env_is(const char *name, const char *value) {
   return v && strcmp(v, value) == 0;
 }
 
-/* Sets the fields above in *o (after tc_options_init) from the
+/* Sets tc_options.writer_threads in *o (after tc_options_init) from the
  * environment. */
-static inline void tc_options_from_debug_env(tc_options *o) {
-  if (tc_env_is("TRACECORN_REGFILE", "off"))
-    o->regfile = TC_REGFILE_OFF;
-  else if (tc_env_is("TRACECORN_REGFILE", "check"))
-    o->regfile = TC_REGFILE_CHECK;
-  if (getenv("TRACECORN_REGFILE_DEBUG"))
-    o->regfile_debug = 1;
+static inline void tc_options_from_env(tc_options *o) {
   if (tc_env_is("TRACECORN_WRITER_THREADS", "0"))
     o->writer_threads = TC_WRITER_THREADS_OFF;
   else if (tc_env_is("TRACECORN_WRITER_THREADS", "1"))
     o->writer_threads = TC_WRITER_THREADS_ON;
+}
+
+/* The debug switches the environment asks for (all 0 without it), for
+ * tc_session_set_debug. */
+static inline tc_debug_options tc_debug_from_env(void) {
+  tc_debug_options d;
+  memset(&d, 0, sizeof d);
+  if (tc_env_is("TRACECORN_REGFILE", "off"))
+    d.regfile = TC_REGFILE_OFF;
+  else if (tc_env_is("TRACECORN_REGFILE", "check"))
+    d.regfile = TC_REGFILE_CHECK;
+  if (getenv("TRACECORN_REGFILE_DEBUG"))
+    d.regfile_debug = 1;
   if (tc_env_is("TRACECORN_PIPE_CHECK", "1"))
-    o->writer_threads_check = 1;
+    d.writer_threads_check = 1;
   if (tc_env_is("TRACECORN_CONTINUOUS", "0"))
-    o->not_continuous = 1;
+    d.not_continuous = 1;
+  d.stall_syscall = getenv("TRACECORN_TEST_STALL");
+  return d;
 }
 
 #endif

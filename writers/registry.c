@@ -1,10 +1,11 @@
-/* The format registry: one tc_format per module, listed once here. */
+/* The format registry: one tc_format per module, listed once here, and
+ * the public accessors of the (private, writers/format.h) struct. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/zst.h"
 
 extern const tc_format tc_format_text;
@@ -26,6 +27,28 @@ static const tc_format *const registry[] = {
 };
 
 const tc_format *const *tc_formats(void) { return registry; }
+
+const char *tc_format_name(const tc_format *fmt) { return fmt->name; }
+
+const char *tc_format_description(const tc_format *fmt) {
+  return fmt->description;
+}
+
+const char *tc_format_extension(const tc_format *fmt, const tc_arch *arch) {
+  if (!fmt->open_writer || !fmt->extension)
+    return NULL;
+  return fmt->extension(arch ? arch : tc_arch_by_id(TC_ARCH_X86_64));
+}
+
+uint32_t tc_format_caps(const tc_format *fmt) { return fmt->caps; }
+
+int tc_format_can_write(const tc_format *fmt) {
+  return fmt->open_writer != NULL;
+}
+
+int tc_format_can_read(const tc_format *fmt) {
+  return fmt->open_reader != NULL;
+}
 
 const tc_format *tc_format_by_name(const char *name) {
   for (const tc_format *const *f = registry; *f; f++)

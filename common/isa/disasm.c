@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "common/arch.h"
 #include "common/isa/isa.h"
 #include "tracecorn/tracecorn.h"
 

@@ -2,6 +2,7 @@
 #include <capstone/capstone.h>
 #include <stdlib.h>
 
+#include "common/arch.h"
 #include "common/isa/isa.h"
 
 bool tc_isa_cs_mode(const tc_arch *arch, int *cs_arch, int *cs_mode) {

@@ -1,6 +1,7 @@
 /* Registers read and written per instruction, from capstone (see
  * insn_access.h). */
 #include "common/isa/insn_access.h"
+#include "common/arch.h"
 #include "common/isa/isa.h"
 
 #include <capstone/capstone.h>

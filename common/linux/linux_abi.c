@@ -1,5 +1,6 @@
 /* Guest struct layouts of the Linux syscall ABI (see linux_abi.h). */
 #include "common/linux/linux_abi.h"
+#include "common/arch.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* Per-arch Linux ABI values (see linux_xlat.h). Each table lists only what
  * differs from the host (x86-64, whose values the syscall layer uses). */
 #include "common/linux/linux_xlat.h"
+#include "common/arch.h"
 
 #include <fcntl.h>
 #include <stddef.h>

@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <time.h>
 
+#include "common/arch.h"
 #include "common/linux/linux_abi.h"
 #include "common/linux/linux_xlat.h"
 #include "common/memimage.h"

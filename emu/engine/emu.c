@@ -566,10 +566,11 @@ tc_regfile *tc_emu_regfile(tc_emu *emu) {
         (uintptr_t)emu->hostmem[i].host,
         (uintptr_t)emu->hostmem[i].host +
             (uintptr_t)(emu->hostmem[i].end - emu->hostmem[i].start)};
-  /* the mode comes with the options (a child's are its parent's) */
+  /* the mode comes with the debug switches (the session gives every
+   * process its own) */
   emu->regfile =
       tc_regfile_open(emu->uc, emu->arch, skip, skip ? emu->nhostmem : 0,
-                      emu->opt.regfile, emu->opt.regfile_debug != 0);
+                      emu->debug.regfile, emu->debug.regfile_debug != 0);
   free(skip);
   return emu->regfile;
 }
@@ -643,14 +644,21 @@ void tc_emu_reset_regs(tc_emu *emu) {
   }
 }
 
-void tc_options_init(tc_options *o) {
-  memset(o, 0, sizeof *o);
-  o->stdin_fd = 0;
-  o->stdout_fd = 1;
-  o->stderr_fd = 2;
-  o->record_memory = 1;
-  o->keyframe_interval = 4096;
-  o->stack_size = 8u << 20;
+void tc_options_defaults(tc_options *o, size_t size) {
+  /* The defaults of this library's fields; a caller's struct of another
+   * size (docs/api.md, "Structs that grow") gets those it has, and zeros
+   * past them. */
+  tc_options d;
+  memset(&d, 0, sizeof d);
+  d.size = size;
+  d.stdin_fd = 0;
+  d.stdout_fd = 1;
+  d.stderr_fd = 2;
+  d.record_memory = 1;
+  d.keyframe_interval = 4096;
+  d.stack_size = 8u << 20;
+  memset(o, 0, size);
+  memcpy(o, &d, size < sizeof d ? size : sizeof d);
 }
 
 /* --------------------------------------------------------------- memory */

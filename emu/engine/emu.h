@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unicorn/unicorn.h>
 
+#include "common/arch.h"
+#include "common/debug_options.h"
 #include "regfile.h"
 #include "tracecorn/tracecorn.h"
 
@@ -174,6 +176,9 @@ typedef struct tc_emu {
   size_t nhostmem, caphostmem, hostmem_hint;
   const tc_arch *arch;
   tc_options opt;
+  /* Speed-path checks and test hooks; the session sets them in each of
+   * its processes (lib/session_internal.h), 0 elsewhere. */
+  tc_debug_options debug;
 
   /* Memory map. */
   tc_region *regions;

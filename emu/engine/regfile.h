@@ -18,9 +18,9 @@
  * layout except x86's lazy flags, which are checked against
  * uc_reg_read before they are used.
  *
- * tc_options.regfile (TRACECORN_REGFILE for the command) = TC_REGFILE_OFF
- * disables it; TC_REGFILE_CHECK compares every direct read with
- * uc_reg_read and aborts on the first difference (tests use it). */
+ * tc_debug_options.regfile (TRACECORN_REGFILE for the command) =
+ * TC_REGFILE_OFF disables it; TC_REGFILE_CHECK compares every direct read
+ * with uc_reg_read and aborts on the first difference (tests use it). */
 #ifndef TC_REGFILE_H
 #define TC_REGFILE_H
 
@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <unicorn/unicorn.h>
 
+#include "common/arch.h"
+#include "common/debug_options.h"
 #include "tracecorn/tracecorn.h"
 
 typedef struct tc_regfile {
@@ -49,9 +51,9 @@ typedef struct tc_regfile_skip {
 } tc_regfile_skip;
 
 /* Calibrates against uc (whose registers it saves and restores); NULL if
- * mode (tc_options.regfile) is TC_REGFILE_OFF or out of memory. A regfile
- * with no register found is still returned (every read then goes through
- * Unicorn). debug: says on stderr how many registers were found. */
+ * mode (tc_debug_options.regfile) is TC_REGFILE_OFF or out of memory. A
+ * regfile with no register found is still returned (every read then goes
+ * through Unicorn). debug: says on stderr how many registers were found. */
 tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
                             const tc_regfile_skip *skip, size_t nskip, int mode,
                             bool debug);

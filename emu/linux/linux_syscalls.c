@@ -264,10 +264,11 @@ void tc_linux_syscall(tc_emu *emu) {
       fn = t->high[i].fn;
   int64_t ret;
   bool unknown = false;
-  /* Test hook (tests/test_limits.c): TRACECORN_TEST_STALL=NAME makes
-   * syscall NAME never return, as a stall inside the engine would, so the
-   * watchdog that abandons such an engine can be tested for real. */
-  const char *stall = getenv("TRACECORN_TEST_STALL");
+  /* Test hook (tests/test_limits.c, through the session's debug
+   * switches): syscall NAME never returns, as a stall inside the engine
+   * would, so the watchdog that abandons such an engine can be tested for
+   * real. */
+  const char *stall = emu->debug.stall_syscall;
   if (stall && c.name && strcmp(stall, c.name) == 0) {
     static const char said[] = "tracecorn: test stall\n";
     if (write(2, said, sizeof said - 1) < 0)

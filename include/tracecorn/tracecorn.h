@@ -1,17 +1,25 @@
 /* tracecorn: record Linux programs under Unicorn and write real trace formats.
  *
- * This header is the whole public contract. Its centre is the EVENT MODEL
- * (tc_event): the recorder produces events, every format writer consumes
- * them, every format reader yields them again. A format module sees only
- * what is declared here; it never includes Unicorn or the recorder.
+ * This header is libtracecorn's public API, and all of it (docs/api.md).
+ * Its centre is the EVENT MODEL (tc_event): a session records a program
+ * into events that go to trace files and to your callbacks; a reader
+ * yields the same events back from a file of any readable format. See
+ * docs/event-model.md for the prose version of the contract.
  *
- * See docs/event-model.md for the prose version of the contract. */
+ * Three kinds of types, so that the library can grow without breaking
+ * programs built against an older header:
+ *  - handles (tc_arch, tc_format, tc_session) are opaque: use the
+ *    functions that take them;
+ *  - structs you allocate (tc_options, tc_run_result, tc_filter and the
+ *    reports) start with `size`: call their init function first, which
+ *    sets it, and the library reads and writes only that much;
+ *  - events and tc_trace_info are the library's, read through pointers. */
 #ifndef TRACECORN_H
 #define TRACECORN_H
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,8 +37,8 @@ extern "C" {
 #define TC_VERSION_NUMBER                                                      \
   ((TC_VERSION_MAJOR << 16) | (TC_VERSION_MINOR << 8) | TC_VERSION_PATCH)
 
-/* Marks the public API: libtracecorn.so is built with -fvisibility=hidden,
- * so only the functions declared here with TC_API are exported. */
+/* Marks the public API: libtracecorn.so is built with -fvisibility=hidden
+ * and exports exactly the TC_API functions (lib/libtracecorn.map). */
 #if defined(__GNUC__) || defined(__clang__)
 #define TC_API __attribute__((visibility("default")))
 #else
@@ -45,17 +53,27 @@ TC_API const char *tc_version(void);
 /* ------------------------------------------------------------------ errors */
 
 /* Every fallible call takes a tc_error* (may be NULL) and returns -1 / NULL
- * on failure with a one-line human message in err->msg. */
+ * on failure with a one-line human message in err->msg. Its layout is
+ * fixed. */
 typedef struct tc_error {
   char msg[512];
 } tc_error;
 
 /* Formats a message into err->msg (truncated to fit; err may be NULL).
- * For format modules and sinks that report their own errors. */
+ * For sinks that report their own errors. */
 TC_API void tc_error_set(tc_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* ------------------------------------------------------------------ arches */
+/* ------------------------------------------------------------------ arches
+ * An arch is a static, immutable table (never freed): its registers and
+ * the layout of a "state image", the byte buffer of
+ * tc_arch_state_size(arch) bytes that holds every register's value (a
+ * KEYFRAME's state, an INSN's state_before/state_after). Register r
+ * occupies [tc_arch_reg_offset(r), + tc_arch_reg_size(r)), stored as
+ * Unicorn reports it, i.e. in HOST (little-endian) byte order: integers as
+ * little-endian integers, x87 registers as their 10-byte extended format,
+ * vectors as little-endian byte arrays. Registers are named by their index,
+ * 0 to tc_arch_reg_count(arch) - 1. */
 
 typedef enum tc_arch_id {
   TC_ARCH_NONE = 0,
@@ -70,10 +88,7 @@ typedef enum tc_arch_id {
   TC_ARCH_MIPS64EL /* mips64 n64, little-endian */
 } tc_arch_id;
 
-/* A register index that names no register (mips has no flags register). */
-#define TC_NO_REG 0xffffu
-
-/* Register flags. */
+/* Register flags (tc_arch_reg_flags). */
 enum {
   TC_REG_PC = 1u << 0,      /* the program counter */
   TC_REG_SP = 1u << 1,      /* the stack pointer */
@@ -85,89 +100,40 @@ enum {
   TC_REG_SYSTEM = 1u << 7   /* anything else (coprocessor, TLS base...) */
 };
 
-/* One register. Values live in a "state image": a byte buffer of
- * arch->state_size bytes where register r occupies [offset, offset+size).
- * Each value is stored as Unicorn reports it, i.e. in HOST (little-endian)
- * byte order: integers as little-endian integers, x87 registers as their
- * 10-byte extended format, vectors as little-endian byte arrays. Writers
- * convert to target order where a format demands it. */
-typedef struct tc_reg_info {
-  const char *name; /* lower-case, as GDB/capstone spell it: "rax", "st0" */
-  uint16_t size;    /* bytes: 1..32 */
-  uint16_t flags;   /* TC_REG_* */
-  uint32_t offset;  /* offset in the state image */
-  int uc_id;        /* Unicorn 2's register number (UCIR's wire id too) */
-} tc_reg_info;
+typedef struct tc_arch tc_arch;
 
-/* How a syscall traps on this arch (emu/ uses it; described here so the
- * arch table is one table). */
-typedef enum tc_trap_kind {
-  TC_TRAP_NONE = 0,
-  TC_TRAP_INSN_SYSCALL, /* x86 `syscall` via UC_HOOK_INSN; PC = insn addr */
-  TC_TRAP_INSN_SYSENTER,
-  TC_TRAP_INTR /* UC_HOOK_INTR with intno; PC may or may not be advanced */
-} tc_trap_kind;
-
-typedef struct tc_trap {
-  tc_trap_kind kind;
-  uint32_t intno;      /* for TC_TRAP_INTR */
-  uint32_t pc_advance; /* bytes to add to PC after the trap (0 if Unicorn
-                          already advanced it) */
-} tc_trap;
-
-typedef struct tc_syscall_abi {
-  tc_trap traps[3]; /* kind == TC_TRAP_NONE terminates */
-  int nr_reg;       /* register index (into regs[]) of the number */
-  int arg_regs[6];  /* register indices of the arguments */
-  int ret_reg;      /* register index of the return value */
-  int err_reg;      /* -1, or a register flagging errors (mips a3) */
-  /* Arguments from this index on are read from the stack, as 32-bit words
-   * at sp + stack_arg_offset (mips o32: 4 and 16); 0 = all in registers. */
-  int first_stack_arg;
-  uint32_t stack_arg_offset;
-  const struct tc_syscall_name *names; /* number -> name, sorted by nr */
-  size_t nnames;
-} tc_syscall_abi;
-
-typedef struct tc_syscall_name {
-  uint32_t nr;
-  const char *name;
-} tc_syscall_name;
-
-typedef struct tc_arch {
-  tc_arch_id id;
-  const char *name;   /* "x86_64", "x86", "arm", ... */
-  uint8_t big_endian; /* target byte order */
-  uint8_t ptr_size;   /* 4 or 8 */
-  uint32_t page_size; /* guest page size */
-  uint32_t max_insn_size;
-  const tc_reg_info *regs;
-  uint16_t nregs;
-  uint16_t pc_reg, sp_reg; /* indices into regs[] */
-  uint16_t flags_reg;      /* index, or TC_NO_REG (mips) */
-  uint32_t state_size;     /* bytes of a state image */
-  tc_syscall_abi sys;
-  const char *elf_platform; /* AT_PLATFORM string */
-  uint16_t elf_machine;     /* EM_* */
-} tc_arch;
-
-/* The arch table of an id, or NULL. The tables are static and immutable. */
+/* The arch table of an id, or NULL. */
 TC_API const tc_arch *tc_arch_by_id(tc_arch_id id);
 /* The arch table of a name, case-insensitive, with the usual aliases
  * ("amd64", "i386", "aarch64", "armhf"...), or NULL. */
 TC_API const tc_arch *tc_arch_by_name(const char *name);
-/* The index in arch->regs[] of the register named exactly `name` ("rax"),
- * or -1 if none. */
+/* Its name: "x86_64", "x86", "arm", "arm64", "mips", "mipsel"... */
+TC_API const char *tc_arch_name(const tc_arch *arch);
+/* Its id. */
+TC_API tc_arch_id tc_arch_id_of(const tc_arch *arch);
+/* Bytes of a guest pointer: 4 or 8. */
+TC_API unsigned tc_arch_ptr_size(const tc_arch *arch);
+/* 1 if the guest is big-endian (mips, sparc), else 0. */
+TC_API int tc_arch_big_endian(const tc_arch *arch);
+/* Bytes of a state image. */
+TC_API size_t tc_arch_state_size(const tc_arch *arch);
+/* How many registers the table has. */
+TC_API int tc_arch_reg_count(const tc_arch *arch);
+/* Register reg's name, lower-case as GDB and capstone spell it ("rax",
+ * "st0"), or NULL if there is no register reg. */
+TC_API const char *tc_arch_reg_name(const tc_arch *arch, int reg);
+/* Its size in bytes (1..32), or 0 if there is no register reg. */
+TC_API unsigned tc_arch_reg_size(const tc_arch *arch, int reg);
+/* Its TC_REG_* flags, or 0 if there is no register reg. */
+TC_API unsigned tc_arch_reg_flags(const tc_arch *arch, int reg);
+/* Its offset in the state image, or 0 if there is no register reg. */
+TC_API size_t tc_arch_reg_offset(const tc_arch *arch, int reg);
+/* The index of the program counter. */
+TC_API int tc_arch_pc_reg(const tc_arch *arch);
+/* The index of the stack pointer. */
+TC_API int tc_arch_sp_reg(const tc_arch *arch);
+/* The index of the register named exactly `name` ("rax"), or -1 if none. */
 TC_API int tc_arch_reg_index(const tc_arch *arch, const char *name);
-/* The register a capstone register name stands for: sub-registers and
- * aliases give the arch-table register holding them (x86 eax/ax/al -> rax,
- * r8d -> r8, ymm3 -> xmm3, st(2) -> st2; arm sb -> r9, sN -> d(N/2), qN ->
- * d(2N) with *second = d(2N+1); arm64 wN -> xN, b/h/s/d/qN -> vN). Returns
- * -1 if the table has none (x86 mmN, unknown names) and -2 for a name that
- * holds no state (arm64 xzr/wzr). second may be NULL; else set to -1 or
- * the second register. */
-TC_API int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
-                                     int *second);
 /* The Linux name of syscall number nr on this arch ("write"), or NULL. */
 TC_API const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr);
 /* Reads a register (size <= 8) out of a state image as an integer. */
@@ -177,7 +143,12 @@ TC_API uint64_t tc_state_get(const tc_arch *arch, const uint8_t *state,
 TC_API void tc_state_set(const tc_arch *arch, uint8_t *state, int reg,
                          uint64_t v);
 
-/* ------------------------------------------------------------ event model */
+/* ------------------------------------------------------------ event model
+ * The library makes the events and hands them out by pointer (sinks,
+ * tc_read_trace), valid during the call. A later version may add event
+ * kinds (skip the kinds you do not know) and fields at the end of an
+ * event's struct, so never make these structs for the library or rely on
+ * their size; tc_mem_access, read as an array, stays as it is. */
 
 typedef enum tc_event_kind {
   TC_EV_INSN = 1, /* one executed instruction with all its effects */
@@ -268,7 +239,7 @@ typedef struct tc_map_event {
 typedef struct tc_keyframe_event {
   uint64_t insn_index; /* the next instruction to execute */
   uint32_t tid;
-  const uint8_t *state; /* arch->state_size bytes */
+  const uint8_t *state; /* tc_arch_state_size(arch) bytes */
 } tc_keyframe_event;
 
 typedef enum tc_fault_kind {
@@ -340,8 +311,9 @@ typedef struct tc_event {
   } u;
 } tc_event;
 
-/* What a trace file knows about its recording, given to writers at open and
- * returned by readers. Fields a format cannot hold come back zero/NULL. */
+/* What a trace file knows about its recording: tc_session_info() gives the
+ * recording's. The library's, read through the pointer; fields a format
+ * cannot hold come back zero/NULL. */
 typedef struct tc_trace_info {
   const tc_arch *arch;
   uint64_t entry;     /* first PC */
@@ -358,24 +330,23 @@ typedef struct tc_trace_info {
   /* 1: the events come from tracecorn's recorder, whose stream is
    * continuous: every INSN's state_before is the previous INSN's
    * state_after, or the state of the KEYFRAME since, and its state_after
-   * differs from state_before in regs[] only; a writer may then skip
+   * differs from state_before in regs[] only; a consumer may then skip
    * comparing whole states. 0 (readers, converted streams): no promise. */
   uint8_t continuous;
   const uint8_t *initial_state; /* state image before instruction 0 */
-  /* Writer options, "FORMAT.KEY=VALUE", NULL-terminated (NULL = none).
-   * A writer reads its own with tc_writer_option() and refuses unknown keys
-   * of its format with tc_writer_options_check(); readers return NULL. */
+  /* The writer options the recording was given (tc_options), NULL-
+   * terminated; NULL from readers. */
   const char *const *writer_options;
 } tc_trace_info;
 
-/* -------------------------------------------------- formats (writers/readers)
- * One module per format (writers/<name>.c) exports one tc_format. The
- * registry lists them; the CLI and library look them up by name. */
+/* ----------------------------------------------------------------- formats
+ * A format is an entry of the library's registry, static and never freed:
+ * the writer, the reader or both of one trace format. */
 
-typedef struct tc_writer tc_writer; /* format-private */
-typedef struct tc_reader tc_reader; /* format-private */
+typedef struct tc_format tc_format;
 
-/* What a format can hold, so round-trip checks compare only that. */
+/* What a format can hold (tc_format_caps), so round-trip checks compare
+ * only that. */
 enum {
   TC_CAP_INSN_BYTES = 1u << 0, /* instruction bytes */
   TC_CAP_MEM = 1u << 1,        /* memory accesses with values */
@@ -411,54 +382,6 @@ enum {
 };
 enum { TC_MEM_BOUND_WORDS = 32 };
 
-typedef struct tc_format {
-  const char *name; /* "text", "tct", "trac", "tfile", ... */
-  const char *description;
-  uint32_t caps; /* TC_CAP_* */
-  /* 1 if register `reg` of `arch` round-trips through this format; NULL
-   * means every register does. */
-  int (*holds_reg)(const tc_arch *arch, int reg);
-  /* file extension for an arch (".trace64" / ".trace32" for trac). */
-  const char *(*extension)(const tc_arch *arch);
-  /* 0 if the format can hold this arch, else -1 with a message. */
-  int (*supports)(const tc_arch *arch, tc_error *err);
-
-  tc_writer *(*open_writer)(const char *path, const tc_trace_info *info,
-                            tc_error *err);
-  /* Events arrive in recording order; pointers are valid during the call. */
-  int (*write_event)(tc_writer *w, const tc_event *ev, tc_error *err);
-  /* Flushes, writes trailers, frees. Returns -1 if anything failed. */
-  int (*close_writer)(tc_writer *w, tc_error *err);
-
-  /* Readers: NULL if the format has none. Probe returns 1 if the first
-   * bytes of a file look like this format. */
-  int (*probe)(const uint8_t *head, size_t n, const char *path);
-  tc_reader *(*open_reader)(const char *path, tc_error *err);
-  const tc_trace_info *(*reader_info)(tc_reader *r);
-  /* 1: *ev filled (valid until the next call), 0: end, -1: error. */
-  int (*next_event)(tc_reader *r, tc_event *ev, tc_error *err);
-  void (*close_reader)(tc_reader *r);
-  /* Random access, NULL if the format has none: positions the reader so
-   * that next_event yields a KEYFRAME holding the full register state
-   * before instruction `insn`, then INSN `insn` (with memory values as
-   * they were then) and the rest of the trace. Returns 0, or -1 if the
-   * trace has no such instruction or is corrupt. */
-  int (*seek)(tc_reader *r, uint64_t insn, tc_error *err);
-  /* Optional, for writers that keep state across events (the memory
-   * image text, json and strace read syscall arguments from): an event a
-   * filter (tc_filter) left out, passed on so that state stays right.
-   * It prints nothing. NULL: left-out events are not passed. */
-  int (*skip_event)(tc_writer *w, const tc_event *ev, tc_error *err);
-  /* Optional: the program (and version) that wrote the file being read, as
-   * the file states it, or NULL when the format does not say. Valid until
-   * close_reader. */
-  const char *(*reader_writer)(tc_reader *r);
-  /* 1 if the writer runs a worker thread of its own (tct's compressor):
-   * a session then keeps it on the recording thread instead of giving it
-   * a writer thread (lib/pipe.h), which measured slower for it. */
-  uint8_t own_thread;
-} tc_format;
-
 /* The format registered as `name` ("tct", "trac"...), or NULL. */
 TC_API const tc_format *tc_format_by_name(const char *name);
 /* The writable format whose file extension (for some arch) ends `path`, a
@@ -467,17 +390,23 @@ TC_API const tc_format *tc_format_by_name(const char *name);
 TC_API const tc_format *tc_format_by_extension(const char *path);
 /* NULL-terminated list of every registered format. */
 TC_API const tc_format *const *tc_formats(void);
-/* The value of writer option FORMAT.KEY in info->writer_options (the last
- * one given wins), or NULL. */
-TC_API const char *tc_writer_option(const tc_trace_info *info,
-                                    const char *format, const char *key);
-/* 0 if every option of `format` has a key in the NULL-terminated `known`
- * list (and every option is well formed), else -1 naming the bad one. */
-TC_API int tc_writer_options_check(const tc_trace_info *info,
-                                   const char *format, const char *const *known,
-                                   tc_error *err);
 /* Finds the format of an existing file by content (then extension). */
 TC_API const tc_format *tc_format_detect(const char *path, tc_error *err);
+/* Its name: "text", "tct", "trac", "tfile", ... */
+TC_API const char *tc_format_name(const tc_format *fmt);
+/* One line saying what it is. */
+TC_API const char *tc_format_description(const tc_format *fmt);
+/* The file extension its writer gives a trace of arch (NULL: x86_64):
+ * ".tct", ".trace64" or ".trace32" for trac...; NULL if it has no
+ * writer. */
+TC_API const char *tc_format_extension(const tc_format *fmt,
+                                       const tc_arch *arch);
+/* What it holds: TC_CAP_* bits. */
+TC_API uint32_t tc_format_caps(const tc_format *fmt);
+/* 1 if it has a writer (tc_session_add_writer, tc_convert's output). */
+TC_API int tc_format_can_write(const tc_format *fmt);
+/* 1 if it has a reader (tc_read_trace, tc_convert's input). */
+TC_API int tc_format_can_read(const tc_format *fmt);
 /* Readers take zstd-compressed files as they are. By default such a file
  * may decompress to at most 1000 times its own size, but at least 64 MiB
  * and at most 16 GiB: past that, reading it fails ("decompresses to more
@@ -492,6 +421,7 @@ TC_API void tc_set_max_decompressed(uint64_t bytes);
 #define TC_DEFAULT_MAX_PROCS 4096          /* processes made in a recording */
 
 typedef struct tc_options {
+  size_t size; /* set by tc_options_init() */
   /* Program. */
   const char *arch;       /* raw mode: arch name; ELF: NULL = from file */
   uint64_t seed;          /* AT_RANDOM / getrandom seed */
@@ -520,8 +450,9 @@ typedef struct tc_options {
    * vary between runs are normalised so recordings are deterministic:
    * st_atime = st_mtime, st_dev fixed, st_ino a hash of the path. */
   int host_stat;
-  /* Format-specific writer options, "FORMAT.KEY=VALUE", NULL-terminated;
-   * handed to writers in tc_trace_info.writer_options. */
+  /* Format-specific writer options, "FORMAT.KEY=VALUE", NULL-terminated
+   * (docs/formats/); a writer refuses keys of its format it does not
+   * know. */
   const char *const *writer_options;
   /* What to record (the whole program still runs), NULL-terminated lists;
    * both NULL = everything. trace_ranges: instructions whose pc is in
@@ -540,32 +471,13 @@ typedef struct tc_options {
    * instead of the new program replacing the recorded one. Failing calls
    * (a missing file...) still return their error to the program. */
   int no_follow_exec;
-  /* Speed paths and their self-checks (docs/speed.md). The library reads
-   * no environment variable for these; the tracecorn command sets them
-   * from the TRACECORN_* variable named with each. All 0 = the defaults.
-   * Direct register reads: TC_REGFILE_ON reads the registers it finds in
-   * the engine's memory straight from there; TC_REGFILE_OFF reads every
-   * register through Unicorn's API (TRACECORN_REGFILE=off);
-   * TC_REGFILE_CHECK does both and aborts at the first difference
-   * (=check). */
-  int regfile;
-  /* Says on stderr how many registers are read directly, once per
-   * process (TRACECORN_REGFILE_DEBUG set). */
-  int regfile_debug;
   /* Writer threads for the trace files of the first process (standard
    * output, sinks and formats with a thread of their own excepted; the
    * files are the same bytes either way): TC_WRITER_THREADS_AUTO when
-   * the host has two CPUs or more, TC_WRITER_THREADS_OFF never
-   * (TRACECORN_WRITER_THREADS=0), TC_WRITER_THREADS_ON always (=1). */
+   * the host has two CPUs or more, TC_WRITER_THREADS_OFF never,
+   * TC_WRITER_THREADS_ON always. The tracecorn command sets it from
+   * TRACECORN_WRITER_THREADS (0: off, 1: on). */
   int writer_threads;
-  /* Writer threads also get every state whole and abort if one they
-   * rebuilt differs (TRACECORN_PIPE_CHECK=1). */
-  int writer_threads_check;
-  /* Tells the writers the stream is not continuous
-   * (tc_trace_info.continuous = 0), so those that rely on it compare
-   * whole states instead, as for a converted stream: slower, same bytes
-   * (TRACECORN_CONTINUOUS=0). */
-  int not_continuous;
   /* A forked child's output PREFIX.PID.EXT may replace an existing file
    * that is not a trace (tc_output_clobbers), as `record --force` lets
    * the first outputs do. Without it such a child output is not written:
@@ -574,8 +486,6 @@ typedef struct tc_options {
   int force;
 } tc_options;
 
-/* tc_options.regfile */
-enum { TC_REGFILE_ON = 0, TC_REGFILE_OFF = 1, TC_REGFILE_CHECK = 2 };
 /* tc_options.writer_threads */
 enum {
   TC_WRITER_THREADS_AUTO = 0,
@@ -583,19 +493,26 @@ enum {
   TC_WRITER_THREADS_ON = 2
 };
 
-/* Fills *o with the defaults: every field 0/NULL except record_memory = 1,
- * keyframe_interval = 4096, stack_size = 8 MiB and the guest fds 0/1/2 =
- * the host's 0/1/2. Always call it first, then set the fields you need,
- * so that fields added later get their defaults. */
-TC_API void tc_options_init(tc_options *o);
+/* Fills the first `size` bytes of *o with the defaults and sets o->size to
+ * size: every field 0/NULL except record_memory = 1, keyframe_interval =
+ * 4096, stack_size = 8 MiB and the guest fds 0/1/2 = the host's 0/1/2.
+ * Call it through tc_options_init(). */
+TC_API void tc_options_defaults(tc_options *o, size_t size);
+/* Always call it first, then set the fields you need, so that fields
+ * added later get their defaults. */
+static inline void tc_options_init(tc_options *o) {
+  tc_options_defaults(o, sizeof *o);
+}
 
 typedef struct tc_session tc_session;
 
 /* Receives every recorded event, like a writer. */
 typedef int (*tc_event_sink)(void *ctx, const tc_event *ev, tc_error *err);
 
-/* A new session with a copy of *opt (NULL = the defaults), or NULL. One
- * session records one program once: new, load, add outputs, run, free. */
+/* A new session with a copy of *opt (NULL = the defaults), or NULL (also
+ * when opt was not initialised with tc_options_init(), or sets fields
+ * this library does not know). One session records one program once:
+ * new, load, add outputs, run, free. */
 TC_API tc_session *tc_session_new(const tc_options *opt, tc_error *err);
 /* Frees a session and closes any writer it still holds; NULL is ignored. */
 TC_API void tc_session_free(tc_session *s);
@@ -624,6 +541,7 @@ TC_API int tc_session_add_sink(tc_session *s, tc_event_sink sink, void *ctx,
                                tc_error *err);
 
 typedef struct tc_run_result {
+  size_t size; /* set by tc_run_result_init() */
   tc_exit_reason reason;
   int status; /* what a shell would see: code, or 128+signal */
   int signal;
@@ -632,11 +550,18 @@ typedef struct tc_run_result {
   uint64_t mem_accesses;
 } tc_run_result;
 
+/* Call it before tc_session_run() fills *r. */
+static inline void tc_run_result_init(tc_run_result *r) {
+  memset(r, 0, sizeof *r);
+  r->size = sizeof *r;
+}
+
 /* Runs to the end, writing events to every writer; always closes them.
  * Returns 0 if the recording was written (the guest may still have failed:
- * see res), -1 if tracecorn itself failed (e.g. out of memory for the
- * writer threads' queue: every process stops there with reason
- * TC_EXIT_ERROR, status 125, and the files keep every event up to it). */
+ * see res, NULL if not wanted), -1 if tracecorn itself failed (e.g. out of
+ * memory for the writer threads' queue: every process stops there with
+ * reason TC_EXIT_ERROR, status 125, and the files keep every event up to
+ * it) or res was not initialised (nothing runs then). */
 TC_API int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err);
 /* After run: 1 if the output written to path is complete, 0 if writing
  * it failed (full disk...) or no such output exists. */
@@ -702,9 +627,14 @@ TC_API const char *tc_escape_text(const char *in, char *out, size_t max);
 TC_API int tc_read_trace(const char *path, const tc_format *fmt,
                          tc_event_sink sink, void *ctx, tc_error *err);
 
+/* -------------------------------------------------- summary, verify, convert
+ * Each report is filled as far as its size (set by its init function)
+ * holds; a call given one that was not initialised fails. */
+
 /* What a trace file holds (`tracecorn info`), read through its format's
  * reader. Fields a format cannot hold stay zero. */
 typedef struct tc_trace_summary {
+  size_t size;             /* set by tc_trace_summary_init() */
   const tc_format *format; /* NULL if the file could not be opened */
   const tc_arch *arch;
   char exe_path[512];
@@ -717,20 +647,34 @@ typedef struct tc_trace_summary {
   int nmodules, more_modules;
 } tc_trace_summary;
 
+/* Call it before tc_trace_summarize() fills *s. */
+static inline void tc_trace_summary_init(tc_trace_summary *s) {
+  memset(s, 0, sizeof *s);
+  s->size = sizeof *s;
+}
+
 /* 0, or -1 with a message (what was read before an error stays in sum). */
 TC_API int tc_trace_summarize(const char *path, tc_trace_summary *sum,
                               tc_error *err);
 
 /* Compares a trace in any readable format with the lossless tct recording
- * of the same run, within what the format holds (its caps and holds_reg):
- * every instruction's pc, bytes, tid, registers before it, and the
- * memory its accesses touched (values after, and before where held). */
+ * of the same run, within what the format holds (its caps and the
+ * registers it keeps): every instruction's pc, bytes, tid, registers
+ * before it, and the memory its accesses touched (values after, and
+ * before where held). */
 typedef struct tc_verify_report {
+  size_t size;         /* set by tc_verify_report_init() */
   uint64_t insns;      /* instructions compared */
   uint64_t mismatches; /* instructions that differ */
   uint16_t regs_held, regs_total;
   char first[512]; /* the first difference, readable */
 } tc_verify_report;
+
+/* Call it before tc_verify() fills *r. */
+static inline void tc_verify_report_init(tc_verify_report *r) {
+  memset(r, 0, sizeof *r);
+  r->size = sizeof *r;
+}
 
 /* 0 with *rep filled (rep->mismatches == 0: equal), or -1 with a message
  * if a file cannot be read. */
@@ -758,6 +702,8 @@ typedef enum tc_verify_check {
 /* The short name of a check ("pc", "registers", "syscalls"...), or NULL. */
 TC_API const char *tc_verify_check_name(int check);
 
+/* One check's result: an element of tc_verify_table.checks, so its layout
+ * is fixed (a check added later is a new element at the end). */
 typedef struct tc_verify_result {
   uint8_t held;        /* 0: the format cannot hold it, not compared */
   uint64_t mismatches; /* events that differ in this check */
@@ -770,11 +716,18 @@ typedef struct tc_verify_result {
 } tc_verify_result;
 
 typedef struct tc_verify_table {
+  size_t size;    /* set by tc_verify_table_init() */
   uint64_t insns; /* instructions compared */
   uint16_t regs_held, regs_total;
   int coverage; /* a coverage format: only TC_VCHK_PC, as code covered */
   tc_verify_result checks[TC_VCHK_COUNT];
 } tc_verify_table;
+
+/* Call it before tc_verify_checks() fills *t. */
+static inline void tc_verify_table_init(tc_verify_table *t) {
+  memset(t, 0, sizeof *t);
+  t->size = sizeof *t;
+}
 
 /* tc_verify check by check: 0 with *t filled (no check with mismatches:
  * equal), or -1 with a message if a file cannot be read. */
@@ -803,11 +756,12 @@ TC_API int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
                            const char *const *writer_options, tc_error *err);
 
 /* What `tracecorn dump` / `strace` select from a trace: one filter layer
- * between any reader and any writer (analysis/filter.c). A zeroed filter
+ * between any reader and any writer. A filter fresh from tc_filter_init()
  * selects everything. A "record" is an instruction, or a syscall with
  * syscalls_only; skip and count window the records that pass the other
  * tests. */
 typedef struct tc_filter {
+  size_t size; /* set by tc_filter_init() */
   /* Instructions whose pc is in any of these (NULL-terminated; NULL =
    * anywhere): "A-B" (hex addresses, B excluded), a function symbol of
    * the program (every function of that name), or a module (the regions
@@ -828,9 +782,14 @@ typedef struct tc_filter {
   uint64_t count; /* then stop after `count` records (0 = no limit) */
 } tc_filter;
 
-/* tc_convert_opts through a filter (NULL = everything). Events the
- * filter leaves out go to the writer's skip_event. With instruction or
- * syscall tests only the selected records and what they did (their
+/* Call it first, then set the tests you need. */
+static inline void tc_filter_init(tc_filter *f) {
+  memset(f, 0, sizeof *f);
+  f->size = sizeof *f;
+}
+
+/* tc_convert_opts through a filter (NULL = everything). With instruction
+ * or syscall tests only the selected records and what they did (their
  * syscalls, faults) are written, plus the exit; a window alone (from,
  * skip, count) keeps maps and keyframes inside it. Stopping at `count`
  * writes no exit. */
@@ -841,9 +800,11 @@ TC_API int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
                                tc_error *err);
 
 /* What a conversion could not carry over, from the two formats'
- * capabilities (tc_format.caps, holds_reg) and what the input really held:
- * a recording without syscalls loses none to a format without them. */
+ * capabilities (tc_format_caps, the registers each keeps) and what the
+ * input really held: a recording without syscalls loses none to a format
+ * without them. */
 typedef struct tc_convert_report {
+  size_t size;       /* set by tc_convert_report_init() */
   int dropped_kinds; /* kinds of data the output lost; 0 = lossless */
   /* Each lost kind, readable: "12 syscalls, maps, 42 of 59 registers
    * (rflags, fs_base, ...), memory read values"; "" if none. */
@@ -852,6 +813,12 @@ typedef struct tc_convert_report {
    * record (the trac input has none)"; "" if nothing. */
   char rebuilt[256];
 } tc_convert_report;
+
+/* Call it before tc_convert_checked() fills *r. */
+static inline void tc_convert_report_init(tc_convert_report *r) {
+  memset(r, 0, sizeof *r);
+  r->size = sizeof *r;
+}
 
 /* tc_convert_filtered that fills *rep (may be NULL). With strict, an
  * output that would lose data is not written (nothing is left under

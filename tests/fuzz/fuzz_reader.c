@@ -20,7 +20,9 @@
 
 #include <tracecorn/tracecorn.h>
 
+#include "common/arch.h"
 #include "tests/fuzz/fuzz_common.h"
+#include "writers/format.h"
 
 #ifndef FZ_FORMAT
 #error "build with -DFZ_FORMAT=\"name\""

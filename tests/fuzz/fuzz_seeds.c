@@ -22,6 +22,7 @@
 #include <tracecorn/tracecorn.h>
 
 #include "tests/fuzz/fuzz_common.h"
+#include "writers/format.h"
 #include "writers/io/zst.h"
 
 static int copy_file(const char *from, const char *to) {

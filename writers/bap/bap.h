@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 #define BAP_MAGIC 7456879624156307493ull /* 0x677C28828AAF6025 */
 

@@ -36,7 +36,7 @@
 #include "common/byteorder.h"
 #include "common/elf/symbols.h"
 #include "common/isa/isa.h"
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
 

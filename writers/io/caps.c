@@ -3,6 +3,8 @@
  * it could hold; a recording without syscalls loses none) and names each
  * kind the target's caps leave out. Format-neutral: only tc_format. */
 #include "writers/io/caps.h"
+#include "common/arch.h"
+#include "writers/format.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

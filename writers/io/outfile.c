@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "writers/format.h"
 #include "writers/io/zst.h"
 
 /* Removes a directory output and the regular files in it (one level: the

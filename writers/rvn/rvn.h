@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 enum {
   RVN_HEADER_SIZE = 3640,    /* rvnbinresource header, metadata version 1 */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/linux/sysdecode.h"
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/outfile.h"
 
 struct tc_writer {

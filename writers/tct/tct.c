@@ -19,7 +19,7 @@
 #define TCT_HAVE_AVX2_EQUAL 1
 #endif
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
 

@@ -10,7 +10,7 @@
 
 #include "common/elf/symbols.h"
 #include "common/linux/sysdecode.h"
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/outfile.h"
 
 struct tc_writer {

@@ -12,6 +12,7 @@
  * with $icount 0 holds the state after the last instruction. */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@
 #include "common/byteorder.h"
 #include "common/memimage.h"
 #include "common/small_copy.h"
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
 #include "writers/tfile/tfile_tdesc.h"

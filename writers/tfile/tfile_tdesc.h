@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 /* How a GDB register gets its value when writing. */
 enum {

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 enum {
   TRAC_DUMP_MAX = 1376, /* bytes of the largest (x64) REGDUMP image */

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 enum { TC_UCIR_NOPS = 14 }; /* NOP .. EXIT */
 

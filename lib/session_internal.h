@@ -1,0 +1,16 @@
+/* lib/session_internal.h: what the tracecorn command, the benchmarks and
+ * the tests may ask of a session beyond the public API: the debug
+ * switches (common/debug_options.h), which are not tc_options fields so
+ * that the public struct carries no test knobs. Not installed. */
+#ifndef TC_LIB_SESSION_INTERNAL_H
+#define TC_LIB_SESSION_INTERNAL_H
+
+#include "common/debug_options.h"
+#include "tracecorn/tracecorn.h"
+
+/* Gives the session, and every process of its run, these switches (a
+ * copy; its strings must outlive the session). Call it before
+ * tc_session_load_elf / tc_session_load_raw. */
+void tc_session_set_debug(tc_session *s, const tc_debug_options *debug);
+
+#endif

@@ -1,0 +1,75 @@
+/* The format module contract (private to libtracecorn, as the registry
+ * is): one module per format (writers/<name>/) defines one tc_format,
+ * listed in writers/registry.c. The public header has tc_format as an
+ * opaque handle with accessors (tc_format_name...); the library's own
+ * layers, tools and tests call the modules through this vtable. */
+#ifndef TC_WRITERS_FORMAT_H
+#define TC_WRITERS_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/arch.h"
+#include "tracecorn/tracecorn.h"
+
+typedef struct tc_writer tc_writer; /* format-private */
+typedef struct tc_reader tc_reader; /* format-private */
+
+struct tc_format {
+  const char *name; /* "text", "tct", "trac", "tfile", ... */
+  const char *description;
+  uint32_t caps; /* TC_CAP_* */
+  /* 1 if register `reg` of `arch` round-trips through this format; NULL
+   * means every register does. */
+  int (*holds_reg)(const tc_arch *arch, int reg);
+  /* file extension for an arch (".trace64" / ".trace32" for trac). */
+  const char *(*extension)(const tc_arch *arch);
+  /* 0 if the format can hold this arch, else -1 with a message. */
+  int (*supports)(const tc_arch *arch, tc_error *err);
+
+  tc_writer *(*open_writer)(const char *path, const tc_trace_info *info,
+                            tc_error *err);
+  /* Events arrive in recording order; pointers are valid during the call. */
+  int (*write_event)(tc_writer *w, const tc_event *ev, tc_error *err);
+  /* Flushes, writes trailers, frees. Returns -1 if anything failed. */
+  int (*close_writer)(tc_writer *w, tc_error *err);
+
+  /* Readers: NULL if the format has none. Probe returns 1 if the first
+   * bytes of a file look like this format. */
+  int (*probe)(const uint8_t *head, size_t n, const char *path);
+  tc_reader *(*open_reader)(const char *path, tc_error *err);
+  const tc_trace_info *(*reader_info)(tc_reader *r);
+  /* 1: *ev filled (valid until the next call), 0: end, -1: error. */
+  int (*next_event)(tc_reader *r, tc_event *ev, tc_error *err);
+  void (*close_reader)(tc_reader *r);
+  /* Random access, NULL if the format has none: positions the reader so
+   * that next_event yields a KEYFRAME holding the full register state
+   * before instruction `insn`, then INSN `insn` (with memory values as
+   * they were then) and the rest of the trace. Returns 0, or -1 if the
+   * trace has no such instruction or is corrupt. */
+  int (*seek)(tc_reader *r, uint64_t insn, tc_error *err);
+  /* Optional, for writers that keep state across events (the memory
+   * image text, json and strace read syscall arguments from): an event a
+   * filter (tc_filter) left out, passed on so that state stays right.
+   * It prints nothing. NULL: left-out events are not passed. */
+  int (*skip_event)(tc_writer *w, const tc_event *ev, tc_error *err);
+  /* Optional: the program (and version) that wrote the file being read, as
+   * the file states it, or NULL when the format does not say. Valid until
+   * close_reader. */
+  const char *(*reader_writer)(tc_reader *r);
+  /* 1 if the writer runs a worker thread of its own (tct's compressor):
+   * a session then keeps it on the recording thread instead of giving it
+   * a writer thread (lib/pipe.h), which measured slower for it. */
+  uint8_t own_thread;
+};
+
+/* The value of writer option FORMAT.KEY in info->writer_options (the last
+ * one given wins), or NULL. */
+const char *tc_writer_option(const tc_trace_info *info, const char *format,
+                             const char *key);
+/* 0 if every option of `format` has a key in the NULL-terminated `known`
+ * list (and every option is well formed), else -1 naming the bad one. */
+int tc_writer_options_check(const tc_trace_info *info, const char *format,
+                            const char *const *known, tc_error *err);
+
+#endif
