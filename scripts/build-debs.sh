@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the Debian packages (tracecorn, libtracecorn0, libtracecorn-dev)
+# Builds the Debian packages (tracecorn, libtracecorn1, libtracecorn-dev)
 # from a copy of this tree, so the tree itself stays clean:
 #   scripts/build-debs.sh [OUTDIR]     (default: out/debs)
 # The .debs, .buildinfo and .changes land in OUTDIR. Tests are not run
