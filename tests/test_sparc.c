@@ -153,7 +153,7 @@ static void test_verify(void) {
   st = sh(&out, "cd '%s' && %s record -f trac -o trac-sparc64 -- %s",
           tu_tmpdir(), TC_CLI, tu_guest("hello-sparc64"));
   CU_ASSERT_NOT_EQUAL(st, 0);
-  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "not sparc64"));
+  CU_ASSERT(out && strstr(out, "not sparc64"));
   free(out);
 }
 
@@ -179,8 +179,8 @@ static void test_fpu_unavailable(void) {
   int st =
       sh(&out, "%s record -o %s -- %s", TC_CLI, tct, tu_guest("glibc-sparc64"));
   CU_ASSERT_EQUAL(st, 125);
-  CU_ASSERT_PTR_NOT_NULL(out && strstr(out, "PSTATE.PEF"));
-  CU_ASSERT_PTR_NULL(out ? strstr(out, "SIGSEGV") : NULL);
+  CU_ASSERT(out && strstr(out, "PSTATE.PEF"));
+  CU_ASSERT(out && !strstr(out, "SIGSEGV"));
   free(out);
   CU_ASSERT_EQUAL(sh(&out, "%s info %s", TC_CLI, tct), 0);
   free(out);
