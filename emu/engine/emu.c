@@ -511,6 +511,14 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
    * R4000) lacks rdhwr and more. */
   if (arch->id == TC_ARCH_MIPS64EL)
     uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
+  /* The x86 CPU the engine executes, named, not each Unicorn's default:
+   * hook_cpuid reports a Haswell (SSE3, SSSE3, SSE4.1/4.2, no AVX), and
+   * glibc picks its string functions from that. Unicorn 2.1's default
+   * (qemu64) has no SSSE3: palignr raised SIGILL in glibc's memcpy. On
+   * 2.0.1 every recording is byte-identical with or without this
+   * (scripts/golden.sh, 3,097 hashes). */
+  if (tc_arch_is_x86(arch))
+    uc_ctl_set_cpu_model(emu->uc, UC_CPU_X86_HASWELL);
   set_start_cpu_state(emu);
   if (arch->id == TC_ARCH_MIPS64EL && !mips64_runs(emu->uc)) {
     tc_error_set(err,
