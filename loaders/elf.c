@@ -12,6 +12,8 @@
 #include "common/byteorder.h"
 #include "loaders/loader.h"
 
+#include "common/elf/elf.h"
+
 /* AT_UID/AT_EUID/AT_GID/AT_EGID: fixed so recordings are reproducible. */
 #define TC_LOADER_ID 1000
 /* x86 AT_HWCAP: the CPUID(1).EDX baseline Linux reports on common CPUs. */
@@ -251,65 +253,19 @@ int tc_elf_parse(const uint8_t *data, size_t size, tc_elf_image *img,
     return -1;
   }
   memset(img, 0, sizeof *img);
-  if (size < SELFMAG) {
-    tc_error_set(err, "not an ELF file: only %zu bytes", size);
+  tc_elf_header h;
+  if (tc_elf_read_header(data, size, &h, err) < 0)
     return -1;
-  }
-  if (memcmp(data, ELFMAG, SELFMAG) != 0) {
-    tc_error_set(err, "not an ELF file (bad magic %02x %02x %02x %02x)",
-                 data[0], data[1], data[2], data[3]);
-    return -1;
-  }
-  if (size < EI_NIDENT) {
-    tc_error_set(err,
-                 "truncated ELF: identification needs %d bytes but file is "
-                 "%zu bytes",
-                 EI_NIDENT, size);
-    return -1;
-  }
-  uint8_t cls = data[EI_CLASS], enc = data[EI_DATA];
-  if (cls != ELFCLASS32 && cls != ELFCLASS64) {
-    tc_error_set(err, "bad ELF class %u (expected 1 = 32-bit or 2 = 64-bit)",
-                 cls);
-    return -1;
-  }
-  if (enc != ELFDATA2LSB && enc != ELFDATA2MSB) {
-    tc_error_set(err,
-                 "bad ELF data encoding %u (expected 1 = little-endian or "
-                 "2 = big-endian)",
-                 enc);
-    return -1;
-  }
-  if (data[EI_VERSION] != EV_CURRENT) {
-    tc_error_set(err, "bad ELF identification version %u (expected 1)",
-                 data[EI_VERSION]);
-    return -1;
-  }
-  int is64 = cls == ELFCLASS64, be = enc == ELFDATA2MSB;
-  size_t ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-  if (size < ehsize) {
-    tc_error_set(err,
-                 "truncated ELF: header needs %zu bytes but file is %zu bytes",
-                 ehsize, size);
-    return -1;
-  }
-  img->is64 = (uint8_t)is64;
-  img->big_endian = (uint8_t)be;
-  img->type = (uint16_t)rd(data + 16, 2, be);
-  img->machine = (uint16_t)rd(data + 18, 2, be);
-  if (is64) {
-    img->entry = rd(data + 24, 8, be);
-    img->phoff = rd(data + 32, 8, be);
-    img->flags = (uint32_t)rd(data + 48, 4, be);
-    img->phentsize = (uint16_t)rd(data + 54, 2, be);
-    img->phnum = (uint16_t)rd(data + 56, 2, be);
-  } else {
-    img->entry = rd(data + 24, 4, be);
-    img->phoff = rd(data + 28, 4, be);
-    img->flags = (uint32_t)rd(data + 36, 4, be);
-    img->phentsize = (uint16_t)rd(data + 42, 2, be);
-    img->phnum = (uint16_t)rd(data + 44, 2, be);
-  }
+  int is64 = h.is64, be = h.big_endian;
+  img->is64 = h.is64;
+  img->big_endian = h.big_endian;
+  img->type = h.type;
+  img->machine = h.machine;
+  img->entry = h.entry;
+  img->phoff = h.phoff;
+  img->flags = h.flags;
+  img->phentsize = h.phentsize;
+  img->phnum = h.phnum;
   if (img->type != ET_EXEC && img->type != ET_DYN) {
     const char *why = type_problem(img->type);
     if (why)

@@ -1,6 +1,7 @@
 /* ELF symbol tables for listings (see symbols.h). */
 #include "common/elf/symbols.h"
 #include "common/byteorder.h"
+#include "common/elf/elf.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -36,41 +37,31 @@ static int by_addr(const void *a, const void *b) {
 }
 
 tc_symtab *tc_symtab_from_elf(const uint8_t *d, size_t n, uint64_t bias) {
-  if (!d || n < 52 || memcmp(d, "\177ELF", 4) != 0)
+  tc_elf_header h;
+  if (!d || tc_elf_read_header(d, n, &h, NULL) < 0)
     return NULL;
-  int is64 = d[4] == 2, be = d[5] == 2;
-  if ((d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) || (is64 && n < 64))
-    return NULL;
-  uint64_t shoff = is64 ? rd(d + 40, 8, be) : rd(d + 32, 4, be);
+  int is64 = h.is64, be = h.big_endian;
   /* arm: bit 0 of a function symbol's value marks Thumb code */
-  bool arm = rd(d + 18, 2, be) == 40;
-  unsigned shentsize = (unsigned)rd(d + (is64 ? 58 : 46), 2, be);
-  unsigned shnum = (unsigned)rd(d + (is64 ? 60 : 48), 2, be);
-  unsigned want = is64 ? 64 : 40;
-  if (shentsize < want || shoff > n || shnum == 0 ||
-      (uint64_t)shnum * shentsize > n - shoff)
+  bool arm = h.machine == 40;
+  unsigned shnum = tc_elf_section_count(&h, n);
+  if (shnum == 0)
     return NULL;
   /* .symtab if present, else .dynsym */
-  const uint8_t *symsec = NULL;
-  for (int pass = 0; pass < 2 && !symsec; pass++)
-    for (unsigned i = 0; i < shnum; i++) {
-      const uint8_t *sh = d + shoff + (uint64_t)i * shentsize;
-      if (rd(sh + 4, 4, be) == (pass ? 11u : 2u)) {
-        symsec = sh;
-        break;
-      }
+  tc_elf_section symsec = {0}, strsec;
+  bool found = false;
+  for (int pass = 0; pass < 2 && !found; pass++)
+    for (unsigned i = 0; i < shnum && !found; i++) {
+      tc_elf_section_at(d, &h, i, &symsec);
+      found = symsec.type == (pass ? 11u : 2u);
     }
-  if (!symsec)
+  if (!found)
     return NULL;
-  uint64_t off = is64 ? rd(symsec + 24, 8, be) : rd(symsec + 16, 4, be);
-  uint64_t size = is64 ? rd(symsec + 32, 8, be) : rd(symsec + 20, 4, be);
-  unsigned link = (unsigned)rd(symsec + (is64 ? 40 : 24), 4, be);
+  uint64_t off = symsec.offset, size = symsec.size;
   unsigned entsize = is64 ? 24 : 16;
-  if (off > n || size > n - off || link >= shnum)
+  if (off > n || size > n - off || symsec.link >= shnum)
     return NULL;
-  const uint8_t *strsh = d + shoff + (uint64_t)link * shentsize;
-  uint64_t soff = is64 ? rd(strsh + 24, 8, be) : rd(strsh + 16, 4, be);
-  uint64_t ssize = is64 ? rd(strsh + 32, 8, be) : rd(strsh + 20, 4, be);
+  tc_elf_section_at(d, &h, symsec.link, &strsec);
+  uint64_t soff = strsec.offset, ssize = strsec.size;
   if (soff > n || ssize > n - soff || ssize == 0)
     return NULL;
   size_t count = (size_t)(size / entsize);
@@ -180,25 +171,20 @@ tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
     n = fread(d, 1, (size_t)st.st_size, f);
   fclose(f);
   tc_symtab *t = NULL;
-  if (d && n == (size_t)st.st_size && memcmp(d, "\177ELF", 4) == 0 &&
-      (d[4] == 1 || d[4] == 2) && (d[5] == 1 || d[5] == 2)) {
-    int is64 = d[4] == 2, be = d[5] == 2;
-    uint64_t phoff = is64 ? rd(d + 32, 8, be) : rd(d + 28, 4, be);
-    unsigned phentsize = (unsigned)rd(d + (is64 ? 54 : 42), 2, be);
-    unsigned phnum = (unsigned)rd(d + (is64 ? 56 : 44), 2, be);
-    if (rd(d + 18, 2, be) == machine && phentsize >= (is64 ? 56u : 32u) &&
-        phoff <= n && (uint64_t)phnum * phentsize <= n - phoff)
-      for (unsigned i = 0; i < phnum && !t; i++) {
-        const uint8_t *ph = d + phoff + (uint64_t)i * phentsize;
-        uint64_t off = is64 ? rd(ph + 8, 8, be) : rd(ph + 4, 4, be);
-        uint64_t va = is64 ? rd(ph + 16, 8, be) : rd(ph + 8, 4, be);
-        uint64_t fsz = is64 ? rd(ph + 32, 8, be) : rd(ph + 16, 4, be);
-        /* the PT_LOAD holding the mapped offset (page-aligned down) */
-        uint64_t lo = off & ~(uint64_t)0xfff;
-        if (rd(ph, 4, be) == 1 && file_offset >= lo && file_offset < off + fsz)
-          t = tc_symtab_from_elf(
-              d, n, map_addr - ((va & ~(uint64_t)0xfff) + (file_offset - lo)));
-      }
+  tc_elf_header h;
+  if (d && n == (size_t)st.st_size && tc_elf_read_header(d, n, &h, NULL) == 0 &&
+      h.machine == machine) {
+    unsigned nph = tc_elf_program_count(&h, n);
+    for (unsigned i = 0; i < nph && !t; i++) {
+      tc_elf_program p;
+      tc_elf_program_at(d, &h, i, &p);
+      /* the PT_LOAD holding the mapped offset (page-aligned down) */
+      uint64_t lo = p.offset & ~(uint64_t)0xfff;
+      if (p.type == 1 && file_offset >= lo && file_offset < p.offset + p.filesz)
+        t = tc_symtab_from_elf(
+            d, n,
+            map_addr - ((p.vaddr & ~(uint64_t)0xfff) + (file_offset - lo)));
+    }
   }
   free(d);
   return t;
