@@ -217,11 +217,13 @@ static void compare_native(const char *guest, const char *list) {
 
 static void test_native_x86_64(void) {
   compare_native("sysmix64",
-                 SYSMIX_COMMON ",newfstatat,lseek,mmap,fcntl,rt_sigaction");
+                 SYSMIX_COMMON ",newfstatat,lseek,mmap,fcntl,rt_sigaction,"
+                               "setregid,setresuid");
 }
 
 static void test_native_i386(void) {
-  compare_native("sysmix32", SYSMIX_COMMON ",statx,_llseek,mmap2,fcntl64");
+  compare_native("sysmix32", SYSMIX_COMMON
+                 ",statx,_llseek,mmap2,fcntl64,setregid32,setresuid32");
 }
 
 /* Faults: the signal line and how the process ended. */

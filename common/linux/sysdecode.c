@@ -1045,7 +1045,9 @@ typedef enum argk {
   K_FAMILY,
   K_SOCKTYPE,
   K_MSG_FLAGS,
-  K_SHUTDOWN
+  K_SHUTDOWN,
+  K_ARGV, /* execve's argv: ["a", "b"] */
+  K_ENVP  /* execve's envp: an address and its count, as strace */
 } argk;
 
 enum {
@@ -1164,6 +1166,24 @@ static const sysdesc syscalls[] = {
     {"umask", R_OCT, 0, {K_MODE}},
     {"exit", R_NONE, 0, {K_INT}},
     {"exit_group", R_NONE, 0, {K_INT}},
+    {"execve", R_DEC, 0, {K_PATH, K_ARGV, K_ENVP}},
+    {"execveat", R_DEC, 0, {K_DIRFD, K_PATH, K_ARGV, K_ENVP, K_ATFLAGS}},
+    {"setuid", R_DEC, 0, {K_UINT}},
+    {"setgid", R_DEC, 0, {K_UINT}},
+    {"setuid32", R_DEC, 0, {K_UINT}},
+    {"setgid32", R_DEC, 0, {K_UINT}},
+    {"setfsuid", R_DEC, 0, {K_UINT}},
+    {"setfsgid", R_DEC, 0, {K_UINT}},
+    {"setfsuid32", R_DEC, 0, {K_UINT}},
+    {"setfsgid32", R_DEC, 0, {K_UINT}},
+    {"setreuid", R_DEC, 0, {K_INT, K_INT}},
+    {"setregid", R_DEC, 0, {K_INT, K_INT}},
+    {"setreuid32", R_DEC, 0, {K_INT, K_INT}},
+    {"setregid32", R_DEC, 0, {K_INT, K_INT}},
+    {"setresuid", R_DEC, 0, {K_INT, K_INT, K_INT}},
+    {"setresgid", R_DEC, 0, {K_INT, K_INT, K_INT}},
+    {"setresuid32", R_DEC, 0, {K_INT, K_INT, K_INT}},
+    {"setresgid32", R_DEC, 0, {K_INT, K_INT, K_INT}},
     {"kill", R_DEC, 0, {K_INT, K_SIGNAL}},
     {"tkill", R_DEC, 0, {K_INT, K_SIGNAL}},
     {"tgkill", R_DEC, 0, {K_INT, K_INT, K_SIGNAL}},
@@ -2229,6 +2249,53 @@ static bool skip_arg(const call *c, int i) {
   return !(f & HOST_O_CREAT) && (f & HOST_O_TMPFILE) != HOST_O_TMPFILE;
 }
 
+/* execve's argv as strace prints it: the strings of the NULL-ended array
+ * (32 at most, then "..."), or the address when the array is unknown. */
+static void put_argv(call *c, uint64_t addr) {
+  sbuf *b = c->b;
+  tc_sysdecode *d = c->d;
+  unsigned w = c->a->ptr_size;
+  uint8_t word[8];
+  if (!addr || !mem_in(d, addr, word, w)) {
+    put_addr(b, addr);
+    return;
+  }
+  sb_puts(b, "[");
+  for (unsigned k = 0;; k++) {
+    if (!mem_in(d, addr + (uint64_t)k * w, word, w)) {
+      sb_puts(b, k ? ", ..." : "...");
+      break;
+    }
+    uint64_t s = get_guest(c->a, word, w);
+    if (!s)
+      break;
+    if (k == 32) {
+      sb_puts(b, ", ...");
+      break;
+    }
+    if (k)
+      sb_puts(b, ", ");
+    put_cstr(d, s, d->strsize, true);
+  }
+  sb_puts(b, "]");
+}
+
+/* execve's envp as strace prints it by default: the address and how many
+ * variables it holds. */
+static void put_envp(call *c, uint64_t addr) {
+  sbuf *b = c->b;
+  unsigned w = c->a->ptr_size;
+  uint8_t word[8];
+  put_addr(b, addr);
+  if (!addr)
+    return;
+  unsigned n = 0;
+  while (n < 100000 && mem_in(c->d, addr + (uint64_t)n * w, word, w) &&
+         get_guest(c->a, word, w))
+    n++;
+  sb_printf(b, " /* %u var%s */", n, n == 1 ? "" : "s");
+}
+
 static void put_arg(call *c, int i) {
   sbuf *b = c->b;
   tc_sysdecode *d = c->d;
@@ -2236,8 +2303,21 @@ static void put_arg(call *c, int i) {
   uint64_t next = i + 1 < c->nargs ? c->val[i + 1] : 0;
   uint64_t prev = i > 0 ? c->val[i - 1] : 0;
   int r = c->reg[i];
+  if (c->ret == 0 && strncmp(c->desc->name, "execve", 6) == 0 &&
+      c->desc->args[i] != K_DIRFD && c->desc->args[i] != K_ATFLAGS) {
+    /* A successful execve's events come after the new image's maps: the
+     * memory the arguments pointed to is gone from the trace's view. */
+    put_addr(b, v);
+    return;
+  }
   switch ((argk)c->desc->args[i]) {
   case K_END:
+    break;
+  case K_ARGV:
+    put_argv(c, v);
+    break;
+  case K_ENVP:
+    put_envp(c, v);
     break;
   case K_INT:
     sb_printf(b, "%d", (int32_t)v);

@@ -143,6 +143,14 @@ int main(void) {
   nanosleep(&ts, NULL);
   umask(027);
   umask(022);
+  /* a failing execve shows its path, argv and environment count; the
+   * uid/gid calls their ids (-1: unchanged, allowed for anyone) */
+  char *xargv[] = {"tracecorn-x", "two words", NULL};
+  char *xenvp[] = {"A=1", "B=", NULL};
+  if (execve("/nonexistent/tracecorn-x", xargv, xenvp) != -1 || errno != ENOENT)
+    fails++;
+  if (setregid(-1, -1) != 0 || setresuid(-1, -1, -1) != 0)
+    fails++;
 
   printf("sysmix: %d failures\n", fails);
   return fails != 0;
