@@ -1,6 +1,7 @@
-/* text and json: human- and script-readable renderings of the event
- * stream (what `tracecorn dump` prints). Writers only: tct is the format
- * to read back. Path "-" writes to stdout. */
+/* text: a human-readable listing of the event stream, one line per
+ * instruction (what `tracecorn dump` prints). Writer only: tct is the format
+ * to read back. Path "-" writes to stdout. Also the listing writer that
+ * text and json share (listing.h): opening, closing, value renderings. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
@@ -12,30 +13,7 @@
 #include "common/linux/sysdecode.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
-
-struct tc_writer {
-  FILE *f;
-  bool own;
-  bool json;
-  const tc_arch *arch;
-  tc_symtab *syms; /* function symbols of the program and its modules */
-  /* decodes syscall lines strace-style; it sees every event to keep the
-   * memory image their string and struct arguments come from */
-  tc_sysdecode *dec;
-  char path[4096];
-  /* Modules whose symbols were looked for (by name), so each file is
-   * read once; at most MAX_MODULES. */
-  char *modules[64];
-  int nmodules;
-  bool color;          /* -O text.color=1: ANSI colours for a terminal */
-  bool full_keyframes; /* -O text.keyframes=full: every keyframe's state */
-  bool demangle;       /* -O text.demangle=1: C++ names demangled */
-  uint64_t keyframes;  /* keyframes printed so far */
-  /* The thread of the last instruction printed: a "thread N" line marks
-   * each change (guest threads), so every instruction's thread shows. */
-  uint32_t last_tid;
-  bool seen_insn;
-};
+#include "writers/text/listing.h"
 
 /* Colours (only with text.color=1, which dump sets on a terminal unless
  * NO_COLOR or --color=never). */
@@ -87,7 +65,7 @@ static const char *sig_name(int sig) {
   return sig > 0 && sig < 16 ? names[sig] : "signal";
 }
 
-static const char *fault_what(tc_fault_kind k) {
+const char *listing_fault_what(tc_fault_kind k) {
   switch (k) {
   case TC_FAULT_UNMAPPED_READ:
     return "read of unmapped memory";
@@ -110,7 +88,7 @@ static const char *fault_what(tc_fault_kind k) {
   }
 }
 
-static const char *exit_reason(tc_exit_reason r) {
+const char *listing_exit_reason(tc_exit_reason r) {
   switch (r) {
   case TC_EXIT_EXITED:
     return "exited";
@@ -125,14 +103,14 @@ static const char *exit_reason(tc_exit_reason r) {
   }
 }
 
-static void prot_str(uint32_t p, char out[4]) {
+void listing_prot_str(uint32_t p, char out[4]) {
   out[0] = p & TC_PROT_READ ? 'r' : '-';
   out[1] = p & TC_PROT_WRITE ? 'w' : '-';
   out[2] = p & TC_PROT_EXEC ? 'x' : '-';
   out[3] = 0;
 }
 
-static void put_hexbytes(FILE *f, const uint8_t *p, size_t n) {
+void listing_put_hexbytes(FILE *f, const uint8_t *p, size_t n) {
   static const char hx[] = "0123456789abcdef";
   for (size_t i = 0; i < n; i++) {
     fputc(hx[p[i] >> 4], f);
@@ -142,7 +120,7 @@ static void put_hexbytes(FILE *f, const uint8_t *p, size_t n) {
 
 /* A register value: integers in hex, wide registers as 0x + bytes from
  * the most significant end (state images are little-endian). */
-static void put_reg_value(FILE *f, const tc_reg_info *ri, const uint8_t *p) {
+void listing_put_reg_value(FILE *f, const tc_reg_info *ri, const uint8_t *p) {
   if (ri->size <= 8) {
     uint64_t v = 0;
     memcpy(&v, p, ri->size);
@@ -158,7 +136,7 @@ static void put_reg_value(FILE *f, const tc_reg_info *ri, const uint8_t *p) {
 static void put_mem_value(FILE *f, const tc_arch *a, const uint8_t *p,
                           uint32_t n) {
   if (n > 8) {
-    put_hexbytes(f, p, n > 64 ? 64 : n);
+    listing_put_hexbytes(f, p, n > 64 ? 64 : n);
     if (n > 64)
       fputs("...", f);
     return;
@@ -171,7 +149,7 @@ static void put_mem_value(FILE *f, const tc_arch *a, const uint8_t *p,
 
 /* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
  * forms, surrogates or code points past U+10FFFF), or 0. */
-static int utf8_len(const unsigned char *p) {
+int listing_utf8_len(const unsigned char *p) {
   unsigned c = p[0];
   int n = c >= 0xc2 && c <= 0xdf   ? 2
           : c >= 0xe0 && c <= 0xef ? 3
@@ -184,30 +162,6 @@ static int utf8_len(const unsigned char *p) {
       (c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] > 0x8f))
     return 0;
   return n;
-}
-
-/* A guest-chosen string (paths, map names, argv, messages) as a JSON
- * string that every line's parser takes: well-formed UTF-8 passes
- * through; C0 and C1 controls and DEL are \u00XX; each byte that is not
- * part of well-formed UTF-8 is \u00XX of its value (its Latin-1 character:
- * the byte is kept, but reads as U+00XX; the man page's dump --json). */
-static void json_str(FILE *f, const char *str) {
-  const unsigned char *p = (const unsigned char *)(str ? str : "");
-  fputc('"', f);
-  while (*p) {
-    unsigned c = *p;
-    int n = c < 0x80 ? 1 : utf8_len(p);
-    if (c == '"' || c == '\\')
-      fprintf(f, "\\%c", c);
-    else if (c < 0x20 || c == 0x7f || n == 0)
-      fprintf(f, "\\u%04x", c);
-    else if (n == 2 && c == 0xc2 && p[1] < 0xa0)
-      fprintf(f, "\\u%04x", p[1]); /* C1 control U+0080-U+009F */
-    else
-      fwrite(p, 1, (size_t)n, f);
-    p += n ? n : 1;
-  }
-  fputc('"', f);
 }
 
 /* Prints a guest-chosen string (paths, messages) so that it cannot drive
@@ -227,7 +181,7 @@ static void put_text(FILE *f, const char *str) {
       p++;
       continue;
     }
-    int n = utf8_len(p);
+    int n = listing_utf8_len(p);
     if (n == 2 && c == 0xc2 && p[1] < 0xa0)
       n = 0; /* C1 control */
     if (n == 0) {
@@ -357,7 +311,7 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
     fputc(' ', f);
     col(w, C_REG);
     fprintf(f, "%s=", ri->name);
-    put_reg_value(f, ri, e->state_after + ri->offset);
+    listing_put_reg_value(f, ri, e->state_after + ri->offset);
     col(w, C_OFF);
   }
   for (uint32_t i = 0; i < e->nmem; i++) {
@@ -389,7 +343,7 @@ static void text_regs(tc_writer *w, const uint8_t *state, bool all) {
     if (!all && zero && !(ri->flags & (TC_REG_GPR | TC_REG_PC)))
       continue;
     fprintf(w->f, " %s=", ri->name);
-    put_reg_value(w->f, ri, state + ri->offset);
+    listing_put_reg_value(w->f, ri, state + ri->offset);
   }
 }
 
@@ -423,7 +377,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
   }
   case TC_EV_MAP:
     module_symbols(w, &ev->u.map);
-    prot_str(ev->u.map.prot, p);
+    listing_prot_str(ev->u.map.prot, p);
     fprintf(f, "map     0x%08" PRIx64 "-0x%08" PRIx64 " %s ", ev->u.map.addr,
             ev->u.map.addr + ev->u.map.size, p);
     put_text(f, ev->u.map.name);
@@ -434,7 +388,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
             ev->u.map.addr + ev->u.map.size);
     break;
   case TC_EV_PROTECT:
-    prot_str(ev->u.map.prot, p);
+    listing_prot_str(ev->u.map.prot, p);
     fprintf(f, "protect 0x%08" PRIx64 "-0x%08" PRIx64 " %s\n", ev->u.map.addr,
             ev->u.map.addr + ev->u.map.size, p);
     break;
@@ -455,7 +409,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
   case TC_EV_FAULT: {
     const tc_fault_event *x = &ev->u.fault;
     fprintf(f, "fault   %s: %s at 0x%" PRIx64 " (pc 0x%" PRIx64 ")\n",
-            sig_name(x->signal), fault_what(x->kind), x->addr, x->pc);
+            sig_name(x->signal), listing_fault_what(x->kind), x->addr, x->pc);
     break;
   }
   case TC_EV_SIGNAL: {
@@ -481,7 +435,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
   }
   case TC_EV_EXIT: {
     const tc_exit_event *x = &ev->u.exit;
-    fprintf(f, "exit    %s", exit_reason(x->reason));
+    fprintf(f, "exit    %s", listing_exit_reason(x->reason));
     if (x->reason == TC_EXIT_SIGNALED)
       fprintf(f, " by %s", sig_name(x->signal));
     fprintf(f, ", status %d, %" PRIu64 " instructions", x->status,
@@ -498,171 +452,15 @@ static int text_event(tc_writer *w, const tc_event *ev) {
   return 0;
 }
 
-/* ------------------------------------------------------------ json lines */
+/* ------------------------------------------ the listing (text and json) */
 
-static void json_regs(tc_writer *w, const uint8_t *state, const uint16_t *idx,
-                      int n) {
-  const tc_arch *a = w->arch;
-  fputc('{', w->f);
-  int count = idx ? n : a->nregs;
-  for (int k = 0; k < count; k++) {
-    int i = idx ? idx[k] : k;
-    const tc_reg_info *ri = &a->regs[i];
-    fprintf(w->f, "%s\"%s\":\"", k ? "," : "", ri->name);
-    put_reg_value(w->f, ri, state + ri->offset);
-    fputc('"', w->f);
-  }
-  fputc('}', w->f);
-}
-
-static void json_mem(FILE *f, const tc_mem_access *m, uint32_t n) {
-  fputc('[', f);
-  for (uint32_t i = 0; i < n; i++) {
-    fprintf(f, "%s{\"kind\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"size\":%u,",
-            i ? "," : "", m[i].kind == TC_MEM_READ ? "r" : "w", m[i].addr,
-            m[i].size);
-    if (m[i].kind == TC_MEM_READ) {
-      fputs("\"value\":\"", f);
-      put_hexbytes(f, m[i].before, m[i].size);
-    } else {
-      fputs("\"old\":\"", f);
-      put_hexbytes(f, m[i].before, m[i].size);
-      fputs("\",\"new\":\"", f);
-      put_hexbytes(f, m[i].after, m[i].size);
-    }
-    fputs("\"}", f);
-  }
-  fputc(']', f);
-}
-
-static int json_event(tc_writer *w, const tc_event *ev) {
-  FILE *f = w->f;
-  char p[4];
-  switch (ev->kind) {
-  case TC_EV_INSN: {
-    const tc_insn_event *e = &ev->u.insn;
-    char dis[128];
-    if (e->tid == TC_TID_BLOCK && e->size == 0) {
-      uint64_t end = e->state_after ? tc_state_get(w->arch, e->state_after,
-                                                   w->arch->pc_reg)
-                                    : e->pc;
-      fprintf(f,
-              "{\"type\":\"block\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
-              "\",\"size\":%" PRIu64 "}\n",
-              e->index, e->pc, end - e->pc);
-      break;
-    }
-    tc_disasm(w->arch, e->pc | (uint64_t)tc_insn_thumb(w->arch, e), e->bytes,
-              e->size, dis, sizeof dis);
-    fprintf(f,
-            "{\"type\":\"insn\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
-            "\",\"tid\":%u,\"bytes\":\"",
-            e->index, e->pc, e->tid);
-    put_hexbytes(f, e->bytes, e->size);
-    fputs("\",\"asm\":", f);
-    json_str(f, dis);
-    fputs(",\"regs\":", f);
-    json_regs(w, e->state_after, e->regs, e->nregs);
-    fputs(",\"mem\":", f);
-    json_mem(f, e->mem, e->nmem);
-    fputs("}\n", f);
-    break;
-  }
-  case TC_EV_SYSCALL: {
-    const tc_syscall_event *s = &ev->u.sys;
-    fprintf(f, "{\"type\":\"syscall\",\"index\":%" PRIu64 ",\"nr\":%u,",
-            s->insn_index, s->nr);
-    fputs("\"name\":", f);
-    if (s->name)
-      json_str(f, s->name);
-    else
-      fputs("null", f);
-    fputs(",\"args\":[", f);
-    for (int i = 0; i < 6; i++)
-      fprintf(f, "%s\"0x%" PRIx64 "\"", i ? "," : "", s->args[i]);
-    fprintf(f, "],\"ret\":%" PRId64 ",\"unknown\":%s,", s->ret,
-            s->unknown ? "true" : "false");
-    if (s->part || s->more)
-      fprintf(f, "\"part\":%u,\"more\":%s,", s->part,
-              s->more ? "true" : "false");
-    fputs("\"mem\":", f);
-    json_mem(f, s->mem, s->nmem);
-    fputs(",\"strace\":", f);
-    json_str(f, tc_sysdecode_syscall(w->dec, s, 0));
-    fputs("}\n", f);
-    break;
-  }
-  case TC_EV_MAP:
-  case TC_EV_UNMAP:
-  case TC_EV_PROTECT:
-    prot_str(ev->u.map.prot, p);
-    fprintf(f,
-            "{\"type\":\"%s\",\"addr\":\"0x%" PRIx64 "\",\"size\":%" PRIu64
-            ",\"prot\":\"%s\"",
-            ev->kind == TC_EV_MAP     ? "map"
-            : ev->kind == TC_EV_UNMAP ? "unmap"
-                                      : "protect",
-            ev->u.map.addr, ev->u.map.size, p);
-    if (ev->kind == TC_EV_MAP) {
-      fputs(",\"name\":", f);
-      json_str(f, ev->u.map.name);
-      fprintf(f, ",\"has_data\":%s", ev->u.map.data ? "true" : "false");
-    }
-    fputs("}\n", f);
-    break;
-  case TC_EV_KEYFRAME:
-    fprintf(f, "{\"type\":\"keyframe\",\"index\":%" PRIu64 ",\"tid\":%u,",
-            ev->u.key.insn_index, ev->u.key.tid);
-    fputs("\"regs\":", f);
-    json_regs(w, ev->u.key.state, NULL, 0);
-    fputs("}\n", f);
-    break;
-  case TC_EV_FAULT:
-    fprintf(f,
-            "{\"type\":\"fault\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
-            "\",\"addr\":\"0x%" PRIx64 "\",\"signal\":%d,\"what\":\"%s\"}\n",
-            ev->u.fault.insn_index, ev->u.fault.pc, ev->u.fault.addr,
-            ev->u.fault.signal, fault_what(ev->u.fault.kind));
-    break;
-  case TC_EV_SIGNAL: {
-    const tc_signal_event *g = &ev->u.sig;
-    fprintf(f,
-            "{\"type\":\"signal\",\"index\":%" PRIu64
-            ",\"tid\":%u,\"signal\":%d,\"code\":%d,\"addr\":\"0x%" PRIx64
-            "\",\"pid\":%u,\"uid\":%u,\"handler\":\"0x%" PRIx64
-            "\",\"frame\":\"0x%" PRIx64 "\",\"mem\":",
-            g->insn_index, g->tid, g->signal, g->code, g->addr, g->pid, g->uid,
-            g->handler, g->frame);
-    json_mem(f, g->mem, g->nmem);
-    fputs("}\n", f);
-    break;
-  }
-  case TC_EV_EXIT:
-    fprintf(f,
-            "{\"type\":\"exit\",\"reason\":\"%s\",\"status\":%d,\"signal\":%d,"
-            "\"insns\":%" PRIu64 ",\"message\":",
-            exit_reason(ev->u.exit.reason), ev->u.exit.status,
-            ev->u.exit.signal, ev->u.exit.insn_count);
-    if (ev->u.exit.message)
-      json_str(f, ev->u.exit.message);
-    else
-      fputs("null", f);
-    fputs("}\n", f);
-    break;
-  }
-  return 0;
-}
-
-/* ---------------------------------------------------------------- vtable */
-
-static tc_writer *open_common(const char *path, const tc_trace_info *info,
-                              bool json, tc_error *err) {
+tc_writer *listing_open(const char *path, const tc_trace_info *info,
+                        listing_setup setup, tc_error *err) {
   tc_writer *w = calloc(1, sizeof *w);
   if (!w) {
     tc_error_set(err, "out of memory");
     return NULL;
   }
-  w->json = json;
   w->arch = info->arch;
   w->dec = tc_sysdecode_new(info->arch, 0, info->has_memory);
   if (!w->dec) {
@@ -670,24 +468,75 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     tc_error_set(err, "out of memory");
     return NULL;
   }
-  static const char *const known[] = {"color", "keyframes", "symbols",
-                                      "demangle", NULL};
-  if (!json && tc_writer_options_check(info, "text", known, err) < 0) {
+  if (setup && setup(w, info, err) < 0) {
+    tc_symtab_free(w->syms);
     tc_sysdecode_free(w->dec);
     free(w);
     return NULL;
   }
+  snprintf(w->path, sizeof w->path, "%s", path);
+  if (strcmp(path, "-") == 0) {
+    w->f = stdout;
+  } else {
+    w->f = tc_outfile_fopen(path, "w");
+    w->own = true;
+    if (!w->f) {
+      tc_error_set(err, "%s: %s", path, strerror(errno));
+      tc_symtab_free(w->syms);
+      tc_sysdecode_free(w->dec);
+      free(w);
+      return NULL;
+    }
+    setvbuf(w->f, NULL, _IOFBF, 1 << 20);
+  }
+  return w;
+}
+
+int listing_event_done(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (tc_sysdecode_observe(w->dec, ev) < 0) {
+    tc_error_set(err, "%s: out of memory", w->path);
+    return -1;
+  }
+  if (ferror(w->f)) {
+    tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+/* An event a filter left out: only its effect on memory matters. */
+int listing_skip_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  return tc_sysdecode_observe_or_fail(w->dec, ev, w->path, err);
+}
+
+int listing_close_writer(tc_writer *w, tc_error *err) {
+  int rc = tc_outfile_close_stream(w->f, w->own, w->path, err);
+  tc_symtab_free(w->syms);
+  for (int i = 0; i < w->nmodules; i++)
+    free(w->modules[i]);
+  tc_sysdecode_free(w->dec);
+  free(w);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- vtable */
+
+/* The text options (-O text.*) and the program's symbols, read before the
+ * output file is made (a bad option leaves no file). */
+static int text_setup(tc_writer *w, const tc_trace_info *info, tc_error *err) {
+  static const char *const known[] = {"color", "keyframes", "symbols",
+                                      "demangle", NULL};
+  if (tc_writer_options_check(info, "text", known, err) < 0)
+    return -1;
   const char *opt_color = tc_writer_option(info, "text", "color");
   const char *opt_keys = tc_writer_option(info, "text", "keyframes");
   const char *opt_syms = tc_writer_option(info, "text", "symbols");
-  w->color = !json && opt_color && strcmp(opt_color, "1") == 0;
+  w->color = opt_color && strcmp(opt_color, "1") == 0;
   w->full_keyframes = opt_keys && strcmp(opt_keys, "full") == 0;
   const char *opt_dm = tc_writer_option(info, "text", "demangle");
   w->demangle = opt_dm && strcmp(opt_dm, "1") == 0;
-  if (!json)
-    w->syms =
-        tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
-  if (!json && opt_syms) {
+  w->syms = tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
+  if (opt_syms) {
     /* --symbols FILE: an unstripped copy or debug file of the program,
      * placed at the program's load base */
     tc_symtab *extra = NULL;
@@ -707,99 +556,33 @@ static tc_writer *open_common(const char *path, const tc_trace_info *info,
     if (!extra) {
       tc_error_set(err, "--symbols %s: no ELF symbols of this arch there",
                    opt_syms);
-      tc_symtab_free(w->syms);
-      tc_sysdecode_free(w->dec);
-      free(w);
-      return NULL;
+      return -1;
     }
     w->syms = tc_symtab_merge(w->syms, extra);
-  }
-  snprintf(w->path, sizeof w->path, "%s", path);
-  if (strcmp(path, "-") == 0) {
-    w->f = stdout;
-  } else {
-    w->f = tc_outfile_fopen(path, "w");
-    w->own = true;
-    if (!w->f) {
-      tc_error_set(err, "%s: %s", path, strerror(errno));
-      tc_symtab_free(w->syms);
-      tc_sysdecode_free(w->dec);
-      free(w);
-      return NULL;
-    }
-    setvbuf(w->f, NULL, _IOFBF, 1 << 20);
-  }
-  if (json) {
-    fprintf(w->f,
-            "{\"type\":\"trace\",\"arch\":\"%s\",\"entry\":\"0x%" PRIx64
-            "\",\"pid\":%u,\"exe\":",
-            info->arch->name, info->entry, info->pid);
-    json_str(w->f, info->exe_path);
-    fputs(",\"argv\":[", w->f);
-    for (int i = 0; i < info->argc; i++) {
-      if (i)
-        fputc(',', w->f);
-      json_str(w->f, info->argv[i]);
-    }
-    fputs("]}\n", w->f);
-  } else {
-    fputs("# tracecorn trace: ", w->f);
-    put_text(w->f, info->exe_path ? info->exe_path : "?");
-    fprintf(w->f, " (%s), entry 0x%" PRIx64 ", pid %u\n", info->arch->name,
-            info->entry, info->pid);
-  }
-  return w;
-}
-
-static tc_writer *text_open(const char *path, const tc_trace_info *info,
-                            tc_error *err) {
-  return open_common(path, info, false, err);
-}
-
-static tc_writer *json_open(const char *path, const tc_trace_info *info,
-                            tc_error *err) {
-  return open_common(path, info, true, err);
-}
-
-static int write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
-  if (w->json)
-    json_event(w, ev);
-  else
-    text_event(w, ev);
-  if (tc_sysdecode_observe(w->dec, ev) < 0) {
-    tc_error_set(err, "%s: out of memory", w->path);
-    return -1;
-  }
-  if (ferror(w->f)) {
-    tc_error_set(err, "%s: write failed: %s", w->path, strerror(errno));
-    return -1;
   }
   return 0;
 }
 
-/* An event a filter left out: only its effect on memory matters. */
-static int skip_event(tc_writer *w, const tc_event *ev, tc_error *err) {
-  return tc_sysdecode_observe_or_fail(w->dec, ev, w->path, err);
+static tc_writer *text_open(const char *path, const tc_trace_info *info,
+                            tc_error *err) {
+  tc_writer *w = listing_open(path, info, text_setup, err);
+  if (!w)
+    return NULL;
+  fputs("# tracecorn trace: ", w->f);
+  put_text(w->f, info->exe_path ? info->exe_path : "?");
+  fprintf(w->f, " (%s), entry 0x%" PRIx64 ", pid %u\n", info->arch->name,
+          info->entry, info->pid);
+  return w;
 }
 
-static int close_writer(tc_writer *w, tc_error *err) {
-  int rc = tc_outfile_close_stream(w->f, w->own, w->path, err);
-  tc_symtab_free(w->syms);
-  for (int i = 0; i < w->nmodules; i++)
-    free(w->modules[i]);
-  tc_sysdecode_free(w->dec);
-  free(w);
-  return rc;
+static int text_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  text_event(w, ev);
+  return listing_event_done(w, ev, err);
 }
 
 static const char *text_ext(const tc_arch *a) {
   (void)a;
   return ".txt";
-}
-
-static const char *json_ext(const tc_arch *a) {
-  (void)a;
-  return ".jsonl";
 }
 
 const tc_format tc_format_text = {
@@ -808,18 +591,7 @@ const tc_format tc_format_text = {
     .caps = TC_CAP_BLOCKS,
     .extension = text_ext,
     .open_writer = text_open,
-    .write_event = write_event,
-    .close_writer = close_writer,
-    .skip_event = skip_event,
-};
-
-const tc_format tc_format_json = {
-    .name = "json",
-    .description = "one JSON object per event (no reader)",
-    .caps = TC_CAP_BLOCKS,
-    .extension = json_ext,
-    .open_writer = json_open,
-    .write_event = write_event,
-    .close_writer = close_writer,
-    .skip_event = skip_event,
+    .write_event = text_write_event,
+    .close_writer = listing_close_writer,
+    .skip_event = listing_skip_event,
 };
