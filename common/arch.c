@@ -487,7 +487,7 @@ int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
   int other = -1, r;
   if (!name)
     r = -1;
-  else if (arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64)
+  else if (tc_arch_is_x86(arch))
     r = from_capstone_x86(arch, name);
   else if (arch->id == TC_ARCH_ARM || arch->id == TC_ARCH_ARM64)
     r = from_capstone_arm(arch, name, &other);

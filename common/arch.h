@@ -93,4 +93,8 @@ static inline bool tc_arch_is_mips(const tc_arch *a) {
          a->id == TC_ARCH_MIPS64EL;
 }
 
+static inline bool tc_arch_is_sparc(const tc_arch *a) {
+  return a->id == TC_ARCH_SPARC || a->id == TC_ARCH_SPARC64;
+}
+
 #endif

@@ -4,24 +4,12 @@
  * equivalence, determinism, ISA-aware decoding (Thumb, big-endian mips,
  * delay slots), the formats that hold these arches and the ones that
  * refuse them. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "evlog.h"
 #include "testutil.h"
-
-static int sh(char **out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *fmt, ...) {
-  char cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  return tu_run(cmd, out, 1);
-}
 
 static void test_reference_arm64(void) {
   tu_check_reference(TU_REF_AUTO, "hello-arm64", "one two");
@@ -67,8 +55,8 @@ static void test_mips_divide_by_zero(void) {
   const char *guests[] = {"div-mips", "div-mipsel"};
   for (int i = 0; i < 2; i++) {
     char *out = NULL;
-    int st = sh(&out, "%s record -q -f text -o %s -- %s", TC_CLI,
-                tu_tmp(guests[i]), tu_guest(guests[i]));
+    int st = tu_runf(&out, 1, "%s record -q -f text -o %s -- %s", TC_CLI,
+                     tu_tmp(guests[i]), tu_guest(guests[i]));
     CU_ASSERT_EQUAL(st, 136);
     CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "about to fault"));
     free(out);
@@ -86,8 +74,8 @@ static void test_mips_divide_by_zero(void) {
  * Debian's 2.0.1 cannot, and then the refusal is clean and says why. */
 static void test_mips64el(void) {
   char *out = NULL;
-  int st = sh(&out, "%s record -q -f tct -o %s -- %s x", TC_CLI,
-              tu_tmp("hello-mips64el"), tu_guest("hello-mips64el"));
+  int st = tu_runf(&out, 1, "%s record -q -f tct -o %s -- %s x", TC_CLI,
+                   tu_tmp("hello-mips64el"), tu_guest("hello-mips64el"));
   const char *t = out ? out : "";
   if (st == 125) {
     CU_ASSERT_PTR_NOT_NULL(strstr(t, "cannot execute MIPS64 code"));
@@ -168,8 +156,8 @@ static void test_determinism_and_tct(void) {
     snprintf(a, sizeof a, "%s-a", tu_tmp(guests[i]));
     snprintf(b, sizeof b, "%s-b", tu_tmp(guests[i]));
     for (int k = 0; k < 2; k++) {
-      sh(&out, "cd %s && %s record -q -f tct -o %s -- %s >/dev/null",
-         tu_tmpdir(), TC_CLI, k ? b : a, tu_guest(guests[i]));
+      tu_runf(&out, 1, "cd %s && %s record -q -f tct -o %s -- %s >/dev/null",
+              tu_tmpdir(), TC_CLI, k ? b : a, tu_guest(guests[i]));
       free(out);
     }
     strcat(a, ".tct");
@@ -224,10 +212,10 @@ static void test_thumb_decoding(void) {
   char *out = NULL;
   char p[4200];
   snprintf(p, sizeof p, "%s", tu_tmp("thumb"));
-  int st = sh(&out,
-              "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
-              "head -c 200000 %s.txt",
-              TC_CLI, p, tu_guest("interwork-armhf"), p);
+  int st = tu_runf(&out, 1,
+                   "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
+                   "head -c 200000 %s.txt",
+                   TC_CLI, p, tu_guest("interwork-armhf"), p);
   CU_ASSERT_EQUAL(st, 0);
   const char *t = out ? out : "";
   /* keyframe 0: CPSR user mode (0x10) with T (0x20) set */
@@ -245,10 +233,10 @@ static void test_thumb_decoding(void) {
   free(out);
   /* armel starts in ARM state */
   snprintf(p, sizeof p, "%s", tu_tmp("armstate"));
-  st = sh(&out,
-          "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
-          "grep -m1 '^0 ' %s.txt",
-          TC_CLI, p, tu_guest("hello-armel"), p);
+  st = tu_runf(&out, 1,
+               "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
+               "grep -m1 '^0 ' %s.txt",
+               TC_CLI, p, tu_guest("hello-armel"), p);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "00 00 a0 e3"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "mov r0, #0"));
   free(out);
@@ -261,10 +249,10 @@ static void test_mips_decoding(void) {
   char *out = NULL;
   char p[4200];
   snprintf(p, sizeof p, "%s", tu_tmp("mipsdec"));
-  int st = sh(&out,
-              "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
-              "head -c 100000 %s.txt",
-              TC_CLI, p, tu_guest("hello-mips"), p);
+  int st = tu_runf(&out, 1,
+                   "%s record -q -f text -o %s -- %s >/dev/null 2>&1; "
+                   "head -c 100000 %s.txt",
+                   TC_CLI, p, tu_guest("hello-mips"), p);
   CU_ASSERT_EQUAL(st, 0);
   const char *t = out ? out : "";
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "03 a0 20 25"));
@@ -300,8 +288,8 @@ static void test_format_refusal(void) {
   char *out = NULL;
   char p[4200];
   snprintf(p, sizeof p, "%s", tu_tmp("refuse"));
-  int st = sh(&out, "%s record -f tct,trac -o %s -- %s", TC_CLI, p,
-              tu_guest("hello-arm64"));
+  int st = tu_runf(&out, 1, "%s record -f tct,trac -o %s -- %s", TC_CLI, p,
+                   tu_guest("hello-arm64"));
   const char *t = out ? out : "";
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "x86 and x86-64, not arm64"));
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "formats for arm64: tct"));
@@ -316,8 +304,8 @@ static void test_verify(void) {
   const char *guests[] = {"interwork-armhf", "glibc-arm64", "hello-armel"};
   for (int i = 0; i < 3; i++) {
     char *out = NULL;
-    int st = sh(&out, "%s verify -q -o %s -- %s 2>&1", TC_CLI,
-                tu_tmp(guests[i]), tu_guest(guests[i]));
+    int st = tu_runf(&out, 1, "%s verify -q -o %s -- %s 2>&1", TC_CLI,
+                     tu_tmp(guests[i]), tu_guest(guests[i]));
     const char *t = out ? out : "";
     if (st != 0 || !strstr(t, "tfile  ok"))
       fprintf(stderr, "\n%s: verify: %s\n", guests[i], t);
@@ -337,8 +325,8 @@ static void test_gdb_tfile(void) {
     snprintf(prefix, sizeof prefix, "%s", tu_tmp(guests[g]));
     snprintf(tf, sizeof tf, "%s-gdb.tf", prefix);
     char *out = NULL;
-    sh(&out, "%s record -q -f tfile,tct -o %s-gdb -- %s >/dev/null", TC_CLI,
-       prefix, tu_guest(guests[g]));
+    tu_runf(&out, 1, "%s record -q -f tfile,tct -o %s-gdb -- %s >/dev/null",
+            TC_CLI, prefix, tu_guest(guests[g]));
     free(out);
     evlog l;
     memset(&l, 0, sizeof l);
@@ -353,7 +341,8 @@ static void test_gdb_tfile(void) {
         ins[n++] = &l.ev[i].u.insn;
     CU_ASSERT_FATAL(n == 64);
     for (int k = 5; k < 64; k += 29) {
-      int st = sh(&out,
+      int st =
+          tu_runf(&out, 1,
                   "gdb-multiarch -batch -nx -ex 'target tfile %s' "
                   "-ex 'tfind %d' -ex 'p/x $%s' -ex 'p/x $%s' -ex 'p/x $%s'",
                   tf, k, regs[g][0], regs[g][1], regs[g][2]);

@@ -2,7 +2,6 @@
  * determinism, --exact equivalence, faults, limits, native equivalence. */
 #include <fcntl.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,16 +38,6 @@ static int record_lib(evlog *l, const char *guest, const char *arg,
 }
 
 /* Runs a command, returns its exit status and stdout. */
-static int sh(char **out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *fmt, ...) {
-  char cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  return tu_run(cmd, out, 0);
-}
 
 /* ---------------------------------------------- reference equivalence */
 
@@ -298,8 +287,9 @@ static void check_same_file(const char *a, const char *b) {
 static void record_cli(const char *guest, const char *prefix, const char *extra,
                        const char *arg) {
   char *out = NULL;
-  sh(&out, "cd %s && %s record -q -f tct,text %s -o %s -- %s %s >/dev/null",
-     tu_tmpdir(), TC_CLI, extra, prefix, tu_guest(guest), arg);
+  tu_runf(&out, 0,
+          "cd %s && %s record -q -f tct,text %s -o %s -- %s %s >/dev/null",
+          tu_tmpdir(), TC_CLI, extra, prefix, tu_guest(guest), arg);
   free(out);
 }
 
@@ -353,8 +343,8 @@ static void test_determinism_busybox(void) {
     char a[4200], b[4200], *out = NULL;
     for (int k = 0; k < 2; k++) {
       snprintf(k ? b : a, 4200, "%s-%d", tu_tmp("bb"), 2 * i + k);
-      sh(&out, "%s record -q -f tct -o %s -- %s %s %s >/dev/null", TC_CLI,
-         k ? b : a, bb, applets[i][0], applets[i][1]);
+      tu_runf(&out, 0, "%s record -q -f tct -o %s -- %s %s %s >/dev/null",
+              TC_CLI, k ? b : a, bb, applets[i][0], applets[i][1]);
       free(out);
     }
     strcat(a, ".tct");
@@ -365,9 +355,9 @@ static void test_determinism_busybox(void) {
   for (int i = 1; i < 3; i++) {
     char *nat = NULL, *emu = NULL;
     snprintf(cmd, sizeof cmd, "%s %s %s", bb, applets[i][0], applets[i][1]);
-    CU_ASSERT_EQUAL(sh(&nat, "%s", cmd), 0);
-    CU_ASSERT_EQUAL(sh(&emu, "%s record -q -f tct -o %s -- %s", TC_CLI,
-                       tu_tmp("bb-ref"), cmd),
+    CU_ASSERT_EQUAL(tu_runf(&nat, 0, "%s", cmd), 0);
+    CU_ASSERT_EQUAL(tu_runf(&emu, 0, "%s record -q -f tct -o %s -- %s", TC_CLI,
+                            tu_tmp("bb-ref"), cmd),
                     0);
     CU_ASSERT_STRING_EQUAL(nat ? nat : "", emu ? emu : "-");
     free(nat);
@@ -378,10 +368,10 @@ static void test_determinism_busybox(void) {
   CU_ASSERT_EQUAL_FATAL(stat(in, &st), 0);
   char want[64], *norm = NULL, *host = NULL;
   snprintf(want, sizeof want, "Inode: %llu ", (unsigned long long)st.st_ino);
-  sh(&norm, "%s record -q -f tct -o %s -- %s stat %s", TC_CLI,
-     tu_tmp("bb-norm"), bb, in);
-  sh(&host, "%s record -q --host-stat -f tct -o %s -- %s stat %s", TC_CLI,
-     tu_tmp("bb-host"), bb, in);
+  tu_runf(&norm, 0, "%s record -q -f tct -o %s -- %s stat %s", TC_CLI,
+          tu_tmp("bb-norm"), bb, in);
+  tu_runf(&host, 0, "%s record -q --host-stat -f tct -o %s -- %s stat %s",
+          TC_CLI, tu_tmp("bb-host"), bb, in);
   CU_ASSERT_PTR_NOT_NULL(strstr(host ? host : "", want));
   CU_ASSERT_PTR_NULL(strstr(norm ? norm : "", want));
   CU_ASSERT_PTR_NOT_NULL(strstr(norm ? norm : "", "Device: 803h"));
@@ -405,7 +395,8 @@ static void test_fast_paths_identical(void) {
     strcat(fast, "-fast");
     snprintf(slow, sizeof slow, "%s", tu_tmp(guests[i]));
     strcat(slow, "-slow");
-    int rf = sh(&out,
+    int rf =
+        tu_runf(&out, 0,
                 "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=check "
                 "TRACECORN_PIPE_CHECK=1 TRACECORN_REGFILE_DEBUG=1 %s record "
                 "-q -f tct,trac,ucir,bap,text -o t -- %s 2>&1 >/dev/null",
@@ -418,17 +409,17 @@ static void test_fast_paths_identical(void) {
     CU_ASSERT_PTR_NULL(strstr(out ? out : "", "check")); /* no mismatch */
     free(out);
     out = NULL;
-    int rs =
-        sh(&out,
-           "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=off "
-           "TRACECORN_WRITER_THREADS=0 TRACECORN_CONTINUOUS=0 %s record -q "
-           "-f tct,trac,ucir,bap,text -o t -- %s >/dev/null 2>&1",
-           slow, slow, slow, TC_CLI, tu_guest(guests[i]));
+    int rs = tu_runf(
+        &out, 0,
+        "rm -rf %s && mkdir -p %s && cd %s && TRACECORN_REGFILE=off "
+        "TRACECORN_WRITER_THREADS=0 TRACECORN_CONTINUOUS=0 %s record -q "
+        "-f tct,trac,ucir,bap,text -o t -- %s >/dev/null 2>&1",
+        slow, slow, slow, TC_CLI, tu_guest(guests[i]));
     free(out);
     CU_ASSERT_EQUAL(rf, rs);
     CU_ASSERT_NOT_EQUAL(rf, 128 + SIGABRT); /* a check failed */
     out = NULL;
-    CU_ASSERT_EQUAL(sh(&out, "diff -r %s %s", fast, slow), 0);
+    CU_ASSERT_EQUAL(tu_runf(&out, 0, "diff -r %s %s", fast, slow), 0);
     if (out && *out)
       fprintf(stderr, "\n%s: %s", guests[i], out);
     free(out);
@@ -1271,8 +1262,8 @@ static void test_cli_hostile_names(void) {
 
 static void test_cli_env_and_output_name(void) {
   char *out = NULL;
-  int st = sh(&out, "cd %s && %s record -q -E TRACECORN_TEST=hi -- %s",
-              tu_tmpdir(), TC_CLI, tu_guest("glibc64"));
+  int st = tu_runf(&out, 0, "cd %s && %s record -q -E TRACECORN_TEST=hi -- %s",
+                   tu_tmpdir(), TC_CLI, tu_guest("glibc64"));
   CU_ASSERT_EQUAL(st, 7);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "TRACECORN_TEST=hi"));
   free(out);
@@ -1281,13 +1272,14 @@ static void test_cli_env_and_output_name(void) {
   snprintf(p, sizeof p, "%s/glibc64.tct", tu_tmpdir());
   CU_ASSERT(tu_have(p));
   /* dump prints instruction lines with disassembly and syscalls. */
-  st = sh(&out, "%s dump %s", TC_CLI, p);
+  st = tu_runf(&out, 0, "%s dump %s", TC_CLI, p);
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "syscall exit_group("));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "syscall"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "exit    exited, status 7"));
   free(out);
-  st = sh(&out, "%s dump --json %s | grep -c '\"type\":\"insn\"'", TC_CLI, p);
+  st = tu_runf(&out, 0, "%s dump --json %s | grep -c '\"type\":\"insn\"'",
+               TC_CLI, p);
   CU_ASSERT(atol(out ? out : "0") > 100000);
   free(out);
 }
@@ -1297,7 +1289,8 @@ static void test_raw(void) {
   const uint8_t code[] = {0xb8, 0x3c, 0, 0, 0, 0xbf, 0x2a, 0, 0, 0, 0x0f, 0x05};
   tu_write_file(tu_tmp("blob.bin"), code, sizeof code);
   char *out = NULL;
-  int st = sh(&out,
+  int st =
+      tu_runf(&out, 0,
               "%s record -q --raw %s --arch x86_64 --base 0x10000 -f tct -o %s",
               TC_CLI, tu_tmp("blob.bin"), tu_tmp("blob"));
   CU_ASSERT_EQUAL(st, 42);
@@ -1316,7 +1309,8 @@ static void test_raw(void) {
  * it: clear message, non-zero exit, the other trace complete. */
 static void test_disk_full(void) {
   char *out = NULL;
-  int st = sh(&out,
+  int st =
+      tu_runf(&out, 0,
               "bash -c 'ulimit -f 8; exec %s record -f tct,text -o %s -- %s' "
               "2>&1 >/dev/null",
               TC_CLI, tu_tmp("fsz"), tu_guest("hello64"));
@@ -1344,22 +1338,22 @@ static void test_disk_full(void) {
  * run; against another run's recording it must report a difference. */
 static void test_verify(void) {
   char *out = NULL;
-  int st = sh(&out, "%s verify -q -o %s -- %s x 2>&1", TC_CLI, tu_tmp("vfy-a"),
-              tu_guest("insns64"));
+  int st = tu_runf(&out, 0, "%s verify -q -o %s -- %s x 2>&1", TC_CLI,
+                   tu_tmp("vfy-a"), tu_guest("insns64"));
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "trac   ok: "));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "tfile  ok: "));
   free(out);
-  st = sh(&out, "%s verify -q -o %s -- %s 2>&1", TC_CLI, tu_tmp("vfy-b"),
-          tu_guest("hello32"));
+  st = tu_runf(&out, 0, "%s verify -q -o %s -- %s 2>&1", TC_CLI,
+               tu_tmp("vfy-b"), tu_guest("hello32"));
   CU_ASSERT_EQUAL(st, 0);
   free(out);
   /* hello64 with other arguments diverges after the argument loop */
-  sh(&out, "%s verify -q -o %s -- %s one 2>&1", TC_CLI, tu_tmp("vfy-c"),
-     tu_guest("hello64"));
+  tu_runf(&out, 0, "%s verify -q -o %s -- %s one 2>&1", TC_CLI, tu_tmp("vfy-c"),
+          tu_guest("hello64"));
   free(out);
-  sh(&out, "%s verify -q -o %s -- %s two three 2>&1", TC_CLI, tu_tmp("vfy-d"),
-     tu_guest("hello64"));
+  tu_runf(&out, 0, "%s verify -q -o %s -- %s two three 2>&1", TC_CLI,
+          tu_tmp("vfy-d"), tu_guest("hello64"));
   free(out);
   const char *fmts[] = {"trac", "tfile"};
   const char *exts[] = {".trace64", ".tf"};
@@ -1385,8 +1379,8 @@ static void test_verify(void) {
 /* The embedding example records its blob and prints the final state. */
 static void test_embed_example(void) {
   char *out = NULL;
-  int st =
-      sh(&out, "%s/examples/embed_raw %s", TC_BINARY_DIR, tu_tmp("embed.tct"));
+  int st = tu_runf(&out, 0, "%s/examples/embed_raw %s", TC_BINARY_DIR,
+                   tu_tmp("embed.tct"));
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "0x1005: rax=0x2a"));
   CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "exit status 42"));

@@ -4,7 +4,6 @@
  * formats that hold sparc64 read back what was recorded, and what the
  * engine cannot run (floating point on Unicorn 2.0.1) ends the recording
  * with an error instead of a made-up signal. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,17 +11,6 @@
 #include "common/arch.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
-
-static int sh(char **out, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int sh(char **out, const char *fmt, ...) {
-  char cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(cmd, sizeof cmd, fmt, ap);
-  va_end(ap);
-  return tu_run(cmd, out, 1);
-}
 
 /* Output and exit status equal to qemu-sparc64's: arguments, deep
  * recursion past any window count, `return` and `restore` in delay slots
@@ -51,8 +39,8 @@ static void test_errs_other_arches(void) {
  * kernel's answer is the reference. */
 static void test_divide_by_zero(void) {
   char *out = NULL;
-  int st = sh(&out, "cd '%s' && %s record -q -o div-sparc64 -- %s", tu_tmpdir(),
-              TC_CLI, tu_guest("div-sparc64"));
+  int st = tu_runf(&out, 1, "cd '%s' && %s record -q -o div-sparc64 -- %s",
+                   tu_tmpdir(), TC_CLI, tu_guest("div-sparc64"));
   CU_ASSERT_EQUAL(st, 128 + 8);
   free(out);
 }
@@ -115,8 +103,8 @@ static int on_event(void *ctx, const tc_event *ev, tc_error *err) {
 static void test_window_effects(void) {
   const char *tct = tu_tmp("windows-sparc64.tct");
   char *out = NULL;
-  int st = sh(&out, "%s record -q -o %s -- %s", TC_CLI, tct,
-              tu_guest("windows-sparc64"));
+  int st = tu_runf(&out, 1, "%s record -q -o %s -- %s", TC_CLI, tct,
+                   tu_guest("windows-sparc64"));
   CU_ASSERT_EQUAL_FATAL(st, 0);
   free(out);
   window_check w = {.arch = tc_arch_by_id(TC_ARCH_SPARC64)};
@@ -140,8 +128,9 @@ static void test_window_effects(void) {
  * formats that cannot hold sparc64 are skipped with a reason. */
 static void test_verify(void) {
   char *out = NULL;
-  int st = sh(&out, "%s verify -f tct,ucir,bap,drcov -o %s -- %s 2>&1", TC_CLI,
-              tu_tmp("verify-sparc64"), tu_guest("windows-sparc64"));
+  int st =
+      tu_runf(&out, 1, "%s verify -f tct,ucir,bap,drcov -o %s -- %s 2>&1",
+              TC_CLI, tu_tmp("verify-sparc64"), tu_guest("windows-sparc64"));
   const char *t = out ? out : "";
   if (st != 0)
     fprintf(stderr, "\nverify: %s\n", t);
@@ -150,8 +139,8 @@ static void test_verify(void) {
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "bap    ok"));
   CU_ASSERT_PTR_NOT_NULL(strstr(t, "drcov  ok"));
   free(out);
-  st = sh(&out, "cd '%s' && %s record -f trac -o trac-sparc64 -- %s",
-          tu_tmpdir(), TC_CLI, tu_guest("hello-sparc64"));
+  st = tu_runf(&out, 1, "cd '%s' && %s record -f trac -o trac-sparc64 -- %s",
+               tu_tmpdir(), TC_CLI, tu_guest("hello-sparc64"));
   CU_ASSERT_NOT_EQUAL(st, 0);
   CU_ASSERT(out && strstr(out, "not sparc64"));
   free(out);
@@ -162,8 +151,9 @@ static void test_deterministic(void) {
   char *out = NULL;
   const char *a = tu_tmp("det-a.tct"), *b = tu_tmp("det-b.tct");
   CU_ASSERT_EQUAL(
-      sh(&out, "%s record -q -o %s -- %s && %s record -q -o %s -- %s", TC_CLI,
-         a, tu_guest("errs-sparc64"), TC_CLI, b, tu_guest("errs-sparc64")),
+      tu_runf(&out, 1, "%s record -q -o %s -- %s && %s record -q -o %s -- %s",
+              TC_CLI, a, tu_guest("errs-sparc64"), TC_CLI, b,
+              tu_guest("errs-sparc64")),
       0);
   free(out);
   CU_ASSERT_TRUE(tu_same_file(a, b));
@@ -176,13 +166,13 @@ static void test_deterministic(void) {
 static void test_fpu_unavailable(void) {
   char *out = NULL;
   const char *tct = tu_tmp("glibc-sparc64.tct");
-  int st =
-      sh(&out, "%s record -o %s -- %s", TC_CLI, tct, tu_guest("glibc-sparc64"));
+  int st = tu_runf(&out, 1, "%s record -o %s -- %s", TC_CLI, tct,
+                   tu_guest("glibc-sparc64"));
   CU_ASSERT_EQUAL(st, 125);
   CU_ASSERT(out && strstr(out, "PSTATE.PEF"));
   CU_ASSERT(out && !strstr(out, "SIGSEGV"));
   free(out);
-  CU_ASSERT_EQUAL(sh(&out, "%s info %s", TC_CLI, tct), 0);
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s info %s", TC_CLI, tct), 0);
   free(out);
 }
 

@@ -158,6 +158,20 @@ int tu_write_file(const char *path, const void *data, size_t len) {
   return (fclose(f) == 0 && w == len) ? 0 : -1;
 }
 
+int tu_runf(char **out, int merge_stderr, const char *fmt, ...) {
+  char cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(cmd, sizeof cmd, fmt, ap);
+  va_end(ap);
+  if (k < 0 || (size_t)k >= sizeof cmd) {
+    if (out)
+      *out = NULL;
+    return -1;
+  }
+  return tu_run(cmd, out, merge_stderr);
+}
+
 int tu_run(const char *cmd, char **out, int merge_stderr) {
   char *full = NULL;
   if (asprintf(&full, "%s%s", cmd, merge_stderr ? " 2>&1" : "") < 0)

@@ -29,6 +29,9 @@ int tu_write_file(const char *path, const void *data, size_t len);
  * NUL-terminated, may be NULL). Returns the exit status (128+sig on signal),
  * -1 if it could not run. */
 int tu_run(const char *cmd, char **out, int merge_stderr);
+/* tu_run of a printf-formatted command line (at most 8 KiB; longer is -1). */
+int tu_runf(char **out, int merge_stderr, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Runs prog with the NULL-terminated arguments (shell-quoted), stdout and
  * stderr merged into *out. Returns the exit status like tu_run. */
 int tu_run_merge(char **out, const char *prog, ...) __attribute__((sentinel));

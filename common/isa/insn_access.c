@@ -46,9 +46,8 @@ tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
     return NULL;
   }
   c->arch = arch;
-  c->is_x86 = arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64;
-  c->is_mips = arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL ||
-               arch->id == TC_ARCH_MIPS64EL;
+  c->is_x86 = tc_arch_is_x86(arch);
+  c->is_mips = tc_arch_is_mips(arch);
   c->slots = calloc(2 * CACHE_SETS, sizeof *c->slots);
   c->older = calloc(CACHE_SETS, 1);
   c->mark_r = calloc(arch->nregs ? arch->nregs : 1, 1);

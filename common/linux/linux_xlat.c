@@ -90,11 +90,6 @@ int tc_xlat_open_to_guest(const tc_arch *arch, int host_flags) {
   return remap(open_table_for(arch), host_flags, 0);
 }
 
-static int is_mips(const tc_arch *arch) {
-  return arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL ||
-         arch->id == TC_ARCH_MIPS64EL;
-}
-
 /* mips errno values (arch/mips uapi asm/errno.h) for host errnos 35..133;
  * 1..34 are the same everywhere. Generated with the cross compiler. */
 static const uint16_t errno_mips[][2] = {
@@ -133,17 +128,13 @@ static const uint16_t errno_sparc[][2] = {
     {126, 128}, {127, 129}, {128, 130}, {129, 131}, {130, 132}, {131, 133},
     {132, 134}, {133, 135}};
 
-static int is_sparc(const tc_arch *arch) {
-  return arch->id == TC_ARCH_SPARC || arch->id == TC_ARCH_SPARC64;
-}
-
 /* The arch's own errno numbers (host, guest), or NULL: the host's. */
 static const uint16_t (*errno_table(const tc_arch *arch, size_t *n))[2] {
-  if (is_mips(arch)) {
+  if (tc_arch_is_mips(arch)) {
     *n = sizeof errno_mips / sizeof errno_mips[0];
     return errno_mips;
   }
-  if (is_sparc(arch)) {
+  if (tc_arch_is_sparc(arch)) {
     *n = sizeof errno_sparc / sizeof errno_sparc[0];
     return errno_sparc;
   }
@@ -185,12 +176,12 @@ static const bit_pair mmap_sparc[] = {
     {0x40, 0x4000}, {0x100, 0x2000}, {0x200, 0x100}, {0x80, 0}};
 
 int tc_xlat_mmap_to_host(const tc_arch *arch, int guest_flags) {
-  if (is_sparc(arch)) {
+  if (tc_arch_is_sparc(arch)) {
     open_table t = {arch->id, mmap_sparc,
                     sizeof mmap_sparc / sizeof mmap_sparc[0]};
     return remap(&t, guest_flags, 1);
   }
-  if (!is_mips(arch))
+  if (!tc_arch_is_mips(arch))
     return guest_flags;
   open_table t = {arch->id, mmap_mips, sizeof mmap_mips / sizeof mmap_mips[0]};
   return remap(&t, guest_flags, 1);
@@ -233,11 +224,11 @@ static const uint8_t sig_sparc[][2] = {{7, 0 /* SIGEMT: none on the host */},
                                        {31, 12}};
 
 static const uint8_t (*signal_table(const tc_arch *arch, size_t *n))[2] {
-  if (is_mips(arch)) {
+  if (tc_arch_is_mips(arch)) {
     *n = sizeof sig_mips / sizeof sig_mips[0];
     return sig_mips;
   }
-  if (is_sparc(arch)) {
+  if (tc_arch_is_sparc(arch)) {
     *n = sizeof sig_sparc / sizeof sig_sparc[0];
     return sig_sparc;
   }
@@ -264,7 +255,8 @@ int tc_xlat_signal_to_guest(const tc_arch *arch, int host_sig) {
 }
 
 static uint64_t map_set(const tc_arch *arch, uint64_t set, int to_host) {
-  if (!is_mips(arch) && !is_sparc(arch))
+  size_t n;
+  if (!signal_table(arch, &n)) /* the host's numbering */
     return set;
   uint64_t out = 0;
   for (int s = 1; s <= 64; s++)
@@ -286,5 +278,5 @@ uint64_t tc_xlat_sigset_to_guest(const tc_arch *arch, uint64_t host_set) {
 }
 
 unsigned tc_xlat_sigset_size(const tc_arch *arch) {
-  return is_mips(arch) ? 16 : 8;
+  return tc_arch_is_mips(arch) ? 16 : 8;
 }

@@ -293,10 +293,6 @@ static bool x86_is_div(tc_emu *emu, uint64_t pc) {
   return reg == 6 || reg == 7;
 }
 
-static bool is_sparc(const tc_arch *a) {
-  return a->id == TC_ARCH_SPARC64 || a->id == TC_ARCH_SPARC;
-}
-
 /* SPARC V9 trap types (QEMU's TT_*), as Linux turns them into signals. */
 static int sparc_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
   *kind = TC_FAULT_OTHER;
@@ -354,7 +350,7 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
     sig = arm_signal_for_intno(intno, &kind);
   else if (tc_arch_is_mips(emu->arch))
     sig = mips_signal_for_intno(emu, intno, &kind);
-  else if (is_sparc(emu->arch)) {
+  else if (tc_arch_is_sparc(emu->arch)) {
     if (tc_sparc_window_trap(emu, intno))
       return;
     sig = sparc_signal_for_intno(intno, &kind);
@@ -439,7 +435,7 @@ static int install_hooks(tc_emu *emu, tc_error *err) {
         goto fail;
     }
   }
-  if (is_sparc(emu->arch) && tc_sparc_install(emu, err) < 0)
+  if (tc_arch_is_sparc(emu->arch) && tc_sparc_install(emu, err) < 0)
     return -1;
   e = uc_hook_add(emu->uc, &h, UC_HOOK_INTR, (void *)hook_intr, emu, 1, 0);
   if (e)

@@ -28,7 +28,6 @@
  * right one after the syscall and redirects to the instruction after the
  * trap. The page is no guest mapping (not in the process's map) and the
  * recorder never records what runs there (tc_sparc_hidden). */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
