@@ -61,6 +61,38 @@ int tc_convert_filtered(const char *in_path, const tc_format *in_fmt,
                             writer_options, 0, NULL, err);
 }
 
+/* tc_filter.last: the records the filter selects, counted in a pass of
+ * their own that writes nothing, so the real pass can skip all but the
+ * last ones. */
+static int count_records(const char *in_path, const tc_format *in_fmt,
+                         const tc_filter *filter, uint64_t *n, tc_error *err) {
+  tc_filter f = *filter;
+  f.skip = f.count = f.last = 0;
+  tc_reader *r = in_fmt->open_reader(in_path, err);
+  if (!r)
+    return -1;
+  bool seeked = f.from && in_fmt->seek;
+  tc_filter_state *fs = NULL;
+  int rc = -1;
+  if ((!seeked || in_fmt->seek(r, f.from, err) == 0) &&
+      (fs = tc_filter_new(&f, in_fmt->reader_info(r), seeked, err))) {
+    tc_event ev;
+    while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
+      int k = tc_filter_event(fs, &ev, NULL, NULL, err);
+      if (k <= 0) {
+        rc = k;
+        break;
+      }
+    }
+    if (rc == 0 && tc_filter_finish(fs, err) < 0)
+      rc = -1;
+    *n = tc_filter_records(fs);
+  }
+  tc_filter_free(fs);
+  in_fmt->close_reader(r);
+  return rc < 0 ? -1 : 0;
+}
+
 /* tc_convert_checked on this library's own structs (filter may be NULL). */
 static int convert(const char *in_path, const tc_format *in_fmt,
                    const tc_format *out_fmt, const char *out_path,
@@ -97,6 +129,25 @@ static int convert(const char *in_path, const tc_format *in_fmt,
                  "that keeps blocks (tct, text, json, drcov)",
                  out_fmt->name, in_fmt->name);
     return -1;
+  }
+  if (filter && filter->mem && filter->mem[0] && !(in_fmt->caps & TC_CAP_MEM)) {
+    tc_error_set(err,
+                 "%s: the %s format holds no memory accesses for --mem to "
+                 "look at",
+                 in_path, in_fmt->name);
+    return -1;
+  }
+  tc_filter last_only;
+  if (filter && filter->last) {
+    uint64_t n = 0;
+    if (count_records(in_path, in_fmt, filter, &n, err) < 0)
+      return -1;
+    last_only = *filter;
+    last_only.last = 0;
+    uint64_t after_skip = n > filter->skip ? n - filter->skip : 0;
+    if (after_skip > filter->last)
+      last_only.skip = filter->skip + (after_skip - filter->last);
+    filter = &last_only;
   }
   uint64_t from_insn = filter ? filter->from : 0;
   tc_reader *r = in_fmt->open_reader(in_path, err);

@@ -2,6 +2,7 @@
 #include "analysis/filter.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,16 @@ typedef struct range {
   uint64_t lo, hi;
 } range;
 
+/* A copy of an INSN event that outlives the reader's buffers. */
+typedef struct held_insn {
+  tc_event ev;
+  uint16_t *regs;
+  uint8_t *states; /* state_before, state_after */
+  tc_mem_access *mem;
+  uint8_t *bytes; /* every access's before and after bytes */
+  size_t capregs, capstates, capmem, capbytes;
+} held_insn;
+
 /* One --range: what it names and whether anything matched it yet. */
 typedef struct spec {
   const char *text;
@@ -24,17 +35,31 @@ typedef struct spec {
 struct tc_filter_state {
   tc_filter f;
   bool plain;
-  bool seeked;      /* the reader started at f.from */
-  bool reached;     /* an instruction >= from was seen */
-  bool checked;     /* range names were checked at the first instruction */
-  bool insn_passed; /* the last instruction passed the pc tests */
-  bool insn_shown;  /* the last instruction was written */
-  bool stop_next;   /* the count is reached: stop at the next record */
+  bool seeked;       /* the reader started at f.from */
+  bool reached;      /* an instruction >= from was seen */
+  bool checked;      /* range names were checked at the first instruction */
+  bool insn_passed;  /* the last instruction passed the pc tests */
+  bool insn_shown;   /* the last instruction was written */
+  bool insn_mem_hit; /* its own accesses passed --mem (or there is none) */
+  bool stop_next;    /* the count is reached: stop at the next record */
   uint64_t seen, written;
   spec *specs;
   size_t nspecs;
   range *ranges;
   size_t nranges, capranges;
+  /* --mem: the byte ranges and the access kinds looked at */
+  range *mem;
+  size_t nmem;
+  int mem_kind;
+  /* --reg: register indices */
+  int *regs;
+  size_t nregs;
+  /* An instruction that passed every test but the memory one, held (a
+   * copy) until the next event says whether its syscall's kernel writes
+   * touch the range: the SYSCALL event comes after its INSN. */
+  bool held;
+  held_insn hold;
+  size_t state_size;
 };
 
 static bool add_range(tc_filter_state *s, uint64_t lo, uint64_t hi) {
@@ -68,7 +93,133 @@ static bool parse_hex_range(const char *t, uint64_t *lo, uint64_t *hi) {
 
 bool tc_filter_is_plain(const tc_filter *f) {
   return !f || (!(f->ranges && f->ranges[0]) && !f->npcs && !f->syscalls &&
-                !f->syscalls_only && !f->from && !f->skip && !f->count);
+                !f->syscalls_only && !f->from && !f->skip && !f->count &&
+                !(f->mem && f->mem[0]) && !(f->regs && f->regs[0]) && !f->to);
+}
+
+/* Grows *p to hold need bytes. */
+static bool grow(void *p, size_t *cap, size_t need) {
+  if (need <= *cap)
+    return true;
+  size_t n = *cap ? *cap : 256;
+  while (n < need)
+    n *= 2;
+  void *q = realloc(*(void **)p, n);
+  if (!q)
+    return false;
+  *(void **)p = q;
+  *cap = n;
+  return true;
+}
+
+/* --mem: "A", "A-B" or "A:LEN" (addresses hex, LEN decimal or 0x-hex). */
+static bool parse_mem_range(const char *t, uint64_t *lo, uint64_t *hi) {
+  const char *sep = t + strcspn(t, "-:");
+  for (const char *p = t; p < sep; p++)
+    if (!isxdigit((unsigned char)*p) && *p != 'x' && *p != 'X')
+      return false;
+  if (sep == t)
+    return false;
+  char *end;
+  errno = 0;
+  *lo = strtoull(t, &end, 16);
+  if (end != sep || errno)
+    return false;
+  if (!*sep) {
+    *hi = *lo + 1;
+    return *hi > *lo;
+  }
+  if (!sep[1] || !isxdigit((unsigned char)sep[1]))
+    return false;
+  uint64_t v = strtoull(sep + 1, &end, *sep == '-' ? 16 : 0);
+  if (*end || errno)
+    return false;
+  if (*sep == '-')
+    *hi = v;
+  else if (v == 0 || v > UINT64_MAX - *lo)
+    return false;
+  else
+    *hi = *lo + v;
+  return *hi > *lo;
+}
+
+/* --reg: a register of the trace's arch by name, any case; the 32-bit
+ * names of x86-64 and arm64 (eax, w0) and arm64's lr and fp stand for
+ * the register they are part of. -1 if none. */
+static int reg_by_name(const tc_arch *a, const char *name) {
+  char low[32];
+  size_t n = strlen(name);
+  if (n == 0 || n >= sizeof low)
+    return -1;
+  for (size_t i = 0; i <= n; i++)
+    low[i] = (char)tolower((unsigned char)name[i]);
+  int k = tc_arch_reg_index(a, low);
+  if (k >= 0)
+    return k;
+  char alias[40] = "";
+  if (a->id == TC_ARCH_X86_64 && low[0] == 'e')
+    snprintf(alias, sizeof alias, "r%s", low + 1);
+  else if (a->id == TC_ARCH_X86_64 && low[0] == 'r' && n > 2 &&
+           (low[n - 1] == 'd' || low[n - 1] == 'w' || low[n - 1] == 'b'))
+    snprintf(alias, sizeof alias, "%.*s", (int)n - 1, low);
+  else if (a->id == TC_ARCH_ARM64 && low[0] == 'w')
+    snprintf(alias, sizeof alias, "x%s", low + 1);
+  else if (a->id == TC_ARCH_ARM64 && strcmp(low, "lr") == 0)
+    snprintf(alias, sizeof alias, "x30");
+  else if (a->id == TC_ARCH_ARM64 && strcmp(low, "fp") == 0)
+    snprintf(alias, sizeof alias, "x29");
+  return alias[0] ? tc_arch_reg_index(a, alias) : -1;
+}
+
+/* The --mem and --reg tests, checked and resolved for the trace's arch. */
+static int prepare_mem_regs(tc_filter_state *s, const tc_trace_info *info,
+                            tc_error *err) {
+  size_t n = 0;
+  while (s->f.mem && s->f.mem[n])
+    n++;
+  if (n && !(s->mem = calloc(n, sizeof *s->mem)))
+    goto oom;
+  for (size_t i = 0; i < n; i++) {
+    if (!parse_mem_range(s->f.mem[i], &s->mem[i].lo, &s->mem[i].hi)) {
+      tc_error_set(err,
+                   "--mem %s: not a memory range (ADDR, ADDR-END or "
+                   "ADDR:LEN; addresses in hex, END above ADDR)",
+                   s->f.mem[i]);
+      return -1;
+    }
+    s->nmem++;
+  }
+  s->mem_kind = s->f.mem_kind & (TC_MEM_READ | TC_MEM_WRITE);
+  if (!s->mem_kind)
+    s->mem_kind = TC_MEM_READ | TC_MEM_WRITE;
+  n = 0;
+  while (s->f.regs && s->f.regs[n])
+    n++;
+  if (n && !(s->regs = calloc(n, sizeof *s->regs)))
+    goto oom;
+  for (size_t i = 0; i < n; i++) {
+    int k = info->arch ? reg_by_name(info->arch, s->f.regs[i]) : -1;
+    if (k < 0) {
+      tc_error_set(err, "--reg %s: no register of that name on %s (%s, %s...)",
+                   s->f.regs[i], info->arch ? info->arch->name : "this arch",
+                   info->arch ? tc_arch_reg_name(info->arch, 0) : "",
+                   info->arch ? tc_arch_reg_name(info->arch, 1) : "");
+      return -1;
+    }
+    s->regs[s->nregs++] = k;
+  }
+  if (s->f.to && s->f.from >= s->f.to) {
+    tc_error_set(err,
+                 "--to %" PRIu64 ": must be above --from %" PRIu64
+                 " (the window is [from, to))",
+                 s->f.to, s->f.from);
+    return -1;
+  }
+  s->state_size = info->arch ? tc_arch_state_size(info->arch) : 0;
+  return 0;
+oom:
+  tc_error_set(err, "out of memory");
+  return -1;
 }
 
 tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
@@ -92,6 +243,10 @@ tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
     return NULL;
   }
   s->nspecs = n;
+  if (prepare_mem_regs(s, info, err) < 0) {
+    tc_filter_free(s);
+    return NULL;
+  }
   tc_symtab *syms =
       n ? tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base)
         : NULL;
@@ -134,6 +289,12 @@ void tc_filter_free(tc_filter_state *s) {
     return;
   free(s->specs);
   free(s->ranges);
+  free(s->mem);
+  free(s->regs);
+  free(s->hold.regs);
+  free(s->hold.states);
+  free(s->hold.mem);
+  free(s->hold.bytes);
   free(s);
 }
 
@@ -175,6 +336,78 @@ static bool pc_passes(const tc_filter_state *s, uint64_t pc) {
   return true;
 }
 
+/* Whether any access of a kind --mem looks at touches its ranges. */
+static bool mem_touches(const tc_filter_state *s, const tc_mem_access *m,
+                        uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(m[i].kind & s->mem_kind) || m[i].size == 0)
+      continue;
+    uint64_t a = m[i].addr;
+    for (size_t k = 0; k < s->nmem; k++)
+      if (a < s->mem[k].hi &&
+          (s->mem[k].lo <= a || s->mem[k].lo - a < m[i].size))
+        return true;
+  }
+  return false;
+}
+
+static bool regs_pass(const tc_filter_state *s, const tc_insn_event *e) {
+  if (!s->nregs)
+    return true;
+  for (uint16_t i = 0; i < e->nregs; i++)
+    for (size_t k = 0; k < s->nregs; k++)
+      if (e->regs[i] == s->regs[k])
+        return true;
+  return false;
+}
+
+/* Keeps a copy of an INSN event (see held_insn). */
+static bool hold_insn(tc_filter_state *s, const tc_event *ev) {
+  held_insn *h = &s->hold;
+  const tc_insn_event *e = &ev->u.insn;
+  size_t nbytes = 0;
+  for (uint32_t i = 0; i < e->nmem; i++)
+    nbytes += (size_t)e->mem[i].size * 2;
+  if (!grow(&h->regs, &h->capregs, e->nregs * sizeof *h->regs) ||
+      !grow(&h->states, &h->capstates, 2 * s->state_size) ||
+      !grow(&h->mem, &h->capmem, e->nmem * sizeof *h->mem) ||
+      !grow(&h->bytes, &h->capbytes, nbytes))
+    return false;
+  h->ev = *ev;
+  tc_insn_event *c = &h->ev.u.insn;
+  if (e->nregs)
+    memcpy(h->regs, e->regs, e->nregs * sizeof *h->regs);
+  c->regs = h->regs;
+  if (e->state_before) {
+    memcpy(h->states, e->state_before, s->state_size);
+    c->state_before = h->states;
+  }
+  if (e->state_after) {
+    memcpy(h->states + s->state_size, e->state_after, s->state_size);
+    c->state_after = h->states + s->state_size;
+  }
+  uint8_t *b = h->bytes;
+  for (uint32_t i = 0; i < e->nmem; i++) {
+    const tc_mem_access *m = &e->mem[i];
+    h->mem[i] = *m;
+    if (m->before) {
+      memcpy(b, m->before, m->size);
+      h->mem[i].before = b;
+      b += m->size;
+    }
+    if (m->after && m->after != m->before) {
+      memcpy(b, m->after, m->size);
+      h->mem[i].after = b;
+      b += m->size;
+    } else if (m->after) {
+      h->mem[i].after = h->mem[i].before;
+    }
+  }
+  c->mem = h->mem;
+  s->held = true;
+  return true;
+}
+
 static bool name_passes(const tc_filter_state *s, const tc_syscall_event *y) {
   if (!s->f.syscalls)
     return true;
@@ -188,21 +421,23 @@ static bool name_passes(const tc_filter_state *s, const tc_syscall_event *y) {
 
 /* Only a window (from/skip/count): maps and keyframes inside it show. */
 static bool window_only(const tc_filter_state *s) {
-  return !s->nspecs && !s->f.npcs && !s->f.syscalls && !s->f.syscalls_only;
+  return !s->nspecs && !s->f.npcs && !s->f.syscalls && !s->f.syscalls_only &&
+         !s->nmem && !s->nregs;
 }
 
 static bool window_open(const tc_filter_state *s) {
   return (s->reached || !s->f.from) && s->seen >= s->f.skip;
 }
 
+/* With out NULL (tc_filter_count) nothing is written. */
 static int pass(const tc_event *ev, const tc_format *out, tc_writer *w,
                 tc_error *err) {
-  return out->write_event(w, ev, err) < 0 ? -1 : 1;
+  return out && out->write_event(w, ev, err) < 0 ? -1 : 1;
 }
 
 static int hide(const tc_event *ev, const tc_format *out, tc_writer *w,
                 tc_error *err) {
-  if (out->skip_event && out->skip_event(w, ev, err) < 0)
+  if (out && out->skip_event && out->skip_event(w, ev, err) < 0)
     return -1;
   return 1;
 }
@@ -220,10 +455,41 @@ static int window(tc_filter_state *s) {
   return 1;
 }
 
+/* An instruction that passed every test: written if the window says so. */
+static int show_insn(tc_filter_state *s, const tc_event *ev,
+                     const tc_format *out, tc_writer *w, tc_error *err) {
+  int win = window(s);
+  if (win < 0)
+    return 0;
+  if (!win)
+    return hide(ev, out, w, err);
+  s->insn_shown = true;
+  return pass(ev, out, w, err);
+}
+
+/* The held instruction is decided by the event after it: shown if that
+ * is its syscall and the kernel wrote into the --mem range. */
+static int decide_held(tc_filter_state *s, const tc_event *ev,
+                       const tc_format *out, tc_writer *w, tc_error *err) {
+  s->held = false;
+  const tc_event *h = &s->hold.ev;
+  bool hit = ev->kind == TC_EV_SYSCALL &&
+             ev->u.sys.insn_index == h->u.insn.index && ev->u.sys.part == 0 &&
+             mem_touches(s, ev->u.sys.mem, ev->u.sys.nmem);
+  return hit ? show_insn(s, h, out, w, err) : hide(h, out, w, err);
+}
+
 int tc_filter_event(tc_filter_state *s, const tc_event *ev,
                     const tc_format *out, tc_writer *w, tc_error *err) {
-  if (s->plain)
+  if (s->plain) {
+    s->written += ev->kind == TC_EV_INSN; /* every instruction a record */
     return pass(ev, out, w, err);
+  }
+  if (s->held) {
+    int k = decide_held(s, ev, out, w, err);
+    if (k <= 0)
+      return k;
+  }
   switch (ev->kind) {
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
@@ -239,6 +505,8 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
           return -1;
         }
     }
+    if (s->f.to && e->index >= s->f.to)
+      return 0; /* the window's end */
     if (e->index < s->f.from) {
       s->insn_passed = s->insn_shown = false;
       return hide(ev, out, w, err);
@@ -255,17 +523,22 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
         return -1;
     }
     s->reached = true;
-    s->insn_passed = pc_passes(s, e->pc);
+    s->insn_passed = pc_passes(s, e->pc) && regs_pass(s, e);
     s->insn_shown = false;
+    s->insn_mem_hit = !s->nmem || mem_touches(s, e->mem, e->nmem);
     if (s->f.syscalls_only || !s->insn_passed)
       return hide(ev, out, w, err);
-    int win = window(s);
-    if (win < 0)
-      return 0;
-    if (!win)
-      return hide(ev, out, w, err);
-    s->insn_shown = true;
-    return pass(ev, out, w, err);
+    if (!s->insn_mem_hit) {
+      if (!(s->mem_kind & TC_MEM_WRITE))
+        return hide(ev, out, w, err);
+      /* its syscall's kernel writes may still touch the range */
+      if (!hold_insn(s, ev)) {
+        tc_error_set(err, "out of memory");
+        return -1;
+      }
+      return 1;
+    }
+    return show_insn(s, ev, out, w, err);
   }
   case TC_EV_SYSCALL: {
     const tc_syscall_event *y = &ev->u.sys;
@@ -273,7 +546,8 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
       return hide(ev, out, w, err);
     if (!s->f.syscalls_only)
       return s->insn_shown ? pass(ev, out, w, err) : hide(ev, out, w, err);
-    if (!s->insn_passed)
+    if (!s->insn_passed ||
+        (!s->insn_mem_hit && !mem_touches(s, y->mem, y->nmem)))
       return hide(ev, out, w, err);
     int win = window(s);
     if (win < 0)
@@ -293,7 +567,8 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
     return window_only(s) && window_open(s) ? pass(ev, out, w, err)
                                             : hide(ev, out, w, err);
   case TC_EV_KEYFRAME:
-    if (s->stop_next || !window_only(s) || ev->u.key.insn_index < s->f.from)
+    if (s->stop_next || !window_only(s) || ev->u.key.insn_index < s->f.from ||
+        (s->f.to && ev->u.key.insn_index >= s->f.to))
       return hide(ev, out, w, err);
     if (s->f.from && ev->u.key.insn_index >= s->f.from)
       s->reached = true;
@@ -317,6 +592,8 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
   }
   return hide(ev, out, w, err);
 }
+
+uint64_t tc_filter_records(const tc_filter_state *s) { return s->written; }
 
 int tc_filter_finish(tc_filter_state *s, tc_error *err) {
   if (!s->plain && s->f.from && !s->reached && !s->seeked) {

@@ -19,10 +19,13 @@ bool tc_filter_is_plain(const tc_filter *f);
 tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
                                bool seeked, tc_error *err);
 void tc_filter_free(tc_filter_state *s);
-/* Passes one event on to w: 1 go on, 0 stop (the count is reached), -1
- * error (the writer's, or a range that names nothing). */
+/* Passes one event on to w: 1 go on, 0 stop (the count or `to` is
+ * reached), -1 error (the writer's, or a range that names nothing). With
+ * out NULL nothing is written: the records are only counted. */
 int tc_filter_event(tc_filter_state *s, const tc_event *ev,
                     const tc_format *out, tc_writer *w, tc_error *err);
+/* The records written (or counted) so far. */
+uint64_t tc_filter_records(const tc_filter_state *s);
 /* At the end of the input: -1 if the trace never reached f->from. */
 int tc_filter_finish(tc_filter_state *s, tc_error *err);
 

@@ -18,11 +18,13 @@ _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --se
   -h --help"
 # dump and strace share the selection options (--range to -e).
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle
-  --range --pc --from --skip --count --syscalls-only --syscall -e -h --help"
-_tracecorn_opts_strace="-s -f --format --range --pc --from --skip --count
+  --range --pc --mem --reads --writes --reg --from --to --skip --count --last
   --syscalls-only --syscall -e -h --help"
+_tracecorn_opts_strace="-s -f --format --range --pc --mem --reads --writes --reg
+  --from --to --skip --count --last --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -h
-  --help --from-insn --range --pc --skip --count --syscalls-only --syscall -e"
+  --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
+  --count --last --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_formats=""
 _tracecorn_arches="x86_64 x86 arm arm64 mips mipsel"

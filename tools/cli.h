@@ -25,7 +25,13 @@ enum {
   OPT_COUNT,
   OPT_SYSCALLS_ONLY,
   OPT_SYSCALL,
-  OPT_FROM
+  OPT_FROM,
+  OPT_TO,
+  OPT_MEM,
+  OPT_READS,
+  OPT_WRITES,
+  OPT_REG,
+  OPT_LAST
 };
 
 #define FILTER_LONGOPTS                                                        \
@@ -33,8 +39,13 @@ enum {
       {"pc", required_argument, 0, OPT_PC},                                    \
       {"skip", required_argument, 0, OPT_SKIP},                                \
       {"count", required_argument, 0, OPT_COUNT},                              \
-      {"syscalls-only", no_argument, 0, OPT_SYSCALLS_ONLY}, {                  \
-    "syscall", required_argument, 0, OPT_SYSCALL                               \
+      {"syscalls-only", no_argument, 0, OPT_SYSCALLS_ONLY},                    \
+      {"syscall", required_argument, 0, OPT_SYSCALL},                          \
+      {"mem", required_argument, 0, OPT_MEM},                                  \
+      {"reads", no_argument, 0, OPT_READS},                                    \
+      {"writes", no_argument, 0, OPT_WRITES},                                  \
+      {"reg", required_argument, 0, OPT_REG}, {                                \
+    "last", required_argument, 0, OPT_LAST                                     \
   }
 
 #define FILTER_MAX 64
@@ -43,8 +54,10 @@ typedef struct cli_filter {
   tc_filter f;
   const char *ranges[FILTER_MAX + 1];
   const char *names[FILTER_MAX + 1];
+  const char *mem[FILTER_MAX + 1];
+  const char *regs[FILTER_MAX + 1];
   uint64_t pcs[FILTER_MAX];
-  int nranges, nnames;
+  int nranges, nnames, nmem, nregs;
 } cli_filter;
 
 /* cli.c */
@@ -64,6 +77,7 @@ int cmd_record(int argc, char **argv);
 
 /* cmd_dump.c */
 int filter_option(cli_filter *cf, int c, char *arg);
+void filter_done(cli_filter *cf);
 int run_dump(const char *path, const tc_format *in, const tc_format *out,
              cli_filter *cf, const char *const *wopts);
 int one_input(int argc, const char *usage, const char *fmt_name,

@@ -47,10 +47,11 @@ static void convert_help(void) {
       "but rvn, a directory); IN may be\nzstd-compressed, as every "
       "command's input may (told by its content).\n\n"
       "Selection (as in `tracecorn dump --help`): --range R, --pc ADDR, "
-      "--skip N,\n--count N, --syscalls-only, --syscall NAMES, -e "
-      "trace=NAMES write only part of\nIN; --from-insn N starts at "
-      "instruction N (a keyframe with the state there\nfirst). The events "
-      "left out still keep the writer's memory image right.\n\n"
+      "--mem R,\n--reads, --writes, --reg NAME, --skip N, --count N, --last "
+      "N, --syscalls-only,\n--syscall NAMES, -e trace=NAMES write only part "
+      "of IN; --from-insn N starts at\ninstruction N (a keyframe with the "
+      "state there first), --to-insn N stops\nbefore instruction N. The "
+      "events left out still keep the writer's memory image\nright.\n\n"
       "Exit status: 0 written (with or without losses), 1 IN unreadable, "
       "OUT not\nwritable, or a loss with --strict, 2 usage error or an "
       "existing OUT that is not\na trace.\n");
@@ -65,6 +66,7 @@ int cmd_convert(int argc, char **argv) {
       {"strict", no_argument, 0, 'S'},
       {"help", no_argument, 0, 'h'},
       {"from-insn", required_argument, 0, OPT_FROM},
+      {"to-insn", required_argument, 0, OPT_TO},
       FILTER_LONGOPTS,
       {0, 0, 0, 0}};
   const char *from = NULL, *to = NULL;
@@ -126,11 +128,7 @@ int cmd_convert(int argc, char **argv) {
     refuse_clobber(argv[optind + 1]);
     return 2;
   }
-  cf.ranges[cf.nranges] = NULL;
-  cf.names[cf.nnames] = NULL;
-  cf.f.ranges = cf.nranges ? cf.ranges : NULL;
-  cf.f.syscalls = cf.nnames ? cf.names : NULL;
-  cf.f.pcs = cf.pcs;
+  filter_done(&cf);
   tc_error err = {{0}};
   tc_convert_report rep;
   tc_convert_report_init(&rep);

@@ -30,22 +30,39 @@ static const char filter_help[] =
     "comma-separated\n"
     "  --pc ADDR          instructions at ADDR (hex); repeatable or "
     "comma-separated\n"
+    "  --mem R            instructions whose memory accesses touch R: ADDR, "
+    "ADDR-END\n"
+    "                     (hex, END excluded) or ADDR:LEN (LEN decimal or "
+    "0x-hex); a\n"
+    "                     syscall's kernel writes count as its "
+    "instruction's; repeatable\n"
+    "                     or comma-separated\n"
+    "  --reads, --writes  --mem looks only at reads, or only at writes\n"
+    "  --reg NAME         instructions that change register NAME (rax, eax, "
+    "x0, w0...);\n"
+    "                     repeatable or comma-separated\n"
     "  --from N           start at instruction N: the format's seek when "
     "it has one\n"
     "                     (rvn), else reading forward; a keyframe with "
     "the state there\n"
     "                     comes first\n"
+    "  --to N             stop before instruction N\n"
     "  --skip N           leave out the first N selected records\n"
     "  --count M          then print M records and stop\n"
+    "  --last M           only the last M selected records (the trace is "
+    "read twice)\n"
     "  --syscalls-only    records are syscalls (made by instructions that "
-    "pass --range\n"
-    "                     and --pc), printed as strace prints them\n"
+    "pass the\n"
+    "                     tests above), printed as strace prints them\n"
     "  --syscall NAMES    only these syscalls (comma-separated); also `-e "
     "trace=NAMES`\n"
     "A record is an instruction (with its syscall and fault lines), or a "
-    "syscall with\n--syscalls-only. With --range, --pc or --syscall only "
-    "records and the exit\nare printed; --from/--skip/--count alone keep "
-    "the map and keyframe lines\ninside the window.\n";
+    "syscall with\n--syscalls-only; it must pass every test given (one "
+    "of the values of each).\nWith a test only records and the exit are "
+    "printed; --from/--to/--skip/--count\nalone keep the map and keyframe "
+    "lines inside the window. Who last wrote the\n4 bytes at 0x4000 "
+    "before instruction 5000:\n"
+    "  tracecorn dump --mem 0x4000:4 --writes --to 5000 --last 1 FILE\n";
 
 /* Splits a comma-separated option value into list (in place). */
 static int filter_list(char *arg, const char **list, int *n, const char *opt) {
@@ -69,6 +86,16 @@ int filter_option(cli_filter *cf, int c, char *arg) {
     return filter_list(arg, cf->ranges, &cf->nranges, "--range") < 0 ? -1 : 1;
   case OPT_SYSCALL:
     return filter_list(arg, cf->names, &cf->nnames, "--syscall") < 0 ? -1 : 1;
+  case OPT_MEM:
+    return filter_list(arg, cf->mem, &cf->nmem, "--mem") < 0 ? -1 : 1;
+  case OPT_REG:
+    return filter_list(arg, cf->regs, &cf->nregs, "--reg") < 0 ? -1 : 1;
+  case OPT_READS:
+    cf->f.mem_kind |= TC_MEM_READ;
+    return 1;
+  case OPT_WRITES:
+    cf->f.mem_kind |= TC_MEM_WRITE;
+    return 1;
   case 'e':
     if (strncmp(arg, "trace=", 6) != 0) {
       fprintf(stderr, "tracecorn: -e takes trace=NAMES (e.g. "
@@ -98,18 +125,26 @@ int filter_option(cli_filter *cf, int c, char *arg) {
   case OPT_SKIP:
   case OPT_COUNT:
   case OPT_FROM:
-    if (parse_u64(arg, &v) < 0 || (c == OPT_COUNT && v == 0)) {
+  case OPT_TO:
+  case OPT_LAST: {
+    bool positive = c == OPT_COUNT || c == OPT_TO || c == OPT_LAST;
+    if (parse_u64(arg, &v) < 0 || (positive && v == 0)) {
       fprintf(stderr, "tracecorn: --%s: not a %snumber: %s\n",
               c == OPT_SKIP    ? "skip"
               : c == OPT_COUNT ? "count"
+              : c == OPT_TO    ? "to"
+              : c == OPT_LAST  ? "last"
                                : "from",
-              c == OPT_COUNT ? "positive " : "", arg);
+              positive ? "positive " : "", arg);
       return -1;
     }
     *(c == OPT_SKIP    ? &cf->f.skip
       : c == OPT_COUNT ? &cf->f.count
+      : c == OPT_TO    ? &cf->f.to
+      : c == OPT_LAST  ? &cf->f.last
                        : &cf->f.from) = v;
     return 1;
+  }
   case OPT_SYSCALLS_ONLY:
     cf->f.syscalls_only = 1;
     return 1;
@@ -118,14 +153,23 @@ int filter_option(cli_filter *cf, int c, char *arg) {
   }
 }
 
+/* Points the filter at the lists the options filled. */
+void filter_done(cli_filter *cf) {
+  cf->ranges[cf->nranges] = NULL;
+  cf->names[cf->nnames] = NULL;
+  cf->mem[cf->nmem] = NULL;
+  cf->regs[cf->nregs] = NULL;
+  cf->f.ranges = cf->nranges ? cf->ranges : NULL;
+  cf->f.syscalls = cf->nnames ? cf->names : NULL;
+  cf->f.mem = cf->nmem ? cf->mem : NULL;
+  cf->f.regs = cf->nregs ? cf->regs : NULL;
+  cf->f.pcs = cf->pcs;
+}
+
 /* Prints FILE through the selection in out_fmt on stdout. */
 int run_dump(const char *path, const tc_format *in, const tc_format *out,
              cli_filter *cf, const char *const *wopts) {
-  cf->ranges[cf->nranges] = NULL;
-  cf->names[cf->nnames] = NULL;
-  cf->f.ranges = cf->nranges ? cf->ranges : NULL;
-  cf->f.syscalls = cf->nnames ? cf->names : NULL;
-  cf->f.pcs = cf->pcs;
+  filter_done(cf);
   tc_error err = {{0}};
   if (tc_convert_filtered(path, in, out, "-", &cf->f, wopts, &err) < 0) {
     fflush(stdout);
@@ -155,6 +199,7 @@ int cmd_strace(int argc, char **argv) {
   static const struct option longopts[] = {
       FILTER_LONGOPTS,
       {"from", required_argument, 0, OPT_FROM},
+      {"to", required_argument, 0, OPT_TO},
       {"format", required_argument, 0, 'f'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
@@ -218,6 +263,7 @@ int cmd_dump(int argc, char **argv) {
       {"color", required_argument, 0, 'C'},
       {"symbols", required_argument, 0, 'S'},
       {"demangle", no_argument, 0, 'D'},
+      {"to", required_argument, 0, OPT_TO},
       FILTER_LONGOPTS,
       {0, 0, 0, 0}};
   bool json = false, verbose = false, demangle = false;

@@ -780,6 +780,26 @@ typedef struct tc_filter {
   uint64_t from;
   uint64_t skip;  /* leave out the first `skip` records */
   uint64_t count; /* then stop after `count` records (0 = no limit) */
+  /* Instructions whose memory accesses touch any of these byte ranges
+   * (NULL-terminated; NULL = no memory test): "A" (one byte), "A-B" (B
+   * excluded) or "A:LEN", addresses in hex, LEN decimal or 0x-hex. A
+   * syscall instruction's kernel writes (tc_syscall_event.mem) count as
+   * its writes. */
+  const char *const *mem;
+  /* Which accesses the memory test looks at: TC_MEM_READ, TC_MEM_WRITE or
+   * both (0 = both). */
+  int mem_kind;
+  /* Instructions that change any of these registers (their names as
+   * tc_arch_reg_name gives them, any case; NULL-terminated; NULL = no
+   * register test). */
+  const char *const *regs;
+  /* Stop before instruction `to` (0 = no limit): with `from`, the window
+   * [from, to). */
+  uint64_t to;
+  /* Only the last `last` records that pass (0 = all), found by reading
+   * the input twice: "who last wrote this" is mem + TC_MEM_WRITE + to +
+   * last = 1. */
+  uint64_t last;
 } tc_filter;
 
 /* Call it first, then set the tests you need. */
