@@ -17,7 +17,7 @@ _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --se
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow --report
   -h --help"
 # dump and strace share the selection options (--range to -e).
-_tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle
+_tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle --root
   --range --pc --mem --reads --writes --reg --from --to --skip --count --last
   --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_strace="-s -f --format --range --pc --mem --reads --writes --reg

@@ -249,6 +249,31 @@ static void test_window_end(void) {
   free(all);
 }
 
+/* --json names each instruction's function as the text dump labels it:
+ * "sym":"plant", then "plant+0x7"...; null outside every symbol. */
+static void test_json_sym(void) {
+  const char *tct = plant_trace();
+  char *j = dump_json(tct, "--range plant");
+  int n = 0, at_start = 0;
+  for (const char *p = j, *l; j && (l = next_of(&p, "insn"));) {
+    n++;
+    at_start += line_has(l, "\"sym\":\"plant\",");
+    CU_ASSERT(line_has(l, "\"sym\":\"plant\",") ||
+              line_has(l, "\"sym\":\"plant+0x"));
+  }
+  CU_ASSERT(n >= 2);
+  CU_ASSERT_EQUAL(at_start, 1);
+  free(j);
+  /* every instruction line has the field */
+  j = dump_json(tct, "");
+  int insns = count_of(j ? j : "", "insn"), with = 0;
+  for (const char *p = j, *l; j && (l = next_of(&p, "insn"));)
+    with += line_has(l, "\"sym\":");
+  CU_ASSERT(insns > 1000);
+  CU_ASSERT_EQUAL(with, insns);
+  free(j);
+}
+
 /* Bad values: a clear message and status 1 or 2, never a crash. */
 static void test_bad_values(void) {
   const char *tct = plant_trace();
@@ -282,6 +307,7 @@ int main(void) {
        test_kernel_writer},
       {"--reg", test_reg},
       {"--to and --last", test_window_end},
+      {"--json sym field", test_json_sym},
       {"bad selection values", test_bad_values},
       {NULL, NULL}};
   return tu_run_suite("select", cases);

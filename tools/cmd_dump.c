@@ -263,11 +263,13 @@ int cmd_dump(int argc, char **argv) {
       {"color", required_argument, 0, 'C'},
       {"symbols", required_argument, 0, 'S'},
       {"demangle", no_argument, 0, 'D'},
+      {"root", required_argument, 0, 'R'},
       {"to", required_argument, 0, OPT_TO},
       FILTER_LONGOPTS,
       {0, 0, 0, 0}};
   bool json = false, verbose = false, demangle = false;
   const char *in_fmt_name = NULL, *color = "auto", *symbols = NULL;
+  const char *root = NULL;
   uint64_t from = 0;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
@@ -301,6 +303,15 @@ int cmd_dump(int argc, char **argv) {
     case 'D':
       demangle = true;
       break;
+    case 'R': {
+      struct stat st;
+      if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        fprintf(stderr, "tracecorn: --root %s: not a directory\n", optarg);
+        return 2;
+      }
+      root = optarg;
+      break;
+    }
     case 'f':
       in_fmt_name = optarg;
       break;
@@ -319,7 +330,9 @@ int cmd_dump(int argc, char **argv) {
              "and writes\n"
              "W[addr:size]=new (was old)), plus map, syscall, fault and exit "
              "lines.\n"
-             "--json prints one JSON object per event instead. The input "
+             "--json prints one JSON object per event instead (an "
+             "instruction's \"sym\":\n"
+             "\"malloc+0x1c\", the function it is in, or null). The input "
              "format is\n"
              "detected from the file unless --format names it. Syscall "
              "lines are decoded\nas strace prints them; --syscalls-only "
@@ -335,7 +348,11 @@ int cmd_dump(int argc, char **argv) {
              "                        never\n"
              "      --symbols FILE    more function names: an unstripped "
              "copy of the program\n"
-             "      --demangle        C++ names as c++filt prints them\n\n"
+             "      --demangle        C++ names as c++filt prints them\n"
+             "      --root DIR        the module paths the trace names are "
+             "under DIR (a\n"
+             "                        recording made with record --root "
+             "DIR)\n\n"
              "%s",
              filter_help);
       return 0;
@@ -353,9 +370,13 @@ int cmd_dump(int argc, char **argv) {
   const char *nc = getenv("NO_COLOR");
   bool use_color = strcmp(color, "always") == 0 ||
                    (strcmp(color, "auto") == 0 && isatty(1) && !(nc && *nc));
-  static char symopt[PATH_MAX + 16];
-  const char *wopts[5];
+  static char symopt[PATH_MAX + 16], rootopt[PATH_MAX + 16];
+  const char *wopts[6];
   int nw = 0;
+  if (root && strcmp(out, "strace") != 0) {
+    snprintf(rootopt, sizeof rootopt, "%s.root=%s", out, root);
+    wopts[nw++] = rootopt;
+  }
   if (strcmp(out, "text") == 0) {
     if (use_color)
       wopts[nw++] = "text.color=1";

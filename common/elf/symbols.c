@@ -161,12 +161,16 @@ FILE *tc_open_regular(const char *path, uint64_t max_size) {
 tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
                                uint64_t map_addr, uint64_t file_offset) {
   FILE *f = tc_open_regular(path, TC_SYMTAB_MAX_FILE);
-  if (!f)
-    return NULL;
+  return f ? tc_symtab_from_stream(f, machine, map_addr, file_offset) : NULL;
+}
+
+tc_symtab *tc_symtab_from_stream(FILE *f, uint16_t machine, uint64_t map_addr,
+                                 uint64_t file_offset) {
   struct stat st;
   uint8_t *d = NULL;
   size_t n = 0;
-  if (fstat(fileno(f), &st) == 0 && st.st_size >= 64 &&
+  if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 64 &&
+      (uint64_t)st.st_size <= TC_SYMTAB_MAX_FILE &&
       (d = malloc((size_t)st.st_size)))
     n = fread(d, 1, (size_t)st.st_size, f);
   fclose(f);

@@ -31,6 +31,10 @@ FILE *tc_open_regular(const char *path, uint64_t max_size);
  * over 512 MiB, or has no symbols. */
 tc_symtab *tc_symtab_from_file(const char *path, uint16_t machine,
                                uint64_t map_addr, uint64_t file_offset);
+/* The same from a file already opened (closed here): a regular file of
+ * at most 512 MiB. */
+tc_symtab *tc_symtab_from_stream(FILE *f, uint16_t machine, uint64_t map_addr,
+                                 uint64_t file_offset);
 /* The symbol starting exactly at addr, or NULL. */
 const char *tc_symtab_exact(const tc_symtab *t, uint64_t addr);
 /* The function containing addr (within its size, or before the next symbol

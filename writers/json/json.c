@@ -90,8 +90,15 @@ static int json_event(tc_writer *w, const tc_event *ev) {
               e->size, dis, sizeof dis);
     fprintf(f,
             "{\"type\":\"insn\",\"index\":%" PRIu64 ",\"pc\":\"0x%" PRIx64
-            "\",\"tid\":%u,\"bytes\":\"",
-            e->index, e->pc, e->tid);
+            "\",\"sym\":",
+            e->index, e->pc);
+    /* the function and offset, as the text dump's <name+0xOFF> */
+    char sym[600];
+    if (listing_sym(w, e->pc, sym, sizeof sym))
+      json_str(f, sym);
+    else
+      fputs("null", f);
+    fprintf(f, ",\"tid\":%u,\"bytes\":\"", e->tid);
     listing_put_hexbytes(f, e->bytes, e->size);
     fputs("\",\"asm\":", f);
     json_str(f, dis);
@@ -189,9 +196,16 @@ static int json_event(tc_writer *w, const tc_event *ev) {
 
 /* ---------------------------------------------------------------- vtable */
 
+/* The json options: json.root (dump --root). */
+static int json_setup(tc_writer *w, const tc_trace_info *info, tc_error *err) {
+  (void)w;
+  static const char *const known[] = {"root", NULL};
+  return tc_writer_options_check(info, "json", known, err);
+}
+
 static tc_writer *json_open(const char *path, const tc_trace_info *info,
                             tc_error *err) {
-  tc_writer *w = listing_open(path, info, NULL, err);
+  tc_writer *w = listing_open(path, info, "json", json_setup, err);
   if (!w)
     return NULL;
   fprintf(w->f,

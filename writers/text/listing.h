@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/elf/symbols.h"
+#include "common/elf/modsyms.h"
 #include "common/linux/sysdecode.h"
 #include "writers/format.h"
 
@@ -16,15 +16,14 @@ struct tc_writer {
   FILE *f;
   bool own;
   const tc_arch *arch;
-  tc_symtab *syms; /* function symbols of the program and its modules */
+  /* function symbols of the program and of every module it maps (read
+   * from the host file a map names, under root) */
+  tc_modsyms *syms;
+  char root[4096];
   /* decodes syscall lines strace-style; it sees every event to keep the
    * memory image their string and struct arguments come from */
   tc_sysdecode *dec;
   char path[4096];
-  /* Modules whose symbols were looked for (by name), so each file is
-   * read once; at most MAX_MODULES. */
-  char *modules[64];
-  int nmodules;
   bool color;          /* -O text.color=1: ANSI colours for a terminal */
   bool full_keyframes; /* -O text.keyframes=full: every keyframe's state */
   bool demangle;       /* -O text.demangle=1: C++ names demangled */
@@ -35,19 +34,26 @@ struct tc_writer {
   bool seen_insn;
 };
 
-/* A format's own setup, run after the decoder is made and before the
- * output file is: 0, or -1 with a message (listing_open frees w). */
+/* A format's own setup, run after the decoder and the symbols are made
+ * and before the output file is: 0, or -1 with a message (listing_open
+ * frees w). */
 typedef int (*listing_setup)(tc_writer *w, const tc_trace_info *info,
                              tc_error *err);
 
-/* Opens the output (path "-" is stdout); the caller writes its header. */
+/* Opens the output (path "-" is stdout); the caller writes its header.
+ * format: whose writer options these are (FORMAT.root=DIR: where the
+ * trace's module paths are found, as record --root). */
 tc_writer *listing_open(const char *path, const tc_trace_info *info,
-                        listing_setup setup, tc_error *err);
+                        const char *format, listing_setup setup, tc_error *err);
 /* After an event was printed: feeds the decoder and checks the stream. */
 int listing_event_done(tc_writer *w, const tc_event *ev, tc_error *err);
 int listing_skip_event(tc_writer *w, const tc_event *ev, tc_error *err);
 int listing_close_writer(tc_writer *w, tc_error *err);
 
+/* The function holding addr as "name" or "name+0xOFF" (demangled with
+ * text.demangle) in out; NULL if no symbol holds it. */
+const char *listing_sym(const tc_writer *w, uint64_t addr, char *out,
+                        size_t max);
 const char *listing_fault_what(tc_fault_kind k);
 const char *listing_exit_reason(tc_exit_reason r);
 void listing_prot_str(uint32_t p, char out[4]);

@@ -37,26 +37,6 @@ static void col(tc_writer *w, int c) {
     fputs(color_seq[c], w->f);
 }
 
-#define MAX_MODULES 64
-
-/* A file-backed executable map (a shared library, ld.so): its symbols
- * join the program's, read from the file the map names when it is an ELF
- * of this arch. */
-static void module_symbols(tc_writer *w, const tc_map_event *m) {
-  if (!(m->prot & TC_PROT_EXEC) || !m->name || m->name[0] != '/' ||
-      w->nmodules == MAX_MODULES)
-    return;
-  for (int i = 0; i < w->nmodules; i++)
-    if (strcmp(w->modules[i], m->name) == 0)
-      return;
-  if (!(w->modules[w->nmodules] = strdup(m->name)))
-    return;
-  w->nmodules++;
-  w->syms = tc_symtab_merge(w->syms,
-                            tc_symtab_from_file(m->name, w->arch->elf_machine,
-                                                m->addr, m->file_offset));
-}
-
 static const char *sig_name(int sig) {
   static const char *names[] = {"0",       "SIGHUP",  "SIGINT",  "SIGQUIT",
                                 "SIGILL",  "SIGTRAP", "SIGABRT", "SIGBUS",
@@ -228,7 +208,7 @@ static void annotate_target(const tc_writer *w, char *dis, size_t max) {
   if (*end)
     return;
   uint64_t off = 0;
-  const char *name = tc_symtab_find(w->syms, target, &off);
+  const char *name = tc_modsyms_find(w->syms, target, &off);
   size_t len = strlen(dis);
   if (!name || len + 4 >= max)
     return;
@@ -264,7 +244,7 @@ static void text_insn(tc_writer *w, const tc_insn_event *e) {
               sizeof dis);
     annotate_target(w, dis, sizeof dis);
   }
-  const char *label = tc_symtab_exact(w->syms, e->pc);
+  const char *label = tc_modsyms_exact(w->syms, e->pc);
   char dm[512];
   if (label && w->demangle)
     label = tc_demangle(label, dm, sizeof dm);
@@ -376,7 +356,6 @@ static int text_event(tc_writer *w, const tc_event *ev) {
     break;
   }
   case TC_EV_MAP:
-    module_symbols(w, &ev->u.map);
     listing_prot_str(ev->u.map.prot, p);
     fprintf(f, "map     0x%08" PRIx64 "-0x%08" PRIx64 " %s ", ev->u.map.addr,
             ev->u.map.addr + ev->u.map.size, p);
@@ -421,7 +400,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
       fprintf(f, ", from pid %u", g->pid);
     fprintf(f, ") to handler 0x%" PRIx64, g->handler);
     uint64_t off = 1;
-    const char *hs = w->syms ? tc_symtab_find(w->syms, g->handler, &off) : NULL;
+    const char *hs = tc_modsyms_find(w->syms, g->handler, &off);
     if (hs && off == 0) {
       fputs(" <", f);
       put_text(f, hs);
@@ -454,24 +433,47 @@ static int text_event(tc_writer *w, const tc_event *ev) {
 
 /* ------------------------------------------ the listing (text and json) */
 
+/* A module's host file: its path under FORMAT.root when given. */
+static FILE *open_module(void *ctx, const char *path) {
+  const tc_writer *w = ctx;
+  char full[8192];
+  if (!w->root[0])
+    return tc_open_regular(path, TC_SYMTAB_MAX_FILE);
+  int n = snprintf(full, sizeof full, "%s%s", w->root, path);
+  return n > 0 && (size_t)n < sizeof full
+             ? tc_open_regular(full, TC_SYMTAB_MAX_FILE)
+             : NULL;
+}
+
+static void listing_free(tc_writer *w) {
+  tc_modsyms_free(w->syms);
+  tc_sysdecode_free(w->dec);
+  free(w);
+}
+
 tc_writer *listing_open(const char *path, const tc_trace_info *info,
-                        listing_setup setup, tc_error *err) {
+                        const char *format, listing_setup setup,
+                        tc_error *err) {
   tc_writer *w = calloc(1, sizeof *w);
   if (!w) {
     tc_error_set(err, "out of memory");
     return NULL;
   }
   w->arch = info->arch;
+  const char *root = tc_writer_option(info, format, "root");
+  if (root && strcmp(root, "/") != 0)
+    snprintf(w->root, sizeof w->root, "%s", root);
   w->dec = tc_sysdecode_new(info->arch, 0, info->has_memory);
-  if (!w->dec) {
-    free(w);
+  w->syms = tc_modsyms_new(info->arch->elf_machine, open_module, w);
+  if (!w->dec || !w->syms) {
+    listing_free(w);
     tc_error_set(err, "out of memory");
     return NULL;
   }
+  tc_modsyms_add_program(w->syms, info->exe_path, info->exe_data,
+                         info->exe_size, info->load_base);
   if (setup && setup(w, info, err) < 0) {
-    tc_symtab_free(w->syms);
-    tc_sysdecode_free(w->dec);
-    free(w);
+    listing_free(w);
     return NULL;
   }
   snprintf(w->path, sizeof w->path, "%s", path);
@@ -482,9 +484,7 @@ tc_writer *listing_open(const char *path, const tc_trace_info *info,
     w->own = true;
     if (!w->f) {
       tc_error_set(err, "%s: %s", path, strerror(errno));
-      tc_symtab_free(w->syms);
-      tc_sysdecode_free(w->dec);
-      free(w);
+      listing_free(w);
       return NULL;
     }
     setvbuf(w->f, NULL, _IOFBF, 1 << 20);
@@ -492,7 +492,16 @@ tc_writer *listing_open(const char *path, const tc_trace_info *info,
   return w;
 }
 
+/* Every event, printed or not: a map of a module makes its symbols
+ * known (a filtered dump names library functions too). */
+static void listing_observe_map(tc_writer *w, const tc_event *ev) {
+  if (ev->kind == TC_EV_MAP)
+    tc_modsyms_map(w->syms, ev->u.map.name, ev->u.map.addr,
+                   ev->u.map.file_offset, ev->u.map.prot);
+}
+
 int listing_event_done(tc_writer *w, const tc_event *ev, tc_error *err) {
+  listing_observe_map(w, ev);
   if (tc_sysdecode_observe(w->dec, ev) < 0) {
     tc_error_set(err, "%s: out of memory", w->path);
     return -1;
@@ -504,19 +513,33 @@ int listing_event_done(tc_writer *w, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
-/* An event a filter left out: only its effect on memory matters. */
+/* An event a filter left out: only its effect on memory and symbols
+ * matters. */
 int listing_skip_event(tc_writer *w, const tc_event *ev, tc_error *err) {
+  listing_observe_map(w, ev);
   return tc_sysdecode_observe_or_fail(w->dec, ev, w->path, err);
 }
 
 int listing_close_writer(tc_writer *w, tc_error *err) {
   int rc = tc_outfile_close_stream(w->f, w->own, w->path, err);
-  tc_symtab_free(w->syms);
-  for (int i = 0; i < w->nmodules; i++)
-    free(w->modules[i]);
-  tc_sysdecode_free(w->dec);
-  free(w);
+  listing_free(w);
   return rc;
+}
+
+const char *listing_sym(const tc_writer *w, uint64_t addr, char *out,
+                        size_t max) {
+  uint64_t off = 0;
+  const char *name = tc_modsyms_find(w->syms, addr, &off);
+  if (!name)
+    return NULL;
+  char dm[512];
+  if (w->demangle)
+    name = tc_demangle(name, dm, sizeof dm);
+  if (off)
+    snprintf(out, max, "%s+0x%" PRIx64, name, off);
+  else
+    snprintf(out, max, "%s", name);
+  return out;
 }
 
 /* ---------------------------------------------------------------- vtable */
@@ -524,8 +547,8 @@ int listing_close_writer(tc_writer *w, tc_error *err) {
 /* The text options (-O text.*) and the program's symbols, read before the
  * output file is made (a bad option leaves no file). */
 static int text_setup(tc_writer *w, const tc_trace_info *info, tc_error *err) {
-  static const char *const known[] = {"color", "keyframes", "symbols",
-                                      "demangle", NULL};
+  static const char *const known[] = {"color",    "keyframes", "symbols",
+                                      "demangle", "root",      NULL};
   if (tc_writer_options_check(info, "text", known, err) < 0)
     return -1;
   const char *opt_color = tc_writer_option(info, "text", "color");
@@ -535,7 +558,6 @@ static int text_setup(tc_writer *w, const tc_trace_info *info, tc_error *err) {
   w->full_keyframes = opt_keys && strcmp(opt_keys, "full") == 0;
   const char *opt_dm = tc_writer_option(info, "text", "demangle");
   w->demangle = opt_dm && strcmp(opt_dm, "1") == 0;
-  w->syms = tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base);
   if (opt_syms) {
     /* --symbols FILE: an unstripped copy or debug file of the program,
      * placed at the program's load base */
@@ -558,14 +580,14 @@ static int text_setup(tc_writer *w, const tc_trace_info *info, tc_error *err) {
                    opt_syms);
       return -1;
     }
-    w->syms = tc_symtab_merge(w->syms, extra);
+    tc_modsyms_merge_program(w->syms, extra);
   }
   return 0;
 }
 
 static tc_writer *text_open(const char *path, const tc_trace_info *info,
                             tc_error *err) {
-  tc_writer *w = listing_open(path, info, text_setup, err);
+  tc_writer *w = listing_open(path, info, "text", text_setup, err);
   if (!w)
     return NULL;
   fputs("# tracecorn trace: ", w->f);
