@@ -13,6 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "emu/engine/emu.h"
+#include "loaders/loader.h"
+
 static char tmpdir_path[4096]; /* tu_tmpdir's, once made */
 
 static int remove_entry(const char *path, const struct stat *st, int flag,
@@ -498,8 +501,44 @@ void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg) {
   tu_check_reference_prog(mode, guest, tu_guest(guest), arg);
 }
 
+const char *tu_engine_refuses(const char *prog) {
+  static char why[512];
+  size_t n = 0;
+  uint8_t *data = tu_read_file(prog, &n);
+  tc_elf_image img;
+  tc_error err = {{0}};
+  int ok = data && tc_elf_parse(data, n, &img, &err) == 0 && img.arch;
+  free(data);
+  if (!ok)
+    return NULL; /* not an ELF file of a known arch: recording will say so */
+  return tc_engine_refusal(img.arch, true, why, sizeof why);
+}
+
+int tu_expect_refusal(const char *prog) {
+  const char *why = tu_engine_refuses(prog);
+  if (!why)
+    return 0;
+  char expect[512], *out = NULL;
+  snprintf(expect, sizeof expect, "%s", why);
+  int st = tu_runf(&out, 1, "cd %s && %s record -q -f tct -o %s -- %s 2>&1",
+                   tu_tmpdir(), TC_CLI, tu_tmp("refused"), prog);
+  const char *t = out ? out : "";
+  CU_ASSERT_EQUAL(st, 125);
+  /* one line: the probe's message, nothing of the program */
+  char line[600];
+  snprintf(line, sizeof line, "tracecorn: %s\n", expect);
+  CU_ASSERT_STRING_EQUAL(t, line);
+  if (st != 125 || strcmp(t, line) != 0)
+    fprintf(stderr, "\n%s: expected the refusal [%s], got %d [%s]\n", prog,
+            expect, st, t);
+  free(out);
+  return 1;
+}
+
 void tu_check_reference_prog(tu_ref_mode mode, const char *label,
                              const char *prog, const char *arg) {
+  if (tu_expect_refusal(prog))
+    return;
   char *emu = NULL, abuf[1024], why[512], cmd[8192], g[4096];
   const char *args[16];
   snprintf(g, sizeof g, "%s", prog);

@@ -93,11 +93,23 @@ int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
                      const char *const *args, tu_ref_run *r, char *why,
                      size_t whylen);
 
+/* Engine probes (issue 37, emu/engine/probes.c): the message with which
+ * this build's Unicorn refuses to record prog's arch (memory recorded, as
+ * by default), or NULL when it records it. */
+const char *tu_engine_refuses(const char *prog);
+/* For a test that records prog: when the engine refuses its arch, asserts
+ * the refusal (`tracecorn record` exits 125 with the probe's one line on
+ * stderr and runs nothing) and returns 1, so the caller checks nothing
+ * else; 0 when the engine records it. Never a silent skip. */
+int tu_expect_refusal(const char *prog);
+
 /* Asserts that guest (a program in examples/guests) run under `tracecorn
  * record` with the space-separated arguments gives the stdout and exit
  * status of its reference run (mode: see above). Runs in tu_tmpdir(). */
 void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg);
-/* The same for any program path; label names its outputs and messages. */
+/* The same for any program path; label names its outputs and messages.
+ * On an engine that refuses the program's arch, asserts the refusal
+ * instead (tu_expect_refusal). */
 void tu_check_reference_prog(tu_ref_mode mode, const char *label,
                              const char *prog, const char *arg);
 

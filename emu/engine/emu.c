@@ -456,31 +456,6 @@ fail:
 
 /* ------------------------------------------------------------ lifecycle */
 
-static const char *unicorn_version_string(void) {
-  static char buf[32];
-  unsigned major = 0, minor = 0;
-  unsigned v = uc_version(&major, &minor);
-  snprintf(buf, sizeof buf, "%u.%u.%u", major, minor, (v >> 8) & 0xff);
-  return buf;
-}
-
-/* Unicorn 2.0.1 builds MIPS64 engines that fault on the first instruction
- * (its uc_emu_start writes a 32-bit PC; unicorn PR #2111): find out by
- * running one instruction in a scratch page, then clean up. */
-static bool mips64_runs(uc_engine *uc) {
-  const uint64_t base = 0x10000;
-  const uint32_t code[2] = {0x24020005 /* li v0, 5 (little-endian) */, 0};
-  if (uc_mem_map(uc, base, 0x1000, UC_PROT_ALL) != UC_ERR_OK)
-    return false;
-  uint64_t v0 = 0, zero = 0;
-  bool ok = uc_mem_write(uc, base, code, sizeof code) == UC_ERR_OK &&
-            uc_emu_start(uc, base, base + 4, 0, 0) == UC_ERR_OK &&
-            uc_reg_read(uc, UC_MIPS_REG_V0, &v0) == UC_ERR_OK && v0 == 5;
-  uc_reg_write(uc, UC_MIPS_REG_V0, &zero);
-  uc_mem_unmap(uc, base, 0x1000);
-  return ok;
-}
-
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   tc_emu *emu = calloc(1, sizeof *emu);
   if (!emu) {
@@ -493,6 +468,14 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     emu->opt = *opt;
   else
     tc_options_init(&emu->opt);
+  /* An engine with a defect that would make this arch's recording wrong
+   * is refused before anything runs (probes.c). */
+  char why[sizeof err->msg];
+  if (tc_engine_refusal(arch, emu->opt.record_memory != 0, why, sizeof why)) {
+    tc_error_set(err, "%s", why);
+    free(emu);
+    return NULL;
+  }
   int uc_arch_id, mode;
   uc_err e = UC_ERR_ARCH;
   if (tc_uc_arch_mode(arch, &uc_arch_id, &mode))
@@ -516,16 +499,6 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   if (tc_arch_is_x86(arch))
     uc_ctl_set_cpu_model(emu->uc, UC_CPU_X86_HASWELL);
   set_start_cpu_state(emu);
-  if (arch->id == TC_ARCH_MIPS64EL && !mips64_runs(emu->uc)) {
-    tc_error_set(err,
-                 "this Unicorn (%s) cannot execute MIPS64 code: every "
-                 "instruction raises an exception (fixed in Unicorn "
-                 "2.1.x); mips64el traces can still be read and converted",
-                 unicorn_version_string());
-    uc_close(emu->uc);
-    free(emu);
-    return NULL;
-  }
   if (install_hooks(emu, err) < 0) {
     tc_emu_free(emu);
     return NULL;

@@ -288,6 +288,15 @@ typedef struct tc_emu {
  * (x87 control word, MXCSR, tag word), installs the CPUID and syscall
  * hooks. opt is copied (its strings must outlive the emu). */
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
+/* Engine probes (emu/engine/probes.c), each run once per process: the
+ * Unicorn version ("2.1.4"); NULL if this engine records arch correctly
+ * (with memory hooks when memory_hooks), else buf filled with one line
+ * naming the defect and the version; whether the MIPS FPU registers can be
+ * read (false on 2.0.1 and 2.1.1: they read as 0). */
+const char *tc_engine_version(void);
+const char *tc_engine_refusal(const tc_arch *arch, bool memory_hooks, char *buf,
+                              size_t size);
+bool tc_engine_mips_fpu_readable(void);
 /* SPARC (emu/engine/sparc.c): sets up the carry-flag stubs and the code
  * hook; a window trap (save, restore, return, flushw), false if intno is
  * none; whether pc is in the private page (never recorded); after a

@@ -275,64 +275,7 @@ static void hook_code(uc_engine *uc, uint64_t address, uint32_t size,
   }
 }
 
-/* The delay-slot probe (issue 37): Unicorn 2.1.2 to 2.1.4 (upstream
- * c22651c9) set nPC to 1 in the delay slot of a `retl` when a code hook
- * is installed, so every return of a program would jump to address 1:
- * `call f; nop; ta 0x6d; f: retl; nop` must reach the `ta`. */
-static void probe_code(uc_engine *uc, uint64_t address, uint32_t size,
-                       void *user) {
-  (void)uc;
-  (void)address;
-  (void)size;
-  (void)user;
-}
-
-static void probe_intr(uc_engine *uc, uint32_t intno, void *user) {
-  uint64_t pc = 0;
-  uc_reg_read(uc, UC_SPARC_REG_PC, &pc);
-  *(uint64_t *)user = intno == 0x16d ? pc : 0;
-  uc_emu_stop(uc);
-}
-
-static bool delay_slots_work(uc_engine *uc) {
-  const uint64_t base = 0x10000;
-  static const uint32_t code[5] = {0x40000003, 0x01000000, 0x91d0206d,
-                                   0x81c3e008, 0x01000000};
-  uint8_t bytes[sizeof code];
-  for (int i = 0; i < 5; i++)
-    put_uint(bytes + 4 * i, code[i], 4, 1);
-  if (uc_mem_map(uc, base, SPARC_PAGE, UC_PROT_ALL) != UC_ERR_OK)
-    return false;
-  uint64_t at_ta = 0;
-  uc_hook hc = 0, hi = 0;
-  bool ok = uc_mem_write(uc, base, bytes, sizeof bytes) == UC_ERR_OK &&
-            uc_hook_add(uc, &hc, UC_HOOK_CODE, (void *)probe_code, NULL, 1,
-                        0) == UC_ERR_OK &&
-            uc_hook_add(uc, &hi, UC_HOOK_INTR, (void *)probe_intr, &at_ta, 1,
-                        0) == UC_ERR_OK &&
-            uc_emu_start(uc, base, UINT64_MAX, 0, 0) == UC_ERR_OK &&
-            at_ta == base + 8;
-  if (hc)
-    uc_hook_del(uc, hc);
-  if (hi)
-    uc_hook_del(uc, hi);
-  uint64_t zero = 0;
-  uc_reg_write(uc, UC_SPARC_REG_O7, &zero);
-  uc_mem_unmap(uc, base, SPARC_PAGE);
-  return ok;
-}
-
 int tc_sparc_install(tc_emu *emu, tc_error *err) {
-  if (!delay_slots_work(emu->uc)) {
-    unsigned major = 0, minor = 0;
-    uc_version(&major, &minor);
-    tc_error_set(err,
-                 "this Unicorn (%u.%u) runs sparc delay slots wrongly under a "
-                 "code hook (nPC becomes 1 after retl: a regression of 2.1.2 "
-                 "to 2.1.4); it cannot record sparc64",
-                 major, minor);
-    return -1;
-  }
   emu->sparc_redirect_at = NO_ADDR;
   emu->sparc_prev_pc = emu->sparc_cur_pc = NO_ADDR;
   /* wr %g0, 0, %ccr ; nop ; wr %g0, 0x11, %ccr ; nop */
