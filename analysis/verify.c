@@ -100,6 +100,7 @@ typedef struct sys_rec {
   uint64_t sig_digest, sig_nbytes;
   int64_t ret;
   uint32_t nr;
+  uint8_t compat;
   const char *name;
 } sys_rec;
 
@@ -167,6 +168,7 @@ static void gap_add(side *s, const tc_event *ev) {
       memcpy(r->args, y->args, sizeof r->args);
       r->ret = y->ret;
       r->nr = y->nr;
+      r->compat = y->compat;
       r->name = y->name;
       if (y->name &&
           (!strcmp(y->name, "exit") || !strcmp(y->name, "exit_group")))
@@ -410,6 +412,10 @@ static void compare_gaps(tc_verify_table *t, const tc_format *f,
       if (e->nr != g->nr)
         differ(t, TC_VCHK_SYSCALLS, e->insn, "syscall number", "%u|%u", e->nr,
                g->nr);
+      if ((caps & TC_CAP_SYSCALL_COMPAT) && e->compat != g->compat)
+        differ(t, TC_VCHK_SYSCALLS, e->insn, "syscall table", "%s|%s",
+               e->compat ? "compat" : "native",
+               g->compat ? "compat" : "native");
       /* A handler entered on the syscall's return: its registers are what
        * follows the call, so a format that rebuilds the return value from
        * them (bap, rvn) sees the handler's argument instead. */

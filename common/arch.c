@@ -100,9 +100,10 @@ static const tc_arch arch_x86_64 = {
     .sp_reg = X64_RSP,
     .flags_reg = X64_RFLAGS,
     .state_size = 540,
-    /* int 0x80 in a 64-bit process would need the i386 ABI (numbers and
-     * struct layouts); until then it faults instead of misbehaving. */
-    .sys = {.traps = {{TC_TRAP_INSN_SYSCALL, 0, 2}},
+    /* int 0x80 in 64-bit code calls the i386 table, as Linux does
+     * (emu/linux/x86/x86_compat.c). */
+    .sys = {.traps = {{TC_TRAP_INSN_SYSCALL, 0, 2, 0},
+                      {TC_TRAP_INTR, 0x80, 0, 1}},
             .nr_reg = X64_RAX,
             .arg_regs = {X64_RDI, X64_RSI, X64_RDX, X64_R10, X64_R8, X64_R9},
             .ret_reg = X64_RAX,
@@ -126,7 +127,8 @@ static const tc_arch arch_x86 = {
     .sp_reg = X86_ESP,
     .flags_reg = X86_EFLAGS,
     .state_size = 292,
-    .sys = {.traps = {{TC_TRAP_INTR, 0x80, 0}, {TC_TRAP_INSN_SYSENTER, 0, 2}},
+    .sys = {.traps = {{TC_TRAP_INTR, 0x80, 0, 0},
+                      {TC_TRAP_INSN_SYSENTER, 0, 2, 0}},
             .nr_reg = X86_EAX,
             .arg_regs = {X86_EBX, X86_ECX, X86_EDX, X86_ESI, X86_EDI, X86_EBP},
             .ret_reg = X86_EAX,
@@ -153,7 +155,7 @@ static const tc_arch arch_arm = {
     .sp_reg = ARM_SP,
     .flags_reg = ARM_CPSR,
     .state_size = 332,
-    .sys = {.traps = {{TC_TRAP_INTR, 2, 0}},
+    .sys = {.traps = {{TC_TRAP_INTR, 2, 0, 0}},
             .nr_reg = ARM_R7,
             .arg_regs = {ARM_R0, ARM_R0 + 1, ARM_R0 + 2, ARM_R0 + 3, ARM_R0 + 4,
                          ARM_R0 + 5},
@@ -178,7 +180,7 @@ static const tc_arch arch_arm64 = {
     .sp_reg = A64_SP,
     .flags_reg = A64_NZCV,
     .state_size = 796,
-    .sys = {.traps = {{TC_TRAP_INTR, 2, 0}},
+    .sys = {.traps = {{TC_TRAP_INTR, 2, 0, 0}},
             .nr_reg = A64_X8,
             .arg_regs = {A64_X0, A64_X0 + 1, A64_X0 + 2, A64_X0 + 3, A64_X0 + 4,
                          A64_X0 + 5},
@@ -196,7 +198,7 @@ static const tc_arch arch_arm64 = {
  * registers, so the state holds the integer ones and UserLocal (TLS). */
 #define MIPS_O32_SYS(names_, count_)                                           \
   {                                                                            \
-    .traps = {{TC_TRAP_INTR, 17, 0}}, .nr_reg = MIPS_V0,                       \
+    .traps = {{TC_TRAP_INTR, 17, 0, 0}}, .nr_reg = MIPS_V0,                    \
     .arg_regs = {MIPS_A0,     MIPS_A0 + 1, MIPS_A0 + 2,                        \
                  MIPS_A0 + 3, MIPS_A0,     MIPS_A0},                           \
     .ret_reg = MIPS_V0, .err_reg = MIPS_A3, .names = names_, .nnames = count_, \
@@ -253,7 +255,7 @@ static const tc_arch arch_mips64el = {
     .sp_reg = MIPS_SP,
     .flags_reg = TC_NO_REG,
     .state_size = 288,
-    .sys = {.traps = {{TC_TRAP_INTR, 17, 0}},
+    .sys = {.traps = {{TC_TRAP_INTR, 17, 0, 0}},
             .nr_reg = MIPS_V0,
             .arg_regs = {MIPS_A0, MIPS_A0 + 1, MIPS_A0 + 2, MIPS_A0 + 3,
                          MIPS_A0 + 4, MIPS_A0 + 5},
@@ -283,7 +285,7 @@ static const tc_arch arch_sparc64 = {
     .sp_reg = SPARC_SP,
     .flags_reg = TC_NO_REG,
     .state_size = 264,
-    .sys = {.traps = {{TC_TRAP_INTR, 0x16d, 4}},
+    .sys = {.traps = {{TC_TRAP_INTR, 0x16d, 4, 0}},
             .nr_reg = SPARC_G1,
             .arg_regs = {SPARC_O0, SPARC_O0 + 1, SPARC_O0 + 2, SPARC_O0 + 3,
                          SPARC_O0 + 4, SPARC_O0 + 5},
@@ -496,6 +498,22 @@ int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
   if (second)
     *second = other;
   return r;
+}
+
+const tc_arch *tc_arch_compat_table(const tc_arch *arch) {
+  return arch->id == TC_ARCH_X86_64 ? &arch_x86 : arch;
+}
+
+bool tc_arch_compat_trap(const tc_arch *arch, const uint8_t *bytes,
+                         size_t size) {
+  return arch->id == TC_ARCH_X86_64 && size == 2 && bytes[0] == 0xcd &&
+         bytes[1] == 0x80;
+}
+
+const int *tc_arch_compat_arg_regs(const tc_arch *arch) {
+  static const int x86_64_ia32[6] = {X64_RBX, X64_RCX, X64_RDX,
+                                     X64_RSI, X64_RDI, X64_RBP};
+  return arch->id == TC_ARCH_X86_64 ? x86_64_ia32 : arch->sys.arg_regs;
 }
 
 const char *tc_arch_syscall_name(const tc_arch *arch, uint32_t nr) {

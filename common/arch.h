@@ -36,6 +36,8 @@ typedef struct tc_trap {
   uint32_t intno;      /* for TC_TRAP_INTR */
   uint32_t pc_advance; /* bytes to add to PC after the trap (0 if Unicorn
                           already advanced it) */
+  uint8_t compat;      /* 1: the call goes to the arch's compat table
+                          (x86-64's int $0x80: i386's, as in Linux) */
 } tc_trap;
 
 typedef struct tc_syscall_name {
@@ -96,5 +98,16 @@ static inline bool tc_arch_is_mips(const tc_arch *a) {
 static inline bool tc_arch_is_sparc(const tc_arch *a) {
   return a->id == TC_ARCH_SPARC || a->id == TC_ARCH_SPARC64;
 }
+
+/* The arch whose numbers and names a compat syscall uses
+ * (tc_syscall_event.compat): i386 for x86-64, else the arch itself. */
+const tc_arch *tc_arch_compat_table(const tc_arch *arch);
+/* Whether an instruction traps into the compat table (x86-64's
+ * `int $0x80`), for readers that rebuild syscalls from registers. */
+bool tc_arch_compat_trap(const tc_arch *arch, const uint8_t *bytes,
+                         size_t size);
+/* The compat table's argument registers (indices into arch's regs; their
+ * low 32 bits): x86-64's rbx, rcx, rdx, rsi, rdi, rbp. */
+const int *tc_arch_compat_arg_regs(const tc_arch *arch);
 
 #endif

@@ -534,6 +534,7 @@ static void emit_kernel_events(tc_recorder *r, uint64_t insn_index) {
     memcpy(s->args, r->sys.args, sizeof s->args);
     s->ret = r->sys.ret;
     s->unknown = r->sys.unknown;
+    s->compat = r->sys.compat;
     s->more = r->kspooled;
     if (r->kspooled) {
       fflush(r->kspool);

@@ -326,7 +326,7 @@ int evlog_write_mips64el_tct(const char *ref, tc_error *err) {
   }
   ev[n].kind = TC_EV_SYSCALL;
   ev[n++].u.sys =
-      (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL, 0, 0};
+      (tc_syscall_event){3, 42, 5058, "exit", {0}, 0, 0, 0, NULL, 0, 0, 0};
   ev[n].kind = TC_EV_EXIT;
   ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 0, 0, 4, NULL};
   tc_trace_info info = {0};

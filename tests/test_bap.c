@@ -378,7 +378,8 @@ static void test_identity(void) {
   CU_ASSERT_EQUAL(F->supports(x86, &err), 0);
   CU_ASSERT_EQUAL(F->caps, TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
                                TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS |
-                               TC_CAP_FAULTS | TC_CAP_TID | TC_CAP_MODULES);
+                               TC_CAP_FAULTS | TC_CAP_TID | TC_CAP_MODULES |
+                               TC_CAP_SYSCALL_COMPAT);
   CU_ASSERT_PTR_NULL(F->holds_reg); /* key frames: every register */
   uint64_t a = 0, m = 0;
   /* mips: 8/32 both ways round, mips64el 8/64; BAP's mips is big-endian,

@@ -149,7 +149,8 @@ static void test_format_identity(void) {
   CU_ASSERT_EQUAL(F->caps, TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_EXACT |
                                TC_CAP_MEM_OLD | TC_CAP_MEM_WRITES_ONLY |
                                TC_CAP_SYSCALLS | TC_CAP_SYSCALL_MEM |
-                               TC_CAP_MAP_DATA | TC_CAP_FAULTS);
+                               TC_CAP_MAP_DATA | TC_CAP_FAULTS |
+                               TC_CAP_SYSCALL_COMPAT);
   CU_ASSERT_PTR_NOT_NULL(F->seek);
   tc_error err = {{0}};
   CU_ASSERT_EQUAL(F->supports(tc_arch_by_id(TC_ARCH_X86_64), &err), 0);
@@ -359,7 +360,7 @@ static void write_synthetic(const char *dir, const char *every) {
   static uint8_t abcd[4] = {'a', 'b', 'c', 'd'};
   mem[0] = (tc_mem_access){STACK + 0x2000, 4, TC_MEM_WRITE, zero, abcd};
   ev.u.sys = (tc_syscall_event){
-      4, 1, 1, "write", {1, STACK, 4, 0, 0, 0}, 5, 0, 1, mem, 0, 0};
+      4, 1, 1, "write", {1, STACK, 4, 0, 0, 0}, 5, 0, 1, mem, 0, 0, 0};
   EMIT();
   /* 5: 15 general registers change: a register continuation chunk */
   NEXT(2);

@@ -255,7 +255,7 @@ static size_t sample_events(tc_event *ev, uint8_t *st0, uint8_t *st1,
   ev[n].kind = TC_EV_UNMAP;
   ev[n++].u.map = (tc_map_event){0x11000, 0x1000, 0, NULL, 0, NULL};
   ev[n].kind = TC_EV_SYSCALL;
-  ev[n].u.sys = (tc_syscall_event){1, 7, 60, "exit", {5}, 0, 0, 1, kacc, 0, 0};
+  ev[n].u.sys = (tc_syscall_event){1, 7, 60, "exit", {5}, 0, 0, 1, kacc, 0, 0, 0};
   n++;
   ev[n].kind = TC_EV_EXIT;
   ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 5, 0, 2, NULL};

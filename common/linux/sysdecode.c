@@ -2783,7 +2783,12 @@ const char *tc_sysdecode_syscall(tc_sysdecode *d, const tc_syscall_event *s,
   b->oom = false;
   sb_puts(b, "");
   call c = {.d = d, .b = b, .a = d->arch, .s = s};
-  c.desc = find_desc(d->arch, s->name);
+  /* A compat call (x86-64's int $0x80) has i386's name; one tracecorn did
+   * not emulate shows its raw arguments, its structures being i386's. */
+  c.desc = s->compat && s->unknown
+               ? NULL
+               : find_desc(s->compat ? tc_arch_compat_table(d->arch) : d->arch,
+                           s->name);
   c.ret = d->arch->ptr_size == 4 ? (int64_t)(int32_t)s->ret : s->ret;
   c.failed = c.ret < 0 && c.ret >= -4095;
   d->cur = s;

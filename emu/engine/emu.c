@@ -326,7 +326,9 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
         uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
         tc_emu_set_reg(emu, emu->arch->pc_reg, pc + t[i].pc_advance);
       }
+      emu->sys_compat = t[i].compat;
       tc_emu_os_syscall(emu);
+      emu->sys_compat = 0;
       return;
     }
   }

@@ -36,6 +36,7 @@ typedef struct tc_syscall_record {
   uint64_t args[6];
   int64_t ret;
   bool unknown;
+  bool compat; /* nr and name are of the compat table (x86-64 int $0x80) */
 } tc_syscall_record;
 
 /* Callbacks by which the emulated kernel reports what it did. All optional.
@@ -259,6 +260,8 @@ typedef struct tc_emu {
   /* Bytes the engine adds to the PC after the trap hook returns: 2 for
    * x86's syscall/sysenter hooks, 0 for interrupt-style traps. */
   uint8_t trap_insn_size;
+  /* The syscall being made came through a compat trap (tc_trap.compat). */
+  uint8_t sys_compat;
 
   /* SPARC (emu/engine/sparc.c): the private page of the carry-flag stubs
    * is mapped; the last instruction run (a delay slot's branch); the

@@ -39,6 +39,21 @@ typedef struct tc_sig_desc {
   int32_t status;
 } tc_sig_desc;
 
+/* A second syscall table that a compat trap (tc_trap.compat) reaches:
+ * x86-64's int $0x80 calls i386's, as Linux does (its arguments are the
+ * low 32 bits of ebx, ecx, edx, esi, edi, ebp; the full rax gets the
+ * result). */
+typedef struct tc_linux_compat {
+  tc_arch_id names_of;     /* the arch whose numbers and names it uses */
+  const char *nr_reg;      /* this arch's registers, by name */
+  const char *arg_regs[6];
+  const char *ret_reg;
+  /* The native call that serves compat call NAME as it is (arguments that
+   * need no translation: numbers, paths, byte buffers), or NULL: the call
+   * answers -ENOSYS with a notice. */
+  const char *(*native)(const char *name);
+} tc_linux_compat;
+
 typedef struct tc_linux_arch_ops {
   /* uname's machine field. */
   const char *uname_machine;
@@ -86,6 +101,8 @@ typedef struct tc_linux_arch_ops {
    * kills with SIGSEGV). sigreturn NULL: the arch has no such frame. */
   int64_t (*sigreturn)(tc_sys_call *c);
   int64_t (*rt_sigreturn)(tc_sys_call *c);
+  /* The compat table, NULL: none. */
+  const tc_linux_compat *compat;
 } tc_linux_arch_ops;
 
 /* The arch's ops (arches.c); an arch without a folder gets defaults. */

@@ -202,7 +202,9 @@ int tc_signal_deliver(tc_sys_call *c) {
   }
   d.mask = st->suspend_active ? st->suspend_saved : st->sigmask;
   st->pending_sig = 0;
-  uint8_t skip = tc_linux_arch_of(emu->arch)->syscall_resume_skip;
+  uint8_t skip = emu->sys_compat /* int 0x80: past itself already */
+                     ? 0
+                     : tc_linux_arch_of(emu->arch)->syscall_resume_skip;
   d.resume = tc_emu_reg(emu, emu->arch->pc_reg) + skip;
   d.bias = skip;
   if (deliver(emu, st, &d) < 0) {

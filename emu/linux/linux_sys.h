@@ -66,6 +66,7 @@ typedef struct tc_linux_state {
   bool suspend_active;
   uint64_t suspend_saved;
   bool high_unknown_reported;
+  uint8_t compat_unknown_reported[64]; /* bit nr: compat call nr noticed */
   /* arm, arm64, mips: the page holding the sigreturn trampolines
    * ("[sigpage]"), mapped at the first delivery that needs one; 0 until
    * then. */

@@ -228,18 +228,58 @@ static void report_unknown(tc_sys_call *c, uint64_t nr) {
           (unsigned long long)pc);
 }
 
-void tc_linux_syscall(tc_emu *emu) {
+/* The handler of the call named `name` in arch's table, or NULL. */
+static tc_sys_fn handler_by_name(const tc_arch *arch, const char *name) {
+  const sys_table *t = table_for(arch);
+  for (size_t i = 0; t && name && i < arch->sys.nnames; i++)
+    if (strcmp(arch->sys.names[i].name, name) == 0)
+      return arch->sys.names[i].nr < t->n ? t->fn[arch->sys.names[i].nr] : NULL;
+  return NULL;
+}
+
+/* A call through the compat table (x86-64's int $0x80): the number and
+ * name are of the compat arch (i386); calls whose arguments need no
+ * translation run the native handler, the rest answer -ENOSYS with a
+ * notice, once per number. */
+static tc_sys_fn compat_call(tc_sys_call *c, const tc_linux_compat *cp,
+                             bool *unknown) {
+  tc_emu *emu = c->emu;
+  const tc_arch *names = tc_arch_by_id(cp->names_of);
+  uint64_t nr = tc_linux_reg(emu, cp->nr_reg) & 0xffffffffull;
+  for (int i = 0; i < 6; i++)
+    c->a[i] = tc_linux_reg(emu, cp->arg_regs[i]) & 0xffffffffull;
+  c->nr = (uint32_t)nr;
+  c->name = names ? tc_arch_syscall_name(names, c->nr) : NULL;
+  const char *native = c->name ? cp->native(c->name) : NULL;
+  tc_sys_fn fn = native ? handler_by_name(emu->arch, native) : NULL;
+  if (fn)
+    return fn;
+  *unknown = true;
+  uint8_t *seen = c->st->compat_unknown_reported;
+  if (nr < 8 * sizeof c->st->compat_unknown_reported) {
+    if (seen[nr >> 3] & (1u << (nr & 7)))
+      return NULL;
+    seen[nr >> 3] |= (uint8_t)(1u << (nr & 7));
+  }
+  if (!emu->opt.quiet)
+    fprintf(stderr,
+            "tracecorn: int $0x80 in 64-bit code: i386 syscall %llu (%s) "
+            "at pc 0x%llx is not emulated; returning -ENOSYS\n",
+            (unsigned long long)nr, c->name ? c->name : "?",
+            (unsigned long long)emu->cur_pc);
+  return NULL;
+}
+
+/* The call in the arch's ABI registers: c->nr, c->a, c->name, *fn (NULL:
+ * not implemented); returns the full number. */
+static uint64_t read_call(tc_sys_call *c, tc_sys_fn *fn_out) {
+  tc_emu *emu = c->emu;
   const tc_arch *arch = emu->arch;
   const tc_syscall_abi *abi = &arch->sys;
   uint64_t mask = arch->ptr_size == 4 ? 0xffffffffull : ~0ull;
-
-  tc_sys_call c;
-  memset(&c, 0, sizeof c);
-  c.emu = emu;
-  c.st = tc_linux_state_of(emu);
   uint64_t nr = tc_emu_reg(emu, abi->nr_reg) & mask;
   for (int i = 0; i < 6; i++)
-    c.a[i] = tc_emu_reg(emu, abi->arg_regs[i]) & mask;
+    c->a[i] = tc_emu_reg(emu, abi->arg_regs[i]) & mask;
   if (abi->first_stack_arg > 0) {
     /* mips o32: arguments 5 and 6 are words on the caller's stack (a bad
      * stack reads as 0; the handler then fails as the kernel would). */
@@ -251,19 +291,42 @@ void tc_linux_syscall(tc_emu *emu) {
                               4u * (unsigned)(i - abi->first_stack_arg),
                           4, &v) < 0)
         v = 0;
-      c.a[i] = v;
+      c->a[i] = v;
     }
   }
-  c.nr = (uint32_t)nr;
-  c.name = nr <= UINT32_MAX ? tc_arch_syscall_name(arch, c.nr) : NULL;
+  c->nr = (uint32_t)nr;
+  c->name = nr <= UINT32_MAX ? tc_arch_syscall_name(arch, c->nr) : NULL;
 
   const sys_table *t = table_for(arch);
   tc_sys_fn fn = (t && nr < t->n) ? t->fn[nr] : NULL;
   for (int i = 0; t && !fn && i < t->nhigh; i++)
     if (t->high[i].nr == nr)
       fn = t->high[i].fn;
-  int64_t ret;
+  *fn_out = fn;
+  return nr;
+}
+
+void tc_linux_syscall(tc_emu *emu) {
+  const tc_arch *arch = emu->arch;
+  const tc_syscall_abi *abi = &arch->sys;
+  uint64_t mask = arch->ptr_size == 4 ? 0xffffffffull : ~0ull;
+  const tc_linux_compat *compat =
+      emu->sys_compat ? tc_linux_arch_of(arch)->compat : NULL;
+
+  tc_sys_call c;
+  memset(&c, 0, sizeof c);
+  c.emu = emu;
+  c.st = tc_linux_state_of(emu);
+  uint64_t nr;
+  tc_sys_fn fn = NULL;
   bool unknown = false;
+  if (compat) {
+    fn = compat_call(&c, compat, &unknown);
+    nr = c.nr;
+  } else {
+    nr = read_call(&c, &fn);
+  }
+  int64_t ret;
   /* Test hook (tests/test_limits.c, through the session's debug
    * switches): syscall NAME never returns, as a stall inside the engine
    * would, so the watchdog that abandons such an engine can be tested for
@@ -281,9 +344,10 @@ void tc_linux_syscall(tc_emu *emu) {
   } else if (fn) {
     ret = fn(&c);
   } else {
-    unknown = true;
     ret = -ENOSYS;
-    report_unknown(&c, nr);
+    if (!unknown) /* a compat call has had its notice */
+      report_unknown(&c, nr);
+    unknown = true;
   }
   if (c.restart) {
     /* The thread blocked (emu/linux/linux_thread.c): it goes back to the trap
@@ -300,7 +364,9 @@ void tc_linux_syscall(tc_emu *emu) {
   if (ret < 0 && ret > -4096)
     ret = -(int64_t)tc_xlat_errno_to_guest(arch, (int)-ret);
 
-  if (!c.no_return) {
+  if (compat) {
+    tc_linux_set_reg(emu, compat->ret_reg, (uint64_t)ret); /* the full rax */
+  } else if (!c.no_return) {
     if (abi->err_reg >= 0) {
       /* Error-flag ABIs (mips a3): positive errno plus a flag register. */
       bool failed = ret < 0 && ret > -4096;
@@ -327,6 +393,7 @@ void tc_linux_syscall(tc_emu *emu) {
         rec.ret = -(int64_t)v; /* mips: a3 set, v0 the errno */
     }
     rec.unknown = unknown;
+    rec.compat = compat != NULL;
     emu->obs.on_syscall(emu->obs.ctx, &rec);
   }
 

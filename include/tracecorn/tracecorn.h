@@ -226,6 +226,10 @@ typedef struct tc_syscall_event {
    * and takes only the memory of later parts. */
   uint32_t part;
   uint8_t more;
+  /* 1: made through the arch's compat table, so nr and name are that
+   * table's: x86-64 code's `int $0x80` calls i386's (TC_CAP_SYSCALL_COMPAT
+   * formats keep it; others read such a call back with its i386 number). */
+  uint8_t compat;
 } tc_syscall_event;
 
 typedef struct tc_map_event {
@@ -362,23 +366,26 @@ enum {
                                   the values after it) */
   TC_CAP_MEM_WRITES_ONLY = 1u << 10, /* with TC_CAP_MEM: only writes are
                                         recorded, reads are not (REVEN) */
-  TC_CAP_COVERAGE = 1u << 11,    /* coverage, not an execution: each distinct
-                                    basic block once, as a block event (see
-                                    tc_insn_event); verify compares the code
-                                    covered, not a sequence */
-  TC_CAP_SYSCALL_MEM = 1u << 12, /* with TC_CAP_SYSCALLS: the memory the
-                                    kernel wrote (tc_syscall_event.mem) */
-  TC_CAP_MODULES = 1u << 13,     /* the names and ranges of file-backed maps
-                                    (modules), even without TC_CAP_MAPS */
-  TC_CAP_MAP_DATA = 1u << 14,    /* the initial contents of mapped memory */
-  TC_CAP_SIGNALS = 1u << 15,     /* signal delivery events (TC_EV_SIGNAL) */
-  TC_CAP_BLOCKS = 1u << 16,      /* coverage blocks (tid TC_TID_BLOCK) are
-                                    kept as blocks, not as instructions */
-  TC_CAP_MEM_BOUNDED = 1u << 17  /* with TC_CAP_MEM: at most
-                                    TC_MEM_BOUND_WORDS memory entries per
-                                    instruction (TRAC: x64dbg reads 32); an
-                                    instruction's accesses past them (fxsave,
-                                    rep movs) are dropped */
+  TC_CAP_COVERAGE = 1u << 11,       /* coverage, not an execution: each distinct
+                                       basic block once, as a block event (see
+                                       tc_insn_event); verify compares the code
+                                       covered, not a sequence */
+  TC_CAP_SYSCALL_MEM = 1u << 12,    /* with TC_CAP_SYSCALLS: the memory the
+                                       kernel wrote (tc_syscall_event.mem) */
+  TC_CAP_MODULES = 1u << 13,        /* the names and ranges of file-backed maps
+                                       (modules), even without TC_CAP_MAPS */
+  TC_CAP_MAP_DATA = 1u << 14,       /* the initial contents of mapped memory */
+  TC_CAP_SIGNALS = 1u << 15,        /* signal delivery events (TC_EV_SIGNAL) */
+  TC_CAP_BLOCKS = 1u << 16,         /* coverage blocks (tid TC_TID_BLOCK) are
+                                       kept as blocks, not as instructions */
+  TC_CAP_MEM_BOUNDED = 1u << 17,    /* with TC_CAP_MEM: at most
+                                       TC_MEM_BOUND_WORDS memory entries per
+                                       instruction (TRAC: x64dbg reads 32); an
+                                       instruction's accesses past them (fxsave,
+                                       rep movs) are dropped */
+  TC_CAP_SYSCALL_COMPAT = 1u << 18, /* with TC_CAP_SYSCALLS: which calls
+                                       went through the compat table
+                                       (tc_syscall_event.compat) */
 };
 enum { TC_MEM_BOUND_WORDS = 32 };
 

@@ -1356,6 +1356,7 @@ struct tc_reader {
   tc_memimage *image;
   uint64_t insns;
   uint32_t tid;
+  bool last_compat; /* the last instruction was x86-64's int $0x80 */
   uint64_t last_pc;
   int faulted, fault_signal;
   int exited, exit_status;
@@ -1689,6 +1690,7 @@ static int insn_event(tc_reader *r, const Tcbap__StdFrame *sf, tc_event *ev,
   in->mem = r->mem;
   r->tid = in->tid;
   r->last_pc = pc;
+  r->last_compat = tc_arch_compat_trap(a, in->bytes, in->size);
   if (tc_memimage_apply(r->image, ev) < 0)
     return rd_fail(r, err, "out of memory");
   return 1;
@@ -1735,7 +1737,9 @@ static int frame_event(tc_reader *r, tc_event *ev, tc_error *err) {
     sy->insn_index = r->insns ? r->insns - 1 : 0;
     sy->tid = (uint32_t)s->thread_id;
     sy->nr = (uint32_t)s->number;
-    sy->name = tc_arch_syscall_name(a, sy->nr);
+    sy->compat = r->last_compat; /* i386's number and name */
+    sy->name =
+        tc_arch_syscall_name(sy->compat ? tc_arch_compat_table(a) : a, sy->nr);
     for (size_t i = 0; i < s->argument_list->n_elem && i < 6; i++)
       sy->args[i] = (uint64_t)s->argument_list->elem[i];
     /* The return value is the trapping instruction's post list. */
@@ -2129,7 +2133,7 @@ const tc_format tc_format_bap = {
     .description = "BAP frames trace (.frames): protobuf frames with a TOC",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_FAULTS | TC_CAP_TID |
-            TC_CAP_MODULES,
+            TC_CAP_SYSCALL_COMPAT | TC_CAP_MODULES,
     .holds_reg = NULL,
     .extension = bap_extension,
     .supports = bap_supports,

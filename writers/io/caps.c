@@ -73,6 +73,7 @@ void tc_loss_see(tc_loss *l, const tc_event *ev) {
   case TC_EV_SYSCALL:
     if (ev->u.sys.part == 0) {
       l->syscalls++;
+      l->compat_syscalls += ev->u.sys.compat != 0;
       const char *name = ev->u.sys.name;
       if (name && (!strcmp(name, "exit") || !strcmp(name, "exit_group")))
         l->exit_syscalls++;
@@ -208,6 +209,12 @@ int tc_loss_dropped(const tc_loss *l, char *buf, size_t max) {
     add(&b, "%" PRIu64 " syscall%s", l->syscalls, l->syscalls == 1 ? "" : "s");
   else if ((s & TC_CAP_SYSCALL_MEM) && l->sysmem && !(d & TC_CAP_SYSCALL_MEM))
     add(&b, "syscall memory writes");
+  if ((s & TC_CAP_SYSCALL_COMPAT) && l->compat_syscalls &&
+      (d & TC_CAP_SYSCALLS) && !(d & TC_CAP_SYSCALL_COMPAT))
+    add(&b,
+        "which table %" PRIu64 " syscall%s used (int $0x80 in 64-bit code: "
+        "read back with x86-64's names)",
+        l->compat_syscalls, l->compat_syscalls == 1 ? "" : "s");
   if ((s & TC_CAP_MAPS) && l->maps && !(d & TC_CAP_MAPS))
     add(&b, "%s", (d & TC_CAP_MODULES) ? "maps (module names kept)" : "maps");
   else if ((s & TC_CAP_MODULES) && l->named_maps &&

@@ -126,6 +126,8 @@ static int json_event(tc_writer *w, const tc_event *ev) {
     if (s->part || s->more)
       fprintf(f, "\"part\":%u,\"more\":%s,", s->part,
               s->more ? "true" : "false");
+    if (s->compat) /* x86-64's int $0x80: nr and name are i386's */
+      fputs("\"compat\":true,", f);
     fputs("\"mem\":", f);
     json_mem(f, s->mem, s->nmem);
     fputs(",\"strace\":", f);

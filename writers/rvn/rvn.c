@@ -1643,7 +1643,7 @@ const tc_format tc_format_rvn = {
                    "trace.bin and trace.cache, seekable",
     .caps = TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_EXACT | TC_CAP_MEM_OLD |
             TC_CAP_MEM_WRITES_ONLY | TC_CAP_SYSCALLS | TC_CAP_SYSCALL_MEM |
-            TC_CAP_MAP_DATA | TC_CAP_FAULTS,
+            TC_CAP_SYSCALL_COMPAT | TC_CAP_MAP_DATA | TC_CAP_FAULTS,
     .holds_reg = rvn_holds,
     .extension = rvn_extension,
     .supports = rvn_supports,

@@ -792,14 +792,18 @@ static uint64_t tc_get(tc_reader *r, const uint8_t *state, int reg) {
 /* The SYSCALL event of a "syscall N name" event; `before` is the state
  * before the syscall instruction. */
 static void make_syscall(tc_reader *r, const devent *d, const uint8_t *before,
-                         uint64_t insn_index) {
+                         uint64_t insn_index, bool compat) {
   tc_syscall_event *s = &r->sys;
   memset(s, 0, sizeof *s);
   parse_syscall(d, &s->nr, r->sysname, sizeof r->sysname);
   s->insn_index = insn_index;
   s->name = r->sysname[0] ? r->sysname : NULL;
+  /* x86-64's int $0x80: i386's registers, their low 32 bits; the full rax */
+  s->compat = compat;
+  const int *regs =
+      compat ? tc_arch_compat_arg_regs(r->arch) : r->arch->sys.arg_regs;
   for (int i = 0; i < 6; i++)
-    s->args[i] = tc_get(r, before, r->arch->sys.arg_regs[i]);
+    s->args[i] = tc_get(r, before, regs[i]) & (compat ? 0xffffffffull : ~0ull);
   uint64_t ret = tc_get(r, r->tc_cur, r->arch->sys.ret_reg);
   s->ret = r->arch->ptr_size == 4 ? (int64_t)(int32_t)ret : (int64_t)ret;
   s->nmem = (uint32_t)r->as.n;
@@ -901,7 +905,8 @@ static int next_from_events(tc_reader *r, tc_event *ev, tc_error *err) {
         r->pos = s.end;
         r->ctx++;
         sync_tc(r, 0);
-        make_syscall(r, &s, r->tc_before, r->insn);
+        make_syscall(r, &s, r->tc_before, r->insn,
+                     tc_arch_compat_trap(a, in->bytes, in->size));
         r->q_sys = 1;
       } else {
         sync_tc(r, 0);
@@ -935,7 +940,7 @@ static int next_from_events(tc_reader *r, tc_event *ev, tc_error *err) {
     char tmp[256];
     const fault_name *f;
     if (parse_syscall(&d, &nr, tmp, sizeof tmp)) {
-      make_syscall(r, &d, r->tc_before, r->insn ? r->insn - 1 : 0);
+      make_syscall(r, &d, r->tc_before, r->insn ? r->insn - 1 : 0, false);
       r->q_sys = 1;
     } else if ((f = fault_of(&d))) {
       tc_fault_event *fe = &r->fault;

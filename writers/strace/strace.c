@@ -22,6 +22,8 @@ struct tc_writer {
   tc_sysdecode *dec;
   char path[4096];
   bool after_fault; /* the last event was a FAULT (its line is shown) */
+  bool compat;      /* the last call went through the compat table */
+  uint32_t pid;
 };
 
 static tc_writer *strace_open(const char *path, const tc_trace_info *info,
@@ -50,6 +52,7 @@ static tc_writer *strace_open(const char *path, const tc_trace_info *info,
     return NULL;
   }
   snprintf(w->path, sizeof w->path, "%s", path);
+  w->pid = info->pid;
   if (strcmp(path, "-") == 0) {
     w->f = stdout;
   } else {
@@ -77,7 +80,17 @@ static int strace_write(tc_writer *w, const tc_event *ev, tc_error *err) {
   int rc = 0;
   switch (ev->kind) {
   case TC_EV_SYSCALL: /* one line per call: later parts add only memory */
-    if (ev->u.sys.part == 0)
+    if (ev->u.sys.part > 0)
+      break;
+    if ((ev->u.sys.compat != 0) != w->compat) {
+      /* int $0x80 in 64-bit code and back: strace's personality lines */
+      w->compat = ev->u.sys.compat != 0;
+      char said[64];
+      snprintf(said, sizeof said, "[ Process PID=%u runs in %s mode. ]", w->pid,
+               w->compat ? "32 bit" : "64 bit");
+      rc = line(w, said, err);
+    }
+    if (rc == 0)
       rc = line(w, tc_sysdecode_syscall(w->dec, &ev->u.sys, TC_SYSDECODE_ALIGN),
                 err);
     break;

@@ -1134,8 +1134,10 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     for (int i = 0; i < 6; i++)
       put_uv(w, s->args[i]);
     put_sv(w, s->ret);
-    /* bit 0: not implemented; bit 1: more parts of this syscall follow */
-    put_u8(w, (uint8_t)((s->unknown ? 1 : 0) | (s->more ? 2 : 0)));
+    /* bit 0: not implemented; bit 1: more parts of this syscall follow;
+     * bit 2: the compat table's call (older readers ignore the bit) */
+    put_u8(w, (uint8_t)((s->unknown ? 1 : 0) | (s->more ? 2 : 0) |
+                        (s->compat ? 4 : 0)));
     put_mem(w, s->nmem, s->mem);
     break;
   }
@@ -1380,14 +1382,14 @@ static int get_bytes(tc_reader *r, void *p, size_t n, tc_error *err) {
   return 0;
 }
 
-/* n bytes into *buf (capacity *cap, grown as needed), in pieces of 1 MiB,
+/* n bytes into *buf (capacity *cap, grown as needed), in pieces of 64 KiB,
  * the buffer growing only as bytes really arrive: a corrupt size in a
  * small file must not allocate gigabytes before the data runs out (a
  * 334-byte file claiming a 1 GiB program cost 3 GiB, fuzz_tctraw). */
 static int get_bytes_grown(tc_reader *r, uint8_t **buf, size_t *cap, size_t n,
                            tc_error *err) {
   for (size_t got = 0, piece; got < n; got += piece) {
-    piece = n - got < (1u << 20) ? n - got : (1u << 20);
+    piece = n - got < (1u << 16) ? n - got : (1u << 16);
     if (got + piece > *cap) {
       size_t want = *cap * 2 > got + piece ? *cap * 2 : got + piece;
       if (want > n)
@@ -1932,7 +1934,9 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       s->insn_index = v[0];
       s->tid = (uint32_t)v[1];
       s->nr = (uint32_t)v[2];
-      s->name = tc_arch_syscall_name(a, s->nr);
+      s->compat = (unk & 4) != 0;
+      s->name =
+          tc_arch_syscall_name(s->compat ? tc_arch_compat_table(a) : a, s->nr);
       s->unknown = unk & 1;
       /* Parts of one syscall: the same call, numbered from 0. */
       s->part = r->sys_more && r->sys_more_index == s->insn_index
@@ -2047,7 +2051,8 @@ const tc_format tc_format_tct = {
     .caps = TC_CAP_BLOCKS | TC_CAP_INSN_BYTES | TC_CAP_MEM | TC_CAP_MEM_KIND |
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
             TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD | TC_CAP_SYSCALL_MEM |
-            TC_CAP_MODULES | TC_CAP_MAP_DATA | TC_CAP_SIGNALS,
+            TC_CAP_SYSCALL_COMPAT | TC_CAP_MODULES | TC_CAP_MAP_DATA |
+            TC_CAP_SIGNALS,
     .holds_reg = NULL,
     .extension = tct_extension,
     .supports = NULL,

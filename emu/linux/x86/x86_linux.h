@@ -20,6 +20,8 @@ int64_t tc_linux_i386_rt_sigreturn(tc_sys_call *c);
 /* x86_tls.c */
 /* arch_prctl: ARCH_SET/GET_FS/GS on x86-64, -EINVAL on i386. */
 int64_t tc_linux_x86_arch_prctl(tc_sys_call *c);
+/* x86-64's int $0x80 table (x86_compat.c). */
+extern const tc_linux_compat tc_linux_x86_64_ia32;
 /* i386: maps the "[gdt]" page, points GDTR at it and loads flat 32-bit
  * CS/SS/DS/ES (0x23/0x28/0x2b/0x2b). Done at process start (the ops'
  * process_init), before the first instruction is recorded, or by the

@@ -48,6 +48,7 @@ const tc_linux_arch_ops tc_linux_arch_x86_64 = {
     .syscalls = x86_64_syscalls,
     .signal_frame = tc_linux_x86_64_signal_frame,
     .rt_sigreturn = tc_linux_x86_64_rt_sigreturn,
+    .compat = &tc_linux_x86_64_ia32,
 };
 
 const tc_linux_arch_ops tc_linux_arch_i386 = {
