@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/elf/symbols.h"
+#include "common/elf/elf.h"
+#include "common/elf/modsyms.h"
 #include "common/linux/sysdecode.h"
 #include "writers/format.h"
 
@@ -35,9 +36,17 @@ typedef struct spec {
 struct tc_filter_state {
   tc_filter f;
   bool plain;
-  bool seeked;       /* the reader started at f.from */
-  bool reached;      /* an instruction >= from was seen */
-  bool checked;      /* range names were checked at the first instruction */
+  bool seeked;  /* the reader started at f.from */
+  bool reached; /* an instruction >= from was seen */
+  bool checked; /* range names were checked at the first instruction */
+  /* Names can still match after the first instruction: the program has an
+   * interpreter (libraries come later) or the trace lacks its bytes. Then
+   * they are checked at the end. */
+  bool late_names;
+  /* the symbols of every module mapped so far, and where module paths
+   * are found (tc_filter.root) */
+  tc_modsyms *syms;
+  char root[4096];
   bool insn_passed;  /* the last instruction passed the pc tests */
   bool insn_shown;   /* the last instruction was written */
   bool insn_mem_hit; /* its own accesses passed --mem (or there is none) */
@@ -222,6 +231,50 @@ oom:
   return -1;
 }
 
+/* 1 if the program the trace carries has a PT_INTERP. */
+static bool has_interp(const tc_trace_info *info) {
+  tc_elf_header h;
+  if (tc_elf_read_header(info->exe_data, info->exe_size, &h, NULL) < 0)
+    return false;
+  unsigned n = tc_elf_program_count(&h, info->exe_size);
+  for (unsigned i = 0; i < n; i++) {
+    tc_elf_program p;
+    tc_elf_program_at(info->exe_data, &h, i, &p);
+    if (p.type == 3)
+      return true;
+  }
+  return false;
+}
+
+/* A module's host file: its path under tc_filter.root when given. */
+static FILE *open_module(void *ctx, const char *path) {
+  const tc_filter_state *s = ctx;
+  if (!s->root[0])
+    return tc_open_regular(path, TC_SYMTAB_MAX_FILE);
+  char full[8192];
+  int n = snprintf(full, sizeof full, "%s%s", s->root, path);
+  return n > 0 && (size_t)n < sizeof full
+             ? tc_open_regular(full, TC_SYMTAB_MAX_FILE)
+             : NULL;
+}
+
+/* The functions the --range names (NAME or MODULE:NAME) match in module
+ * i, every one of that name. false: out of memory. */
+static bool names_in_module(tc_filter_state *s, size_t i) {
+  for (size_t k = 0; k < s->nspecs; k++) {
+    spec *sp = &s->specs[k];
+    uint64_t lo, hi;
+    for (size_t nth = 0;
+         !sp->numeric && tc_modsyms_lookup(s->syms, i, sp->text, nth, &lo, &hi);
+         nth++) {
+      sp->found = true;
+      if (!add_range(s, lo, hi))
+        return false;
+    }
+  }
+  return true;
+}
+
 tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
                                bool seeked, tc_error *err) {
   tc_filter_state *s = calloc(1, sizeof *s);
@@ -247,9 +300,6 @@ tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
     tc_filter_free(s);
     return NULL;
   }
-  tc_symtab *syms =
-      n ? tc_symtab_from_elf(info->exe_data, info->exe_size, info->load_base)
-        : NULL;
   for (size_t i = 0; i < n; i++) {
     spec *sp = &s->specs[i];
     sp->text = s->f.ranges[i];
@@ -258,27 +308,31 @@ tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
       if (lo >= hi) {
         tc_error_set(err, "--range %s: the end must be above the start",
                      sp->text);
-        tc_symtab_free(syms);
         tc_filter_free(s);
         return NULL;
       }
       sp->numeric = sp->found = true;
       if (!add_range(s, lo, hi))
         goto oom;
-      continue;
-    }
-    /* a function symbol (every one of that name); a module of the same
-     * name is looked for in the MAP events too */
-    for (size_t k = 0; tc_symtab_lookup(syms, sp->text, k, &lo, &hi); k++) {
-      sp->found = true;
-      if (!add_range(s, lo, hi))
-        goto oom;
     }
   }
-  tc_symtab_free(syms);
+  if (n) {
+    /* names: functions of the program now, of each module as it is
+     * mapped (note_map); modules by their maps */
+    if (s->f.root && strcmp(s->f.root, "/") != 0)
+      snprintf(s->root, sizeof s->root, "%s", s->f.root);
+    s->late_names = !info->exe_data || has_interp(info);
+    s->syms = tc_modsyms_new(info->arch ? info->arch->elf_machine : 0,
+                             open_module, s);
+    if (!s->syms)
+      goto oom;
+    int prog = tc_modsyms_add_program(s->syms, info->exe_path, info->exe_data,
+                                      info->exe_size, info->load_base);
+    if (prog >= 0 && !names_in_module(s, (size_t)prog))
+      goto oom;
+  }
   return s;
 oom:
-  tc_symtab_free(syms);
   tc_filter_free(s);
   tc_error_set(err, "out of memory");
   return NULL;
@@ -287,6 +341,7 @@ oom:
 void tc_filter_free(tc_filter_state *s) {
   if (!s)
     return;
+  tc_modsyms_free(s->syms);
   free(s->specs);
   free(s->ranges);
   free(s->mem);
@@ -298,25 +353,34 @@ void tc_filter_free(tc_filter_state *s) {
   free(s);
 }
 
-static const char *base_name(const char *p) {
-  const char *b = strrchr(p, '/');
-  return b ? b + 1 : p;
-}
-
-/* A MAP from a module a --range names adds its region. */
+/* A MAP: a module a --range names adds its region; an executable one
+ * makes its module's functions known. */
 static bool note_map(tc_filter_state *s, const tc_map_event *m) {
-  if (!m->name || !m->name[0])
+  if (!m->name || !m->name[0] || !s->nspecs)
     return true;
   for (size_t i = 0; i < s->nspecs; i++) {
     spec *sp = &s->specs[i];
-    if (sp->numeric || (strcmp(m->name, sp->text) != 0 &&
-                        strcmp(base_name(m->name), sp->text) != 0))
+    if (sp->numeric || !tc_module_name_matches(m->name, sp->text))
       continue;
     sp->found = true;
     if (!add_range(s, m->addr, m->addr + m->size))
       return false;
   }
-  return true;
+  int mod = tc_modsyms_map(s->syms, m->name, m->addr, m->file_offset, m->prot);
+  return mod < 0 || names_in_module(s, (size_t)mod);
+}
+
+/* The names unmatched: -1 with a message naming the first. */
+static int names_check(const tc_filter_state *s, tc_error *err) {
+  for (size_t i = 0; i < s->nspecs; i++)
+    if (!s->specs[i].found) {
+      tc_error_set(err,
+                   "--range %s: no function or module of that name "
+                   "(ranges are A-B in hex, NAME, MODULE:NAME or MODULE)",
+                   s->specs[i].text);
+      return -1;
+    }
+  return 0;
 }
 
 static bool pc_passes(const tc_filter_state *s, uint64_t pc) {
@@ -494,16 +558,11 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
   case TC_EV_INSN: {
     const tc_insn_event *e = &ev->u.insn;
     if (!s->checked) {
-      /* the initial maps are in: every name must have matched by now */
+      /* the initial maps are in: a static program's names must have
+       * matched by now */
       s->checked = true;
-      for (size_t i = 0; i < s->nspecs; i++)
-        if (!s->specs[i].found) {
-          tc_error_set(err,
-                       "--range %s: no function or module of that name "
-                       "(ranges are A-B in hex, a symbol, or a module)",
-                       s->specs[i].text);
-          return -1;
-        }
+      if (!s->late_names && names_check(s, err) < 0)
+        return -1;
     }
     if (s->f.to && e->index >= s->f.to)
       return 0; /* the window's end */
@@ -596,6 +655,8 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
 uint64_t tc_filter_records(const tc_filter_state *s) { return s->written; }
 
 int tc_filter_finish(tc_filter_state *s, tc_error *err) {
+  if (!s->plain && names_check(s, err) < 0)
+    return -1;
   if (!s->plain && s->f.from && !s->reached && !s->seeked) {
     tc_error_set(err, "no instruction %" PRIu64 " in the trace", s->f.from);
     return -1;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/elf/modsyms.h"
 #include "common/elf/symbols.h"
 #include "common/sized.h"
 #include "emu/engine/emu.h"
@@ -68,6 +69,15 @@ struct tc_session {
   tc_recorder *rec;
   proc_slot procs[TC_MAX_PROCS];
   tc_window win;
+  /* --trace-range / --trace-func names, resolved in every module as it is
+   * mapped (window_map): the symbols, which names matched (per list),
+   * whether the program has an interpreter (names can still come), and
+   * the process whose map is being looked at (its files). */
+  tc_modsyms *win_syms;
+  bool win_found[2][TC_WINDOW_MAX];
+  bool win_full;
+  bool has_interp;
+  tc_emu *win_emu;
   /* The recorder inside the engine now (tc_session_escape). */
   tc_recorder *volatile running;
   uint64_t insns_ended; /* executed by the processes that ended */
@@ -130,6 +140,7 @@ void tc_session_free(tc_session *s) {
   if (!s)
     return;
   tc_pipe_close(s->pipe); /* a run that failed on its way */
+  tc_modsyms_free(s->win_syms);
   /* Outputs of a session that never ran hold nothing: removed. */
   for (int i = 0; i < s->nout; i++)
     if (s->out[i].w) {
@@ -256,6 +267,7 @@ int tc_session_load_elf(tc_session *s, const char *path,
   if (!s->emu)
     return -1;
   s->emu->debug = s->debug;
+  s->has_interp = img.has_interp;
   char host[TC_PATH_MAX];
   if (!realpath(path, host))
     snprintf(host, sizeof host, "%s", path);
@@ -325,48 +337,158 @@ int tc_session_load_raw(tc_session *s, const uint8_t *code, size_t size,
   return finish_load(s, &lr, err);
 }
 
-/* --trace-range / --trace-func: names resolved with the program's ELF
- * symbols (placed at its load base), "A-B" and "0x..." as addresses. */
+/* --trace-range / --trace-func. "A-B" and "0x..." are addresses; a name
+ * is NAME (a function of that name in any module), MODULE:NAME or MODULE
+ * (its code), resolved in every module as it is mapped: the program and
+ * its interpreter at the start, each library when the guest maps it
+ * (window_map), ld.so's and dlopen's alike. */
+
+/* "A-B" or "0x..." (hex): 1 with the range, else 0. */
+static int window_numeric(const char *name, uint64_t *lo, uint64_t *hi) {
+  if (strncmp(name, "0x", 2) != 0 && !strchr(name, '-'))
+    return 0;
+  char *end = NULL;
+  *lo = strtoull(name, &end, 16);
+  if (*end == '-')
+    *hi = strtoull(end + 1, &end, 16);
+  else
+    *hi = *lo + 1;
+  return *end == 0 && *hi > *lo;
+}
+
+/* Adds to the session's window (the one later processes start with) and
+ * to r's, running, if there is one. */
+static void window_add(tc_session *s, tc_recorder *r, bool func, uint64_t lo,
+                       uint64_t hi) {
+  if (tc_window_add(&s->win, func, lo, hi) < 0 ||
+      (r && tc_recorder_window_add(r, func, lo, hi) < 0))
+    s->win_full = true;
+}
+
+/* What the names resolve to in module i. */
+static void window_module(tc_session *s, tc_recorder *r, size_t i) {
+  const char *const *lists[2] = {s->opt.trace_ranges, s->opt.trace_funcs};
+  for (int k = 0; k < 2; k++)
+    for (size_t j = 0; lists[k] && lists[k][j] && j < TC_WINDOW_MAX; j++) {
+      uint64_t lo, hi;
+      if (window_numeric(lists[k][j], &lo, &hi))
+        continue;
+      for (size_t nth = 0;
+           tc_modsyms_lookup(s->win_syms, i, lists[k][j], nth, &lo, &hi);
+           nth++) {
+        s->win_found[k][j] = true;
+        window_add(s, r, k == 1, lo, hi);
+      }
+    }
+}
+
+/* A region: the names of its module (MODULE) take its code. */
+static void window_region(tc_session *s, tc_recorder *r, const tc_region *g) {
+  if (!(g->prot & TC_PROT_EXEC) || g->name[0] != '/')
+    return;
+  const char *const *lists[2] = {s->opt.trace_ranges, s->opt.trace_funcs};
+  for (int k = 0; k < 2; k++)
+    for (size_t j = 0; lists[k] && lists[k][j] && j < TC_WINDOW_MAX; j++)
+      if (tc_module_name_matches(g->name, lists[k][j])) {
+        s->win_found[k][j] = true;
+        window_add(s, r, false, g->start, g->end);
+      }
+  int i =
+      tc_modsyms_map(s->win_syms, g->name, g->start, g->file_offset, g->prot);
+  if (i >= 0)
+    window_module(s, r, (size_t)i);
+}
+
+/* A module's file as the guest sees it (under --root), through the
+ * process's own file system view. */
+static FILE *window_open(void *ctx, const char *path) {
+  tc_session *s = ctx;
+  int fd = s->win_emu ? tc_guestfs_open_read(s->win_emu, path) : -1;
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen(fd, "rb");
+  if (!f)
+    close(fd);
+  return f;
+}
+
+/* The recorder's look at each map the guest makes. */
+static void window_map(void *ctx, tc_recorder *r, tc_emu *emu,
+                       const tc_region *g) {
+  tc_session *s = ctx;
+  s->win_emu = emu;
+  window_region(s, r, g);
+  s->win_emu = NULL;
+}
+
 static int resolve_window(tc_session *s, tc_window *w, tc_error *err) {
   memset(w, 0, sizeof *w);
   const char *const *lists[2] = {s->opt.trace_ranges, s->opt.trace_funcs};
   if (!lists[0] && !lists[1])
     return 0;
-  tc_symtab *syms =
-      tc_symtab_from_elf(s->exe_data, s->exe_size, s->info.load_base);
-  int rc = 0;
-  for (int k = 0; k < 2 && rc == 0; k++)
-    for (const char *const *p = lists[k]; p && *p && rc == 0; p++) {
-      uint64_t lo = 0, hi = 0;
-      char *end = NULL;
-      const char *name = *p;
-      bool numeric = strncmp(name, "0x", 2) == 0 || strchr(name, '-');
-      if (numeric) {
-        lo = strtoull(name, &end, 16);
-        if (*end == '-')
-          hi = strtoull(end + 1, &end, 16);
-        else
-          hi = lo + 1;
-        numeric = *end == 0 && hi > lo;
-      }
-      if (!numeric && !tc_symtab_lookup(syms, name, 0, &lo, &hi)) {
-        tc_error_set(err, "%s %s: no such address range or function in %s",
-                     k ? "--trace-func" : "--trace-range", name,
-                     s->exe_path ? s->exe_path : "the program");
-        rc = -1;
-      } else if ((k ? w->nfuncs : w->nranges) == TC_WINDOW_MAX) {
-        tc_error_set(err, "at most %d %s", TC_WINDOW_MAX,
-                     k ? "--trace-func" : "--trace-range");
-        rc = -1;
-      } else if (k) {
-        w->funcs[w->nfuncs++] = lo;
-      } else {
-        w->lo[w->nranges] = lo;
-        w->hi[w->nranges++] = hi;
+  w->on = true;
+  for (int k = 0; k < 2; k++) {
+    size_t n = 0;
+    while (lists[k] && lists[k][n])
+      n++;
+    if (n > TC_WINDOW_MAX) {
+      tc_error_set(err, "at most %d %s", TC_WINDOW_MAX,
+                   k ? "--trace-func" : "--trace-range");
+      return -1;
+    }
+    for (size_t j = 0; j < n; j++) {
+      uint64_t lo, hi;
+      if (window_numeric(lists[k][j], &lo, &hi)) {
+        s->win_found[k][j] = true;
+        window_add(s, NULL, k == 1, lo, hi);
       }
     }
-  tc_symtab_free(syms);
-  return rc;
+  }
+  s->win_syms = tc_modsyms_new(s->info.arch->elf_machine, window_open, s);
+  if (!s->win_syms) {
+    tc_error_set(err, "out of memory");
+    return -1;
+  }
+  int prog = tc_modsyms_add_program(s->win_syms, s->exe_path, s->exe_data,
+                                    s->exe_size, s->info.load_base);
+  if (prog >= 0)
+    window_module(s, NULL, (size_t)prog);
+  /* the program's regions and its interpreter's, mapped by the loader */
+  s->win_emu = s->emu;
+  for (size_t i = 0; i < s->emu->nregions; i++)
+    window_region(s, NULL, &s->emu->regions[i]);
+  s->win_emu = NULL;
+  /* without an interpreter no module comes later: a name not found now
+   * never will be */
+  for (int k = 0; k < 2 && !s->has_interp; k++)
+    for (size_t j = 0; lists[k] && lists[k][j]; j++)
+      if (!s->win_found[k][j]) {
+        tc_error_set(err, "%s %s: no such address range or function in %s",
+                     k ? "--trace-func" : "--trace-range", lists[k][j],
+                     s->exe_path ? s->exe_path : "the program");
+        return -1;
+      }
+  return 0;
+}
+
+/* After the run: the names that never matched, said once each. */
+static void window_unresolved(tc_session *s) {
+  const char *const *lists[2] = {s->opt.trace_ranges, s->opt.trace_funcs};
+  if (s->opt.quiet || !s->win.on)
+    return;
+  for (int k = 0; k < 2; k++)
+    for (size_t j = 0; lists[k] && lists[k][j] && j < TC_WINDOW_MAX; j++)
+      if (!s->win_found[k][j])
+        fprintf(stderr,
+                "tracecorn: %s %s: no function or module of that name in the "
+                "program or the libraries it loaded; nothing recorded for "
+                "it\n",
+                k ? "--trace-func" : "--trace-range", lists[k][j]);
+  if (s->win_full)
+    fprintf(stderr,
+            "tracecorn: the recording window holds at most %d ranges and %d "
+            "functions; the names matched more, the rest were not recorded\n",
+            TC_WINDOW_CAP, TC_WINDOW_CAP);
 }
 
 uint64_t tc_session_output_bytes(tc_session *s) {
@@ -826,6 +948,8 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
   }
   s->procs[slot].rec = c->rec;
   tc_recorder_set_window(c->rec, &s->win);
+  if (s->win.on)
+    tc_recorder_set_map_hook(c->rec, window_map, s);
   if (s->budget_spent)
     tc_recorder_stop_max(c->rec);
   else if (s->stop_requested)
@@ -1016,6 +1140,8 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   if (!s->rec)
     return -1;
   tc_recorder_set_window(s->rec, &s->win);
+  if (s->win.on)
+    tc_recorder_set_map_hook(s->rec, window_map, s);
   if (s->stop_requested)
     tc_recorder_stop(s->rec, s->stop_status);
   s->procs[0] = (proc_slot){s->emu, s->rec, NULL, true, false};
@@ -1023,6 +1149,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   tc_run_result r;
   tc_run_result_init(&r);
   int rc = run_processes(s, &r, err);
+  window_unresolved(s);
   if (s->pipe_failed && r.reason == TC_EXIT_INTERRUPTED) {
     r.reason = TC_EXIT_ERROR; /* as its EXIT event says (failure_exit) */
     r.status = 125;

@@ -101,6 +101,9 @@ struct tc_recorder {
    * it run but are not recorded; `skipping` while outside. */
   tc_window win;
   bool func_active; /* inside a --trace-func activation */
+  /* the session's look at each map (tc_recorder_set_map_hook) */
+  tc_map_hook map_hook;
+  void *map_hook_ctx;
   uint64_t func_sp, func_ret;
   /* Activations are per thread: the others' wait here while one runs. */
   struct {
@@ -889,6 +892,8 @@ static void push_kernel_ev(tc_recorder *r, tc_event_kind kind, uint64_t addr,
 static void obs_map(void *ctx, const tc_region *g, const uint8_t *data) {
   tc_recorder *r = ctx;
   (void)data;
+  if (r->map_hook)
+    r->map_hook(r->map_hook_ctx, r, r->emu, g);
   push_kernel_ev(r, TC_EV_MAP, g->start, g->end - g->start, g->prot, g->name,
                  g->file_offset);
   exec_ranges_rebuild(r);
@@ -1064,7 +1069,38 @@ void tc_recorder_free(tc_recorder *r) {
 
 void tc_recorder_set_window(tc_recorder *r, const tc_window *w) {
   r->win = *w;
-  r->windowed = w->nranges > 0 || w->nfuncs > 0;
+  r->windowed = w->on || w->nranges > 0 || w->nfuncs > 0;
+}
+
+int tc_window_add(tc_window *w, bool func, uint64_t lo, uint64_t hi) {
+  if (func) {
+    for (size_t i = 0; i < w->nfuncs; i++)
+      if (w->funcs[i] == lo)
+        return 0;
+    if (w->nfuncs == TC_WINDOW_CAP)
+      return -1;
+    w->funcs[w->nfuncs++] = lo;
+    return 0;
+  }
+  for (size_t i = 0; i < w->nranges; i++)
+    if (w->lo[i] == lo && w->hi[i] == hi)
+      return 0;
+  if (w->nranges == TC_WINDOW_CAP)
+    return -1;
+  w->lo[w->nranges] = lo;
+  w->hi[w->nranges++] = hi;
+  return 0;
+}
+
+int tc_recorder_window_add(tc_recorder *r, bool func, uint64_t lo,
+                           uint64_t hi) {
+  r->windowed = true;
+  return tc_window_add(&r->win, func, lo, hi);
+}
+
+void tc_recorder_set_map_hook(tc_recorder *r, tc_map_hook hook, void *ctx) {
+  r->map_hook = hook;
+  r->map_hook_ctx = ctx;
 }
 
 void tc_recorder_stop(tc_recorder *r, int status) {

@@ -44,15 +44,33 @@ void tc_recorder_set_deadlock(tc_recorder *r);
  * whole program runs, only these instructions become INSN events (each
  * return into the window after a gap starts with a KEYFRAME). Maps are
  * always recorded; syscalls and faults where their instruction is. */
-#define TC_WINDOW_MAX 16
+#define TC_WINDOW_MAX 16 /* names or ranges given, of each kind */
+/* what they resolve to: a name can be in several modules, a module maps
+ * several regions */
+#define TC_WINDOW_CAP 256
 typedef struct tc_window {
-  uint64_t lo[TC_WINDOW_MAX], hi[TC_WINDOW_MAX]; /* pc ranges [lo, hi) */
+  uint64_t lo[TC_WINDOW_CAP], hi[TC_WINDOW_CAP]; /* pc ranges [lo, hi) */
   size_t nranges;
-  uint64_t funcs[TC_WINDOW_MAX]; /* entries: record while inside a call */
+  uint64_t funcs[TC_WINDOW_CAP]; /* entries: record while inside a call */
   size_t nfuncs;
+  /* a window was asked for: only it is recorded even while it is empty
+   * (its names resolve when their modules are mapped) */
+  bool on;
 } tc_window;
 /* Before tc_recorder_run. */
 void tc_recorder_set_window(tc_recorder *r, const tc_window *w);
+/* Adds a pc range [lo, hi) (func false) or a function entry lo (func
+ * true) to the window: 0, or -1 when it is full. */
+int tc_window_add(tc_window *w, bool func, uint64_t lo, uint64_t hi);
+/* The same on a running recorder's window. */
+int tc_recorder_window_add(tc_recorder *r, bool func, uint64_t lo, uint64_t hi);
+/* Called for every region the guest maps while it is recorded (after the
+ * initial image), before the region's MAP event: the session resolves
+ * --trace-func names there as libraries arrive, through
+ * tc_recorder_window_add. */
+typedef void (*tc_map_hook)(void *ctx, tc_recorder *r, tc_emu *emu,
+                            const tc_region *g);
+void tc_recorder_set_map_hook(tc_recorder *r, tc_map_hook hook, void *ctx);
 /* Async-signal-safe stop request; the run ends with exit status `status`
  * (130 for SIGINT, 143 for SIGTERM). */
 void tc_recorder_stop(tc_recorder *r, int status);

@@ -1,1 +1,2 @@
-tc_add_cunit_test(test_select ${CMAKE_CURRENT_SOURCE_DIR}/test_select.c)
+tc_add_cunit_test(test_select ${CMAKE_CURRENT_SOURCE_DIR}/test_select.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/evlog.c)

@@ -3,10 +3,12 @@
  * that plants one (examples/guests/plant.c). */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "evlog.h"
 #include "testutil.h"
 
 /* The JSON lines of `tracecorn dump --json ARGS... FILE`; NULL (and a
@@ -274,6 +276,298 @@ static void test_json_sym(void) {
   free(j);
 }
 
+/* ------------------------------------------------ names of every module */
+
+/* A dynamic symbol's value and size in an ELF file, as nm reads them (a
+ * second opinion on tracecorn's own ELF reader). 0, or -1. */
+static int nm_symbol(const char *file, const char *name, uint64_t *value,
+                     uint64_t *size) {
+  char *out = NULL;
+  int st = tu_runf(&out, 0, "nm -D -S --defined-only '%s'", file);
+  int found = -1;
+  for (char *l = out; st == 0 && l && *l && found < 1;) {
+    char *nl = strchr(l, '\n');
+    if (nl)
+      *nl = 0;
+    unsigned long long v, z;
+    char type, sym[256];
+    if (sscanf(l, "%llx %llx %c %255s", &v, &z, &type, sym) == 4) {
+      char *at = strchr(sym, '@');
+      /* the default version (name@@VERSION) when there are several */
+      bool dflt = at && at[1] == '@';
+      if (at)
+        *at = 0;
+      if (strcmp(sym, name) == 0 && (type == 'T' || type == 'W') &&
+          (found < 0 || dflt)) {
+        *value = v;
+        *size = z;
+        found = dflt ? 1 : 0;
+      }
+    }
+    l = nl ? nl + 1 : NULL;
+  }
+  free(out);
+  return found < 0 ? -1 : 0;
+}
+
+/* Where a module was loaded: the map of it at file offset 0 (its first
+ * segment, at its base), by the end of its name. Also its path. */
+static int module_base(const evlog *l, const char *suffix, uint64_t *base,
+                       const char **path) {
+  size_t n = strlen(suffix);
+  for (size_t i = 0; i < l->n; i++) {
+    const tc_map_event *m = &l->ev[i].u.map;
+    size_t k = l->ev[i].kind == TC_EV_MAP ? strlen(m->name) : 0;
+    if (k >= n && strcmp(m->name + k - n, suffix) == 0 && m->file_offset == 0) {
+      *base = m->addr;
+      *path = m->name;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+/* The function's [lo, hi) where the trace loaded its module (root: the
+ * --root the module's path is under, "" for none). */
+static int func_range(const evlog *l, const char *root, const char *module,
+                      const char *name, uint64_t *lo, uint64_t *hi) {
+  uint64_t base = 0, v = 0, z = 0;
+  const char *path = NULL;
+  char file[8400];
+  if (module_base(l, module, &base, &path) < 0)
+    return -1;
+  snprintf(file, sizeof file, "%s%s", root, path);
+  if (nm_symbol(file, name, &v, &z) < 0 || z == 0)
+    return -1;
+  *lo = base + v;
+  *hi = base + v + z;
+  return 0;
+}
+
+/* Counts a trace's instructions, and those outside [lo, hi). */
+static void pcs_in(const evlog *l, uint64_t lo, uint64_t hi, size_t *n,
+                   size_t *outside) {
+  *n = *outside = 0;
+  for (size_t i = 0; i < l->n; i++)
+    if (l->ev[i].kind == TC_EV_INSN) {
+      uint64_t pc = l->ev[i].u.insn.pc;
+      (*n)++;
+      *outside += pc < lo || pc >= hi;
+    }
+}
+
+static uint64_t first_pc(const evlog *l) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->ev[i].kind == TC_EV_INSN)
+      return l->ev[i].u.insn.pc;
+  return 0;
+}
+
+/* record --trace-range malloc of dynamic /bin/ls: libc is mapped by ld.so
+ * long after the first instruction, and every instruction recorded lies
+ * in libc's malloc (nm's value and size); --trace-func malloc enters it
+ * at its first instruction and records its callees too. */
+static void test_record_library_function(void) {
+  if (!tu_have("/bin/ls") || tu_ref_default_mode() == TU_REF_QEMU)
+    return;
+  char *out = NULL, tct[4200];
+  int st = tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct",
+                        "--trace-range", "malloc", "-o", tu_tmp("ls-malloc"),
+                        "--", "/bin/ls", TC_SOURCE_DIR, NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "CMakeLists.txt"));
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("ls-malloc"));
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  uint64_t lo = 0, hi = 0;
+  CU_ASSERT_EQUAL_FATAL(func_range(&l, "", "/libc.so.6", "malloc", &lo, &hi),
+                        0);
+  size_t n = 0, outside = 0;
+  pcs_in(&l, lo, hi, &n, &outside);
+  CU_ASSERT(n > 100);
+  CU_ASSERT_EQUAL(outside, 0);
+  CU_ASSERT_EQUAL(first_pc(&l), lo);
+  evlog_free(&l);
+  size_t in_range = n;
+
+  /* the same as MODULE:NAME, and --trace-func */
+  st = tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "--trace-func",
+                    "libc.so.6:malloc", "-o", tu_tmp("ls-malloc-f"), "--",
+                    "/bin/ls", TC_SOURCE_DIR, NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("ls-malloc-f"));
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  pcs_in(&l, lo, hi, &n, &outside);
+  CU_ASSERT(n >= in_range);
+  CU_ASSERT_EQUAL(n - outside, in_range);
+  CU_ASSERT_EQUAL(first_pc(&l), lo);
+  evlog_free(&l);
+
+  /* dump names them: --json's sym is malloc's (glibc's first name for it,
+   * __libc_malloc) on every line */
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("ls-malloc"));
+  char *j = dump_json(tct, "");
+  int lines = 0, named = 0;
+  for (const char *p = j, *line; j && (line = next_of(&p, "insn"));) {
+    lines++;
+    named += line_has(line, "\"sym\":\"__libc_malloc");
+  }
+  CU_ASSERT_EQUAL((size_t)lines, in_range);
+  CU_ASSERT_EQUAL(named, lines);
+  free(j);
+}
+
+/* dump --range NAME, MODULE:NAME and MODULE on a whole /bin/ls trace:
+ * the libraries' symbols are known although the names are looked up
+ * before libc is mapped. */
+static void test_dump_library_names(void) {
+  if (!tu_have("/bin/ls") || tu_ref_default_mode() == TU_REF_QEMU)
+    return;
+  char *out = NULL, tct[4200];
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "-o",
+                               tu_tmp("ls-all"), "--", "/bin/ls", TC_SOURCE_DIR,
+                               NULL),
+                  0);
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("ls-all"));
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  uint64_t lo = 0, hi = 0;
+  CU_ASSERT_EQUAL_FATAL(func_range(&l, "", "/libc.so.6", "malloc", &lo, &hi),
+                        0);
+  size_t want = 0;
+  for (size_t i = 0; i < l.n; i++)
+    want += l.ev[i].kind == TC_EV_INSN && l.ev[i].u.insn.pc >= lo &&
+            l.ev[i].u.insn.pc < hi;
+  evlog_free(&l);
+  CU_ASSERT(want > 100);
+  const char *specs[] = {"--range malloc", "--range libc.so.6:malloc",
+                         "--range libc:__libc_malloc"};
+  for (int i = 0; i < 3; i++) {
+    char *j = dump_json(tct, specs[i]);
+    size_t n = 0, bad = 0;
+    for (const char *p = j, *line; j && (line = next_of(&p, "insn"));) {
+      uint64_t pc = field_u64(line, "pc");
+      n++;
+      bad += pc < lo || pc >= hi;
+    }
+    CU_ASSERT_EQUAL(n, want);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(j);
+  }
+  /* a module: libc's code and more than malloc's */
+  char *j = dump_json(tct, "--range libc.so.6 --count 100000");
+  CU_ASSERT(count_of(j ? j : "", "insn") > (int)want);
+  free(j);
+  /* another module's name does not match */
+  CU_ASSERT_EQUAL(
+      tu_runf(&out, 1, "%s dump --range libm.so.6:malloc %s", TC_CLI, tct), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "libm.so.6:malloc"));
+  free(out);
+}
+
+/* dlopen: libm is mapped by the program itself, mid-run; pow is called
+ * through dlsym's pointer (cos is an IFUNC: its symbol is the resolver,
+ * run by ld.so, not the code cos() runs). */
+static void test_record_dlopen_function(void) {
+  if (tu_ref_default_mode() == TU_REF_QEMU)
+    return;
+  char *out = NULL, tct[4200];
+  int st =
+      tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "--trace-func",
+                   "libm.so.6:pow", "-o", tu_tmp("dlcos-cos"), "--",
+                   tu_guest("dlcos64"), "0.5", NULL);
+  CU_ASSERT_EQUAL(st, 4);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "cos(0.5) = 0.877582561890"));
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("dlcos-cos"));
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  uint64_t lo = 0, hi = 0;
+  CU_ASSERT_EQUAL_FATAL(func_range(&l, "", "/libm.so.6", "pow", &lo, &hi), 0);
+  size_t n = 0, outside = 0;
+  pcs_in(&l, lo, hi, &n, &outside);
+  CU_ASSERT(n > 10 && n - outside > 10);
+  CU_ASSERT_EQUAL(first_pc(&l), lo);
+  evlog_free(&l);
+}
+
+/* arm64 under --root: the libraries are the root's, found through the
+ * guest's view of its files; dump --root reads the same ones. */
+static void test_record_arm64_root(void) {
+  const char *root = "/var/cache/tracecorn/rootfs-arm64";
+  char prog[4200];
+  snprintf(prog, sizeof prog, "%s/usr/bin/seq", root);
+  if (!tu_have(prog)) {
+    fprintf(stderr, "\n(skipped: no %s; scripts/fetch-foreign-rootfs.sh)\n",
+            prog);
+    return;
+  }
+  char *out = NULL, tct[4200];
+  int st = tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct", "--root",
+                        root, "--trace-range", "malloc", "-o",
+                        tu_tmp("seq-arm64-malloc"), "--", prog, "3", NULL);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "1\n2\n3\n"));
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("seq-arm64-malloc"));
+  evlog l = {0};
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  CU_ASSERT_EQUAL(tc_arch_id_of(l.arch), TC_ARCH_ARM64);
+  uint64_t lo = 0, hi = 0;
+  CU_ASSERT_EQUAL_FATAL(func_range(&l, root, "/libc.so.6", "malloc", &lo, &hi),
+                        0);
+  size_t n = 0, outside = 0;
+  pcs_in(&l, lo, hi, &n, &outside);
+  CU_ASSERT(n > 50);
+  CU_ASSERT_EQUAL(outside, 0);
+  CU_ASSERT_EQUAL(first_pc(&l), lo);
+  evlog_free(&l);
+  char args[4300];
+  snprintf(args, sizeof args, "--root %s --range libc.so.6:malloc", root);
+  char *j = dump_json(tct, args);
+  CU_ASSERT_EQUAL((size_t)count_of(j ? j : "", "insn"), n);
+  free(j);
+  /* without --root the host has no arm64 libc there: no such function */
+  CU_ASSERT_EQUAL(
+      tu_runf(&out, 1, "%s dump --range libc.so.6:malloc %s", TC_CLI, tct), 1);
+  free(out);
+}
+
+/* A refused recording says so and claims no file. */
+static void test_refused_record(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "--trace-func",
+                               "nosuchfunction", "-o", tu_tmp("refused"), "--",
+                               tu_guest("fib64"), NULL),
+                  125);
+  const char *t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "nosuchfunction"));
+  CU_ASSERT_PTR_NULL(strstr(t, "wrote"));
+  CU_ASSERT_PTR_NULL(strstr(t, "instructions,"));
+  free(out);
+  char tct[4200];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("refused"));
+  CU_ASSERT_FALSE(tu_have(tct));
+  /* a dynamic program may still map it: recorded, with a notice */
+  if (!tu_have("/bin/true") || tu_ref_default_mode() == TU_REF_QEMU)
+    return;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "--trace-func",
+                               "nosuchfunction", "-o", tu_tmp("unmatched"),
+                               "--", "/bin/true", NULL),
+                  0);
+  t = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "--trace-func nosuchfunction: no function"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(t, "wrote"));
+  free(out);
+}
+
 /* Bad values: a clear message and status 1 or 2, never a crash. */
 static void test_bad_values(void) {
   const char *tct = plant_trace();
@@ -308,6 +602,15 @@ int main(void) {
       {"--reg", test_reg},
       {"--to and --last", test_window_end},
       {"--json sym field", test_json_sym},
+      {"record --trace-range/--trace-func malloc of dynamic /bin/ls",
+       test_record_library_function},
+      {"dump --range NAME, MODULE:NAME, MODULE of libraries",
+       test_dump_library_names},
+      {"record --trace-func of a dlopen'ed library",
+       test_record_dlopen_function},
+      {"record --trace-range malloc on arm64 under --root",
+       test_record_arm64_root},
+      {"a refused record claims no file", test_refused_record},
       {"bad selection values", test_bad_values},
       {NULL, NULL}};
   return tu_run_suite("select", cases);

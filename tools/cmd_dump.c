@@ -24,10 +24,13 @@ static const char filter_help[] =
     "Selection (dump and strace):\n"
     "  --range R          instructions whose address is in R: A-B (hex, B "
     "excluded),\n"
-    "                     a function symbol of the program, or a module "
-    "(mapped file,\n"
-    "                     path or base name); repeatable or "
-    "comma-separated\n"
+    "                     NAME (a function of the program or of any "
+    "library it maps),\n"
+    "                     MODULE:NAME (libc.so.6:malloc) or MODULE (a "
+    "mapped file: path,\n"
+    "                     base name, or base name up to .so: libc); "
+    "repeatable or\n"
+    "                     comma-separated\n"
     "  --pc ADDR          instructions at ADDR (hex); repeatable or "
     "comma-separated\n"
     "  --mem R            instructions whose memory accesses touch R: ADDR, "
@@ -364,6 +367,7 @@ int cmd_dump(int argc, char **argv) {
   if (one_input(argc, "tracecorn dump [--json] FILE", in_fmt_name, &in) < 0)
     return 2;
   cf.f.from = from;
+  cf.f.root = root;
   const char *out = json ? "json" : cf.f.syscalls_only ? "strace" : "text";
   /* text writer options: colour on a terminal (NO_COLOR honoured), full
    * keyframes with -v, extra symbols */

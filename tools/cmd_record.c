@@ -712,6 +712,13 @@ static void report(tc_session *s, const record_args *a, const record_outputs *o,
             res->syscalls, res->mem_accesses);
     for (int i = 0; i < o->npaths; i++) {
       char sz[32];
+      /* never claimed when it is not there */
+      struct stat st;
+      if (!o->stream && tc_session_output_ok(s, o->paths[i]) &&
+          stat(o->paths[i], &st) != 0) {
+        fprintf(stderr, "tracecorn: did not write %s\n", o->paths[i]);
+        continue;
+      }
       uint64_t bytes = tc_output_size(o->paths[i]);
       human_size(bytes, sz, sizeof sz);
       fprintf(stderr, "tracecorn: %s %s (%s, %.2f B/insn)\n",
@@ -803,7 +810,9 @@ int cmd_record(int argc, char **argv) {
   g_session = NULL;
   if (rc < 0)
     fprintf(stderr, "tracecorn: %s\n", err.msg);
-  if (!a->opt.quiet)
+  /* A run refused before its first instruction (reason still 0) ran
+   * nothing and wrote nothing: no summary to give. */
+  if (!a->opt.quiet && !(rc < 0 && res.reason == 0))
     report(s, a, o, &res);
   tc_session_free(s);
   if (rc < 0)

@@ -770,9 +770,11 @@ TC_API int tc_convert_opts(const char *in_path, const tc_format *in_fmt,
 typedef struct tc_filter {
   size_t size; /* set by tc_filter_init() */
   /* Instructions whose pc is in any of these (NULL-terminated; NULL =
-   * anywhere): "A-B" (hex addresses, B excluded), a function symbol of
-   * the program (every function of that name), or a module (the regions
-   * mapped from a file of that path or base name, e.g. "libc.so.6"). */
+   * anywhere): "A-B" (hex addresses, B excluded), NAME (every function
+   * of that name in the program or a module it maps: libraries' symbols
+   * are read from the files the maps name), MODULE:NAME (in that module
+   * only), or MODULE (the regions mapped from a file of that path, base
+   * name, or base name up to ".so": "libc.so.6", "libc"). */
   const char *const *ranges;
   const uint64_t *pcs; /* and at one of these pcs (npcs == 0: any) */
   size_t npcs;
@@ -807,6 +809,9 @@ typedef struct tc_filter {
    * the input twice: "who last wrote this" is mem + TC_MEM_WRITE + to +
    * last = 1. */
   uint64_t last;
+  /* Where the module paths the trace names are found (NULL = as they
+   * are): the --root of a recording, to read its libraries' symbols. */
+  const char *root;
 } tc_filter;
 
 /* Call it first, then set the tests you need. */
