@@ -63,9 +63,10 @@ struct tc_filter_state {
   /* --reg: register indices */
   int *regs;
   size_t nregs;
-  /* An instruction that passed every test but the memory one, held (a
-   * copy) until the next event says whether its syscall's kernel writes
-   * touch the range: the SYSCALL event comes after its INSN. */
+  /* An instruction that passed every test but the memory or syscall
+   * one, held (a copy) until the next event says whether it made a
+   * syscall (of a --syscall name, whose kernel writes touch the --mem
+   * range): the SYSCALL event comes after its INSN. */
   bool held;
   held_insn hold;
   size_t state_size;
@@ -531,15 +532,20 @@ static int show_insn(tc_filter_state *s, const tc_event *ev,
   return pass(ev, out, w, err);
 }
 
-/* The held instruction is decided by the event after it: shown if that
- * is its syscall and the kernel wrote into the --mem range. */
+/* The held instruction is decided by the event after it, which says
+ * whether it made a syscall: shown if its own accesses or the kernel's
+ * writes touch the --mem range, and (with --syscall) the syscall is one
+ * of those named. */
 static int decide_held(tc_filter_state *s, const tc_event *ev,
                        const tc_format *out, tc_writer *w, tc_error *err) {
   s->held = false;
   const tc_event *h = &s->hold.ev;
-  bool hit = ev->kind == TC_EV_SYSCALL &&
-             ev->u.sys.insn_index == h->u.insn.index && ev->u.sys.part == 0 &&
-             mem_touches(s, ev->u.sys.mem, ev->u.sys.nmem);
+  const tc_syscall_event *y = &ev->u.sys;
+  bool its_sys = ev->kind == TC_EV_SYSCALL &&
+                 y->insn_index == h->u.insn.index && y->part == 0;
+  bool hit =
+      (s->insn_mem_hit || (its_sys && mem_touches(s, y->mem, y->nmem))) &&
+      (!s->f.syscalls || (its_sys && name_passes(s, y)));
   return hit ? show_insn(s, h, out, w, err) : hide(h, out, w, err);
 }
 
@@ -587,10 +593,11 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
     s->insn_mem_hit = !s->nmem || mem_touches(s, e->mem, e->nmem);
     if (s->f.syscalls_only || !s->insn_passed)
       return hide(ev, out, w, err);
-    if (!s->insn_mem_hit) {
-      if (!(s->mem_kind & TC_MEM_WRITE))
-        return hide(ev, out, w, err);
-      /* its syscall's kernel writes may still touch the range */
+    if (!s->insn_mem_hit && !(s->mem_kind & TC_MEM_WRITE))
+      return hide(ev, out, w, err);
+    if (!s->insn_mem_hit || s->f.syscalls) {
+      /* its syscall's kernel writes may still touch the range; with
+       * --syscall only an instruction that makes one of those shows */
       if (!hold_insn(s, ev)) {
         tc_error_set(err, "out of memory");
         return -1;

@@ -251,6 +251,41 @@ static void test_window_end(void) {
   free(all);
 }
 
+/* dump --syscall NAME without --syscalls-only: the instructions that made
+ * that syscall, each with its syscall line, and nothing else (it printed
+ * every instruction before); composed with --mem. */
+static void test_syscall_instructions(void) {
+  const char *tct = plant_trace();
+  char *j = dump_json(tct, "--syscall uname");
+  CU_ASSERT_EQUAL(count_of(j ? j : "", "insn"), 1);
+  CU_ASSERT_EQUAL(count_of(j ? j : "", "syscall"), 1);
+  const char *p = j, *l = j ? next_of(&p, "insn") : NULL;
+  const char *q = j, *y = j ? next_of(&q, "syscall") : NULL;
+  CU_ASSERT(l && y && field_u64(l, "index") == field_u64(y, "index"));
+  CU_ASSERT(y && line_has(y, "\"name\":\"uname\""));
+  uint64_t at = l ? field_u64(l, "index") : 0;
+  free(j);
+  /* every syscall instruction of the trace, once each */
+  char *all = dump_json(tct, "--syscalls-only");
+  int nsys = count_of(all ? all : "", "syscall");
+  free(all);
+  j = dump_json(tct, "--syscall uname,write,brk,exit_group,arch_prctl,"
+                     "set_tid_address,set_robust_list,rseq,prlimit64,"
+                     "readlinkat,getrandom,mprotect,newfstatat,fstat");
+  CU_ASSERT(count_of(j ? j : "", "insn") > 1);
+  CU_ASSERT_EQUAL(count_of(j ? j : "", "insn"),
+                  count_of(j ? j : "", "syscall"));
+  CU_ASSERT(count_of(j ? j : "", "syscall") <= nsys);
+  free(j);
+  /* composed: a range the uname call does not write selects nothing */
+  char args[128];
+  snprintf(args, sizeof args, "--syscall uname --mem 0x10:1 --to %" PRIu64,
+           at + 1);
+  j = dump_json(tct, args);
+  CU_ASSERT_EQUAL(count_of(j ? j : "", "insn"), 0);
+  free(j);
+}
+
 /* --json names each instruction's function as the text dump labels it:
  * "sym":"plant", then "plant+0x7"...; null outside every symbol. */
 static void test_json_sym(void) {
@@ -602,6 +637,7 @@ int main(void) {
       {"--reg", test_reg},
       {"--to and --last", test_window_end},
       {"--json sym field", test_json_sym},
+      {"--syscall selects the instructions", test_syscall_instructions},
       {"record --trace-range/--trace-func malloc of dynamic /bin/ls",
        test_record_library_function},
       {"dump --range NAME, MODULE:NAME, MODULE of libraries",
