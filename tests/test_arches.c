@@ -472,6 +472,17 @@ static void test_capstone_names(void) {
   }
 }
 
+/* statfs and fstatfs (statfs64 and fstatfs64 through glibc on i386,
+ * armhf and mips): the file system's kind and name length, errors
+ * (ENOENT, EBADF, EFAULT) and a pipe's pipefs, as the native or qemu-user
+ * run (issue 32; examples/guests/statfs.c). */
+static void test_statfs(void) {
+  const char *guests[] = {"statfs64",     "statfs32",    "statfs-arm64",
+                          "statfs-armhf", "statfs-mips", "statfs-mipsel"};
+  for (size_t i = 0; i < sizeof guests / sizeof *guests; i++)
+    tu_check_reference(TU_REF_AUTO, guests[i], "");
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"arm64 stdout and status = reference run", test_reference_arm64},
@@ -492,6 +503,7 @@ int main(void) {
       {"gdb-multiarch reads the tfiles", test_gdb_tfile},
       {"capstone register names", test_capstone_names},
       {"engine probes", test_engine_probes},
+      {"statfs and fstatfs = reference run", test_statfs},
       {NULL, NULL}};
   return tu_run_suite("arches", cases);
 }

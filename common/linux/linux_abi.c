@@ -560,3 +560,88 @@ int tc_abi_encode_dirent(const tc_arch *arch, uint64_t ino, int64_t off,
   out[reclen - 1] = type;
   return (int)reclen;
 }
+
+/* ---------------------------------------------------------------- statfs */
+
+enum {
+  FS_TYPE,
+  FS_BSIZE,
+  FS_BLOCKS,
+  FS_BFREE,
+  FS_BAVAIL,
+  FS_FILES,
+  FS_FFREE,
+  FS_FSID0,
+  FS_FSID1,
+  FS_NAMELEN,
+  FS_FRSIZE,
+  FS_FLAGS,
+  FS_COUNT
+};
+typedef struct statfs_layout {
+  uint16_t size;
+  uint8_t off[FS_COUNT], width[FS_COUNT];
+} statfs_layout;
+
+/* asm-generic's struct statfs with 8-byte longs (x86-64, arm64, sparc64;
+ * 120 bytes), with 4-byte ones (i386, arm; 64), and its statfs64 (84: i386
+ * packs it naturally, arm EABI with ARCH_PACK_STATFS64); mips' own order
+ * (frsize third, bavail last) for o32 (68), n64 (128) and o32's statfs64
+ * (96, a pad after frsize). */
+static const statfs_layout statfs_generic64 = {
+    120,
+    {0, 8, 16, 24, 32, 40, 48, 56, 60, 64, 72, 80},
+    {8, 8, 8, 8, 8, 8, 8, 4, 4, 8, 8, 8}};
+static const statfs_layout statfs_generic32 = {
+    64,
+    {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44},
+    {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}};
+static const statfs_layout statfs64_generic32 = {
+    84,
+    {0, 4, 8, 16, 24, 32, 40, 48, 52, 56, 60, 64},
+    {4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4, 4}};
+static const statfs_layout statfs_mips_o32 = {
+    68,
+    {0, 4, 12, 16, 28, 20, 24, 32, 36, 40, 8, 44},
+    {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}};
+static const statfs_layout statfs_mips_n64 = {
+    128,
+    {0, 8, 24, 32, 56, 40, 48, 64, 68, 72, 16, 80},
+    {8, 8, 8, 8, 8, 8, 8, 4, 4, 8, 8, 8}};
+static const statfs_layout statfs64_mips_o32 = {
+    96,
+    {0, 4, 16, 24, 48, 32, 40, 56, 60, 64, 8, 68},
+    {4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4, 4}};
+
+int tc_abi_encode_statfs(const tc_arch *arch, tc_stat_kind kind,
+                         const tc_statfs_vals *v, uint8_t *out) {
+  bool mips = tc_arch_is_mips(arch), p32 = arch->ptr_size == 4;
+  const statfs_layout *l;
+  if (kind == TC_STAT_64)
+    l = !p32 ? NULL : mips ? &statfs64_mips_o32 : &statfs64_generic32;
+  else
+    l = mips  ? (p32 ? &statfs_mips_o32 : &statfs_mips_n64)
+        : p32 ? &statfs_generic32
+              : &statfs_generic64;
+  if (!l)
+    return -ENOSYS;
+  uint64_t x[FS_COUNT] = {
+      [FS_TYPE] = v->type,     [FS_BSIZE] = v->bsize,
+      [FS_BLOCKS] = v->blocks, [FS_BFREE] = v->bfree,
+      [FS_BAVAIL] = v->bavail, [FS_FILES] = v->files,
+      [FS_FFREE] = v->ffree,   [FS_FSID0] = v->fsid[0],
+      [FS_FSID1] = v->fsid[1], [FS_NAMELEN] = v->namelen,
+      [FS_FRSIZE] = v->frsize, [FS_FLAGS] = v->flags,
+  };
+  /* put_compat_statfs: counts that do not fit fail (files and ffree of
+   * ~0, "unknown", pass as ~0 cut) */
+  if (l->width[FS_BLOCKS] == 4 &&
+      ((v->blocks | v->bfree | v->bavail | v->bsize | v->frsize) >> 32 ||
+       (v->files != UINT64_MAX && v->files >> 32) ||
+       (v->ffree != UINT64_MAX && v->ffree >> 32)))
+    return -EOVERFLOW;
+  memset(out, 0, l->size);
+  for (int i = 0; i < FS_COUNT; i++)
+    tc_abi_put(arch, out + l->off[i], l->width[i], x[i]);
+  return l->size;
+}

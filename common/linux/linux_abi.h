@@ -38,6 +38,18 @@ int tc_abi_encode_stat(const tc_arch *arch, tc_stat_kind kind,
 int tc_abi_stat_size(const tc_arch *arch, tc_stat_kind kind);
 int tc_abi_decode_stat(const tc_arch *arch, tc_stat_kind kind,
                        const uint8_t *in, struct stat *st);
+/* struct statfs's values, host-independent (the kernel's kstatfs). */
+typedef struct tc_statfs_vals {
+  uint64_t type, bsize, blocks, bfree, bavail, files, ffree, namelen, frsize,
+      flags;
+  uint32_t fsid[2];
+} tc_statfs_vals;
+/* Encodes them as the guest's struct statfs (kind TC_STAT_NATIVE) or
+ * struct statfs64 (TC_STAT_64: i386, arm, mips o32). Returns its size,
+ * -ENOSYS if the arch has no such struct, -EOVERFLOW where a 32-bit
+ * struct cannot hold a count (as the kernel's put_compat_statfs). */
+int tc_abi_encode_statfs(const tc_arch *arch, tc_stat_kind kind,
+                         const tc_statfs_vals *v, uint8_t *out);
 /* struct statx (same on every arch). Returns 256. */
 int tc_abi_encode_statx(const tc_arch *arch, const struct stat *st,
                         uint8_t *out);

@@ -1089,6 +1089,11 @@ static const sysdesc syscalls[] = {
     {"stat", R_DEC, 0, {K_PATH, K_STAT_OUT}},
     {"lstat", R_DEC, 0, {K_PATH, K_STAT_OUT}},
     {"fstat", R_DEC, 0, {K_INT, K_STAT_OUT}},
+    /* the struct statfs itself is shown as its address */
+    {"statfs", R_DEC, 0, {K_PATH, K_PTR}},
+    {"fstatfs", R_DEC, 0, {K_INT, K_PTR}},
+    {"statfs64", R_DEC, 0, {K_PATH, K_ULONG, K_PTR}},
+    {"fstatfs64", R_DEC, 0, {K_INT, K_ULONG, K_PTR}},
     {"newfstatat", R_DEC, 0, {K_DIRFD, K_PATH, K_STAT_OUT, K_ATFLAGS}},
     {"stat64", R_DEC, 0, {K_PATH, K_STAT64_OUT}},
     {"lstat64", R_DEC, 0, {K_PATH, K_STAT64_OUT}},

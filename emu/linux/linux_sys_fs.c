@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -1100,6 +1101,142 @@ static int64_t sys_fadvise(tc_sys_call *c) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- statfs */
+
+/* statfs: the file system's kind, name length and mount flags are the
+ * host's; its size and free counts, which change from run to run, are
+ * fixed (a 64 GiB file system, half free), as stat's inode numbers are,
+ * unless --host-stat passes the host's through. /proc/self's synthesised
+ * entries are proc's and the stdio descriptors pipefs's, as on Linux. */
+#define TC_ST_VALID 0x20u /* ST_VALID: f_flags is filled (Linux 2.6.36) */
+static void statfs_vals(tc_emu *emu, const struct statfs *h,
+                        tc_statfs_vals *v) {
+  memset(v, 0, sizeof *v);
+  v->type = (uint64_t)h->f_type;
+  v->namelen = (uint64_t)h->f_namelen;
+  v->flags = (uint64_t)h->f_flags;
+  if (emu->opt.host_stat) {
+    v->bsize = (uint64_t)h->f_bsize;
+    v->frsize = (uint64_t)h->f_frsize;
+    v->blocks = h->f_blocks;
+    v->bfree = h->f_bfree;
+    v->bavail = h->f_bavail;
+    v->files = h->f_files;
+    v->ffree = h->f_ffree;
+    memcpy(v->fsid, &h->f_fsid, sizeof v->fsid);
+    return;
+  }
+  v->bsize = v->frsize = 4096;
+  v->blocks = 1u << 24;
+  v->bfree = v->bavail = 1u << 23;
+  v->files = 1u << 22;
+  v->ffree = 1u << 21;
+}
+
+static void statfs_synthetic(tc_statfs_vals *v, uint64_t magic,
+                             uint64_t flags) {
+  memset(v, 0, sizeof *v);
+  v->type = magic;
+  v->bsize = v->frsize = 4096;
+  v->namelen = 255;
+  v->flags = flags | TC_ST_VALID;
+}
+
+static int fd_statfs(tc_emu *emu, int fd, tc_statfs_vals *v) {
+  tc_fd *f = tc_sys_fd(emu, fd);
+  if (!f)
+    return -EBADF;
+  if (!f->owned) { /* stdio: a pipe, as fd_stat says */
+    statfs_synthetic(v, 0x50495045u /* PIPEFS_MAGIC */, 0);
+    return 0;
+  }
+  struct statfs h;
+  if (fstatfs(f->host_fd, &h) < 0)
+    return -errno;
+  statfs_vals(emu, &h, v);
+  return 0;
+}
+
+static int path_statfs(tc_sys_call *c, uint64_t path_addr, tc_statfs_vals *v) {
+  tc_emu *emu = c->emu;
+  char gpath[TC_PATH_MAX];
+  int r = tc_sys_read_path(emu, path_addr, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(emu, TC_AT_FDCWD, gpath, TC_GFS_FOLLOW, &loc)) < 0)
+    return r;
+  struct statfs h;
+  if (loc.kind == TC_GFS_REAL) {
+    /* O_PATH: statfs needs no permission on the file itself */
+    int fd = openat(loc.dirfd, tc_guestfs_loc_name(&loc),
+                    O_PATH | O_CLOEXEC | O_NOFOLLOW);
+    r = fd < 0 ? -errno : fstatfs(fd, &h) < 0 ? -errno : 0;
+    if (fd >= 0)
+      close(fd);
+    if (r == 0)
+      statfs_vals(emu, &h, v);
+  } else if (loc.kind == TC_GFS_EXE) {
+    r = emu->exe_fd < 0 ? -ENOENT : fstatfs(emu->exe_fd, &h) ? -errno : 0;
+    if (r == 0)
+      statfs_vals(emu, &h, v);
+  } else if (loc.kind == TC_GFS_FD) {
+    r = fd_statfs(emu, loc.fd, v);
+  } else { /* /proc/self's own entries: proc, nosuid,nodev,noexec,relatime */
+    statfs_synthetic(v, 0x9fa0u /* PROC_SUPER_MAGIC */, 0x40eu);
+  }
+  tc_guestfs_loc_done(&loc);
+  return r;
+}
+
+static int64_t put_statfs(tc_sys_call *c, tc_stat_kind kind,
+                          const tc_statfs_vals *v, uint64_t addr) {
+  uint8_t buf[128];
+  int n = tc_abi_encode_statfs(c->emu->arch, kind, v, buf);
+  if (n < 0)
+    return n;
+  return tc_sys_write(c->emu, addr, buf, (size_t)n);
+}
+
+static int64_t sys_statfs(tc_sys_call *c) {
+  tc_statfs_vals v;
+  int r = path_statfs(c, c->a[0], &v);
+  return r < 0 ? r : put_statfs(c, TC_STAT_NATIVE, &v, c->a[1]);
+}
+static int64_t sys_fstatfs(tc_sys_call *c) {
+  tc_statfs_vals v;
+  int r = fd_statfs(c->emu, tc_sys_int(c, 0), &v);
+  return r < 0 ? r : put_statfs(c, TC_STAT_NATIVE, &v, c->a[1]);
+}
+/* statfs64(path, size, buf): size must be the struct's (EINVAL); arm's
+ * sys_statfs64_wrapper also takes 88, the size of EABI userland's unpacked
+ * struct (glibc passes it), for the kernel's packed 84. */
+static int64_t statfs64_size_ok(tc_sys_call *c) {
+  uint8_t buf[128];
+  tc_statfs_vals zero = {0};
+  const tc_arch *a = c->emu->arch;
+  int n = tc_abi_encode_statfs(a, TC_STAT_64, &zero, buf);
+  if (n < 0)
+    return n;
+  if (c->a[1] == (uint64_t)n || (c->a[1] == 88 && a->id == TC_ARCH_ARM))
+    return 0;
+  return -EINVAL;
+}
+static int64_t sys_statfs64(tc_sys_call *c) {
+  int64_t r = statfs64_size_ok(c);
+  tc_statfs_vals v;
+  if (r == 0)
+    r = path_statfs(c, c->a[0], &v);
+  return r < 0 ? r : put_statfs(c, TC_STAT_64, &v, c->a[2]);
+}
+static int64_t sys_fstatfs64(tc_sys_call *c) {
+  int64_t r = statfs64_size_ok(c);
+  tc_statfs_vals v;
+  if (r == 0)
+    r = fd_statfs(c->emu, tc_sys_int(c, 0), &v);
+  return r < 0 ? r : put_statfs(c, TC_STAT_64, &v, c->a[2]);
+}
+
 static int64_t do_ftruncate(tc_sys_call *c, int64_t len) {
   tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
   if (!f)
@@ -1465,6 +1602,10 @@ const tc_sys_entry tc_sys_fs_table[] = {
     {"renameat2", sys_renameat2},
     {"ftruncate", sys_ftruncate},
     {"fadvise64", sys_fadvise},
+    {"statfs", sys_statfs},
+    {"fstatfs", sys_fstatfs},
+    {"statfs64", sys_statfs64},
+    {"fstatfs64", sys_fstatfs64},
     {"fadvise64_64", sys_fadvise},
     {"arm_fadvise64_64", sys_fadvise},
     {"ftruncate64", sys_ftruncate64},
