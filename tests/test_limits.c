@@ -225,6 +225,12 @@ static void stall_and_signal(const char *label, int sig, int twice) {
             strstr(last->u.exit.message, "abandoned"));
   CU_ASSERT(evlog_count(&l, TC_EV_INSN) > 1000);
   evlog_free(&l);
+  /* strace ends it as strace does a run it stopped following */
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "strace", tct, NULL), 0);
+  size_t n = out ? strlen(out) : 0;
+  CU_ASSERT(n >= 20 && strcmp(out + n - 20, "+++ interrupted +++\n") == 0);
+  free(out);
 }
 
 static void test_watchdog_sigterm(void) {

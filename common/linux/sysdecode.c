@@ -2930,6 +2930,15 @@ const char *tc_sysdecode_exit(tc_sysdecode *d, const tc_exit_event *x) {
       sb_printf(b, "+++ killed by %s +++", sig);
     else
       sb_printf(b, "+++ killed by signal %d +++", x->signal);
+  } else if (x->reason == TC_EXIT_INTERRUPTED) {
+    /* the recording stopped (Ctrl-C, SIGTERM) with the program running */
+    sb_puts(b, "+++ interrupted +++");
+  } else if (x->reason == TC_EXIT_MAX_INSNS) {
+    sb_printf(b, "+++ stopped after %" PRIu64 " instructions (--max-insns) +++",
+              x->insn_count);
+  } else if (x->reason == TC_EXIT_ERROR) {
+    sb_printf(b, "+++ recording failed: %s +++",
+              x->message ? x->message : "error");
   } else {
     return NULL;
   }
