@@ -148,6 +148,27 @@ static void test_strace_lines(void) {
   free(out);
 }
 
+/* info lists a recording's other processes from the parent's file, and
+ * names the parent from a child's (issue 32). */
+static void test_info_family(void) {
+  CU_ASSERT_EQUAL(record("family", "tct", "fork64", NULL, NULL, NULL), 0);
+  char *out = NULL;
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&out, TC_CLI, "info", file_of("family", NULL, ".tct"), NULL),
+      0);
+  const char *o = out ? out : "";
+  CU_ASSERT(strstr(o, "processes:    5 more in files of their own (fork):\n"
+                      "  pid 1001    ") != NULL);
+  CU_ASSERT(strstr(o, "family.1005.tct\n") != NULL);
+  free(out);
+  out = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "info",
+                               file_of("family", "1002", ".tct"), NULL),
+                  0);
+  CU_ASSERT(out && strstr(out, "family.tct (this is pid 1002's trace)\n"));
+  free(out);
+}
+
 static void test_child_stream(void) {
   CU_ASSERT_EQUAL(record("stream", "tct", "fork64", NULL, NULL, NULL), 0);
   evlog parent = {0}, child = {0};
@@ -407,6 +428,7 @@ int main(void) {
       {"one file per process, deterministic", test_files_and_determinism},
       {"a child's stream starts from the copied state", test_child_stream},
       {"strace: clone and wait4 as strace prints them", test_strace_lines},
+      {"info lists the other processes' files", test_info_family},
       {"verify passes for every process", test_verify},
       {"a signal interrupts a blocked read", test_eintr},
       {"a fork bomb ends at EAGAIN", test_bomb},
