@@ -20,7 +20,7 @@ _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --se
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle --root
   --range --pc --mem --reads --writes --reg --from --to --skip --count --last
   --syscalls-only --syscall -e -h --help"
-_tracecorn_opts_strace="-s -f --format --range --pc --mem --reads --writes --reg
+_tracecorn_opts_strace="-s -f --format --root --range --pc --mem --reads --writes --reg
   --from --to --skip --count --last --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -h
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip

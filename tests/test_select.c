@@ -573,6 +573,28 @@ static void test_record_arm64_root(void) {
   CU_ASSERT_EQUAL(
       tu_runf(&out, 1, "%s dump --range libc.so.6:malloc %s", TC_CLI, tct), 1);
   free(out);
+  /* strace too, on the whole run: the syscalls libc's brk() makes
+   * (ld.so's own brk is not libc's) */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f", "tct",
+                               "--root", root, "-o", tu_tmp("seq-arm64"), "--",
+                               prog, "3", NULL),
+                  0);
+  free(out);
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("seq-arm64"));
+  CU_ASSERT_EQUAL(tu_runf(&out, 1,
+                          "%s strace --root %s --range libc.so.6:brk %s",
+                          TC_CLI, root, tct),
+                  0);
+  int lines = 0, brks = 0;
+  for (const char *line = out; line && *line;) {
+    const char *nl = strchr(line, '\n');
+    lines++;
+    brks += strncmp(line, "brk(", 4) == 0;
+    line = nl ? nl + 1 : NULL;
+  }
+  CU_ASSERT(brks >= 1);
+  CU_ASSERT_EQUAL(lines, brks + 1); /* and +++ exited with 0 +++ */
+  free(out);
 }
 
 /* A refused recording says so and claims no file. */

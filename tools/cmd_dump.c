@@ -201,11 +201,22 @@ int one_input(int argc, const char *usage, const char *fmt_name,
   return 0;
 }
 
+/* --root DIR (dump, strace): where the trace's module paths are. */
+static int check_root(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "tracecorn: --root %s: not a directory\n", dir);
+    return -1;
+  }
+  return 0;
+}
+
 int cmd_strace(int argc, char **argv) {
   static const struct option longopts[] = {
       FILTER_LONGOPTS,
       {"from", required_argument, 0, OPT_FROM},
       {"to", required_argument, 0, OPT_TO},
+      {"root", required_argument, 0, 'R'},
       {"format", required_argument, 0, 'f'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
@@ -227,6 +238,11 @@ int cmd_strace(int argc, char **argv) {
     case 'f':
       in_fmt_name = optarg;
       break;
+    case 'R':
+      if (check_root(optarg) < 0)
+        return 2;
+      cf.f.root = optarg;
+      break;
     case 's': {
       uint64_t v;
       if (parse_u64(optarg, &v) < 0 || v == 0 || v > (1u << 20)) {
@@ -244,8 +260,9 @@ int cmd_strace(int argc, char **argv) {
              "return values with errno names, the\nsignal that killed the "
              "process and its exit. Strings and structs are read\nfrom the "
              "guest memory the trace rebuilds (a trace recorded --no-memory "
-             "shows\npointers). -s N: string limit (default 32). Same as "
-             "`dump --syscalls-only`.\n\n%s",
+             "shows\npointers). -s N: string limit (default 32). --root "
+             "DIR: the module paths\n(for --range names) are under DIR. "
+             "Same as `dump --syscalls-only`.\n\n%s",
              filter_help);
       return 0;
     default:
@@ -309,15 +326,11 @@ int cmd_dump(int argc, char **argv) {
     case 'D':
       demangle = true;
       break;
-    case 'R': {
-      struct stat st;
-      if (stat(optarg, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "tracecorn: --root %s: not a directory\n", optarg);
+    case 'R':
+      if (check_root(optarg) < 0)
         return 2;
-      }
       root = optarg;
       break;
-    }
     case 'f':
       in_fmt_name = optarg;
       break;
