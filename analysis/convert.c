@@ -216,6 +216,10 @@ static int convert(const char *in_path, const tc_format *in_fmt,
   tc_event ev;
   int rc;
   bool stopped = false;
+  /* The output could not be made (the target refused an event or its
+   * writing failed): nothing is kept. A read error keeps what was read
+   * under the partial name. */
+  bool write_failed = false;
   tc_error werr = {{0}};
   while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
     tc_loss_see(&loss, &ev);
@@ -229,6 +233,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
         k = tc_filter_event(fs, &m, out_fmt, c.w, &werr);
       if (k < 0) {
         rc = -1;
+        write_failed = true;
         tc_error_set(err, "%s", werr.msg);
         break;
       }
@@ -241,6 +246,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
     int k = tc_filter_event(fs, &ev, out_fmt, c.w, &werr);
     if (k < 0) {
       rc = -1;
+      write_failed = true;
       snprintf(err ? err->msg : werr.msg, sizeof werr.msg, "%s", werr.msg);
       break;
     }
@@ -249,8 +255,10 @@ static int convert(const char *in_path, const tc_format *in_fmt,
       break;
     }
   }
-  if (rc == 0 && !stopped && tc_filter_finish(fs, err) < 0)
+  if (rc == 0 && !stopped && tc_filter_finish(fs, err) < 0) {
     rc = -1;
+    write_failed = true;
+  }
   /* Formats without an exit record (TRAC, tfile) still end the stream the
    * event model promises: a synthetic EXIT that says it was not recorded. */
   if (rc == 0 && !stopped && !c.seen_exit) {
@@ -262,6 +270,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
     x.u.exit.message = msg;
     if (convert_sink(&c, &x, &werr) < 0) {
       rc = -1;
+      write_failed = true;
       tc_error_set(err, "%s", werr.msg);
     }
     loss.synthetic_exit = true;
@@ -277,17 +286,30 @@ static int convert(const char *in_path, const tc_format *in_fmt,
   bool refuse = strict && rep->dropped_kinds && rc == 0;
   /* Close the output even after a read error: what was read is kept. */
   tc_error cerr = {{0}};
+  bool streamed = strcmp(tmp, out_path) == 0; /* nothing to rename */
   if (out_fmt->close_writer(c.w, &cerr) < 0) {
     if (rc >= 0)
-      tc_error_set(err, "%s (the partial output is kept as %s)", cerr.msg, tmp);
+      tc_error_set(err, "%s", cerr.msg);
     rc = -1;
-  } else if (refuse) {
-    if (strcmp(tmp, out_path) != 0)
+    write_failed = true;
+  }
+  if (write_failed || refuse) {
+    if (!streamed)
       tc_outfile_discard(tmp);
-    tc_error_set(err, "%s drops: %s; %s not written (strict)", out_fmt->name,
-                 rep->dropped, out_path);
+    if (refuse)
+      tc_error_set(err, "%s drops: %s; %s not written (strict)", out_fmt->name,
+                   rep->dropped, out_path);
+    else if (!streamed && err && strlen(err->msg) + 40 < sizeof err->msg)
+      snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+               "; %s not written", out_path);
     rc = -1;
-  } else if (tc_outfile_commit(tmp, out_path, &cerr) < 0 && rc >= 0) {
+  } else if (rc < 0) {
+    /* the input failed part-way: what was read is kept, not as complete */
+    if (!streamed && err &&
+        strlen(err->msg) + strlen(tmp) + 40 < sizeof err->msg)
+      snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
+               " (what was read is kept as %s)", tmp);
+  } else if (tc_outfile_commit(tmp, out_path, &cerr) < 0) {
     tc_error_set(err, "%s", cerr.msg);
     rc = -1;
   }

@@ -126,6 +126,57 @@ static void test_loss_report(void) {
                   1);
   CU_ASSERT(msg && strstr(msg, "bytes"));
   free(msg);
+  /* ... and leaves nothing behind, neither the file nor its partial name
+   * (issue 36: drcov's was kept under the final name, trac's as partial) */
+  CU_ASSERT_FALSE(tu_have(out));
+  snprintf(part, sizeof part, "%s", tu_tmp("loss-bytes.partial.trace64"));
+  CU_ASSERT_NOT_EQUAL(stat(part, &st), 0);
+  snprintf(out, sizeof out, "%s", tu_tmp("loss-bytes.drcov"));
+  CU_ASSERT_EQUAL(tu_run_merge(&msg, TC_CLI, "convert", tenet_in, "--to",
+                               "drcov", out, NULL),
+                  1);
+  CU_ASSERT(msg && strstr(msg, "not written"));
+  free(msg);
+  CU_ASSERT_FALSE(tu_have(out));
+  snprintf(part, sizeof part, "%s", tu_tmp("loss-bytes.partial.drcov"));
+  CU_ASSERT_NOT_EQUAL(stat(part, &st), 0);
+
+  /* a target that holds instruction bytes gets none from tenet: named,
+   * and --strict refuses it (they were written empty, silently) */
+  const char *bytes_targets[][2] = {{"rvn", "loss-nobytes.rvn"},
+                                    {"bap", "loss-nobytes.frames"},
+                                    {"ucir", "loss-nobytes.ucir"},
+                                    {"tfile", "loss-nobytes.tf"}};
+  for (int i = 0; i < 4; i++) {
+    snprintf(out, sizeof out, "%s", tu_tmp(bytes_targets[i][1]));
+    CU_ASSERT_EQUAL(tu_run_merge(&msg, TC_CLI, "convert", tenet_in, "--to",
+                                 bytes_targets[i][0], out, NULL),
+                    0);
+    snprintf(want, sizeof want, "%s drops: instruction bytes (the tenet input",
+             bytes_targets[i][0]);
+    CU_ASSERT(msg && strstr(msg, want));
+    free(msg);
+    CU_ASSERT_EQUAL(tu_run_merge(&msg, TC_CLI, "convert", "--strict", "--force",
+                                 tenet_in, "--to", bytes_targets[i][0], out,
+                                 NULL),
+                    1);
+    CU_ASSERT(msg && strstr(msg, "not written (strict)"));
+    free(msg);
+  }
+
+  /* tfile tells no writes from reads: a writes-only target keeps nothing
+   * of its accesses, and says so (it said "memory read values") */
+  char tf[600];
+  snprintf(tf, sizeof tf, "%s", tu_tmp("loss-tf.tf"));
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&msg, TC_CLI, "convert", tct, "--to", "tfile", tf, NULL), 0);
+  free(msg);
+  snprintf(out, sizeof out, "%s", tu_tmp("loss-tf.rvn"));
+  CU_ASSERT_EQUAL(
+      tu_run_merge(&msg, TC_CLI, "convert", tf, "--to", "rvn", out, NULL), 0);
+  CU_ASSERT(msg && strstr(msg, "rvn drops: every memory access (the tfile "
+                               "input does not tell writes from reads"));
+  free(msg);
 }
 
 /* ------------------------------------------------ round trip A -> B -> A */

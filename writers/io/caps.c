@@ -167,6 +167,13 @@ int tc_loss_dropped(const tc_loss *l, char *buf, size_t max) {
     add(&b, "the execution order (coverage keeps each block once)");
   if ((s & TC_CAP_INSN_BYTES) && !(d & TC_CAP_INSN_BYTES) && l->insns)
     add(&b, "instruction bytes");
+  else if (!(s & TC_CAP_INSN_BYTES) && (d & TC_CAP_INSN_BYTES) && l->insns)
+    /* a target that holds them gets none: empty instructions (rvn's code
+     * pages zeros, bap's rawbytes and ucir's sizes empty) */
+    add(&b,
+        "instruction bytes (the %s input has none: %s gets empty "
+        "instructions)",
+        l->src->name, l->dst->name);
   int src_regs = 0, lost = 0;
   char names[160] = "";
   size_t nn = 0;
@@ -192,8 +199,16 @@ int tc_loss_dropped(const tc_loss *l, char *buf, size_t max) {
     if (!(d & TC_CAP_MEM)) {
       add(&b, "memory accesses");
     } else {
-      if ((d & TC_CAP_MEM_WRITES_ONLY) && !(s & TC_CAP_MEM_WRITES_ONLY) &&
-          l->reads)
+      if ((d & TC_CAP_MEM_WRITES_ONLY) &&
+          !(s & (TC_CAP_MEM_KIND | TC_CAP_MEM_WRITES_ONLY)))
+        /* tfile: every access reads back as a read; a writes-only target
+         * keeps none of them */
+        add(&b,
+            "every memory access (the %s input does not tell writes from "
+            "reads; %s keeps writes only)",
+            l->src->name, l->dst->name);
+      else if ((d & TC_CAP_MEM_WRITES_ONLY) && !(s & TC_CAP_MEM_WRITES_ONLY) &&
+               l->reads)
         add(&b, "memory read values");
       /* a writes-only source knows every access is a write */
       if ((s & (TC_CAP_MEM_KIND | TC_CAP_MEM_WRITES_ONLY)) &&
@@ -239,9 +254,10 @@ void tc_loss_rebuilt(const tc_loss *l, char *buf, size_t max) {
   if (max)
     buf[0] = 0;
   if (l->rebuilt_pages)
-    add(&b,
-        "initial memory from the instruction bytes and the values read "
-        "(%" PRIu64 " page%s)",
+    add(&b, "initial memory from %s (%" PRIu64 " page%s)",
+        (l->src->caps & TC_CAP_INSN_BYTES)
+            ? "the instruction bytes and the values read"
+            : "the values read",
         l->rebuilt_pages, l->rebuilt_pages == 1 ? "" : "s");
   if (l->synthetic_exit)
     add(&b, "an exit record (the %s input has none)", l->src->name);
