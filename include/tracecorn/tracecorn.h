@@ -463,10 +463,13 @@ typedef struct tc_options {
   const char *const *writer_options;
   /* What to record (the whole program still runs), NULL-terminated lists;
    * both NULL = everything. trace_ranges: instructions whose pc is in
-   * "A-B" (hex, B excluded) or in the function of that name; trace_funcs:
-   * every instruction from a call of the named function (or hex entry
-   * address) until it returns, callees included. At most 16 each. Each
-   * return into the selection after a gap starts with a KEYFRAME. */
+   * "A-B" (hex, B excluded), in a function NAME (of the program, its
+   * interpreter or any library it loads), MODULE:NAME (that module's
+   * only) or in a MODULE's code; trace_funcs: every instruction from a
+   * call of the named function (or hex entry address) until it returns,
+   * callees included. Names are resolved as each module is mapped; a
+   * static program's unknown name fails tc_session_run. At most 16 each.
+   * Each return into the selection after a gap starts with a KEYFRAME. */
   const char *const *trace_ranges;
   const char *const *trace_funcs;
   /* Guest threads: instructions a thread runs before the next runnable one
