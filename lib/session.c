@@ -21,6 +21,7 @@
 #include "loaders/loader.h"
 #include "pipe.h"
 #include "recorder/recorder.h"
+#include "recorder/sched.h"
 #include "session_internal.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/format.h"
@@ -53,21 +54,12 @@ typedef struct child_proc {
   uint8_t *initial_state;
 } child_proc;
 
-/* One process of the run, as the scheduler sees it: slot 0 is the first
- * (the session's own emu, rec and outputs), the others children. */
-typedef struct proc_slot {
-  tc_emu *emu;
-  tc_recorder *rec;
-  child_proc *child; /* NULL for the first */
-  bool used, done;
-} proc_slot;
-
 struct tc_session {
   tc_options opt;
   tc_debug_options debug; /* given to every process (session_internal.h) */
   tc_emu *emu;
   tc_recorder *rec;
-  proc_slot procs[TC_MAX_PROCS];
+  tc_sched *sched; /* its processes (recorder/sched.h) */
   tc_window win;
   /* --trace-range / --trace-func names, resolved in every module as it is
    * mapped (window_map): the symbols, which names matched (per list),
@@ -78,10 +70,6 @@ struct tc_session {
   bool win_full;
   bool has_interp;
   tc_emu *win_emu;
-  /* The recorder inside the engine now (tc_session_escape). */
-  tc_recorder *volatile running;
-  uint64_t insns_ended; /* executed by the processes that ended */
-  bool budget_spent;    /* --max-insns reached: every process stops */
   tc_pipe *pipe; /* writer threads of the first process's files, or NULL */
   /* The writer threads' queue failed (out of memory): the recording was
    * stopped there and fails (tc_session_run). */
@@ -102,11 +90,14 @@ struct tc_session {
   uint8_t *initial_state;
   output out[MAX_OUTPUTS];
   int nout;
-  volatile sig_atomic_t stop_requested;
-  volatile sig_atomic_t stop_status;
 };
 
 static void child_free(child_proc *c);
+static tc_recorder *attach_child(void *ctx, tc_emu *emu, void **user,
+                                 tc_error *err);
+static void process_ended(void *ctx, void *user, const tc_run_result *r,
+                          bool escaped);
+static void free_child(void *user) { child_free(user); }
 
 tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
   tc_session *s = calloc(1, sizeof *s);
@@ -123,6 +114,12 @@ tc_session *tc_session_new(const tc_options *opt, tc_error *err) {
     s->opt.keyframe_interval = 4096;
   if (!s->opt.stack_size)
     s->opt.stack_size = 8u << 20;
+  tc_sched_ops ops = {s, attach_child, process_ended};
+  if (!(s->sched = tc_sched_new(s->opt.max_insns, &ops))) {
+    tc_error_set(err, "out of memory");
+    free(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -150,9 +147,7 @@ void tc_session_free(tc_session *s) {
     }
   /* An engine abandoned by tc_session_escape is in no state to be closed:
    * it is left to the process's exit. */
-  for (int i = 0; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && s->procs[i].child)
-      child_free(s->procs[i].child);
+  tc_sched_free(s->sched, free_child);
   bool abandoned = s->rec && tc_recorder_escaped(s->rec);
   tc_recorder_free(s->rec);
   if (!abandoned) {
@@ -762,17 +757,14 @@ void tc_session_interrupt(tc_session *s, int signal) {
 
 /* Every process ends before its next instruction, with status. */
 static void stop_processes(tc_session *s, int status) {
-  s->stop_status = status;
-  s->stop_requested = 1;
-  if (s->rec)
-    tc_recorder_stop(s->rec, s->stop_status);
-  for (int i = 0; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && s->procs[i].child && s->procs[i].rec)
-      tc_recorder_stop(s->procs[i].rec, s->stop_status);
+  tc_sched_stop(s->sched, status);
+  tc_recorder *first = s->rec; /* made before the scheduler has it */
+  if (first)
+    tc_recorder_stop(first, status);
 }
 
 int tc_session_escape(tc_session *s) {
-  tc_recorder *r = s->running;
+  tc_recorder *r = tc_sched_running(s->sched);
   return r ? tc_recorder_escape(r) : -1;
 }
 
@@ -854,23 +846,20 @@ size_t tc_session_pids(tc_session *s, uint32_t *pids, size_t max) {
   return s->npids;
 }
 
-/* A child made by fork: its outputs, named after the first process's,
- * and its recorder, whose stream starts from the copied state (MAP events
- * with the contents, a KEYFRAME). */
-static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
+/* A child made by fork (the scheduler's attach): its outputs, named after
+ * the first process's, and its recorder, whose stream starts from the
+ * copied state (MAP events with the contents, a KEYFRAME). */
+static tc_recorder *attach_child(void *ctx, tc_emu *emu, void **user,
+                                 tc_error *err) {
+  tc_session *s = ctx;
   emu->debug = s->debug; /* before its recorder reads the regfile mode */
-  int slot = -1;
-  /* The first process's slot too, once it has ended (its result kept). */
-  for (int i = 0; i < TC_MAX_PROCS && slot < 0; i++)
-    if (!s->procs[i].used || (i == 0 && s->procs[0].done))
-      slot = i;
   child_proc *c = calloc(1, sizeof *c);
   if (c) {
     c->session = s;
     c->out = calloc((size_t)(s->nout ? s->nout : 1), sizeof *c->out);
     c->initial_state = calloc(1, emu->arch->state_size);
   }
-  if (slot < 0 || !c || !c->out || !c->initial_state) {
+  if (!c || !c->out || !c->initial_state) {
     if (c) {
       free(c->out);
       free(c->initial_state);
@@ -880,7 +869,7 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
     tc_emu_kill(emu, 9);
     tc_proc_exited(emu);
     tc_emu_free(emu);
-    return -1;
+    return NULL;
   }
   c->emu = emu;
   note_pid(s, emu->pid);
@@ -889,7 +878,6 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
   c->info.pid = emu->pid;
   c->info.entry = tc_emu_reg(emu, emu->arch->pc_reg);
   c->info.initial_state = c->initial_state;
-  s->procs[slot] = (proc_slot){emu, NULL, c, true, false};
   for (int i = 0; i < s->nout; i++) {
     const output *po = &s->out[i];
     if (!po->fmt)
@@ -942,181 +930,34 @@ static int attach_child(tc_session *s, tc_emu *emu, tc_error *err) {
   if (!c->rec) {
     tc_emu_kill(emu, 9);
     tc_proc_exited(emu);
-    s->procs[slot] = (proc_slot){0};
     child_free(c);
-    return -1;
+    return NULL;
   }
-  s->procs[slot].rec = c->rec;
   tc_recorder_set_window(c->rec, &s->win);
   if (s->win.on)
     tc_recorder_set_map_hook(c->rec, window_map, s);
-  if (s->budget_spent)
-    tc_recorder_stop_max(c->rec);
-  else if (s->stop_requested)
-    tc_recorder_stop(c->rec, s->stop_status);
-  return 0;
+  *user = c;
+  return c->rec;
 }
 
-/* --max-insns is one budget for every process: the turn about to run gets
- * what is left; when nothing is, every process stops as at the limit. */
-static void spend_budget(tc_session *s, proc_slot *next) {
-  uint64_t used = s->insns_ended;
-  for (int i = 0; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && !s->procs[i].done && s->procs[i].rec)
-      used += tc_recorder_executed(s->procs[i].rec);
-  if (used < s->opt.max_insns) {
-    tc_recorder_set_budget(next->rec, s->opt.max_insns - used);
-    return;
-  }
-  s->stop_status = 124;
-  s->stop_requested = 1;
-  s->budget_spent = true;
-  for (int i = 0; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && !s->procs[i].done && s->procs[i].rec)
-      tc_recorder_stop_max(s->procs[i].rec);
-}
-
-/* A process ended: its final events, its files closed, its parent told. */
-static int end_process(tc_session *s, proc_slot *p, tc_run_result *res,
-                       tc_error *err) {
-  tc_run_result r = {0};
-  s->insns_ended += tc_recorder_executed(p->rec);
-  int rc = tc_recorder_finish(p->rec, &r, err);
-  if (!tc_recorder_escaped(p->rec))
-    tc_proc_exited(p->emu);
-  p->done = true;
-  if (!p->child) {
+/* A process ended (the scheduler's ended): the first's files closed, or a
+ * child's, noted and freed. */
+static void process_ended(void *ctx, void *user, const tc_run_result *r,
+                          bool escaped) {
+  tc_session *s = ctx;
+  child_proc *c = user;
+  (void)r;
+  if (!c) {
     stop_writer_threads(s);
     close_outputs(s, s->out, s->nout);
-    if (res)
-      *res = r;
-    return rc;
+    return;
   }
-  close_outputs(s, p->child->out, p->child->nout);
-  for (int i = 0; i < p->child->nout; i++)
-    note_child_output(s, &p->child->out[i]);
-  if (tc_recorder_escaped(p->rec)) {
-    /* its engine is abandoned with the first's (tc_session_free) */
-    p->child->emu = NULL;
-  }
-  child_free(p->child);
-  *p = (proc_slot){0};
-  return rc;
-}
-
-/* Every live process waits for another: the earliest timed wait ends
- * (every clock jumps to it), or it is a deadlock (false). */
-static bool wake_by_clock(tc_session *s, uint64_t *clock) {
-  uint64_t first = UINT64_MAX;
-  for (int i = 0; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && !s->procs[i].done) {
-      uint64_t d = tc_emu_next_deadline(s->procs[i].emu);
-      first = d < first ? d : first;
-    }
-  /* Every clock has reached it already (a full round judged them all on
-   * the latest time): the clock cannot help. */
-  if (first == UINT64_MAX || first <= *clock)
-    return false;
-  for (int i = 0; i < TC_MAX_PROCS; i++)
-    if (s->procs[i].used && !s->procs[i].done &&
-        s->procs[i].emu->clock_ns < first)
-      s->procs[i].emu->clock_ns = first;
-  *clock = first > *clock ? first : *clock;
-  return true;
-}
-
-static void deadlock_message(tc_session *s, tc_error *err) {
-  char list[600] = "";
-  size_t len = 0;
-  bool stopped = false;
-  for (int i = 0; i < TC_MAX_PROCS && len + 200 < sizeof list; i++)
-    if (s->procs[i].used && !s->procs[i].done) {
-      stopped |= tc_emu_job_stopped(s->procs[i].emu);
-      char what[200];
-      tc_emu_describe_wait(s->procs[i].emu, what, sizeof what);
-      len += (size_t)snprintf(list + len, sizeof list - len, "%sprocess %u: %s",
-                              len ? "; " : "", (unsigned)s->procs[i].emu->pid,
-                              what);
-    }
-  if (stopped)
-    tc_error_set(err,
-                 "stopped: no guest process is left to continue the stopped "
-                 "ones (%s)",
-                 list);
-  else
-    tc_error_set(err, "deadlock: every guest process waits for another (%s)",
-                 list);
-}
-
-/* Round-robin over the processes in slot order: each runs one turn (a
- * quantum, or until it blocks, yields or ends); one that waits is passed
- * over until tc_emu_can_run says it can go on. Nothing depends on the
- * host's timing. The virtual clock is carried from one process to the
- * next, so time is one for all of them. */
-static int run_processes(tc_session *s, tc_run_result *res, tc_error *err) {
-  tc_error local = {{0}};
-  if (!err)
-    err = &local;
-  int rc = 0;
-  int cur = 0, idle = 0;
-  uint64_t clock = 0;
-  for (;;) {
-    bool any = false;
-    for (int i = 0; i < TC_MAX_PROCS; i++)
-      any |= s->procs[i].used && !s->procs[i].done;
-    if (!any)
-      break;
-    proc_slot *p = &s->procs[cur];
-    /* One time for all: a wait's deadline is judged on the latest clock. */
-    if (p->used && !p->done && p->emu->clock_ns < clock)
-      p->emu->clock_ns = clock;
-    /* A process stopped by another (job control) gets no turn until a
-     * SIGCONT; one that stopped itself is blocked (tc_emu_can_run). */
-    bool can =
-        p->used && !p->done &&
-        (!tc_recorder_blocked(p->rec) || p->emu->exited || s->stop_requested ||
-         tc_emu_can_run(p->emu)) &&
-        (!tc_emu_job_stopped(p->emu) || p->emu->exited || s->stop_requested);
-    if (!can) {
-      cur = (cur + 1) % TC_MAX_PROCS;
-      if (++idle < TC_MAX_PROCS)
-        continue;
-      idle = 0;
-      if (wake_by_clock(s, &clock))
-        continue;
-      deadlock_message(s, err);
-      fprintf(stderr, "tracecorn: %s\n", err->msg);
-      for (int i = 0; i < TC_MAX_PROCS; i++) {
-        proc_slot *q = &s->procs[i];
-        if (q->used && !q->done) {
-          tc_recorder_set_deadlock(q->rec);
-          int r = end_process(s, q, q->child ? NULL : res, err);
-          if (!q->child && i == 0)
-            rc = r;
-        }
-      }
-      break;
-    }
-    idle = 0;
-    if (s->opt.max_insns && !s->stop_requested)
-      spend_budget(s, p);
-    s->running = p->rec;
-    int turn = tc_recorder_turn(p->rec, err);
-    s->running = NULL;
-    clock = p->emu->clock_ns;
-    /* Children made in this turn join the round. */
-    for (tc_emu *c; (c = tc_procs_take_new(p->emu));)
-      if (attach_child(s, c, err) < 0)
-        fprintf(stderr, "tracecorn: %s\n", err->msg);
-    if (turn == TC_TURN_DONE) {
-      bool first = p->child == NULL;
-      int r = end_process(s, p, first ? res : NULL, err);
-      if (first)
-        rc = r;
-    }
-    cur = (cur + 1) % TC_MAX_PROCS;
-  }
-  return rc;
+  close_outputs(s, c->out, c->nout);
+  for (int i = 0; i < c->nout; i++)
+    note_child_output(s, &c->out[i]);
+  if (escaped) /* its engine is abandoned with the first's (session_free) */
+    c->emu = NULL;
+  child_free(c);
 }
 
 int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
@@ -1142,13 +983,11 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   tc_recorder_set_window(s->rec, &s->win);
   if (s->win.on)
     tc_recorder_set_map_hook(s->rec, window_map, s);
-  if (s->stop_requested)
-    tc_recorder_stop(s->rec, s->stop_status);
-  s->procs[0] = (proc_slot){s->emu, s->rec, NULL, true, false};
+  tc_sched_add_first(s->sched, s->emu, s->rec);
   note_pid(s, s->emu->pid);
   tc_run_result r;
   tc_run_result_init(&r);
-  int rc = run_processes(s, &r, err);
+  int rc = tc_sched_run(s->sched, &r, err);
   window_unresolved(s);
   if (s->pipe_failed && r.reason == TC_EXIT_INTERRUPTED) {
     r.reason = TC_EXIT_ERROR; /* as its EXIT event says (failure_exit) */
