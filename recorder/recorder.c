@@ -94,6 +94,10 @@ struct tc_recorder {
   uint64_t max_insns;
   uint8_t (*scratch)[64]; /* per register, Unicorn may overwrite > size */
   int *uc_ids;
+  /* The registers read_all_regs asks Unicorn for: those the mode has
+   * (tc_emu_reg_absent); the others keep their zeroed scratch. */
+  int *all_ids, nall;
+  void **all_ptrs;
   void **scratch_ptrs;
   int flags_reg; /* computed directly, or -1 */
   int count_reg; /* rcx/ecx for rep detection */
@@ -166,6 +170,9 @@ struct tc_recorder {
 };
 
 static void emit_event(tc_recorder *r, const tc_event *ev);
+
+/* The bytes of a register the engine's mode lacks (tc_emu_reg_absent). */
+static const uint8_t absent_zero[64];
 
 /* How finalize reads a register after an instruction. */
 enum {
@@ -329,7 +336,7 @@ static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
 /* ----------------------------------------------------------- registers */
 
 static void read_all_regs(tc_recorder *r, uint8_t *state) {
-  uc_reg_read_batch(r->emu->uc, r->uc_ids, r->scratch_ptrs, r->arch->nregs);
+  uc_reg_read_batch(r->emu->uc, r->all_ids, r->all_ptrs, r->nall);
   for (int i = 0; i < r->arch->nregs; i++) {
     const tc_reg_info *ri = &r->arch->regs[i];
     memcpy(state + ri->offset, r->scratch[i], ri->size);
@@ -422,7 +429,7 @@ static int read_compare(tc_recorder *r, const uint16_t *idx, int n) {
     for (int k = 0; k < n; k++) {
       const reg_desc *d = &rd[idx[k]];
       if (d->kind != RD_BATCH && d->kind != RD_PC &&
-          (d->kind != RD_FLAGS || !flags_batch))
+          (d->kind != RD_FLAGS || !flags_batch) && d->src != absent_zero)
         tc_regfile_check(r->regfile, idx[k], next + d->off, d->size);
     }
   if (!batch)
@@ -1006,9 +1013,12 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->scratch = calloc(a->nregs, sizeof *r->scratch);
   r->uc_ids = calloc(a->nregs, sizeof *r->uc_ids);
   r->scratch_ptrs = calloc(a->nregs, sizeof *r->scratch_ptrs);
+  r->all_ids = calloc(a->nregs, sizeof *r->all_ids);
+  r->all_ptrs = calloc(a->nregs, sizeof *r->all_ptrs);
   r->rd = calloc(a->nregs, sizeof *r->rd);
   if (!r->rd || !r->state_cur || !r->state_next || !r->state_tmp ||
-      !r->scratch || !r->uc_ids || !r->scratch_ptrs)
+      !r->scratch || !r->uc_ids || !r->scratch_ptrs || !r->all_ids ||
+      !r->all_ptrs)
     goto oom;
   r->regfile = tc_emu_regfile(emu);
   r->flags_reg = -1;
@@ -1024,6 +1034,12 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
     d->off = a->regs[i].offset;
     d->size = a->regs[i].size;
     d->src = r->regfile ? r->regfile->ptr[i] : NULL;
+    if (tc_emu_reg_absent(a, i)) {
+      d->src = absent_zero; /* 0, as Unicorn gave it (never asked) */
+    } else {
+      r->all_ids[r->nall] = a->regs[i].uc_id;
+      r->all_ptrs[r->nall++] = r->scratch[i];
+    }
     d->kind = i == a->pc_reg      ? RD_PC
               : d->src            ? RD_DIRECT
               : i == r->flags_reg ? RD_FLAGS
@@ -1057,6 +1073,8 @@ void tc_recorder_free(tc_recorder *r) {
   free(r->scratch);
   free(r->uc_ids);
   free(r->scratch_ptrs);
+  free(r->all_ids);
+  free(r->all_ptrs);
   free(r->rd);
   mem_free(&r->mem);
   mem_free(&r->kmem);

@@ -1123,11 +1123,28 @@ uint64_t tc_emu_resume_pc(tc_emu *emu) {
   return tc_emu_thumb(emu) ? pc | 1 : pc;
 }
 
+bool tc_emu_reg_absent(const tc_arch *arch, int reg) {
+  return arch->id == TC_ARCH_X86 &&
+         (arch->regs[reg].uc_id == UC_X86_REG_FS_BASE ||
+          arch->regs[reg].uc_id == UC_X86_REG_GS_BASE);
+}
+
+/* uc_reg_read and uc_reg_write of a register the mode has. */
+static void reg_read(tc_emu *emu, int reg, void *buf) {
+  if (!tc_emu_reg_absent(emu->arch, reg))
+    uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, buf);
+}
+
+static void reg_write(tc_emu *emu, int reg, const void *buf) {
+  if (!tc_emu_reg_absent(emu->arch, reg))
+    uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, buf);
+}
+
 uint64_t tc_emu_reg(tc_emu *emu, int reg) {
   /* Unicorn may write more than the register's nominal size; read into
    * a generous scratch buffer. */
   uint8_t scratch[64] = {0};
-  uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  reg_read(emu, reg, scratch);
   uint64_t v = 0;
   unsigned sz = emu->arch->regs[reg].size;
   memcpy(&v, scratch, sz < 8 ? sz : 8);
@@ -1138,14 +1155,14 @@ void tc_emu_set_reg(tc_emu *emu, int reg, uint64_t value) {
   uint8_t scratch[64] = {0};
   unsigned sz = emu->arch->regs[reg].size;
   memcpy(scratch, &value, sz < 8 ? sz : 8);
-  uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  reg_write(emu, reg, scratch);
 }
 
 void tc_emu_read_state(tc_emu *emu, uint8_t *state) {
   const tc_arch *a = emu->arch;
   for (int i = 0; i < a->nregs; i++) {
     uint8_t scratch[64] = {0};
-    uc_reg_read(emu->uc, a->regs[i].uc_id, scratch);
+    reg_read(emu, i, scratch);
     memcpy(state + a->regs[i].offset, scratch, a->regs[i].size);
   }
   tc_emu_fix_state(emu, state);
@@ -1203,7 +1220,7 @@ void tc_emu_fault(tc_emu *emu, tc_fault_kind kind, uint64_t addr, int sig) {
 void tc_emu_read_reg_bytes(tc_emu *emu, int reg, uint8_t *out, size_t n) {
   uint8_t scratch[64] = {0};
   if (reg >= 0)
-    uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+    reg_read(emu, reg, scratch);
   memcpy(out, scratch, n < sizeof scratch ? n : sizeof scratch);
 }
 
@@ -1211,7 +1228,7 @@ void tc_emu_write_reg_bytes(tc_emu *emu, int reg, const uint8_t *in, size_t n) {
   uint8_t scratch[64] = {0};
   if (reg < 0)
     return;
-  uc_reg_read(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  reg_read(emu, reg, scratch);
   memcpy(scratch, in, n < sizeof scratch ? n : sizeof scratch);
-  uc_reg_write(emu->uc, emu->arch->regs[reg].uc_id, scratch);
+  reg_write(emu, reg, scratch);
 }

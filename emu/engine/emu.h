@@ -291,6 +291,12 @@ typedef struct tc_emu {
  * (x87 control word, MXCSR, tag word), installs the CPUID and syscall
  * hooks. opt is copied (its strings must outlive the emu). */
 tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
+/* A register of the arch table that the engine's mode lacks, never read
+ * or written through Unicorn: i386's fs_base and gs_base (32-bit mode does
+ * nothing with them: a read gives 0 or leaves the buffer as it was, a
+ * write is ignored, and Unicorn 2.1.x prints a deprecation warning for
+ * each access). It reads as 0; tc_emu_fix_state sets them from the GDT. */
+bool tc_emu_reg_absent(const tc_arch *arch, int reg);
 /* Engine probes (emu/engine/probes.c), each run once per process: the
  * Unicorn version ("2.1.4"); NULL if this engine records arch correctly
  * (with memory hooks when memory_hooks), else buf filled with one line
