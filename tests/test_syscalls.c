@@ -56,6 +56,9 @@ static tc_emu *mk_opt(tc_arch_id id, uint64_t seed, int host_stat) {
   o.seed = seed;
   o.quiet = 1;
   o.host_stat = host_stat;
+  /* nothing is recorded: the engine probes' memory-hook defects (issue 37)
+   * do not apply, and the syscall layer is tested on every engine */
+  o.record_memory = 0;
   tc_error err;
   tc_emu *emu = tc_linux_emu_new(tc_arch_by_id(id), &o, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(emu);

@@ -501,8 +501,12 @@ void tu_check_reference(tu_ref_mode mode, const char *guest, const char *arg) {
   tu_check_reference_prog(mode, guest, tu_guest(guest), arg);
 }
 
-const char *tu_engine_refuses(const char *prog) {
+const char *tu_engine_refuses_arch(const tc_arch *arch) {
   static char why[512];
+  return tc_engine_refusal(arch, true, why, sizeof why);
+}
+
+const char *tu_engine_refuses(const char *prog) {
   size_t n = 0;
   uint8_t *data = tu_read_file(prog, &n);
   tc_elf_image img;
@@ -511,7 +515,7 @@ const char *tu_engine_refuses(const char *prog) {
   free(data);
   if (!ok)
     return NULL; /* not an ELF file of a known arch: recording will say so */
-  return tc_engine_refusal(img.arch, true, why, sizeof why);
+  return tu_engine_refuses_arch(img.arch);
 }
 
 int tu_expect_refusal(const char *prog) {

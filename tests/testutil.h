@@ -97,6 +97,8 @@ int tu_reference_run(tu_ref_mode mode, const char *cwd, const char *prog,
  * this build's Unicorn refuses to record prog's arch (memory recorded, as
  * by default), or NULL when it records it. */
 const char *tu_engine_refuses(const char *prog);
+/* The same for an arch. */
+const char *tu_engine_refuses_arch(const tc_arch *arch);
 /* For a test that records prog: when the engine refuses its arch, asserts
  * the refusal (`tracecorn record` exits 125 with the probe's one line on
  * stderr and runs nothing) and returns 1, so the caller checks nothing
