@@ -490,8 +490,10 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
   }
   /* Debian's mips64el baseline is MIPS64r2; Unicorn's default model (an
    * R4000) lacks rdhwr and more. */
-  if (arch->id == TC_ARCH_MIPS64EL)
+  if (arch->id == TC_ARCH_MIPS64EL) {
     uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
+    tc_emu_virtual_tlb(emu->uc);
+  }
   /* The x86 CPU the engine executes, named, not each Unicorn's default:
    * hook_cpuid reports a Haswell (SSE3, SSSE3, SSE4.1/4.2, no AVX), and
    * glibc picks its string functions from that. Unicorn 2.1's default
@@ -1121,6 +1123,15 @@ uint64_t tc_emu_resume_pc(tc_emu *emu) {
   }
   uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
   return tc_emu_thumb(emu) ? pc | 1 : pc;
+}
+
+bool tc_emu_virtual_tlb(uc_engine *uc) {
+#ifdef uc_ctl_tlb_mode
+  return uc_ctl_tlb_mode(uc, UC_TLB_VIRTUAL) == UC_ERR_OK;
+#else
+  (void)uc;
+  return false;
+#endif
 }
 
 bool tc_emu_reg_absent(const tc_arch *arch, int reg) {

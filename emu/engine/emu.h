@@ -297,6 +297,10 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err);
  * write is ignored, and Unicorn 2.1.x prints a deprecation warning for
  * each access). It reads as 0; tc_emu_fix_state sets them from the GDT. */
 bool tc_emu_reg_absent(const tc_arch *arch, int reg);
+/* mips64el: Unicorn's virtual TLB (uc_ctl_tlb_mode, 2.1.x headers): n64
+ * programs live at 0x120000000, which the MIPS64 CPU's own TLB refuses
+ * from user mode. false where this build's Unicorn headers lack it. */
+bool tc_emu_virtual_tlb(uc_engine *uc);
 /* Engine probes (emu/engine/probes.c), each run once per process: the
  * Unicorn version ("2.1.4"); NULL if this engine records arch correctly
  * (with memory hooks when memory_hooks), else buf filled with one line
