@@ -250,13 +250,7 @@ static bool has_interp(const tc_trace_info *info) {
 /* A module's host file: its path under tc_filter.root when given. */
 static FILE *open_module(void *ctx, const char *path) {
   const tc_filter_state *s = ctx;
-  if (!s->root[0])
-    return tc_open_regular(path, TC_SYMTAB_MAX_FILE);
-  char full[8192];
-  int n = snprintf(full, sizeof full, "%s%s", s->root, path);
-  return n > 0 && (size_t)n < sizeof full
-             ? tc_open_regular(full, TC_SYMTAB_MAX_FILE)
-             : NULL;
+  return tc_open_module_file(s->root, path);
 }
 
 /* The functions the --range names (NAME or MODULE:NAME) match in module
@@ -320,7 +314,7 @@ tc_filter_state *tc_filter_new(const tc_filter *f, const tc_trace_info *info,
   if (n) {
     /* names: functions of the program now, of each module as it is
      * mapped (note_map); modules by their maps */
-    if (s->f.root && strcmp(s->f.root, "/") != 0)
+    if (s->f.root)
       snprintf(s->root, sizeof s->root, "%s", s->f.root);
     s->late_names = !info->exe_data || has_interp(info);
     s->syms = tc_modsyms_new(info->arch ? info->arch->elf_machine : 0,

@@ -155,6 +155,16 @@ FILE *tc_open_regular(const char *path, uint64_t max_size) {
   return f;
 }
 
+FILE *tc_open_module_file(const char *root, const char *path) {
+  if (!root || !root[0] || strcmp(root, "/") == 0)
+    return tc_open_regular(path, TC_SYMTAB_MAX_FILE);
+  char full[8192];
+  int n = snprintf(full, sizeof full, "%s%s", root, path);
+  return n > 0 && (size_t)n < sizeof full
+             ? tc_open_regular(full, TC_SYMTAB_MAX_FILE)
+             : NULL;
+}
+
 /* A module a trace maps from a file: its symbols where the map puts it.
  * The file must be a regular ELF of the given machine no larger than
  * 512 MiB (a trace names host files; a hostile one gains nothing). */

@@ -25,6 +25,10 @@ tc_symtab *tc_symtab_merge(tc_symtab *into, tc_symtab *from);
 FILE *tc_open_regular(const char *path, uint64_t max_size);
 
 #define TC_SYMTAB_MAX_FILE (512ull << 20)
+/* A module's file, by the path a trace names, under root (a recording's
+ * --root; NULL, "" or "/": the path as it is), opened as tc_open_regular
+ * does, at most TC_SYMTAB_MAX_FILE bytes. */
+FILE *tc_open_module_file(const char *root, const char *path);
 /* The symbols of a host ELF file a trace maps (a shared library), placed
  * where its map at map_addr of file_offset puts them; NULL if the file is
  * missing, not a regular file (tc_open_regular), no ELF of `machine`,

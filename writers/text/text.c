@@ -436,13 +436,7 @@ static int text_event(tc_writer *w, const tc_event *ev) {
 /* A module's host file: its path under FORMAT.root when given. */
 static FILE *open_module(void *ctx, const char *path) {
   const tc_writer *w = ctx;
-  char full[8192];
-  if (!w->root[0])
-    return tc_open_regular(path, TC_SYMTAB_MAX_FILE);
-  int n = snprintf(full, sizeof full, "%s%s", w->root, path);
-  return n > 0 && (size_t)n < sizeof full
-             ? tc_open_regular(full, TC_SYMTAB_MAX_FILE)
-             : NULL;
+  return tc_open_module_file(w->root, path);
 }
 
 static void listing_free(tc_writer *w) {
@@ -461,7 +455,7 @@ tc_writer *listing_open(const char *path, const tc_trace_info *info,
   }
   w->arch = info->arch;
   const char *root = tc_writer_option(info, format, "root");
-  if (root && strcmp(root, "/") != 0)
+  if (root)
     snprintf(w->root, sizeof w->root, "%s", root);
   w->dec = tc_sysdecode_new(info->arch, 0, info->has_memory);
   w->syms = tc_modsyms_new(info->arch->elf_machine, open_module, w);
