@@ -22,7 +22,7 @@ _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --dem
   --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_strace="-s -f --format --root --range --pc --mem --reads --writes --reg
   --from --to --skip --count --last --syscalls-only --syscall -e -h --help"
-_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -h
+_tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -q --quiet -h
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
   --count --last --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"

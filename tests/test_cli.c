@@ -32,6 +32,25 @@ static void test_help_command(void) {
   char *out = NULL;
   CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "help", "nosuch", NULL), 2);
   free(out);
+  /* A wrong option or command: the error and a one-line hint (issue 36),
+   * not the whole help */
+  const char *bad[][3] = {{"record", "--bogus", "unrecognized option"},
+                          {"dump", "--bogus", "unrecognized option"},
+                          {"convert", "--bogus", "unrecognized option"},
+                          {"bogus", NULL, "unknown command 'bogus'"}};
+  for (int i = 0; i < 4; i++) {
+    out = NULL;
+    CU_ASSERT_EQUAL(
+        tu_run_merge(&out, TC_CLI, bad[i][0], bad[i][1], (char *)NULL), 2);
+    int lines = 0;
+    for (const char *p = out ? out : ""; *p; p++)
+      lines += *p == '\n';
+    CU_ASSERT(out && strstr(out, bad[i][2]) && lines <= 2);
+    if (lines > 2)
+      fprintf(stderr, "\n%s %s: %d lines\n", bad[i][0],
+              bad[i][1] ? bad[i][1] : "", lines);
+    free(out);
+  }
 }
 
 /* Bad options are refused before anything runs or is written. */

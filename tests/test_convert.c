@@ -84,10 +84,19 @@ static void test_loss_report(void) {
   CU_ASSERT(tu_have(out));
   free(msg);
 
-  /* tct to tct loses nothing and says nothing */
+  /* tct to tct loses nothing and says only where it wrote (as record
+   * does; -q: nothing at all) */
   snprintf(out, sizeof out, "%s", tu_tmp("loss-out.tct"));
   CU_ASSERT_EQUAL(tu_run_merge(&msg, TC_CLI, "convert", "--strict", tct, "--to",
                                "tct", out, NULL),
+                  0);
+  char said[1000];
+  snprintf(said, sizeof said, "tracecorn: wrote %s (", out);
+  CU_ASSERT(msg && strncmp(msg, said, strlen(said)) == 0 && strchr(msg, '\n') &&
+            strchr(msg, '\n')[1] == 0);
+  free(msg);
+  CU_ASSERT_EQUAL(tu_run_merge(&msg, TC_CLI, "convert", "-q", "--strict", tct,
+                               "--to", "tct", out, NULL),
                   0);
   CU_ASSERT(msg && msg[0] == 0);
   free(msg);

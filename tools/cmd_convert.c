@@ -40,12 +40,14 @@ static void convert_help(void) {
       "and said so (`rebuilt: an exit record`), or the conversion fails\n"
       "saying what is missing (trac needs instruction bytes, which tenet and "
       "drcov\nlack).\n\n"
-      "Output: OUT may not be IN; it is written under a temporary name and "
-      "renamed\nwhen complete; an existing OUT that is not a trace is only "
-      "replaced with\n--force. -O passes writer options (see `record "
-      "--help`). An OUT named\n*.zst is compressed with zstd (every format "
-      "but rvn, a directory); IN may be\nzstd-compressed, as every "
-      "command's input may (told by its content).\n\n"
+      "Output: OUT may not be IN; it is written under a temporary name, "
+      "renamed when\ncomplete and named on stderr with its size (`wrote OUT "
+      "(SIZE)`; -q, --quiet:\nnot); a failed conversion leaves nothing. An "
+      "existing OUT that is not a trace\nis only replaced with --force. -O "
+      "passes writer options (see `record --help`).\nAn OUT named *.zst is "
+      "compressed with zstd (every format but rvn, a directory);\nIN may be "
+      "zstd-compressed, as every command's input may (told by its "
+      "content).\n\n"
       "Selection (as in `tracecorn dump --help`): --range R, --pc ADDR, "
       "--mem R,\n--reads, --writes, --reg NAME, --skip N, --count N, --last "
       "N, --syscalls-only,\n--syscall NAMES, -e trace=NAMES write only part "
@@ -64,6 +66,7 @@ int cmd_convert(int argc, char **argv) {
       {"writer-option", required_argument, 0, 'O'},
       {"force", no_argument, 0, 'y'},
       {"strict", no_argument, 0, 'S'},
+      {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
       {"from-insn", required_argument, 0, OPT_FROM},
       {"to-insn", required_argument, 0, OPT_TO},
@@ -72,12 +75,12 @@ int cmd_convert(int argc, char **argv) {
   const char *from = NULL, *to = NULL;
   const char *wopts[33];
   int nwopts = 0, c;
-  bool force = false, strict = false;
+  bool force = false, strict = false, quiet = false;
   cli_filter cf;
   memset(&cf, 0, sizeof cf);
   tc_filter_init(&cf.f);
   optind = 1;
-  while ((c = getopt_long(argc, argv, "F:t:O:e:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "F:t:O:e:hq", longopts, NULL)) != -1) {
     int k = filter_option(&cf, c, optarg);
     if (k < 0)
       return 2;
@@ -94,6 +97,8 @@ int cmd_convert(int argc, char **argv) {
       wopts[nwopts++] = optarg;
     else if (c == 'S')
       strict = true;
+    else if (c == 'q')
+      quiet = true;
     else if (c == 'h') {
       convert_help();
       return 0;
@@ -143,5 +148,12 @@ int cmd_convert(int argc, char **argv) {
             rep.dropped);
   if (rep.rebuilt[0])
     fprintf(stderr, "tracecorn: convert: rebuilt: %s\n", rep.rebuilt);
+  /* as record says it: where the recording went and its size (a stream
+   * output has no file to name) */
+  if (!quiet && !tc_output_is_stream(argv[optind + 1])) {
+    char sz[32];
+    human_size(tc_output_size(argv[optind + 1]), sz, sizeof sz);
+    fprintf(stderr, "tracecorn: wrote %s (%s)\n", argv[optind + 1], sz);
+  }
   return 0;
 }

@@ -457,8 +457,10 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
     case 'h':
       usage_record(stdout);
       return 0;
-    default:
-      usage_record(stderr);
+    default: /* getopt said what was wrong: one hint, not the whole help */
+      fprintf(stderr,
+              "usage: tracecorn record [options] -- PROGRAM "
+              "[ARGS...] (tracecorn record --help lists the options)\n");
       return 2;
     }
   }

@@ -108,7 +108,9 @@ int main(int argc, char **argv) {
     printf("tracecorn %s\n", TC_VERSION_STRING);
     return 0;
   }
-  fprintf(stderr, "tracecorn: unknown command '%s'\n", cmd);
-  usage(stderr);
+  fprintf(stderr,
+          "tracecorn: unknown command '%s' (tracecorn --help lists the "
+          "commands)\n",
+          cmd);
   return 2;
 }
