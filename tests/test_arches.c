@@ -384,7 +384,10 @@ static void test_engine_probes(void) {
   char refused[256] = "", refused_nomem[256] = "", buf[512];
   for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL; id++) {
     const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
-    if (!a || id == TC_ARCH_SPARC)
+    /* sparc64's are asked in test_sparc: its engine does not free
+     * everything at uc_close, and only that suite runs without leak
+     * checking under ASan */
+    if (!a || id == TC_ARCH_SPARC || id == TC_ARCH_SPARC64)
       continue;
     const char *why = tc_engine_refusal(a, true, buf, sizeof buf);
     if (why) {
@@ -419,8 +422,8 @@ static void test_engine_probes(void) {
                                  sizeof buf),
                "cannot execute MIPS64 code"));
   } else if (strcmp(v, "2.1.4") == 0) {
-    CU_ASSERT_STRING_EQUAL(refused, " arm mips mipsel sparc64 mips64el");
-    CU_ASSERT_STRING_EQUAL(refused_nomem, " sparc64 mips64el");
+    CU_ASSERT_STRING_EQUAL(refused, " arm mips mipsel mips64el");
+    CU_ASSERT_STRING_EQUAL(refused_nomem, " mips64el");
     CU_ASSERT_TRUE(fpu);
     /* mips64el runs at 0x120000000 under the virtual TLB, but ll/lld
      * there raise an address error (upstream #2345) */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "common/arch.h"
+#include "emu/engine/emu.h"
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
 
@@ -189,6 +190,24 @@ static void test_fpu_unavailable(void) {
   free(out);
 }
 
+/* The engine's delay-slot probe (issue 37, emu/engine/probes.c): the
+ * engines measured give the measured answer (2.1.2-2.1.4 set nPC to 1
+ * after a retl under a code hook), once per process. */
+static void test_engine_probe(void) {
+  const char *v = tc_engine_version();
+  const char *why = tu_engine_refuses(tu_guest("hello-sparc64"));
+  if (strcmp(v, "2.0.1") == 0 || strcmp(v, "2.1.1") == 0)
+    CU_ASSERT_PTR_NULL(why);
+  if (strcmp(v, "2.1.4") == 0) {
+    CU_ASSERT_PTR_NOT_NULL_FATAL(why);
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "nPC becomes 1 after retl"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(why, "it cannot record sparc64"));
+  }
+  /* every sparc64 guest gets the same answer */
+  CU_ASSERT_EQUAL(tu_engine_refuses(tu_guest("glibc-sparc64")) != NULL,
+                  why != NULL);
+}
+
 int main(void) {
   static const tu_case cases[] = {{"reference", test_reference},
                                   {"errs_other_arches", test_errs_other_arches},
@@ -197,6 +216,7 @@ int main(void) {
                                   {"verify", test_verify},
                                   {"deterministic", test_deterministic},
                                   {"fpu_unavailable", test_fpu_unavailable},
+                                  {"engine_probe", test_engine_probe},
                                   {NULL, NULL}};
   return tu_run_suite("sparc", cases);
 }
