@@ -4,7 +4,7 @@
 # completion time. tests/test_packaging.c checks the option lists below
 # against `tracecorn CMD --help` (both ways).
 
-_tracecorn_cmds="record dump strace convert verify info formats"
+_tracecorn_cmds="record dump strace convert verify info gdbserver formats"
 _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
@@ -26,6 +26,7 @@ _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
   --count --last --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"
+_tracecorn_opts_gdbserver="--stdio --listen --interval --stats -q --quiet -h --help"
 _tracecorn_opts_formats=""
 _tracecorn_arches="x86_64 x86 arm arm64 mips mipsel"
 
@@ -112,7 +113,7 @@ _tracecorn() {
     *:--max-memory | *:--max-procs | *:-O | *:--writer-option | *:--cache-every | \
     *:--keyframe | *:--sched-quantum | *:--trace-range | *:--trace-func | dump:--from | \
     strace:--from | *:--range | *:--pc | *:--skip | *:--count | \
-    *:--syscall | strace:-s)
+    *:--syscall | strace:-s | gdbserver:--listen | gdbserver:--interval)
     # A value of the user's own: no file names.
     compopt +o default +o bashdefault 2>/dev/null
     return

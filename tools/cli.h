@@ -96,6 +96,18 @@ int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_formats(void);
 
+/* cmd_gdbserver.c: the protocol, apart from its transports (the fuzz
+ * harness feeds it directly). */
+typedef struct gs_session gs_session;
+struct tc_replay;
+gs_session *gs_new(struct tc_replay *rp,
+                   int (*write)(void *ctx, const char *buf, size_t n),
+                   void *wctx, tc_error *err);
+/* Bytes from the client; 1 when the session is over, else 0. */
+int gs_feed(gs_session *s, const uint8_t *buf, size_t n);
+void gs_free(gs_session *s);
+int cmd_gdbserver(int argc, char **argv);
+
 /* main.c */
 void usage(FILE *f);
 

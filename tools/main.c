@@ -35,6 +35,10 @@ void usage(FILE *f) {
           "check round trips\n"
           "       tracecorn info FILE                            summarise a "
           "trace\n"
+          "       tracecorn gdbserver [--stdio|--listen H:P] FILE   serve it "
+          "to gdb,\n"
+          "                                                      forwards "
+          "and backwards\n"
           "       tracecorn formats                              list the "
           "formats\n"
           "       tracecorn COMMAND --help                       help for a "
@@ -83,6 +87,8 @@ int main(int argc, char **argv) {
     return cmd_info(argc - 1, argv + 1);
   if (strcmp(cmd, "verify") == 0)
     return cmd_verify(argc - 1, argv + 1);
+  if (strcmp(cmd, "gdbserver") == 0)
+    return cmd_gdbserver(argc - 1, argv + 1);
   if (strcmp(cmd, "help") == 0 && argc >= 3) {
     /* `tracecorn help CMD` is `tracecorn CMD --help`. */
     char *sub[] = {argv[2], "--help", NULL};
@@ -92,7 +98,8 @@ int main(int argc, char **argv) {
     }
     if (strcmp(argv[2], "record") && strcmp(argv[2], "dump") &&
         strcmp(argv[2], "convert") && strcmp(argv[2], "info") &&
-        strcmp(argv[2], "verify") && strcmp(argv[2], "strace")) {
+        strcmp(argv[2], "verify") && strcmp(argv[2], "strace") &&
+        strcmp(argv[2], "gdbserver")) {
       fprintf(stderr, "tracecorn: help: unknown command '%s'\n", argv[2]);
       usage(stderr);
       return 2;

@@ -445,50 +445,37 @@ static int w_source(tc_writer *w, int num, uint64_t addr, const char *kind,
                 strlen(src), hex);
 }
 
-/* The target description as "tdesc ..." lines, '\n'-separated. */
+/* The target description as "tdesc ..." lines, '\n'-separated: each line
+ * of tf_tdesc_xml behind the prefix. */
 static char *tdesc_lines(const tf_layout *row) {
-  size_t cap = 4096, len = 0;
-  char *buf = malloc(cap);
-  if (!buf)
+  char *xml = tf_tdesc_xml(row);
+  if (!xml)
     return NULL;
-#define ADD(...)                                                               \
-  do {                                                                         \
-    char l_[TF_LINE_MAX];                                                      \
-    int n_ = snprintf(l_, sizeof l_, __VA_ARGS__);                             \
-    if (n_ < 0 || n_ >= (int)sizeof l_ - 1 ||                                  \
-        grow((void **)&buf, &cap, len + (size_t)n_ + 2, 1)) {                  \
-      free(buf);                                                               \
-      return NULL;                                                             \
-    }                                                                          \
-    memcpy(buf + len, l_, (size_t)n_);                                         \
-    len += (size_t)n_;                                                         \
-    buf[len++] = '\n';                                                         \
-  } while (0)
-  ADD("tdesc <?xml version=\"1.0\"?>");
-  ADD("tdesc <!DOCTYPE target SYSTEM \"gdb-target.dtd\">");
-  ADD("tdesc <target>");
-  ADD("tdesc <architecture>%s</architecture>", row->gdb_arch);
-  ADD("tdesc <osabi>GNU/Linux</osabi>");
-  const char *feature = NULL;
-  for (size_t i = 0; i < row->nregs; i++) {
-    const tf_reg *r = &row->regs[i];
-    if (!feature || strcmp(feature, r->feature) != 0) {
-      if (feature)
-        ADD("tdesc </feature>");
-      feature = r->feature;
-      ADD("tdesc <feature name=\"%s\">", feature);
-    }
-    char regnum[32] = "";
-    if (r->regnum >= 0)
-      snprintf(regnum, sizeof regnum, " regnum=\"%d\"", r->regnum);
-    ADD("tdesc <reg name=\"%s\" bitsize=\"%u\" type=\"%s\"%s/>", r->name,
-        r->bitsize, r->type, regnum);
+  size_t lines = 0, n = strlen(xml);
+  for (size_t i = 0; i < n; i++)
+    lines += xml[i] == '\n';
+  char *buf = malloc(n + lines * 6 + 1);
+  if (!buf) {
+    free(xml);
+    return NULL;
   }
-  if (feature)
-    ADD("tdesc </feature>");
-  ADD("tdesc </target>");
-#undef ADD
+  size_t len = 0;
+  for (const char *l = xml; *l;) {
+    const char *nl = strchr(l, '\n');
+    size_t k = nl ? (size_t)(nl - l) : strlen(l);
+    if (k + 6 >= TF_LINE_MAX - 1) {
+      free(xml);
+      free(buf);
+      return NULL;
+    }
+    memcpy(buf + len, "tdesc ", 6);
+    memcpy(buf + len + 6, l, k);
+    len += 6 + k;
+    buf[len++] = '\n';
+    l += k + (nl ? 1 : 0);
+  }
   buf[len] = 0;
+  free(xml);
   return buf;
 }
 

@@ -3,6 +3,8 @@
  * and packing, exactly as GDB does, so a row is pure data. */
 #include "writers/tfile/tfile_tdesc.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define CORE86 "org.gnu.gdb.i386.core"
@@ -400,4 +402,84 @@ const tf_reg *tf_layout_reg(const tf_layout *l, const char *name) {
     if (strcmp(l->regs[i].name, name) == 0)
       return &l->regs[i];
   return NULL;
+}
+
+char *tf_tdesc_xml(const tf_layout *row) {
+  size_t cap = 8192, len = 0;
+  char *buf = malloc(cap);
+  if (!buf)
+    return NULL;
+#define ADD(...)                                                               \
+  do {                                                                         \
+    char l_[512];                                                              \
+    int n_ = snprintf(l_, sizeof l_, __VA_ARGS__);                             \
+    if (n_ < 0 || n_ >= (int)sizeof l_ - 1) {                                  \
+      free(buf);                                                               \
+      return NULL;                                                             \
+    }                                                                          \
+    if (len + (size_t)n_ + 2 > cap) {                                          \
+      char *g_ = realloc(buf, cap * 2 + (size_t)n_);                           \
+      if (!g_) {                                                               \
+        free(buf);                                                             \
+        return NULL;                                                           \
+      }                                                                        \
+      buf = g_;                                                                \
+      cap = cap * 2 + (size_t)n_;                                              \
+    }                                                                          \
+    memcpy(buf + len, l_, (size_t)n_);                                         \
+    len += (size_t)n_;                                                         \
+    buf[len++] = '\n';                                                         \
+  } while (0)
+  ADD("<?xml version=\"1.0\"?>");
+  ADD("<!DOCTYPE target SYSTEM \"gdb-target.dtd\">");
+  ADD("<target>");
+  ADD("<architecture>%s</architecture>", row->gdb_arch);
+  ADD("<osabi>GNU/Linux</osabi>");
+  const char *feature = NULL;
+  for (size_t i = 0; i < row->nregs; i++) {
+    const tf_reg *r = &row->regs[i];
+    if (!feature || strcmp(feature, r->feature) != 0) {
+      if (feature)
+        ADD("</feature>");
+      feature = r->feature;
+      ADD("<feature name=\"%s\">", feature);
+    }
+    char regnum[32] = "";
+    if (r->regnum >= 0)
+      snprintf(regnum, sizeof regnum, " regnum=\"%d\"", r->regnum);
+    ADD("<reg name=\"%s\" bitsize=\"%u\" type=\"%s\"%s/>", r->name, r->bitsize,
+        r->type, regnum);
+  }
+  if (feature)
+    ADD("</feature>");
+  ADD("</target>");
+#undef ADD
+  buf[len] = 0;
+  return buf;
+}
+
+size_t tf_layout_pack(const tf_layout *l, tf_packed *out) {
+  long next = 0;
+  for (size_t i = 0; i < l->nregs; i++) {
+    out[i].reg = &l->regs[i];
+    out[i].regnum = l->regs[i].regnum >= 0 ? l->regs[i].regnum : next;
+    next = out[i].regnum + 1;
+  }
+  /* stable insertion sort by regnum (rows are short) */
+  for (size_t i = 1; i < l->nregs; i++) {
+    tf_packed t = out[i];
+    size_t j = i;
+    while (j > 0 && out[j - 1].regnum > t.regnum) {
+      out[j] = out[j - 1];
+      j--;
+    }
+    out[j] = t;
+  }
+  uint32_t off = 0;
+  for (size_t i = 0; i < l->nregs; i++) {
+    out[i].offset = off;
+    out[i].size = out[i].reg->bitsize / 8u;
+    off += out[i].size;
+  }
+  return l->nregs;
 }

@@ -50,4 +50,19 @@ const tf_layout *tf_layout_for_rsize(uint32_t rsize);
 /* The register named `name` in a row, or NULL. */
 const tf_reg *tf_layout_reg(const tf_layout *l, const char *name);
 
+/* The row's target description (qXfer:features:read:target.xml, the
+ * tfile's tdesc lines), '\n'-separated, malloc'd; NULL out of memory. */
+char *tf_tdesc_xml(const tf_layout *row);
+
+/* A register of the row in g-packet order: GDB packs a target's registers
+ * by regnum. */
+typedef struct tf_packed {
+  const tf_reg *reg;
+  long regnum;
+  uint32_t offset, size; /* in the g packet's register block */
+} tf_packed;
+/* Fills out[0..l->nregs) in regnum order with their block offsets;
+ * returns l->nregs. */
+size_t tf_layout_pack(const tf_layout *l, tf_packed *out);
+
 #endif

@@ -1,0 +1,1081 @@
+/* State of a recording at any instruction (see replay.h). */
+#include "analysis/replay.h"
+#include "writers/format.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define RP_PAGE 4096u
+#define RP_KNOWN (RP_PAGE / 8)
+#define RP_BUF (RP_PAGE + RP_KNOWN) /* a page's bytes, then its known bits */
+
+enum { OP_WRITE = 1, OP_READ, OP_CLEAR, OP_TID };
+enum { ML_ZERO = 1, ML_UNMAP };
+
+/* ------------------------------------------------------------ hash map */
+
+typedef struct rp_map {
+  uint64_t *keys;
+  void **vals;
+  size_t cap, n; /* cap a power of two, 0 = empty */
+} rp_map;
+
+static size_t map_hash(uint64_t k, size_t cap) {
+  return (size_t)((k * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+static void *map_get(const rp_map *m, uint64_t k) {
+  if (!m->cap)
+    return NULL;
+  for (size_t i = map_hash(k, m->cap);; i = (i + 1) & (m->cap - 1)) {
+    if (!m->vals[i])
+      return NULL;
+    if (m->keys[i] == k)
+      return m->vals[i];
+  }
+}
+
+/* Inserts (k is absent). -1 out of memory. */
+static int map_put(rp_map *m, uint64_t k, void *v) {
+  if ((m->n + 1) * 2 > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 64;
+    uint64_t *keys = calloc(cap, sizeof *keys);
+    void **vals = calloc(cap, sizeof *vals);
+    if (!keys || !vals) {
+      free(keys);
+      free(vals);
+      return -1;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->vals[i]) {
+        size_t j = map_hash(m->keys[i], cap);
+        while (vals[j])
+          j = (j + 1) & (cap - 1);
+        keys[j] = m->keys[i];
+        vals[j] = m->vals[i];
+      }
+    free(m->keys);
+    free(m->vals);
+    m->keys = keys;
+    m->vals = vals;
+    m->cap = cap;
+  }
+  size_t i = map_hash(k, m->cap);
+  while (m->vals[i])
+    i = (i + 1) & (m->cap - 1);
+  m->keys[i] = k;
+  m->vals[i] = v;
+  m->n++;
+  return 0;
+}
+
+/* Empties the map, freeing every value. */
+static void map_clear(rp_map *m) {
+  if (!m->n)
+    return;
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->vals[i]) {
+      free(m->vals[i]);
+      m->vals[i] = NULL;
+    }
+  m->n = 0;
+}
+
+static void map_free(rp_map *m) {
+  map_clear(m);
+  free(m->keys);
+  free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+/* ------------------------------------------------------------- structures */
+
+typedef struct rp_version {
+  uint32_t cp;
+  uint8_t *buf; /* RP_BUF bytes */
+} rp_version;
+
+typedef struct rp_page {
+  uint64_t pn;
+  uint8_t *cur; /* while opening: the page now */
+  bool dirty;   /* changed since the last checkpoint */
+  rp_version *v;
+  uint32_t nv, capv;
+} rp_page;
+
+typedef struct rp_checkpoint {
+  uint64_t pos;
+  size_t log_off; /* where record pos starts */
+  uint32_t tid;
+  uint8_t *state;
+} rp_checkpoint;
+
+typedef struct rp_mapent {
+  uint64_t pos, addr, size;
+  uint8_t kind;
+} rp_mapent;
+
+/* A place in the log: the state at `pos` and where record pos starts. */
+typedef struct rp_cursor {
+  uint64_t pos;
+  size_t off;
+  uint32_t tid;
+  uint32_t cp; /* the checkpoint the overlay is based on */
+  uint8_t *state;
+} rp_cursor;
+
+struct tc_replay {
+  const tc_format *fmt;
+  tc_reader *rd;
+  const tc_trace_info *info;
+  const tc_arch *arch;
+  uint32_t interval;
+  uint64_t insns;
+  char *truncated;
+  int has_memory;
+
+  rp_map pages; /* pn -> rp_page */
+  rp_page **page_list;
+  size_t npages, cap_pages;
+  rp_checkpoint *cps;
+  size_t ncps, cap_cps;
+  rp_mapent *maplog;
+  size_t nmaplog, cap_maplog;
+
+  /* the log: written to a temporary file while opening, then mapped */
+  FILE *logf;
+  uint8_t *log;
+  size_t log_len;
+  uint64_t version_bytes;
+
+  /* the position */
+  rp_cursor at;
+  rp_map overlay; /* pn -> RP_BUF bytes: pages changed since at.cp */
+};
+
+/* --------------------------------------------------------------- varints */
+
+typedef struct rp_buf {
+  uint8_t *p;
+  size_t n, cap;
+} rp_buf;
+
+static int buf_need(rp_buf *b, size_t more) {
+  if (b->n + more <= b->cap)
+    return 0;
+  size_t cap = b->cap ? b->cap : 256;
+  while (cap < b->n + more)
+    cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (!p)
+    return -1;
+  b->p = p;
+  b->cap = cap;
+  return 0;
+}
+
+static int put_uv(rp_buf *b, uint64_t v) {
+  if (buf_need(b, 10))
+    return -1;
+  while (v >= 0x80) {
+    b->p[b->n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  b->p[b->n++] = (uint8_t)v;
+  return 0;
+}
+
+static int put_raw(rp_buf *b, const void *p, size_t n) {
+  if (buf_need(b, n))
+    return -1;
+  memcpy(b->p + b->n, p, n);
+  b->n += n;
+  return 0;
+}
+
+/* Reads a varint from the (trusted, own) log. */
+static uint64_t get_uv(const uint8_t **pp) {
+  const uint8_t *p = *pp;
+  uint64_t v = 0;
+  unsigned shift = 0;
+  while (*p & 0x80) {
+    if (shift < 64)
+      v |= (uint64_t)(*p & 0x7f) << shift;
+    shift += 7;
+    p++;
+  }
+  if (shift < 64)
+    v |= (uint64_t)*p << shift;
+  *pp = p + 1;
+  return v;
+}
+
+/* ------------------------------------------------------------ known bits */
+
+static void bits_set(uint8_t *known, size_t off, size_t n, bool on) {
+  for (size_t i = off; i < off + n; i++) {
+    if ((i & 7) == 0 && i + 8 <= off + n) {
+      known[i >> 3] = on ? 0xff : 0;
+      i += 7;
+      continue;
+    }
+    if (on)
+      known[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else
+      known[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+  }
+}
+
+static inline bool bit_get(const uint8_t *known, size_t i) {
+  return (known[i >> 3] >> (i & 7)) & 1;
+}
+
+/* ----------------------------------------------------------------- pages */
+
+/* The page's latest version at or before checkpoint cp, or NULL. */
+static const uint8_t *version_at(const rp_page *pg, uint32_t cp) {
+  size_t lo = 0, hi = pg->nv;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (pg->v[mid].cp <= cp)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo ? pg->v[lo - 1].buf : NULL;
+}
+
+/* Opening: the page now, made if new. */
+static uint8_t *open_page(tc_replay *r, uint64_t pn) {
+  rp_page *pg = map_get(&r->pages, pn);
+  if (!pg) {
+    pg = calloc(1, sizeof *pg);
+    if (!pg)
+      return NULL;
+    pg->pn = pn;
+    if (map_put(&r->pages, pn, pg)) {
+      free(pg);
+      return NULL;
+    }
+    if (r->npages == r->cap_pages) {
+      size_t cap = r->cap_pages ? r->cap_pages * 2 : 256;
+      rp_page **l = realloc(r->page_list, cap * sizeof *l);
+      if (!l)
+        return NULL;
+      r->page_list = l;
+      r->cap_pages = cap;
+    }
+    r->page_list[r->npages++] = pg;
+  }
+  if (!pg->cur && !(pg->cur = calloc(1, RP_BUF)))
+    return NULL;
+  pg->dirty = true;
+  return pg->cur;
+}
+
+/* At a position: the overlay's copy of the page, made from its version. */
+static uint8_t *overlay_page(tc_replay *r, uint64_t pn) {
+  uint8_t *b = map_get(&r->overlay, pn);
+  if (b)
+    return b;
+  b = malloc(RP_BUF);
+  if (!b)
+    return NULL;
+  const rp_page *pg = map_get(&r->pages, pn);
+  const uint8_t *v = pg ? version_at(pg, r->at.cp) : NULL;
+  if (v)
+    memcpy(b, v, RP_BUF);
+  else
+    memset(b, 0, RP_BUF);
+  if (map_put(&r->overlay, pn, b)) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+typedef uint8_t *(*page_fn)(tc_replay *r, uint64_t pn);
+
+static int mem_write(tc_replay *r, page_fn get, uint64_t addr,
+                     const uint8_t *data, uint64_t size) {
+  while (size) {
+    uint64_t pn = addr / RP_PAGE;
+    size_t off = (size_t)(addr % RP_PAGE);
+    size_t n = RP_PAGE - off < size ? RP_PAGE - off : (size_t)size;
+    uint8_t *b = get(r, pn);
+    if (!b)
+      return -1;
+    if (data) {
+      memcpy(b + off, data, n);
+      data += n;
+    } else
+      memset(b + off, 0, n);
+    bits_set(b + RP_PAGE, off, n, true);
+    addr += n;
+    size -= n;
+  }
+  return 0;
+}
+
+/* Forgets [addr, addr+size) in the pages that hold any of it. */
+static int clear_one(tc_replay *r, page_fn get, const rp_page *pg,
+                     uint64_t addr, uint64_t end) {
+  uint64_t lo = pg->pn * RP_PAGE, hi = lo + RP_PAGE;
+  if (addr > lo)
+    lo = addr;
+  if (end < hi)
+    hi = end;
+  if (lo >= hi)
+    return 0;
+  if (get == overlay_page && !map_get(&r->overlay, pg->pn) &&
+      !version_at(pg, r->at.cp))
+    return 0; /* nothing known there yet */
+  if (get == open_page && !pg->cur)
+    return 0;
+  uint8_t *b = get(r, pg->pn);
+  if (!b)
+    return -1;
+  bits_set(b + RP_PAGE, (size_t)(lo % RP_PAGE), (size_t)(hi - lo), false);
+  return 0;
+}
+
+static int mem_clear(tc_replay *r, page_fn get, uint64_t addr, uint64_t size) {
+  uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
+  uint64_t first = addr / RP_PAGE, last = (end - 1) / RP_PAGE;
+  if (!size)
+    return 0;
+  if (last - first < r->npages) {
+    for (uint64_t pn = first; pn <= last; pn++) {
+      const rp_page *pg = map_get(&r->pages, pn);
+      if (pg && clear_one(r, get, pg, addr, end))
+        return -1;
+    }
+  } else {
+    for (size_t i = 0; i < r->npages; i++)
+      if (clear_one(r, get, r->page_list[i], addr, end))
+        return -1;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------- the log */
+
+/* Applies a record's register changes to state and passes its operations
+ * to op (NULL: none); returns where the next record starts. */
+typedef int (*op_fn)(void *ctx, int kind, uint64_t addr, uint64_t size,
+                     const uint8_t *data);
+
+static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
+                           uint32_t *tid, op_fn op, void *ctx) {
+  const uint8_t *p = r->log + off;
+  const tc_arch *a = r->arch;
+  uint64_t nregs = get_uv(&p);
+  for (uint64_t i = 0; i < nregs; i++) {
+    uint64_t reg = get_uv(&p);
+    const tc_reg_info *ri = &a->regs[reg < a->nregs ? reg : 0];
+    uint8_t *dst = state + ri->offset;
+    if (ri->size <= 8) {
+      uint64_t x = get_uv(&p);
+      for (unsigned b = 0; b < ri->size; b++)
+        dst[b] ^= (uint8_t)(x >> (8 * b));
+    } else {
+      memcpy(dst, p, ri->size);
+      p += ri->size;
+    }
+  }
+  uint64_t nops = get_uv(&p);
+  for (uint64_t i = 0; i < nops; i++) {
+    int kind = *p++;
+    if (kind == OP_TID) {
+      *tid = (uint32_t)get_uv(&p);
+      continue;
+    }
+    uint64_t addr = get_uv(&p), size = get_uv(&p);
+    const uint8_t *data = NULL;
+    if (kind == OP_WRITE) {
+      data = p;
+      p += size;
+    }
+    if (op)
+      op(ctx, kind, addr, size, data);
+  }
+  return (size_t)(p - r->log);
+}
+
+/* ---------------------------------------------------------------- opening */
+
+typedef struct rp_open {
+  tc_replay *r;
+  rp_buf rec; /* the record being built (its operations) */
+  uint32_t nops;
+  uint8_t *cur, *next; /* state at the position; state after it */
+  uint8_t *after;      /* the instruction's own state_after */
+  uint16_t *chg;       /* its changed registers (INSN regs[]) */
+  uint32_t nchg;
+  bool have_chg;
+  bool have_next;
+  uint32_t cur_tid, next_tid;
+  bool started; /* INSN 0 seen */
+  uint64_t pos; /* the instruction whose record is being built */
+  int err;
+} rp_open;
+
+static int op_add(rp_open *o, int kind, uint64_t addr, uint64_t size,
+                  const uint8_t *data) {
+  if (put_raw(&o->rec, (uint8_t[]){(uint8_t)kind}, 1) ||
+      put_uv(&o->rec, addr) || put_uv(&o->rec, size) ||
+      (data && put_raw(&o->rec, data, size)))
+    return -1;
+  o->nops++;
+  return 0;
+}
+
+static int maplog_add(tc_replay *r, uint64_t pos, uint64_t addr, uint64_t size,
+                      uint8_t kind) {
+  if (r->nmaplog == r->cap_maplog) {
+    size_t cap = r->cap_maplog ? r->cap_maplog * 2 : 64;
+    rp_mapent *m = realloc(r->maplog, cap * sizeof *m);
+    if (!m)
+      return -1;
+    r->maplog = m;
+    r->cap_maplog = cap;
+  }
+  r->maplog[r->nmaplog++] = (rp_mapent){pos, addr, size, kind};
+  return 0;
+}
+
+static int checkpoint(rp_open *o, uint64_t pos) {
+  tc_replay *r = o->r;
+  if (r->ncps == r->cap_cps) {
+    size_t cap = r->cap_cps ? r->cap_cps * 2 : 64;
+    rp_checkpoint *c = realloc(r->cps, cap * sizeof *c);
+    if (!c)
+      return -1;
+    r->cps = c;
+    r->cap_cps = cap;
+  }
+  rp_checkpoint *c = &r->cps[r->ncps];
+  c->pos = pos;
+  c->log_off = r->log_len;
+  c->tid = o->cur_tid;
+  if (!(c->state = malloc(r->arch->state_size)))
+    return -1;
+  memcpy(c->state, o->cur, r->arch->state_size);
+  r->version_bytes += r->arch->state_size;
+  uint32_t idx = (uint32_t)r->ncps++;
+  for (size_t i = 0; i < r->npages; i++) {
+    rp_page *pg = r->page_list[i];
+    if (!pg->dirty)
+      continue;
+    if (pg->nv == pg->capv) {
+      uint32_t cap = pg->capv ? pg->capv * 2 : 2;
+      rp_version *v = realloc(pg->v, cap * sizeof *v);
+      if (!v)
+        return -1;
+      pg->v = v;
+      pg->capv = cap;
+    }
+    uint8_t *b = malloc(RP_BUF);
+    if (!b)
+      return -1;
+    memcpy(b, pg->cur, RP_BUF);
+    pg->v[pg->nv++] = (rp_version){idx, b};
+    pg->dirty = false;
+    r->version_bytes += RP_BUF;
+  }
+  return 0;
+}
+
+/* Writes the record of instruction o->pos: the registers that differ
+ * between o->cur and o->next, then its operations. */
+static int finish_record(rp_open *o) {
+  tc_replay *r = o->r;
+  const tc_arch *a = r->arch;
+  rp_buf hdr = {0};
+  uint32_t n = 0;
+  /* The common case: the next state is this instruction's state_after,
+   * which differs from its state_before in its regs[] only. */
+  bool listed = o->have_chg && memcmp(o->next, o->after, a->state_size) == 0;
+  uint32_t count = listed ? o->nchg : a->nregs;
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass && put_uv(&hdr, n))
+      goto oom;
+    for (uint32_t k = 0; k < count; k++) {
+      uint16_t i = listed ? o->chg[k] : (uint16_t)k;
+      if (i >= a->nregs)
+        continue;
+      const tc_reg_info *ri = &a->regs[i];
+      const uint8_t *x = o->cur + ri->offset, *y = o->next + ri->offset;
+      if (memcmp(x, y, ri->size) == 0)
+        continue;
+      if (!pass) {
+        n++;
+        continue;
+      }
+      if (put_uv(&hdr, i))
+        goto oom;
+      if (ri->size <= 8) {
+        uint64_t v = 0;
+        for (unsigned b = 0; b < ri->size; b++)
+          v |= (uint64_t)(x[b] ^ y[b]) << (8 * b);
+        if (put_uv(&hdr, v))
+          goto oom;
+      } else if (put_raw(&hdr, y, ri->size))
+        goto oom;
+    }
+  }
+  if (o->next_tid != o->cur_tid) {
+    if (put_raw(&o->rec, (uint8_t[]){OP_TID}, 1) ||
+        put_uv(&o->rec, o->next_tid))
+      goto oom;
+    o->nops++;
+  }
+  if (put_uv(&hdr, o->nops))
+    goto oom;
+  if (fwrite(hdr.p, 1, hdr.n, r->logf) != hdr.n ||
+      (o->rec.n && fwrite(o->rec.p, 1, o->rec.n, r->logf) != o->rec.n)) {
+    free(hdr.p);
+    return -2;
+  }
+  r->log_len += hdr.n + o->rec.n;
+  free(hdr.p);
+  o->rec.n = 0;
+  o->nops = 0;
+  memcpy(o->cur, o->next, a->state_size);
+  o->cur_tid = o->next_tid;
+  return 0;
+oom:
+  free(hdr.p);
+  return -1;
+}
+
+/* One memory effect, at the position after the current instruction (or
+ * the initial image before instruction 0). */
+static int open_write(rp_open *o, uint64_t addr, uint64_t size,
+                      const uint8_t *data) {
+  if (o->started && op_add(o, OP_WRITE, addr, size, data))
+    return -1;
+  return mem_write(o->r, open_page, addr, data, size);
+}
+
+static int open_clear(rp_open *o, uint64_t addr, uint64_t size) {
+  if (o->started && op_add(o, OP_CLEAR, addr, size, NULL))
+    return -1;
+  return mem_clear(o->r, open_page, addr, size);
+}
+
+static int open_accesses(rp_open *o, uint32_t n, const tc_mem_access *m,
+                         bool reads) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (m[i].kind == TC_MEM_WRITE && m[i].after) {
+      if (open_write(o, m[i].addr, m[i].size, m[i].after))
+        return -1;
+    } else if (reads && m[i].kind == TC_MEM_READ) {
+      if (o->started && op_add(o, OP_READ, m[i].addr, m[i].size, NULL))
+        return -1;
+    }
+  }
+  return 0;
+}
+
+static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
+  tc_replay *r = o->r;
+  size_t ss = r->arch->state_size;
+  uint64_t effect_pos = o->started ? o->pos + 1 : 0;
+  switch (ev->kind) {
+  case TC_EV_INSN: {
+    const tc_insn_event *e = &ev->u.insn;
+    if (e->tid == TC_TID_BLOCK) {
+      tc_error_set(err, "coverage blocks, not instructions: a coverage "
+                        "trace cannot be replayed");
+      return -1;
+    }
+    if (o->started) {
+      memcpy(o->next, e->state_before, ss);
+      o->next_tid = e->tid;
+      int rc = finish_record(o);
+      if (rc) {
+        tc_error_set(err, rc == -2 ? "replay log: %s" : "out of memory",
+                     strerror(errno));
+        return -1;
+      }
+      o->pos++;
+    } else {
+      memcpy(o->cur, e->state_before, ss);
+      o->cur_tid = e->tid;
+      o->started = true;
+      o->pos = 0;
+    }
+    if (o->pos % r->interval == 0 && checkpoint(o, o->pos))
+      goto oom;
+    memcpy(o->next, e->state_after, ss);
+    memcpy(o->after, e->state_after, ss);
+    o->nchg = e->nregs <= r->arch->nregs ? e->nregs : 0;
+    o->have_chg = e->nregs <= r->arch->nregs;
+    if (o->nchg)
+      memcpy(o->chg, e->regs, o->nchg * sizeof *o->chg);
+    o->next_tid = e->tid;
+    o->have_next = true;
+    if (r->has_memory && open_accesses(o, e->nmem, e->mem, true))
+      goto oom;
+    r->insns = o->pos + 1;
+    return 0;
+  }
+  case TC_EV_KEYFRAME:
+    if (o->started) {
+      memcpy(o->next, ev->u.key.state, ss);
+      o->next_tid = ev->u.key.tid;
+    } else {
+      memcpy(o->cur, ev->u.key.state, ss);
+      o->cur_tid = ev->u.key.tid;
+    }
+    return 0;
+  case TC_EV_SYSCALL:
+    if (r->has_memory && open_accesses(o, ev->u.sys.nmem, ev->u.sys.mem, false))
+      goto oom;
+    return 0;
+  case TC_EV_SIGNAL:
+    if (r->has_memory && open_accesses(o, ev->u.sig.nmem, ev->u.sig.mem, false))
+      goto oom;
+    return 0;
+  case TC_EV_MAP: {
+    const tc_map_event *m = &ev->u.map;
+    if (!m->size)
+      return 0;
+    /* A map is zeros (fresh pages) plus its data's pages that are not
+     * all zero: only those are kept as pages. */
+    if (maplog_add(r, effect_pos, m->addr, m->size, ML_ZERO) ||
+        open_clear(o, m->addr, m->size))
+      goto oom;
+    for (uint64_t off = 0; m->data && off < m->size;) {
+      uint64_t n = RP_PAGE - (m->addr + off) % RP_PAGE;
+      if (n > m->size - off)
+        n = m->size - off;
+      const uint8_t *d = m->data + off;
+      if ((d[0] || memcmp(d, d + 1, (size_t)n - 1)) &&
+          open_write(o, m->addr + off, n, d))
+        goto oom;
+      off += n;
+    }
+    return 0;
+  }
+  case TC_EV_UNMAP:
+    if (!ev->u.map.size)
+      return 0;
+    if (maplog_add(r, effect_pos, ev->u.map.addr, ev->u.map.size, ML_UNMAP) ||
+        open_clear(o, ev->u.map.addr, ev->u.map.size))
+      goto oom;
+    return 0;
+  default:
+    return 0;
+  }
+oom:
+  tc_error_set(err, "out of memory building the replay index");
+  return -1;
+}
+
+static int make_log_file(tc_replay *r, tc_error *err) {
+  const char *dir = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tracecorn-replay-XXXXXX",
+           dir && *dir ? dir : "/tmp");
+  int fd = mkstemp(path);
+  if (fd < 0) {
+    tc_error_set(err, "replay log: %s: %s", path, strerror(errno));
+    return -1;
+  }
+  unlink(path);
+  r->logf = fdopen(fd, "w+b");
+  if (!r->logf) {
+    close(fd);
+    tc_error_set(err, "replay log: %s", strerror(errno));
+    return -1;
+  }
+  return 0;
+}
+
+tc_replay *tc_replay_open(const char *path, const tc_format *fmt,
+                          uint32_t interval, tc_error *err) {
+  if (!fmt && !(fmt = tc_format_detect(path, err)))
+    return NULL;
+  if (!fmt->open_reader) {
+    tc_error_set(err, "%s: the %s format has no reader", path, fmt->name);
+    return NULL;
+  }
+  tc_replay *r = calloc(1, sizeof *r);
+  if (!r) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  r->fmt = fmt;
+  r->interval = interval ? interval : TC_REPLAY_INTERVAL;
+  if (!(r->rd = fmt->open_reader(path, err))) {
+    free(r);
+    return NULL;
+  }
+  r->info = fmt->reader_info(r->rd);
+  r->arch = r->info->arch;
+  if (!r->arch) {
+    tc_error_set(err, "%s: the trace names no arch", path);
+    tc_replay_free(r);
+    return NULL;
+  }
+  r->has_memory = r->info->has_memory;
+  size_t ss = r->arch->state_size;
+  rp_open o = {.r = r};
+  o.cur = calloc(1, ss);
+  o.next = calloc(1, ss);
+  o.after = calloc(1, ss);
+  o.chg = calloc(r->arch->nregs + 1u, sizeof *o.chg);
+  if (!o.cur || !o.next || !o.after || !o.chg || make_log_file(r, err)) {
+    if (!o.cur || !o.next || !o.after || !o.chg)
+      tc_error_set(err, "out of memory");
+    goto fail;
+  }
+  if (r->info->initial_state)
+    memcpy(o.cur, r->info->initial_state, ss);
+  o.cur_tid = r->info->pid;
+  tc_event ev;
+  tc_error rerr = {{0}};
+  for (;;) {
+    int rc = fmt->next_event(r->rd, &ev, &rerr);
+    if (rc == 0)
+      break;
+    if (rc < 0) {
+      r->truncated = strdup(rerr.msg[0] ? rerr.msg : "read error");
+      break;
+    }
+    if (ev.kind == TC_EV_EXIT)
+      break;
+    if (open_event(&o, &ev, err) < 0)
+      goto fail;
+  }
+  if (o.started) {
+    /* the last record: to the state after the last instruction */
+    int rc = finish_record(&o);
+    if (rc) {
+      tc_error_set(err, rc == -2 ? "replay log: %s" : "out of memory",
+                   strerror(errno));
+      goto fail;
+    }
+  } else if (checkpoint(&o, 0)) {
+    tc_error_set(err, "out of memory");
+    goto fail;
+  }
+  if (fflush(r->logf) != 0) {
+    tc_error_set(err, "replay log: %s", strerror(errno));
+    goto fail;
+  }
+  if (r->log_len) {
+    void *m =
+        mmap(NULL, r->log_len, PROT_READ, MAP_PRIVATE, fileno(r->logf), 0);
+    if (m == MAP_FAILED) {
+      tc_error_set(err, "replay log: mmap: %s", strerror(errno));
+      goto fail;
+    }
+    r->log = m;
+  }
+  for (size_t i = 0; i < r->npages; i++) {
+    free(r->page_list[i]->cur);
+    r->page_list[i]->cur = NULL;
+  }
+  free(o.cur);
+  free(o.next);
+  free(o.after);
+  free(o.chg);
+  free(o.rec.p);
+  r->at.state = malloc(ss);
+  if (!r->at.state) {
+    tc_error_set(err, "out of memory");
+    tc_replay_free(r);
+    return NULL;
+  }
+  r->at.pos = UINT64_MAX;
+  if (tc_replay_seek(r, 0, err)) {
+    tc_replay_free(r);
+    return NULL;
+  }
+  return r;
+fail:
+  free(o.cur);
+  free(o.next);
+  free(o.after);
+  free(o.chg);
+  free(o.rec.p);
+  tc_replay_free(r);
+  return NULL;
+}
+
+void tc_replay_free(tc_replay *r) {
+  if (!r)
+    return;
+  for (size_t i = 0; i < r->npages; i++) {
+    rp_page *pg = r->page_list[i];
+    for (uint32_t k = 0; k < pg->nv; k++)
+      free(pg->v[k].buf);
+    free(pg->v);
+    free(pg->cur);
+    free(pg);
+  }
+  free(r->page_list);
+  r->pages.n = 0; /* its values were freed above */
+  free(r->pages.keys);
+  free(r->pages.vals);
+  for (size_t i = 0; i < r->ncps; i++)
+    free(r->cps[i].state);
+  free(r->cps);
+  free(r->maplog);
+  map_free(&r->overlay);
+  if (r->log)
+    munmap(r->log, r->log_len);
+  if (r->logf)
+    fclose(r->logf);
+  free(r->at.state);
+  free(r->truncated);
+  if (r->rd)
+    r->fmt->close_reader(r->rd);
+  free(r);
+}
+
+/* -------------------------------------------------------------- queries */
+
+const tc_trace_info *tc_replay_info(const tc_replay *r) { return r->info; }
+const tc_arch *tc_replay_arch(const tc_replay *r) { return r->arch; }
+uint64_t tc_replay_insns(const tc_replay *r) { return r->insns; }
+const char *tc_replay_truncated(const tc_replay *r) { return r->truncated; }
+int tc_replay_has_memory(const tc_replay *r) { return r->has_memory; }
+uint64_t tc_replay_pos(const tc_replay *r) { return r->at.pos; }
+const uint8_t *tc_replay_state(const tc_replay *r) { return r->at.state; }
+uint32_t tc_replay_tid(const tc_replay *r) { return r->at.tid; }
+
+/* The checkpoint at or before pos. */
+static uint32_t cp_for(const tc_replay *r, uint64_t pos) {
+  size_t lo = 0, hi = r->ncps;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (r->cps[mid].pos <= pos)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo ? (uint32_t)(lo - 1) : 0;
+}
+
+static void cursor_at_cp(const tc_replay *r, rp_cursor *c, uint32_t cp) {
+  c->cp = cp;
+  c->pos = r->cps[cp].pos;
+  c->off = r->cps[cp].log_off;
+  c->tid = r->cps[cp].tid;
+  memcpy(c->state, r->cps[cp].state, r->arch->state_size);
+}
+
+static int overlay_op(void *ctx, int kind, uint64_t addr, uint64_t size,
+                      const uint8_t *data) {
+  tc_replay *r = ctx;
+  if (kind == OP_WRITE)
+    return mem_write(r, overlay_page, addr, data, size);
+  if (kind == OP_CLEAR)
+    return mem_clear(r, overlay_page, addr, size);
+  return 0;
+}
+
+/* One instruction forwards, memory included. */
+static void step_at(tc_replay *r) {
+  r->at.off =
+      apply_record(r, r->at.off, r->at.state, &r->at.tid, overlay_op, r);
+  r->at.pos++;
+  if (r->at.cp + 1 < r->ncps && r->cps[r->at.cp + 1].pos == r->at.pos) {
+    /* the next checkpoint's pages hold all of it */
+    r->at.cp++;
+    map_clear(&r->overlay);
+  }
+}
+
+int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
+  if (pos > r->insns) {
+    tc_error_set(err, "position %llu is past the end (%llu instructions)",
+                 (unsigned long long)pos, (unsigned long long)r->insns);
+    return -1;
+  }
+  if (pos == r->at.pos)
+    return 0;
+  uint32_t cp = cp_for(r, pos);
+  if (r->at.pos == UINT64_MAX || pos < r->at.pos || cp != r->at.cp) {
+    cursor_at_cp(r, &r->at, cp);
+    map_clear(&r->overlay);
+  }
+  while (r->at.pos < pos)
+    step_at(r);
+  return 0;
+}
+
+/* Is addr in a map without data (zeros until written) at pos? */
+static bool mapped_zero(const tc_replay *r, uint64_t addr, uint64_t pos) {
+  size_t lo = 0, hi = r->nmaplog;
+  while (lo < hi) { /* entries are in position order */
+    size_t mid = (lo + hi) / 2;
+    if (r->maplog[mid].pos <= pos)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i-- > 0;) {
+    const rp_mapent *m = &r->maplog[i];
+    if (addr >= m->addr && addr - m->addr < m->size)
+      return m->kind == ML_ZERO;
+  }
+  return false;
+}
+
+size_t tc_replay_read(tc_replay *r, uint64_t addr, size_t len, uint8_t *out) {
+  if (!r->has_memory)
+    return 0;
+  size_t done = 0;
+  while (done < len) {
+    uint64_t a = addr + done;
+    if (a < addr)
+      break; /* wrapped */
+    uint64_t pn = a / RP_PAGE;
+    size_t off = (size_t)(a % RP_PAGE);
+    const uint8_t *b = map_get(&r->overlay, pn);
+    if (!b) {
+      const rp_page *pg = map_get(&r->pages, pn);
+      b = pg ? version_at(pg, r->at.cp) : NULL;
+    }
+    size_t n = RP_PAGE - off < len - done ? RP_PAGE - off : len - done;
+    for (size_t i = 0; i < n; i++) {
+      if (b && bit_get(b + RP_PAGE, off + i))
+        out[done] = b[off + i];
+      else if (mapped_zero(r, a + i, r->at.pos))
+        out[done] = 0;
+      else
+        return done;
+      done++;
+    }
+  }
+  return done;
+}
+
+/* ------------------------------------------------------------------- run */
+
+typedef struct rp_scan {
+  const tc_replay_stops *s;
+  bool hit;
+  tc_replay_hit h;
+} rp_scan;
+
+static int scan_op(void *ctx, int kind, uint64_t addr, uint64_t size,
+                   const uint8_t *data) {
+  (void)data;
+  rp_scan *sc = ctx;
+  if (sc->hit || (kind != OP_WRITE && kind != OP_READ) || !size)
+    return 0;
+  int k = kind == OP_WRITE ? TC_MEM_WRITE : TC_MEM_READ;
+  for (size_t i = 0; i < sc->s->nwatches; i++) {
+    const tc_replay_watch *w = &sc->s->watches[i];
+    if (!(w->kinds & k) || !w->len)
+      continue;
+    uint64_t lo = addr > w->addr ? addr : w->addr;
+    uint64_t e1 = addr + size < addr ? UINT64_MAX : addr + size;
+    uint64_t e2 = w->addr + w->len < w->addr ? UINT64_MAX : w->addr + w->len;
+    if (lo < (e1 < e2 ? e1 : e2)) {
+      sc->hit = true;
+      sc->h = (tc_replay_hit){TC_REPLAY_WATCH, i, lo, k};
+      return 0;
+    }
+  }
+  return 0;
+}
+
+static bool at_break(const tc_replay *r, const tc_replay_stops *s,
+                     const uint8_t *state, size_t *which) {
+  if (!s->npcs)
+    return false;
+  uint64_t pc = tc_state_get(r->arch, state, r->arch->pc_reg);
+  for (size_t i = 0; i < s->npcs; i++)
+    if (s->pcs[i] == pc) {
+      *which = i;
+      return true;
+    }
+  return false;
+}
+
+int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
+                  tc_replay_hit *hit, tc_error *err) {
+  static const tc_replay_stops none = {0};
+  if (!s)
+    s = &none;
+  memset(hit, 0, sizeof *hit);
+  rp_cursor c = r->at;
+  c.state = malloc(r->arch->state_size);
+  if (!c.state) {
+    tc_error_set(err, "out of memory");
+    return -1;
+  }
+  uint64_t stop = backwards ? 0 : r->insns;
+  rp_scan sc = {.s = s};
+  bool scan_mem = s->nwatches > 0;
+  if (!backwards) {
+    memcpy(c.state, r->at.state, r->arch->state_size);
+    while (c.pos < r->insns) {
+      sc.hit = false;
+      c.off = apply_record(r, c.off, c.state, &c.tid, scan_mem ? scan_op : NULL,
+                           &sc);
+      c.pos++;
+      if (sc.hit && !(s->watch_before && c.pos - 1 == r->at.pos)) {
+        *hit = sc.h;
+        stop = s->watch_before ? c.pos - 1 : c.pos;
+        break;
+      }
+      size_t which;
+      if (at_break(r, s, c.state, &which)) {
+        *hit = (tc_replay_hit){TC_REPLAY_BREAK, which, 0, 0};
+        stop = c.pos;
+        break;
+      }
+    }
+  } else if (r->at.pos > 0) {
+    bool found = false;
+    for (int64_t cp = cp_for(r, r->at.pos - 1); cp >= 0 && !found; cp--) {
+      cursor_at_cp(r, &c, (uint32_t)cp);
+      uint64_t end = r->at.pos;
+      if ((size_t)cp + 1 < r->ncps && r->cps[cp + 1].pos < end)
+        end = r->cps[cp + 1].pos;
+      while (c.pos < end) {
+        size_t which;
+        bool brk = at_break(r, s, c.state, &which);
+        sc.hit = false;
+        c.off = apply_record(r, c.off, c.state, &c.tid,
+                             scan_mem ? scan_op : NULL, &sc);
+        if (sc.hit) {
+          *hit = sc.h;
+          stop = c.pos;
+          found = true;
+        } else if (brk) {
+          *hit = (tc_replay_hit){TC_REPLAY_BREAK, which, 0, 0};
+          stop = c.pos;
+          found = true;
+        }
+        c.pos++;
+      }
+    }
+  }
+  free(c.state);
+  return tc_replay_seek(r, stop, err);
+}
+
+void tc_replay_get_stats(const tc_replay *r, tc_replay_stats *st) {
+  memset(st, 0, sizeof *st);
+  st->checkpoints = r->ncps;
+  st->pages = r->npages;
+  for (size_t i = 0; i < r->npages; i++)
+    st->page_versions += r->page_list[i]->nv;
+  st->log_bytes = r->log_len;
+  st->memory_bytes = r->version_bytes;
+  st->interval = r->interval;
+}

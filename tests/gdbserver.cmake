@@ -1,0 +1,1 @@
+tc_add_cunit_test(test_gdbserver ${CMAKE_CURRENT_SOURCE_DIR}/test_gdbserver.c)

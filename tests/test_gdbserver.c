@@ -1,0 +1,592 @@
+/* tracecorn gdbserver (issue 33): real gdb in batch mode over a pipe
+ * against recorded guests, forwards and backwards, and the protocol fed
+ * malformed packets. The truth is the recording itself, as `tracecorn
+ * dump --json` prints it. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+/* gdb-multiarch when installed (every arch), else gdb. */
+static const char *gdb_prog(void) {
+  return tu_have("/usr/bin/gdb-multiarch") ? "gdb-multiarch" : "gdb";
+}
+
+/* Records guest with args into NAME.tct once; its path. */
+static const char *record(const char *name, const char *guest,
+                          const char *args) {
+  static char paths[8][4200];
+  static char names[8][64];
+  for (int i = 0; i < 8; i++)
+    if (!strcmp(names[i], name))
+      return paths[i];
+  int slot = 0;
+  while (slot < 7 && names[slot][0])
+    slot++;
+  char *out = NULL;
+  int st = tu_runf(&out, 1, "%s record -q -f tct -o %s -- %s %s >/dev/null",
+                   TC_CLI, tu_tmp(name), tu_guest(guest), args ? args : "");
+  CU_ASSERT_EQUAL(st, 0);
+  if (st)
+    fprintf(stderr, "\nrecord %s: %s\n", guest, out ? out : "");
+  free(out);
+  snprintf(names[slot], sizeof names[slot], "%s", name);
+  snprintf(paths[slot], sizeof paths[slot], "%s.tct", tu_tmp(name));
+  return paths[slot];
+}
+
+/* Runs gdb in batch mode on trace (and exe's symbols, NULL: none) with the
+ * commands; stdout and stderr merged (malloc'd). */
+static char *gdb_run(const char *trace, const char *exe, const char *cmds) {
+  static int n;
+  char name[64];
+  snprintf(name, sizeof name, "script%d.gdb", n++);
+  const char *script = tu_tmp(name);
+  FILE *f = fopen(script, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "set pagination off\nset confirm off\nset width 0\n");
+  if (exe)
+    fprintf(f, "file %s\n", exe);
+  fprintf(f, "target remote | %s gdbserver --stdio -q %s\n%s\n", TC_CLI, trace,
+          cmds);
+  fclose(f);
+  char *out = NULL;
+  int st = tu_runf(&out, 1, "timeout 120 %s -batch -nx -x %s </dev/null",
+                   gdb_prog(), script);
+  CU_ASSERT_EQUAL(st, 0);
+  if (st)
+    fprintf(stderr, "\ngdb status %d:\n%s\n", st, out ? out : "");
+  return out ? out : strdup("");
+}
+
+/* The value printed as "@@key=VALUE" (hex without 0x, as printf %lx, or
+ * decimal with d:), UINT64_MAX when missing. The n-th occurrence. */
+static uint64_t at_val(const char *out, const char *key, int nth) {
+  char want[64];
+  snprintf(want, sizeof want, "@@%s=", key);
+  const char *p = out;
+  for (int i = 0; p && i <= nth; i++) {
+    p = strstr(p, want);
+    if (p && i < nth)
+      p += strlen(want);
+  }
+  if (!p)
+    return UINT64_MAX;
+  return strtoull(p + strlen(want), NULL, 16);
+}
+
+static int count_str(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
+  return n;
+}
+
+/* A register of the keyframe line of `dump --json --from N --count 1`:
+ * 1 and *v set when present. */
+static int json_reg(const char *json, const char *name, uint64_t *v) {
+  const char *k = strstr(json, "{\"type\":\"keyframe\"");
+  if (!k)
+    return 0;
+  char want[64];
+  snprintf(want, sizeof want, "\"%s\":\"", name);
+  const char *nl = strchr(k, '\n');
+  const char *f = strstr(k, want);
+  if (!f || (nl && f > nl))
+    return 0;
+  *v = strtoull(f + strlen(want), NULL, 16);
+  return 1;
+}
+
+/* Compares `info registers` (printed after the line "@@regs") with the
+ * recording's state at instruction pos; returns how many registers matched
+ * (every one that both name is asserted equal). */
+static int check_info_registers(const char *out, const char *trace,
+                                uint64_t pos, const char *arch) {
+  char *json = NULL;
+  int st = tu_runf(&json, 0, "%s dump --json --from %" PRIu64 " --count 1 %s",
+                   TC_CLI, pos, trace);
+  CU_ASSERT_EQUAL(st, 0);
+  const char *p = strstr(out, "@@regs");
+  CU_ASSERT_PTR_NOT_NULL(p);
+  int matched = 0;
+  while (p && json && (p = strchr(p, '\n'))) {
+    p++;
+    char name[32];
+    char hex[64];
+    if (sscanf(p, "%31s %63s", name, hex) != 2 || strncmp(hex, "0x", 2))
+      continue;
+    if (!strncmp(name, "@@", 2))
+      break;
+    const char *jname = name;
+    if (!strcmp(arch, "x86_64") && !strcmp(name, "eflags"))
+      jname = "rflags";
+    if (!strcmp(arch, "arm64") && !strcmp(name, "cpsr"))
+      jname = "nzcv";
+    uint64_t want;
+    if (!json_reg(json, jname, &want))
+      continue;
+    uint64_t got = strtoull(hex, NULL, 16);
+    if (!strcmp(jname, "rflags"))
+      want &= 0xffffffffu;
+    CU_ASSERT_EQUAL(got, want);
+    if (got != want)
+      fprintf(stderr, "\n%s at %" PRIu64 ": gdb %s, recording 0x%" PRIx64 "\n",
+              name, pos, hex, want);
+    matched++;
+  }
+  free(json);
+  return matched;
+}
+
+/* The pc of instruction `index` in `dump --json` lines. */
+static uint64_t insn_pc(const char *json, uint64_t *index) {
+  const char *l = strstr(json, "{\"type\":\"insn\"");
+  if (!l)
+    return UINT64_MAX;
+  const char *i = strstr(l, "\"index\":");
+  const char *pc = strstr(l, "\"pc\":\"");
+  if (!i || !pc)
+    return UINT64_MAX;
+  if (index)
+    *index = strtoull(i + 8, NULL, 10);
+  return strtoull(pc + 6, NULL, 16);
+}
+
+/* ------------------------------------------------------------- cases */
+
+#define GPRS64                                                                 \
+  "printf \"@@rax=%lx @@rbx=%lx @@rcx=%lx @@rdx=%lx @@rsi=%lx @@rdi=%lx "      \
+  "@@rsp=%lx @@rbp=%lx @@pc=%lx @@eflags=%lx\\n\", $rax, $rbx, $rcx, $rdx, "   \
+  "$rsi, $rdi, $rsp, $rbp, $pc, $eflags\n"
+
+/* stepi N times then reverse-stepi N times: back at the same pc and
+ * registers, and each step moved. */
+static void test_step_back(void) {
+  const char *t = record("plant", "plant64", NULL);
+  char *out = gdb_run(t, tu_guest("plant64"),
+                      "break plant\ncontinue\n" GPRS64 "stepi\nstepi\nstepi\n"
+                      "stepi\n" GPRS64 "reverse-stepi\nreverse-stepi\n"
+                      "reverse-stepi\nreverse-stepi\n" GPRS64);
+  static const char *const regs[] = {"rax", "rbx", "rcx", "rdx", "rsi",
+                                     "rdi", "rsp", "rbp", "pc",  "eflags"};
+  uint64_t pc0 = at_val(out, "pc", 0);
+  CU_ASSERT_NOT_EQUAL(pc0, UINT64_MAX);
+  CU_ASSERT_NOT_EQUAL(at_val(out, "pc", 1), pc0); /* it moved */
+  for (size_t i = 0; i < sizeof regs / sizeof regs[0]; i++) {
+    CU_ASSERT_NOT_EQUAL(at_val(out, regs[i], 0), UINT64_MAX);
+    CU_ASSERT_EQUAL(at_val(out, regs[i], 2), at_val(out, regs[i], 0));
+  }
+  /* plant's first instruction, as the recording has it */
+  char *json = NULL;
+  CU_ASSERT_EQUAL(
+      tu_runf(&json, 0, "%s dump --json --range plant --count 1 %s", TC_CLI, t),
+      0);
+  CU_ASSERT_EQUAL(pc0, insn_pc(json ? json : "", NULL));
+  free(json);
+  free(out);
+}
+
+/* break main + continue stops at main; plant is hit exactly once, then
+ * continue reaches the end of the recording. */
+static void test_break_continue(void) {
+  const char *t = record("plant", "plant64", NULL);
+  char *out = gdb_run(
+      t, tu_guest("plant64"),
+      "break main\nbreak plant\ncontinue\nprintf \"@@pc=%lx @@main=%lx\\n\", "
+      "$pc, &main\ncontinue\nprintf \"@@pc=%lx @@plant=%lx\\n\", $pc, "
+      "&plant\ncontinue\ninfo breakpoints\nprintf \"@@end=%lx\\n\", $pc\n");
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0), at_val(out, "main", 0));
+  CU_ASSERT_NOT_EQUAL(at_val(out, "main", 0), UINT64_MAX);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 1), at_val(out, "plant", 0));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "Breakpoint 1, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "Breakpoint 2, "));
+  /* each hit once (the recording calls plant once) */
+  CU_ASSERT_EQUAL(count_str(out, "breakpoint already hit 1 time"), 2);
+  /* then the end of the recording */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "No more reverse-execution history."));
+  char *json = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&json, 0, "%s dump --json --pc 0x%" PRIx64 " %s",
+                          TC_CLI, at_val(out, "plant", 0), t),
+                  0);
+  CU_ASSERT_EQUAL(count_str(json ? json : "", "{\"type\":\"insn\""), 1);
+  free(json);
+  free(out);
+}
+
+/* watch target[5] at peek(), reverse-continue: stops at plant's store,
+ * the instruction `dump` names as its last writer, with the value before
+ * it (1); neighbour()'s stores beside it do not stop. Forwards again, the
+ * watch reports 0x5a after the store. */
+static void test_watch_reverse(void) {
+  const char *t = record("plant", "plant64", NULL);
+  char *out =
+      gdb_run(t, tu_guest("plant64"),
+              "break peek\ncontinue\ndelete\n"
+              "watch *(unsigned char *)((char *)&target + 5)\n"
+              "printf \"@@addr=%lx\\n\", (char *)&target + 5\n"
+              "reverse-continue\n"
+              "printf \"@@pc=%lx @@val=%x\\n\", $pc, *(unsigned char *)((char "
+              "*)&target + 5)\n"
+              "continue\n"
+              "printf \"@@pc=%lx @@val=%x\\n\", $pc, *(unsigned char *)((char "
+              "*)&target + 5)\n");
+  uint64_t addr = at_val(out, "addr", 0);
+  CU_ASSERT_NOT_EQUAL(addr, UINT64_MAX);
+  char *json = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&json, 0,
+                          "%s dump --json --mem 0x%" PRIx64
+                          ":1 --writes --last 1 %s",
+                          TC_CLI, addr, t),
+                  0);
+  uint64_t writer = insn_pc(json ? json : "", NULL);
+  CU_ASSERT_NOT_EQUAL(writer, UINT64_MAX);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0), writer);
+  CU_ASSERT_EQUAL(at_val(out, "val", 0), 1); /* before the store */
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "Hardware watchpoint 2"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "New value = 1 '\\001'"));
+  /* forwards: stopped after the store, 0x5a written */
+  CU_ASSERT_EQUAL(at_val(out, "val", 1), 0x5a);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "New value = 90 'Z'"));
+  CU_ASSERT_NOT_EQUAL(at_val(out, "pc", 1), writer);
+  free(json);
+  free(out);
+}
+
+/* info registers at positions reached by monitor seek and by stepping
+ * equal the recording's state there; monitor info says where. */
+static void test_registers_seek(void) {
+  const char *t = record("plant", "plant64", NULL);
+  char *out = gdb_run(t, NULL,
+                      "monitor seek 1234\nmaintenance flush register-cache\n"
+                      "monitor info\necho @@regs\\n\ninfo registers\n"
+                      "echo @@done\\n\n");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "position 1234 of "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "arch x86_64"));
+  CU_ASSERT(check_info_registers(out, t, 1234, "x86_64") >= 24);
+  free(out);
+  /* forwards 5000 steps by seek, then 3 back by reverse-stepi: 4997 */
+  out = gdb_run(t, NULL,
+                "monitor seek 5000\nmaintenance flush register-cache\n"
+                "reverse-stepi\nreverse-stepi\nreverse-stepi\n"
+                "echo @@regs\\n\ninfo registers\necho @@done\\n\n"
+                "monitor info\n");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "position 4997 of "));
+  CU_ASSERT(check_info_registers(out, t, 4997, "x86_64") >= 24);
+  /* a seek past the end says so and changes nothing */
+  free(out);
+  out =
+      gdb_run(t, NULL, "monitor seek 99999999\nmonitor seek x\nmonitor info\n");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "is past the end"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "usage: monitor seek N"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "position 0 of "));
+  free(out);
+}
+
+/* The ends: continue runs to the end, stepi there stays, reverse-continue
+ * goes back to the first instruction (the entry point); gdb says "No more
+ * reverse-execution history" each time. */
+static void test_ends(void) {
+  const char *t = record("plant", "plant64", NULL);
+  char *out = gdb_run(t, NULL,
+                      "continue\nprintf \"@@pc=%lx\\n\", $pc\nstepi\n"
+                      "printf \"@@pc=%lx\\n\", $pc\nmonitor info\n"
+                      "reverse-continue\nprintf \"@@pc=%lx\\n\", $pc\n"
+                      "reverse-stepi\nprintf \"@@pc=%lx\\n\", $pc\n");
+  CU_ASSERT_EQUAL(count_str(out, "No more reverse-execution history."), 4);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0), at_val(out, "pc", 1));
+  char *json = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&json, 0, "%s dump --json --count 1 %s", TC_CLI, t),
+                  0);
+  uint64_t first = insn_pc(json ? json : "", NULL);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 2), first);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 3), first);
+  /* at the end: position = the instruction count */
+  char *info = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&info, 0, "%s info %s", TC_CLI, t), 0);
+  const char *n = strstr(info ? info : "", "instructions: ");
+  CU_ASSERT_PTR_NOT_NULL(n);
+  if (n) {
+    char want[96];
+    uint64_t count = strtoull(n + 14, NULL, 10);
+    snprintf(want, sizeof want, "position %" PRIu64 " of %" PRIu64, count,
+             count);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+  }
+  free(info);
+  free(json);
+  free(out);
+}
+
+/* ------------------------------------------------------------ packets */
+
+/* A framed packet appended to buf. */
+static void add_packet(char *buf, size_t cap, const char *payload) {
+  unsigned sum = 0;
+  for (const char *p = payload; *p; p++)
+    sum = (sum + (unsigned char)*p) & 0xff;
+  size_t n = strlen(buf);
+  snprintf(buf + n, cap - n, "$%s#%02x", payload, sum);
+}
+
+/* The replies ($...#xx payloads) in order, '\n'-separated. */
+static char *replies(const char *raw) {
+  size_t n = strlen(raw);
+  char *out = calloc(1, n + 2);
+  size_t k = 0;
+  for (const char *p = raw; (p = strchr(p, '$'));) {
+    const char *h = strchr(p, '#');
+    if (!h)
+      break;
+    memcpy(out + k, p + 1, (size_t)(h - p - 1));
+    k += (size_t)(h - p - 1);
+    out[k++] = '\n';
+    p = h;
+  }
+  return out;
+}
+
+/* Malformed packets get E replies (or the empty "unsupported"), a bad
+ * checksum a NAK, writes are refused, and the session goes on; at the end
+ * of the input (the client gone) the server exits 0. */
+static void test_malformed(void) {
+  const char *t = record("plant", "plant64", NULL);
+  static char in[1 << 16];
+  in[0] = 0;
+  static const char *const bad[] = {
+      "m",                                        /* 1 no address */
+      "mzz,4",                                    /* 2 not hex */
+      "m1234",                                    /* 3 no length */
+      "m1,2,3",                                   /* 4 junk */
+      "m11111111111111111,1",                     /* 5 over 64 bits */
+      "p",                                        /* 6 */
+      "p9999",                                    /* 7 no such register */
+      "G00",                                      /* 8 write registers */
+      "P0=00",                                    /* 9 write a register */
+      "M400000,1:00",                             /* 10 write memory */
+      "X400000,1:0",                              /* 11 */
+      "Z0",                                       /* 12 */
+      "Z0,zz,1",                                  /* 13 */
+      "Z2,400000,0",                              /* 14 a zero-length watch */
+      "z1,1",                                     /* 15 */
+      "vCont;x",                                  /* 16 */
+      "vCont;",                                   /* 17 */
+      "qXfer:features:read:target.xml:zz",        /* 18 */
+      "qXfer:features:read:target.xml:100000,10", /* 19 past the end */
+      "qRcmd,6",                                  /* 20 odd hex */
+      "qRcmd,zz",                                 /* 21 */
+      "m0,10", /* 22 unmapped at address 0: unavailable */
+      NULL};
+  for (int i = 0; bad[i]; i++)
+    add_packet(in, sizeof in, bad[i]);
+  strcat(in, "$?#00"); /* 23: a bad checksum: '-' and no reply */
+  add_packet(in, sizeof in, "Z9,0,0"); /* unknown type: empty */
+  add_packet(in, sizeof in, "?");      /* still serving */
+  add_packet(in, sizeof in, "qC");
+  /* noise between packets and an unterminated packet at the end */
+  strcat(in, "+++\x03garbage$m0,");
+  CU_ASSERT_EQUAL(tu_write_file(tu_tmp("bad.in"), in, strlen(in)), 0);
+  char *raw = NULL;
+  int st = tu_runf(&raw, 0, "%s gdbserver -q --stdio %s < %s", TC_CLI, t,
+                   tu_tmp("bad.in"));
+  CU_ASSERT_EQUAL(st, 0);
+  char *r = replies(raw ? raw : "");
+  /* 22 E replies, then the empty one, the stop reply and qC */
+  char *line = r;
+  int i = 0;
+  for (; i < 22 && line && *line; i++) {
+    char *nl = strchr(line, '\n');
+    *nl = 0;
+    CU_ASSERT_EQUAL(line[0], 'E');
+    if (line[0] != 'E')
+      fprintf(stderr, "\npacket %s: reply '%s'\n", bad[i], line);
+    line = nl + 1;
+  }
+  CU_ASSERT_EQUAL(i, 22);
+  CU_ASSERT_EQUAL(strncmp(line, "\nT05thread:3e8;\nQC3e8\n", 22), 0);
+  CU_ASSERT_PTR_NOT_NULL(strchr(raw ? raw : "", '-'));
+  free(r);
+  free(raw);
+}
+
+/* Random packets with good checksums (deterministic): the server never
+ * crashes and still answers '?' after them. */
+static void test_random_packets(void) {
+  const char *t = record("plant", "plant64", NULL);
+  static char in[1 << 20];
+  in[0] = 0;
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  static const char alphabet[] = "mgpPGMXZzcsbvqQHTk?;:,0123456789abcdefx-";
+  static const char *const heads[] = {
+      "m",      "p", "Z", "z", "vCont;", "qXfer:features:read:target.xml:",
+      "qRcmd,", "b", "H", "q"};
+  for (int k = 0; k < 3000; k++) {
+    char p[64];
+    const char *h = heads[tu_xorshift(&x) % (sizeof heads / sizeof heads[0])];
+    size_t n = strlen(h);
+    memcpy(p, h, n);
+    size_t len = tu_xorshift(&x) % 20;
+    for (size_t i = 0; i < len; i++) {
+      char c = alphabet[tu_xorshift(&x) % (sizeof alphabet - 1)];
+      /* k, D and vKill would end the session */
+      p[n++] = c == 'k' ? 'm' : c;
+    }
+    p[n] = 0;
+    if (!strcmp(p, "D") || !strncmp(p, "vKill", 5) || p[0] == 'k')
+      continue;
+    add_packet(in, sizeof in, p);
+  }
+  add_packet(in, sizeof in, "?");
+  CU_ASSERT_EQUAL(tu_write_file(tu_tmp("rand.in"), in, strlen(in)), 0);
+  char *raw = NULL;
+  int st = tu_runf(&raw, 0, "%s gdbserver -q --stdio %s < %s", TC_CLI, t,
+                   tu_tmp("rand.in"));
+  CU_ASSERT_EQUAL(st, 0);
+  char *r = replies(raw ? raw : "");
+  size_t n = strlen(r);
+  CU_ASSERT(n > 2);
+  /* the last reply is the stop reply */
+  const char *last = n >= 2 ? r + n - 2 : r;
+  while (last > r && last[-1] != '\n')
+    last--;
+  CU_ASSERT_EQUAL(strncmp(last, "T05", 3), 0);
+  free(r);
+  free(raw);
+}
+
+/* A truncated trace serves what it holds: gdb connects, the end is where
+ * the file stops, and monitor info says the trace ends early. */
+static void test_truncated(void) {
+  /* big enough for several compressed frames: half of it holds some */
+  const char *t = record("loop", "loop64", "100000");
+  size_t len = 0;
+  uint8_t *data = tu_read_file(t, &len);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(data);
+  const char *cut = tu_tmp("cut.tct");
+  CU_ASSERT_EQUAL(tu_write_file(cut, data, len / 2), 0);
+  free(data);
+  char *out = gdb_run(cut, NULL,
+                      "monitor info\ncontinue\nprintf \"@@pc=%lx\\n\", $pc\n"
+                      "reverse-stepi\nprintf \"@@pc=%lx\\n\", $pc\n");
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "the trace ends early"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "No more reverse-execution history."));
+  CU_ASSERT_NOT_EQUAL(at_val(out, "pc", 0), UINT64_MAX);
+  CU_ASSERT_NOT_EQUAL(at_val(out, "pc", 1), UINT64_MAX);
+  const char *pos = strstr(out, "position 0 of ");
+  CU_ASSERT_PTR_NOT_NULL(pos);
+  if (pos) {
+    uint64_t n = strtoull(pos + 14, NULL, 10);
+    CU_ASSERT(n > 100);
+  }
+  free(out);
+}
+
+/* Other arches: stepi/reverse-stepi and info registers against the
+ * recording, and a breakpoint on the guest's cmain. */
+static void check_arch(const char *guest, const char *arch, int min_regs) {
+  if (tu_expect_refusal(tu_guest(guest)))
+    return;
+  char name[64];
+  snprintf(name, sizeof name, "arch-%s", guest);
+  const char *t = record(name, guest, "300");
+  char *out = gdb_run(
+      t, tu_guest(guest),
+      "break *cmain\ncontinue\nprintf \"@@pc=%lx @@cmain=%lx\\n\", $pc, "
+      "&cmain\nstepi\nstepi\nreverse-stepi\nreverse-stepi\n"
+      "printf \"@@pc=%lx\\n\", $pc\nmonitor seek 1777\n"
+      "maintenance flush register-cache\necho @@regs\\n\ninfo registers\n"
+      "echo @@done\\n\n");
+  uint64_t cmain = at_val(out, "cmain", 0);
+  CU_ASSERT_NOT_EQUAL(cmain, UINT64_MAX);
+  /* arm: gdb prints Thumb addresses with the low bit clear */
+  if (!strcmp(arch, "arm"))
+    cmain &= ~(uint64_t)1;
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0), cmain);
+  if (at_val(out, "pc", 0) != cmain)
+    fprintf(stderr, "\n%s: pc %" PRIx64 ", cmain %" PRIx64 "\n%s\n", guest,
+            at_val(out, "pc", 0), cmain, out);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 1), at_val(out, "pc", 0));
+  int n = check_info_registers(out, t, 1777, arch);
+  CU_ASSERT(n >= min_regs);
+  if (n < min_regs)
+    fprintf(stderr, "\n%s: %d registers compared\n%s\n", guest, n, out);
+  free(out);
+}
+
+static void test_i386(void) { check_arch("loop32", "x86", 14); }
+static void test_arm64(void) { check_arch("loop-arm64", "arm64", 33); }
+static void test_armhf(void) { check_arch("loop-armhf", "arm", 16); }
+
+/* --listen: gdb connects over TCP (port 0: the server picks one and says
+ * which), steps, detaches; the server then ends with status 0. */
+static void test_listen(void) {
+  const char *t = record("plant", "plant64", NULL);
+  const char *log = tu_tmp("listen.log");
+  FILE *f = fopen(tu_tmp("listen.gdb"), "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f, "set confirm off\nstepi\nprintf \"@@pc=%%lx\\n\", $pc\n"
+             "detach\n");
+  fclose(f);
+  f = fopen(tu_tmp("listen.sh"), "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fprintf(f,
+          "%s gdbserver --listen 127.0.0.1:0 %s 2>%s &\n"
+          "pid=$!\n"
+          "for i in $(seq 100); do grep -q 'listening on port' %s && break; "
+          "sleep 0.1; done\n"
+          "port=$(sed -n 's/.*listening on port \\([0-9]*\\).*/\\1/p' %s)\n"
+          "timeout 60 %s -batch -nx -ex \"target remote 127.0.0.1:$port\" "
+          "-x %s\n"
+          "wait $pid\necho \"@@status=$?\"\n",
+          TC_CLI, t, log, log, log, gdb_prog(), tu_tmp("listen.gdb"));
+  fclose(f);
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "timeout 120 sh %s", tu_tmp("listen.sh")),
+                  0);
+  CU_ASSERT_EQUAL(at_val(out ? out : "", "status", 0), 0);
+  char *json = NULL;
+  CU_ASSERT_EQUAL(
+      tu_runf(&json, 0, "%s dump --json --from 1 --count 1 %s", TC_CLI, t), 0);
+  uint64_t pc1 = insn_pc(json ? json : "", NULL);
+  CU_ASSERT_NOT_EQUAL(pc1, UINT64_MAX);
+  CU_ASSERT_EQUAL(at_val(out ? out : "", "pc", 0), pc1);
+  free(json);
+  free(out);
+}
+
+/* --help names the command's options. */
+static void test_help(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s gdbserver --help", TC_CLI), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "--listen HOST:PORT"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "monitor seek N"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s gdbserver", TC_CLI), 2);
+  free(out);
+  CU_ASSERT_EQUAL(
+      tu_runf(&out, 1, "%s gdbserver %s", TC_CLI, tu_tmp("no-such.tct")), 1);
+  free(out);
+}
+
+int main(void) {
+  static const tu_case cases[] = {
+      {"stepi and reverse-stepi", test_step_back},
+      {"break and continue", test_break_continue},
+      {"watch and reverse-continue", test_watch_reverse},
+      {"registers at a seek", test_registers_seek},
+      {"the ends of the recording", test_ends},
+      {"malformed packets", test_malformed},
+      {"random packets", test_random_packets},
+      {"truncated trace", test_truncated},
+      {"i386", test_i386},
+      {"arm64", test_arm64},
+      {"armhf", test_armhf},
+      {"listen on a port", test_listen},
+      {"help", test_help},
+      {NULL, NULL}};
+  return tu_run_suite("gdbserver", cases);
+}
