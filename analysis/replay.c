@@ -1054,7 +1054,9 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
                              scan_mem ? scan_op : NULL, &sc);
         if (sc.hit) {
           *hit = sc.h;
-          stop = c.pos;
+          /* gdb steps back over the access itself where watchpoints
+           * trap before it */
+          stop = s->watch_before ? c.pos + 1 : c.pos;
           found = true;
         } else if (brk) {
           *hit = (tc_replay_hit){TC_REPLAY_BREAK, which, 0, 0};

@@ -72,8 +72,9 @@ typedef struct tc_replay_stops {
   const tc_replay_watch *watches;
   size_t nwatches;
   /* 0: a watch stops after the accessing instruction (x86, whose
-   * watchpoints trap after it); 1: before it (arm, arm64, mips). Going
-   * backwards it always stops before it. */
+   * watchpoints trap after it; backwards: before it, at the access);
+   * 1: before it (arm, arm64, mips: gdb then steps over the access;
+   * backwards: after it, and gdb steps back onto it). */
   int watch_before;
 } tc_replay_stops;
 

@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.." || exit 1
 hours=$1
 jobs=${2:-$(nproc)}
 dir=${3:-build-fuzz}
-harnesses=${HARNESSES:-"elf tct tctraw trac tfile ucir bap rvn drcov tenet"}
+harnesses=${HARNESSES:-"elf tct tctraw trac tfile ucir bap rvn drcov tenet gdbrsp"}
 command -v clang >/dev/null || {
   echo "fuzz-campaign.sh: clang is not installed"
   exit 1

@@ -27,7 +27,7 @@ cd "$(dirname "$0")/.." || exit 1
 secs=$1
 f=${2:-build-fuzz/fuzz}
 out=${3:-$f/parallel-$(date +%Y%m%d-%H%M%S)}
-harnesses=${HARNESSES:-"elf tct tctraw trac tfile ucir bap rvn drcov tenet"}
+harnesses=${HARNESSES:-"elf tct tctraw trac tfile ucir bap rvn drcov tenet gdbrsp"}
 procs=${PROCS:-"tct=2 tctraw=2 tfile=2 ucir=2 bap=2 rvn=2"}
 loader=${LOADER:-}
 nprocs() {

@@ -10,7 +10,7 @@ set -u
 cd "$(dirname "$0")/.."
 secs=${1:-600}
 dir=${2:-build-fuzz}
-harnesses=${HARNESSES:-"elf tct tctraw trac tfile ucir bap rvn drcov tenet"}
+harnesses=${HARNESSES:-"elf tct tctraw trac tfile ucir bap rvn drcov tenet gdbrsp"}
 command -v clang >/dev/null || { echo "fuzz.sh: clang is not installed"; exit 1; }
 ./scripts/build.sh "$dir" -DCMAKE_C_COMPILER=clang -DTC_FUZZ=ON \
   -DTC_WERROR=ON -DBUILD_TESTING=OFF || exit 1

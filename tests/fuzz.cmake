@@ -3,10 +3,18 @@
 # without libFuzzer, so in every build). Under ASan an allocation above
 # 1 GiB fails the test: a corrupt size must not allocate gigabytes.
 set(TC_FUZZ_REGRESS ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress)
-foreach(h elf tct tctraw trac tfile ucir bap rvn drcov tenet)
+foreach(h elf tct tctraw trac tfile ucir bap rvn drcov tenet gdbrsp)
   if(h STREQUAL "elf")
     add_executable(fuzz_regress_${h} ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_elf.c
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress_main.c)
+  elseif(h STREQUAL "gdbrsp")
+    add_executable(fuzz_regress_${h}
+      ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_gdbrsp.c
+      ${CMAKE_SOURCE_DIR}/tools/cmd_gdbserver.c
+      ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress_main.c)
+    target_compile_definitions(fuzz_regress_${h} PRIVATE
+      FZ_GUEST="${CMAKE_BINARY_DIR}/examples/guests/hello64")
+    add_dependencies(fuzz_regress_${h} tc_guests)
   else()
     add_executable(fuzz_regress_${h}
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_reader.c

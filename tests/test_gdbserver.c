@@ -486,7 +486,10 @@ static void test_truncated(void) {
 }
 
 /* Other arches: stepi/reverse-stepi and info registers against the
- * recording, and a breakpoint on the guest's cmain. */
+ * recording, a breakpoint on the guest's cmain, and a write watchpoint on
+ * sink[5] forwards (twice) then backwards: it lands on the store
+ * instruction, as `dump --mem --writes` names it (gdb steps over or back
+ * onto the access itself where watchpoints trap before it: arm, arm64). */
 static void check_arch(const char *guest, const char *arch, int min_regs) {
   if (tu_expect_refusal(tu_guest(guest)))
     return;
@@ -497,7 +500,12 @@ static void check_arch(const char *guest, const char *arch, int min_regs) {
       t, tu_guest(guest),
       "break *cmain\ncontinue\nprintf \"@@pc=%lx @@cmain=%lx\\n\", $pc, "
       "&cmain\nstepi\nstepi\nreverse-stepi\nreverse-stepi\n"
-      "printf \"@@pc=%lx\\n\", $pc\nmonitor seek 1777\n"
+      "printf \"@@pc=%lx\\n\", $pc\ndelete\n"
+      "printf \"@@addr=%lx @@size=%x\\n\", (char *)&sink + 5 * sizeof(long), "
+      "sizeof(long)\n"
+      "watch *(long *)((char *)&sink + 5 * sizeof(long))\n"
+      "continue\ncontinue\nreverse-continue\nprintf \"@@wpc=%lx\\n\", $pc\n"
+      "delete\nmonitor seek 1777\n"
       "maintenance flush register-cache\necho @@regs\\n\ninfo registers\n"
       "echo @@done\\n\n");
   uint64_t cmain = at_val(out, "cmain", 0);
@@ -510,6 +518,19 @@ static void check_arch(const char *guest, const char *arch, int min_regs) {
     fprintf(stderr, "\n%s: pc %" PRIx64 ", cmain %" PRIx64 "\n%s\n", guest,
             at_val(out, "pc", 0), cmain, out);
   CU_ASSERT_EQUAL(at_val(out, "pc", 1), at_val(out, "pc", 0));
+  /* the store that writes sink[5] */
+  char *json = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&json, 0,
+                          "%s dump --json --mem 0x%" PRIx64 ":%" PRIu64
+                          " --writes --count 1 %s",
+                          TC_CLI, at_val(out, "addr", 0),
+                          at_val(out, "size", 0), t),
+                  0);
+  uint64_t store = insn_pc(json ? json : "", NULL);
+  CU_ASSERT_NOT_EQUAL(store, UINT64_MAX);
+  CU_ASSERT_EQUAL(at_val(out, "wpc", 0), store);
+  CU_ASSERT_EQUAL(count_str(out, "Hardware watchpoint"), 4);
+  free(json);
   int n = check_info_registers(out, t, 1777, arch);
   CU_ASSERT(n >= min_regs);
   if (n < min_regs)
