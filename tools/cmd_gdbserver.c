@@ -48,6 +48,8 @@ struct gs_session {
   size_t nregs;
   char *xml;
   size_t xml_len;
+  uint8_t *auxv; /* the initial stack's auxiliary vector, or NULL */
+  size_t auxv_len;
   gs_point *points;
   size_t npoints;
   bool noack;
@@ -401,6 +403,60 @@ static void xfer(gs_out *o, const char *data, size_t len, const char *p,
   out_binary(o, data + off, k);
 }
 
+/* The auxiliary vector the kernel put on the stack, read at instruction 0
+ * (argc, argv..., NULL, envp..., NULL, then the pairs up to AT_NULL), for
+ * qXfer:auxv:read: gdb finds a PIE's base and a dynamic program's loader
+ * (AT_BASE) there. The position is kept. */
+static int read_word(gs_session *s, uint64_t addr, uint64_t *out) {
+  const unsigned w = s->arch->ptr_size;
+  uint8_t buf[8];
+  if (tc_replay_read(s->rp, addr, w, buf) != w)
+    return -1;
+  uint64_t v = 0;
+  for (unsigned k = 0; k < w; k++)
+    v |= (uint64_t)buf[s->arch->big_endian ? w - 1 - k : k] << (8 * k);
+  *out = v;
+  return 0;
+}
+
+static void read_auxv(gs_session *s) {
+  tc_replay *rp = s->rp;
+  uint64_t keep = tc_replay_pos(rp);
+  tc_error err = {{0}};
+  if (tc_replay_seek(rp, 0, &err))
+    return;
+  const unsigned w = s->arch->ptr_size;
+  uint64_t sp = tc_state_get(s->arch, tc_replay_state(rp), s->arch->sp_reg);
+  uint64_t argc, v, p;
+  if (read_word(s, sp, &argc) || argc > 65536)
+    goto done;
+  p = sp + (argc + 2) * w; /* past argv and its NULL */
+  for (int n = 0;; n++, p += w) {
+    if (read_word(s, p, &v) || n > 65536)
+      goto done;
+    if (!v)
+      break;
+  }
+  p += w; /* the auxv */
+  uint64_t start = p;
+  for (int n = 0; n < 512; n++, p += 2 * w) {
+    if (read_word(s, p, &v))
+      goto done;
+    if (v == 0) { /* AT_NULL */
+      size_t len = (size_t)(p + 2 * w - start);
+      uint8_t *a = malloc(len);
+      if (a && tc_replay_read(rp, start, len, a) == len) {
+        s->auxv = a;
+        s->auxv_len = len;
+      } else
+        free(a);
+      break;
+    }
+  }
+done:
+  tc_replay_seek(rp, keep, &err);
+}
+
 /* --------------------------------------------------------------- packets */
 
 static void points_change(gs_session *s, gs_out *o, const char *p,
@@ -564,7 +620,8 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
   if (starts(p, end, "qSupported")) {
     out_fmt(o,
             "PacketSize=%x;QStartNoAckMode+;ReverseStep+;ReverseContinue+;"
-            "qXfer:features:read+;qXfer:exec-file:read+;swbreak+;hwbreak+",
+            "qXfer:features:read+;qXfer:auxv:read+;qXfer:exec-file:read+;"
+            "swbreak+;hwbreak+",
             GS_PACKET_SIZE);
   } else if (starts(p, end, "QStartNoAckMode") && len == 15) {
     out_str(o, "OK");
@@ -573,6 +630,11 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
     xfer(o, s->xml, s->xml_len, p + 31, end);
   } else if (starts(p, end, "qXfer:features:read:")) {
     out_str(o, "E00");
+  } else if (starts(p, end, "qXfer:auxv:read::")) {
+    if (!s->auxv)
+      out_str(o, "E00");
+    else
+      xfer(o, (const char *)s->auxv, s->auxv_len, p + 17, end);
   } else if (starts(p, end, "qXfer:exec-file:read:")) {
     const char *q = memchr(p + 21, ':', (size_t)(end - p - 21));
     const char *exe = tc_replay_info(s->rp)->exe_path;
@@ -757,6 +819,7 @@ gs_session *gs_new(tc_replay *rp, int (*write)(void *, const char *, size_t),
     s->src[i] =
         r->fill == TF_FROM_REG && r->src ? tc_arch_reg_index(arch, r->src) : -1;
   }
+  read_auxv(s);
   return s;
 }
 
@@ -767,6 +830,7 @@ void gs_free(gs_session *s) {
   free(s->src);
   free(s->points);
   free(s->xml);
+  free(s->auxv);
   free(s->reply.p);
   free(s->last.p);
   free(s->in);
