@@ -1027,6 +1027,11 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
       c.off = apply_record(r, c.off, c.state, &c.tid, scan_mem ? scan_op : NULL,
                            &sc);
       c.pos++;
+      if ((c.pos & 0x3ffff) == 0 && s->interrupted && s->interrupted(s->ctx)) {
+        hit->why = TC_REPLAY_INTERRUPTED;
+        stop = c.pos;
+        break;
+      }
       if (sc.hit && !(s->watch_before && c.pos - 1 == r->at.pos)) {
         *hit = sc.h;
         stop = s->watch_before ? c.pos - 1 : c.pos;
@@ -1046,6 +1051,12 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
       uint64_t end = r->at.pos;
       if ((size_t)cp + 1 < r->ncps && r->cps[cp + 1].pos < end)
         end = r->cps[cp + 1].pos;
+      /* every 32 intervals: nothing was found from `end` on */
+      if ((cp & 31) == 0 && s->interrupted && s->interrupted(s->ctx)) {
+        hit->why = TC_REPLAY_INTERRUPTED;
+        stop = end;
+        break;
+      }
       while (c.pos < end) {
         size_t which;
         bool brk = at_break(r, s, c.state, &which);

@@ -76,12 +76,17 @@ typedef struct tc_replay_stops {
    * 1: before it (arm, arm64, mips: gdb then steps over the access;
    * backwards: after it, and gdb steps back onto it). */
   int watch_before;
+  /* Asked now and then during a long run (NULL: never): 1 stops it where
+   * it has got to (a client's Ctrl-C). */
+  int (*interrupted)(void *ctx);
+  void *ctx;
 } tc_replay_stops;
 
 enum {
-  TC_REPLAY_END = 0, /* no stop: at the end (forwards) or position 0 */
-  TC_REPLAY_BREAK,   /* hit.index: the pc in pcs[] */
-  TC_REPLAY_WATCH    /* hit.index: the watch; hit.addr, hit.kind */
+  TC_REPLAY_END = 0,    /* no stop: at the end (forwards) or position 0 */
+  TC_REPLAY_BREAK,      /* hit.index: the pc in pcs[] */
+  TC_REPLAY_WATCH,      /* hit.index: the watch; hit.addr, hit.kind */
+  TC_REPLAY_INTERRUPTED /* interrupted() said so */
 };
 
 typedef struct tc_replay_hit {

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "analysis/replay.h"
 #include "testutil.h"
 
 /* gdb-multiarch when installed (every arch), else gdb. */
@@ -656,6 +657,131 @@ static void test_listen(void) {
   free(out);
 }
 
+/* The engine against the reader: at every instruction i of the trace the
+ * replay's registers are INSN i's state_before, every access's old bytes
+ * (a read's value) are memory at i and a write's new bytes memory at i+1,
+ * reached by stepping forwards; then the same at random seeks (both
+ * directions, across checkpoints of a small interval). */
+typedef struct engine_check {
+  tc_replay *rp;
+  const tc_arch *arch;
+  uint64_t insns, mismatches, bytes;
+  uint64_t sample[64], nsample;
+  uint8_t *states;
+} engine_check;
+
+static void check_bytes(engine_check *c, uint64_t addr, uint32_t size,
+                        const uint8_t *want) {
+  uint8_t got[256];
+  size_t n = size < sizeof got ? size : sizeof got;
+  size_t have = tc_replay_read(c->rp, addr, n, got);
+  if (have != n || memcmp(got, want, n)) {
+    if (c->mismatches++ < 3)
+      fprintf(stderr,
+              "\nmemory 0x%" PRIx64 " (%u bytes) at %" PRIu64
+              ": %zu bytes known\n",
+              addr, size, tc_replay_pos(c->rp), have);
+  }
+  c->bytes += n;
+}
+
+static int engine_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  engine_check *c = ctx;
+  tc_error e = {{0}};
+  if (ev->kind == TC_EV_INSN) {
+    const tc_insn_event *in = &ev->u.insn;
+    if (tc_replay_seek(c->rp, in->index, &e) ||
+        memcmp(tc_replay_state(c->rp), in->state_before, c->arch->state_size)) {
+      if (c->mismatches++ < 3)
+        fprintf(stderr, "\nregisters at %" PRIu64 " differ\n", in->index);
+    }
+    for (uint32_t k = 0; k < in->nmem; k++)
+      check_bytes(c, in->mem[k].addr, in->mem[k].size, in->mem[k].before);
+    if (tc_replay_seek(c->rp, in->index + 1, &e) == 0)
+      for (uint32_t k = 0; k < in->nmem; k++)
+        if (in->mem[k].kind == TC_MEM_WRITE)
+          check_bytes(c, in->mem[k].addr, in->mem[k].size, in->mem[k].after);
+    if (in->index % 97 == 13 && c->nsample < 64) {
+      c->sample[c->nsample] = in->index;
+      memcpy(c->states + c->nsample * c->arch->state_size, in->state_before,
+             c->arch->state_size);
+      c->nsample++;
+    }
+    c->insns++;
+  }
+  return 0;
+}
+
+static void check_engine(const char *t) {
+  tc_error err = {{0}};
+  engine_check c = {0};
+  c.rp = tc_replay_open(t, NULL, 512, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c.rp);
+  c.arch = tc_replay_arch(c.rp);
+  c.states = malloc(64 * c.arch->state_size);
+  CU_ASSERT_EQUAL(tc_read_trace(t, NULL, engine_sink, &c, &err), 0);
+  CU_ASSERT_EQUAL(c.insns, tc_replay_insns(c.rp));
+  CU_ASSERT_EQUAL(c.mismatches, 0);
+  CU_ASSERT(c.bytes > 1000);
+  CU_ASSERT(c.nsample >= 8);
+  /* random seeks, backwards and forwards */
+  uint64_t x = 12345;
+  int bad = 0;
+  for (int k = 0; k < 500; k++) {
+    uint64_t j = tu_xorshift(&x) % c.nsample;
+    CU_ASSERT_EQUAL(tc_replay_seek(c.rp, c.sample[j], &err), 0);
+    bad += memcmp(tc_replay_state(c.rp), c.states + j * c.arch->state_size,
+                  c.arch->state_size) != 0;
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  free(c.states);
+  tc_replay_free(c.rp);
+}
+
+static void test_engine(void) {
+  check_engine(record("plant", "plant64", NULL));
+  /* mmap, munmap, brk, a loader and libc: maps come and go */
+  check_engine(record("dyn", "dyn64", NULL));
+  check_engine(record("arch-loop-arm64", "loop-arm64", "300"));
+}
+
+/* A run asks interrupted() now and then and stops where it got to. */
+static int always(void *ctx) {
+  (*(int *)ctx)++;
+  return 1;
+}
+
+static void test_interrupt(void) {
+  const char *t = record("loop", "loop64", "100000");
+  tc_error err = {{0}};
+  tc_replay *rp = tc_replay_open(t, NULL, 0, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+  uint64_t n = tc_replay_insns(rp);
+  CU_ASSERT(n > 600000);
+  int asked = 0;
+  uint64_t nowhere = 1;
+  tc_replay_stops s = {
+      .pcs = &nowhere, .npcs = 1, .interrupted = always, .ctx = &asked};
+  tc_replay_hit h;
+  CU_ASSERT_EQUAL(tc_replay_run(rp, 0, &s, &h, &err), 0);
+  CU_ASSERT_EQUAL(h.why, TC_REPLAY_INTERRUPTED);
+  CU_ASSERT_EQUAL(tc_replay_pos(rp), 1u << 18);
+  CU_ASSERT_EQUAL(asked, 1);
+  /* backwards from the end: stopped at a checkpoint short of 0 */
+  CU_ASSERT_EQUAL(tc_replay_seek(rp, n, &err), 0);
+  CU_ASSERT_EQUAL(tc_replay_run(rp, 1, &s, &h, &err), 0);
+  CU_ASSERT_EQUAL(h.why, TC_REPLAY_INTERRUPTED);
+  CU_ASSERT(tc_replay_pos(rp) > 0 && tc_replay_pos(rp) < n);
+  CU_ASSERT_EQUAL(tc_replay_pos(rp) % TC_REPLAY_INTERVAL, 0);
+  /* without it, the same run goes to the start: END */
+  s.interrupted = NULL;
+  CU_ASSERT_EQUAL(tc_replay_run(rp, 1, &s, &h, &err), 0);
+  CU_ASSERT_EQUAL(h.why, TC_REPLAY_END);
+  CU_ASSERT_EQUAL(tc_replay_pos(rp), 0);
+  tc_replay_free(rp);
+}
+
 /* --help names the command's options. */
 static void test_help(void) {
   char *out = NULL;
@@ -672,6 +798,8 @@ static void test_help(void) {
 
 int main(void) {
   static const tu_case cases[] = {
+      {"engine: state and memory at every instruction", test_engine},
+      {"engine: an interrupted run", test_interrupt},
       {"stepi and reverse-stepi", test_step_back},
       {"break and continue", test_break_continue},
       {"watch and reverse-continue", test_watch_reverse},

@@ -105,6 +105,9 @@ gs_session *gs_new(struct tc_replay *rp,
                    void *wctx, tc_error *err);
 /* Bytes from the client; 1 when the session is over, else 0. */
 int gs_feed(gs_session *s, const uint8_t *buf, size_t n);
+/* Runs (continue) ask fn(wctx) now and then whether the client sent a
+ * Ctrl-C, and stop with SIGINT where they got to if so. */
+void gs_set_interrupt(gs_session *s, int (*fn)(void *ctx));
 void gs_free(gs_session *s);
 int cmd_gdbserver(int argc, char **argv);
 

@@ -6,6 +6,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <netdb.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -63,6 +64,7 @@ struct gs_session {
   char csum[2];
   /* where replies go */
   int (*write)(void *ctx, const char *buf, size_t n);
+  int (*interrupted)(void *ctx); /* a Ctrl-C came (NULL: none comes) */
   void *wctx;
   bool write_failed;
 };
@@ -231,8 +233,11 @@ static void out_reg(gs_session *s, gs_out *o, size_t i) {
 
 static void stop_reply(gs_session *s, gs_out *o, const tc_replay_hit *h,
                        int backwards, bool stepped) {
-  out_fmt(o, "T05thread:%x;", tc_replay_tid(s->rp) ? tc_replay_tid(s->rp) : 1);
-  if (!h)
+  /* T02 (SIGINT): a Ctrl-C stopped the run where it had got to */
+  bool intr = h && h->why == TC_REPLAY_INTERRUPTED;
+  out_fmt(o, "T%sthread:%x;", intr ? "02" : "05",
+          tc_replay_tid(s->rp) ? tc_replay_tid(s->rp) : 1);
+  if (!h || intr)
     return;
   if (h->why == TC_REPLAY_BREAK) {
     /* which kind: the first point at that pc */
@@ -299,8 +304,14 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards) {
                                                  : TC_MEM_READ | TC_MEM_WRITE};
   }
   tc_arch_id id = s->arch->id;
-  tc_replay_stops st = {pcs, npcs, w, nw,
-                        !(id == TC_ARCH_X86 || id == TC_ARCH_X86_64)};
+  tc_replay_stops st = {.pcs = pcs,
+                        .npcs = npcs,
+                        .watches = w,
+                        .nwatches = nw,
+                        .watch_before =
+                            !(id == TC_ARCH_X86 || id == TC_ARCH_X86_64),
+                        .interrupted = s->interrupted,
+                        .ctx = s->wctx};
   if (tc_replay_run(s->rp, backwards, &st, &h, &err)) {
     out_str(o, "E01");
     return;
@@ -823,6 +834,10 @@ gs_session *gs_new(tc_replay *rp, int (*write)(void *, const char *, size_t),
   return s;
 }
 
+void gs_set_interrupt(gs_session *s, int (*fn)(void *ctx)) {
+  s->interrupted = fn;
+}
+
 void gs_free(gs_session *s) {
   if (!s)
     return;
@@ -839,8 +854,15 @@ void gs_free(gs_session *s) {
 
 /* ----------------------------------------------------------- transports */
 
+/* A client on two descriptors, and what it sent while a run was going. */
+typedef struct gs_io {
+  int in, out;
+  uint8_t pending[4096];
+  size_t npending;
+} gs_io;
+
 static int fd_write(void *ctx, const char *buf, size_t n) {
-  int fd = *(int *)ctx;
+  int fd = ((gs_io *)ctx)->out;
   while (n) {
     ssize_t k = write(fd, buf, n);
     if (k < 0 && errno == EINTR)
@@ -853,14 +875,39 @@ static int fd_write(void *ctx, const char *buf, size_t n) {
   return 0;
 }
 
+/* During a run: has the client sent a Ctrl-C (0x03)? Other bytes are kept
+ * for after the run. */
+static int io_interrupted(void *ctx) {
+  gs_io *io = ctx;
+  struct pollfd p = {.fd = io->in, .events = POLLIN};
+  if (io->npending == sizeof io->pending || poll(&p, 1, 0) != 1)
+    return 0;
+  ssize_t n = read(io->in, io->pending + io->npending,
+                   sizeof io->pending - io->npending);
+  if (n <= 0)
+    return 0;
+  int hit = 0;
+  size_t k = io->npending;
+  for (size_t i = io->npending; i < io->npending + (size_t)n; i++) {
+    if (io->pending[i] == 0x03)
+      hit = 1;
+    else
+      io->pending[k++] = io->pending[i];
+  }
+  io->npending = k;
+  return hit;
+}
+
 /* Serves one client on in/out until it leaves; 0 (a clean end), or -1. */
 static int serve(tc_replay *rp, int in, int out) {
   tc_error err = {{0}};
-  gs_session *s = gs_new(rp, fd_write, &out, &err);
+  gs_io io = {.in = in, .out = out};
+  gs_session *s = gs_new(rp, fd_write, &io, &err);
   if (!s) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return -1;
   }
+  gs_set_interrupt(s, io_interrupted);
   uint8_t buf[65536];
   for (;;) {
     ssize_t n = read(in, buf, sizeof buf);
@@ -868,7 +915,15 @@ static int serve(tc_replay *rp, int in, int out) {
       continue;
     if (n <= 0)
       break; /* the client went away */
-    if (gs_feed(s, buf, (size_t)n))
+    int end = gs_feed(s, buf, (size_t)n);
+    while (!end && io.npending) { /* what came during a run */
+      uint8_t more[sizeof io.pending];
+      size_t m = io.npending;
+      memcpy(more, io.pending, m);
+      io.npending = 0;
+      end = gs_feed(s, more, m);
+    }
+    if (end)
       break;
   }
   gs_free(s);
@@ -1008,7 +1063,7 @@ static int print_stats(tc_replay *rp, double open_s) {
   /* a reverse-continue that finds nothing: the whole trace */
   tc_replay_seek(rp, n, &err);
   uint64_t nowhere = 1; /* no instruction is at address 1 */
-  tc_replay_stops s = {&nowhere, 1, NULL, 0, 0};
+  tc_replay_stops s = {.pcs = &nowhere, .npcs = 1};
   tc_replay_hit h;
   t0 = now_s();
   tc_replay_run(rp, 1, &s, &h, &err);
