@@ -14,7 +14,9 @@
 #define RP_KNOWN (RP_PAGE / 8)
 #define RP_BUF (RP_PAGE + RP_KNOWN) /* a page's bytes, then its known bits */
 
-enum { OP_WRITE = 1, OP_READ, OP_CLEAR, OP_TID };
+/* OP_SAVE: a thread switched out, with its state (state_size bytes);
+ * OP_GONE: a thread exited. */
+enum { OP_WRITE = 1, OP_READ, OP_CLEAR, OP_TID, OP_SAVE, OP_GONE };
 enum { ML_ZERO = 1, ML_UNMAP };
 
 /* ------------------------------------------------------------ hash map */
@@ -108,11 +110,76 @@ typedef struct rp_page {
   uint32_t nv, capv;
 } rp_page;
 
+/* The threads that are not running, each with its state when it last
+ * ran. */
+typedef struct rp_thread {
+  uint32_t tid;
+  uint8_t *state;
+} rp_thread;
+
+typedef struct rp_threads {
+  rp_thread *v;
+  size_t n, cap;
+} rp_threads;
+
+static void tt_del(rp_threads *t, uint32_t tid) {
+  for (size_t i = 0; i < t->n; i++)
+    if (t->v[i].tid == tid) {
+      free(t->v[i].state);
+      t->v[i] = t->v[--t->n];
+      return;
+    }
+}
+
+static int tt_set(rp_threads *t, uint32_t tid, const uint8_t *state,
+                  size_t ss) {
+  for (size_t i = 0; i < t->n; i++)
+    if (t->v[i].tid == tid) {
+      memcpy(t->v[i].state, state, ss);
+      return 0;
+    }
+  if (t->n == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 4;
+    rp_thread *v = realloc(t->v, cap * sizeof *v);
+    if (!v)
+      return -1;
+    t->v = v;
+    t->cap = cap;
+  }
+  uint8_t *s = malloc(ss);
+  if (!s)
+    return -1;
+  memcpy(s, state, ss);
+  t->v[t->n++] = (rp_thread){tid, s};
+  return 0;
+}
+
+static void tt_clear(rp_threads *t) {
+  for (size_t i = 0; i < t->n; i++)
+    free(t->v[i].state);
+  t->n = 0;
+}
+
+static void tt_free(rp_threads *t) {
+  tt_clear(t);
+  free(t->v);
+  memset(t, 0, sizeof *t);
+}
+
+static int tt_copy(rp_threads *dst, const rp_threads *src, size_t ss) {
+  tt_clear(dst);
+  for (size_t i = 0; i < src->n; i++)
+    if (tt_set(dst, src->v[i].tid, src->v[i].state, ss))
+      return -1;
+  return 0;
+}
+
 typedef struct rp_checkpoint {
   uint64_t pos;
   size_t log_off; /* where record pos starts */
   uint32_t tid;
   uint8_t *state;
+  rp_threads threads; /* the others */
 } rp_checkpoint;
 
 typedef struct rp_mapent {
@@ -153,9 +220,11 @@ struct tc_replay {
   size_t log_len;
   uint64_t version_bytes;
 
+  rp_threads open_threads; /* while opening: the threads not running */
   /* the position */
   rp_cursor at;
-  rp_map overlay; /* pn -> RP_BUF bytes: pages changed since at.cp */
+  rp_threads threads; /* the threads not running at the position */
+  rp_map overlay;     /* pn -> RP_BUF bytes: pages changed since at.cp */
 };
 
 /* --------------------------------------------------------------- varints */
@@ -391,8 +460,19 @@ static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
   uint64_t nops = get_uv(&p);
   for (uint64_t i = 0; i < nops; i++) {
     int kind = *p++;
-    if (kind == OP_TID) {
-      *tid = (uint32_t)get_uv(&p);
+    if (kind == OP_TID || kind == OP_GONE) {
+      uint32_t t = (uint32_t)get_uv(&p);
+      if (kind == OP_TID)
+        *tid = t;
+      if (op)
+        op(ctx, kind, t, 0, NULL);
+      continue;
+    }
+    if (kind == OP_SAVE) {
+      uint32_t t = (uint32_t)get_uv(&p);
+      if (op)
+        op(ctx, kind, t, a->state_size, p);
+      p += a->state_size;
       continue;
     }
     uint64_t addr = get_uv(&p), size = get_uv(&p);
@@ -421,6 +501,7 @@ typedef struct rp_open {
   bool have_next;
   uint32_t cur_tid, next_tid;
   bool started; /* INSN 0 seen */
+  bool gone;    /* the running thread exited in this record */
   uint64_t pos; /* the instruction whose record is being built */
   int err;
 } rp_open;
@@ -463,8 +544,12 @@ static int checkpoint(rp_open *o, uint64_t pos) {
   c->pos = pos;
   c->log_off = r->log_len;
   c->tid = o->cur_tid;
+  memset(&c->threads, 0, sizeof c->threads);
   if (!(c->state = malloc(r->arch->state_size)))
     return -1;
+  if (tt_copy(&c->threads, &r->open_threads, r->arch->state_size))
+    return -1;
+  r->version_bytes += r->open_threads.n * r->arch->state_size;
   memcpy(c->state, o->cur, r->arch->state_size);
   r->version_bytes += r->arch->state_size;
   uint32_t idx = (uint32_t)r->ncps++;
@@ -530,11 +615,22 @@ static int finish_record(rp_open *o) {
     }
   }
   if (o->next_tid != o->cur_tid) {
+    /* the thread switched out keeps its state after its instruction */
+    if (!o->gone && o->have_chg) {
+      if (put_raw(&o->rec, (uint8_t[]){OP_SAVE}, 1) ||
+          put_uv(&o->rec, o->cur_tid) ||
+          put_raw(&o->rec, o->after, a->state_size) ||
+          tt_set(&r->open_threads, o->cur_tid, o->after, a->state_size))
+        goto oom;
+      o->nops++;
+    }
+    tt_del(&r->open_threads, o->next_tid);
     if (put_raw(&o->rec, (uint8_t[]){OP_TID}, 1) ||
         put_uv(&o->rec, o->next_tid))
       goto oom;
     o->nops++;
   }
+  o->gone = false;
   if (put_uv(&hdr, o->nops))
     goto oom;
   if (fwrite(hdr.p, 1, hdr.n, r->logf) != hdr.n ||
@@ -638,6 +734,17 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
   case TC_EV_SYSCALL:
     if (r->has_memory && open_accesses(o, ev->u.sys.nmem, ev->u.sys.mem, false))
       goto oom;
+    if (o->started && ev->u.sys.part == 0 && ev->u.sys.name &&
+        strcmp(ev->u.sys.name, "exit") == 0) {
+      /* the thread ends (exit_group ends the recording) */
+      if (put_raw(&o->rec, (uint8_t[]){OP_GONE}, 1) ||
+          put_uv(&o->rec, ev->u.sys.tid))
+        goto oom;
+      o->nops++;
+      if (ev->u.sys.tid == o->cur_tid)
+        o->gone = true;
+      tt_del(&r->open_threads, ev->u.sys.tid);
+    }
     return 0;
   case TC_EV_SIGNAL:
     if (r->has_memory && open_accesses(o, ev->u.sig.nmem, ev->u.sig.mem, false))
@@ -826,8 +933,12 @@ void tc_replay_free(tc_replay *r) {
   r->pages.n = 0; /* its values were freed above */
   free(r->pages.keys);
   free(r->pages.vals);
-  for (size_t i = 0; i < r->ncps; i++)
+  for (size_t i = 0; i < r->ncps; i++) {
     free(r->cps[i].state);
+    tt_free(&r->cps[i].threads);
+  }
+  tt_free(&r->open_threads);
+  tt_free(&r->threads);
   free(r->cps);
   free(r->maplog);
   map_free(&r->overlay);
@@ -881,6 +992,10 @@ static int overlay_op(void *ctx, int kind, uint64_t addr, uint64_t size,
     return mem_write(r, overlay_page, addr, data, size);
   if (kind == OP_CLEAR)
     return mem_clear(r, overlay_page, addr, size);
+  if (kind == OP_SAVE)
+    return tt_set(&r->threads, (uint32_t)addr, data, r->arch->state_size);
+  if (kind == OP_TID || kind == OP_GONE)
+    tt_del(&r->threads, (uint32_t)addr);
   return 0;
 }
 
@@ -908,10 +1023,48 @@ int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
   if (r->at.pos == UINT64_MAX || pos < r->at.pos || cp != r->at.cp) {
     cursor_at_cp(r, &r->at, cp);
     map_clear(&r->overlay);
+    if (tt_copy(&r->threads, &r->cps[cp].threads, r->arch->state_size)) {
+      tc_error_set(err, "out of memory");
+      r->at.pos = UINT64_MAX;
+      return -1;
+    }
   }
   while (r->at.pos < pos)
     step_at(r);
   return 0;
+}
+
+size_t tc_replay_threads(const tc_replay *r, uint32_t *tids, size_t max) {
+  size_t n = 0;
+  if (n < max)
+    tids[n] = r->at.tid;
+  n++;
+  /* the others in tid order */
+  uint32_t last = 0;
+  for (size_t k = 0; k < r->threads.n; k++) {
+    uint32_t best = UINT32_MAX;
+    for (size_t i = 0; i < r->threads.n; i++) {
+      uint32_t t = r->threads.v[i].tid;
+      if ((k == 0 || t > last) && t < best && t != r->at.tid)
+        best = t;
+    }
+    if (best == UINT32_MAX)
+      break;
+    if (n < max)
+      tids[n] = best;
+    n++;
+    last = best;
+  }
+  return n;
+}
+
+const uint8_t *tc_replay_thread_state(const tc_replay *r, uint32_t tid) {
+  if (tid == r->at.tid)
+    return r->at.state;
+  for (size_t i = 0; i < r->threads.n; i++)
+    if (r->threads.v[i].tid == tid)
+      return r->threads.v[i].state;
+  return NULL;
 }
 
 /* Is addr in a map without data (zeros until written) at pos? */
@@ -985,7 +1138,8 @@ static int scan_op(void *ctx, int kind, uint64_t addr, uint64_t size,
     uint64_t e2 = w->addr + w->len < w->addr ? UINT64_MAX : w->addr + w->len;
     if (lo < (e1 < e2 ? e1 : e2)) {
       sc->hit = true;
-      sc->h = (tc_replay_hit){TC_REPLAY_WATCH, i, lo, k};
+      sc->h = (tc_replay_hit){
+          .why = TC_REPLAY_WATCH, .index = i, .addr = lo, .kind = k};
       return 0;
     }
   }
@@ -1024,6 +1178,7 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
     memcpy(c.state, r->at.state, r->arch->state_size);
     while (c.pos < r->insns) {
       sc.hit = false;
+      uint32_t qtid = c.tid; /* the thread that runs record c.pos */
       c.off = apply_record(r, c.off, c.state, &c.tid, scan_mem ? scan_op : NULL,
                            &sc);
       c.pos++;
@@ -1034,12 +1189,19 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
       }
       if (sc.hit && !(s->watch_before && c.pos - 1 == r->at.pos)) {
         *hit = sc.h;
+        hit->tid = qtid;
         stop = s->watch_before ? c.pos - 1 : c.pos;
+        break;
+      }
+      if (s->step && qtid == s->step_tid) {
+        *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = qtid};
+        stop = c.pos;
         break;
       }
       size_t which;
       if (at_break(r, s, c.state, &which)) {
-        *hit = (tc_replay_hit){TC_REPLAY_BREAK, which, 0, 0};
+        *hit = (tc_replay_hit){
+            .why = TC_REPLAY_BREAK, .index = which, .tid = c.tid};
         stop = c.pos;
         break;
       }
@@ -1060,17 +1222,24 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
       while (c.pos < end) {
         size_t which;
         bool brk = at_break(r, s, c.state, &which);
+        uint32_t qtid = c.tid;
         sc.hit = false;
         c.off = apply_record(r, c.off, c.state, &c.tid,
                              scan_mem ? scan_op : NULL, &sc);
         if (sc.hit) {
           *hit = sc.h;
+          hit->tid = qtid;
           /* gdb steps back over the access itself where watchpoints
            * trap before it */
           stop = s->watch_before ? c.pos + 1 : c.pos;
           found = true;
+        } else if (s->step && qtid == s->step_tid) {
+          *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = qtid};
+          stop = c.pos;
+          found = true;
         } else if (brk) {
-          *hit = (tc_replay_hit){TC_REPLAY_BREAK, which, 0, 0};
+          *hit = (tc_replay_hit){
+              .why = TC_REPLAY_BREAK, .index = which, .tid = qtid};
           stop = c.pos;
           found = true;
         }

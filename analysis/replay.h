@@ -57,6 +57,13 @@ uint32_t tc_replay_tid(const tc_replay *r);
 /* Memory at the position: copies [addr, addr+len) into out up to the first
  * byte the recording does not hold; returns how many bytes were copied. */
 size_t tc_replay_read(tc_replay *r, uint64_t addr, size_t len, uint8_t *out);
+/* The threads at the position: the running one first, then the others
+ * seen so far and not exited, in tid order. Fills up to max, returns how
+ * many there are. */
+size_t tc_replay_threads(const tc_replay *r, uint32_t *tids, size_t max);
+/* A thread's registers at the position: the running thread's state, or
+ * another's when it last ran; NULL for no such thread. */
+const uint8_t *tc_replay_thread_state(const tc_replay *r, uint32_t tid);
 
 /* Running to a stop. A watch covers [addr, addr+len) for TC_MEM_READ
  * and/or TC_MEM_WRITE accesses (a syscall's kernel writes are its
@@ -80,13 +87,18 @@ typedef struct tc_replay_stops {
    * it has got to (a client's Ctrl-C). */
   int (*interrupted)(void *ctx);
   void *ctx;
+  /* step: also stop once thread step_tid has run one instruction
+   * (forwards: after it; backwards: before its latest one). */
+  int step;
+  uint32_t step_tid;
 } tc_replay_stops;
 
 enum {
-  TC_REPLAY_END = 0,    /* no stop: at the end (forwards) or position 0 */
-  TC_REPLAY_BREAK,      /* hit.index: the pc in pcs[] */
-  TC_REPLAY_WATCH,      /* hit.index: the watch; hit.addr, hit.kind */
-  TC_REPLAY_INTERRUPTED /* interrupted() said so */
+  TC_REPLAY_END = 0,     /* no stop: at the end (forwards) or position 0 */
+  TC_REPLAY_BREAK,       /* hit.index: the pc in pcs[] */
+  TC_REPLAY_WATCH,       /* hit.index: the watch; hit.addr, hit.kind */
+  TC_REPLAY_INTERRUPTED, /* interrupted() said so */
+  TC_REPLAY_STEP         /* step_tid ran an instruction */
 };
 
 typedef struct tc_replay_hit {
@@ -94,6 +106,7 @@ typedef struct tc_replay_hit {
   size_t index;
   uint64_t addr; /* the access's first address inside the watch */
   int kind;      /* TC_MEM_READ / TC_MEM_WRITE */
+  uint32_t tid;  /* the thread that hit it (ran the instruction) */
 } tc_replay_hit;
 
 /* Runs from the position forwards (to insns at most) or backwards (to 0)

@@ -668,6 +668,8 @@ typedef struct engine_check {
   uint64_t insns, mismatches, bytes;
   uint64_t sample[64], nsample;
   uint8_t *states;
+  uint32_t last_tid;
+  uint64_t switches; /* thread switches whose resumed state was checked */
 } engine_check;
 
 static void check_bytes(engine_check *c, uint64_t addr, uint32_t size,
@@ -689,7 +691,24 @@ static int engine_sink(void *ctx, const tc_event *ev, tc_error *err) {
   (void)err;
   engine_check *c = ctx;
   tc_error e = {{0}};
+  /* A thread switched in resumes with the state the replay kept for it
+   * while it was switched out. */
+  if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index > 0 && c->last_tid &&
+      ev->u.key.tid != c->last_tid) {
+    const uint8_t *st = NULL;
+    if (tc_replay_seek(c->rp, ev->u.key.insn_index - 1, &e) == 0)
+      st = tc_replay_thread_state(c->rp, ev->u.key.tid);
+    /* a thread's first run has no state before it */
+    if (st) {
+      c->switches++;
+      if (memcmp(st, ev->u.key.state, c->arch->state_size) &&
+          c->mismatches++ < 3)
+        fprintf(stderr, "\nthread %u's state at %" PRIu64 " differs\n",
+                ev->u.key.tid, ev->u.key.insn_index);
+    }
+  }
   if (ev->kind == TC_EV_INSN) {
+    c->last_tid = ev->u.insn.tid;
     const tc_insn_event *in = &ev->u.insn;
     if (tc_replay_seek(c->rp, in->index, &e) ||
         memcmp(tc_replay_state(c->rp), in->state_before, c->arch->state_size)) {
@@ -713,7 +732,7 @@ static int engine_sink(void *ctx, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
-static void check_engine(const char *t) {
+static uint64_t check_engine(const char *t) {
   tc_error err = {{0}};
   engine_check c = {0};
   c.rp = tc_replay_open(t, NULL, 512, &err);
@@ -737,6 +756,7 @@ static void check_engine(const char *t) {
   CU_ASSERT_EQUAL(bad, 0);
   free(c.states);
   tc_replay_free(c.rp);
+  return c.switches;
 }
 
 static void test_engine(void) {
@@ -744,6 +764,46 @@ static void test_engine(void) {
   /* mmap, munmap, brk, a loader and libc: maps come and go */
   check_engine(record("dyn", "dyn64", NULL));
   check_engine(record("arch-loop-arm64", "loop-arm64", "300"));
+  /* two threads: every switch back to a thread it had seen */
+  CU_ASSERT(check_engine(record("threads", "threads2-64", NULL)) >= 2);
+}
+
+/* Threads as gdb threads: at the worker's breakpoint `info threads` lists
+ * both (main in clock_nanosleep, where it was switched out), main's
+ * backtrace reaches main(); stepping the worker; after the worker's exit
+ * only main is left; reverse-continue brings the worker back. */
+static void test_threads(void) {
+  const char *t = record("threads", "threads2-64", NULL);
+  char *out =
+      gdb_run(t, tu_guest("threads2-64"),
+              "break work\ncontinue\necho @@one\\n\ninfo threads\n"
+              "thread 1\nbt\nthread 2\nprintf \"@@pc=%lx\\n\", $pc\n"
+              "stepi\nprintf \"@@pc=%lx\\n\", $pc\n"
+              "reverse-stepi\nprintf \"@@pc=%lx\\n\", $pc\n"
+              "delete\ncontinue\necho @@two\\n\ninfo threads\necho @@end\\n\n"
+              "break work\nreverse-continue\necho @@three\\n\n"
+              "info threads\n");
+  const char *one = strstr(out, "@@one");
+  const char *two = strstr(out, "@@two");
+  const char *three = strstr(out, "@@three");
+  const char *two_end = strstr(out, "@@end");
+  CU_ASSERT_FATAL(one && two && three && two_end);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "hit Breakpoint 1, "));
+  CU_ASSERT_PTR_NOT_NULL(strstr(one, "Thread 1000"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(one, "Thread 1001"));
+  CU_ASSERT(strstr(one, "Thread 1001") < two);
+  CU_ASSERT_PTR_NOT_NULL(strstr(one, " in main ()"));
+  CU_ASSERT(strstr(one, " in main ()") < two);
+  /* the worker steps and steps back */
+  CU_ASSERT_NOT_EQUAL(at_val(out, "pc", 1), at_val(out, "pc", 0));
+  CU_ASSERT_EQUAL(at_val(out, "pc", 2), at_val(out, "pc", 0));
+  /* at the end only main; back at the breakpoint, both again */
+  CU_ASSERT_PTR_NOT_NULL(strstr(two, "Thread 1000"));
+  CU_ASSERT(!strstr(two, "Thread 1001") ||
+            strstr(two, "Thread 1001") > two_end);
+  CU_ASSERT_PTR_NOT_NULL(strstr(three, "Thread 1001"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(three, "Thread 1000"));
+  free(out);
 }
 
 /* A run asks interrupted() now and then and stops where it got to. */
@@ -814,6 +874,7 @@ int main(void) {
       {"mipsel", test_mipsel},
       {"mips", test_mips},
       {"dynamic program", test_dynamic},
+      {"threads", test_threads},
       {"listen on a port", test_listen},
       {"help", test_help},
       {NULL, NULL}};

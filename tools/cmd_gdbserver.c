@@ -54,7 +54,8 @@ struct gs_session {
   gs_point *points;
   size_t npoints;
   bool noack;
-  bool done; /* k, D: the session ends after this reply */
+  bool done;           /* k, D: the session ends after this reply */
+  uint32_t gtid, ctid; /* Hg, Hc: 0 = the running thread */
   gs_out reply, last;
   /* framing */
   char *in;
@@ -209,7 +210,8 @@ static int reg_value(gs_session *s, size_t i, uint8_t *out) {
   }
   const tc_reg_info *ri = &s->arch->regs[s->src[i]];
   uint32_t n = ri->size < pk->size ? ri->size : pk->size;
-  memcpy(out, tc_replay_state(s->rp) + ri->offset, n);
+  const uint8_t *st = s->gtid ? tc_replay_thread_state(s->rp, s->gtid) : NULL;
+  memcpy(out, (st ? st : tc_replay_state(s->rp)) + ri->offset, n);
   if (s->arch->big_endian)
     for (uint32_t a = 0, b = pk->size - 1; a < b; a++, b--) {
       uint8_t t = out[a];
@@ -232,12 +234,14 @@ static void out_reg(gs_session *s, gs_out *o, size_t i) {
 /* --------------------------------------------------------- stop replies */
 
 static void stop_reply(gs_session *s, gs_out *o, const tc_replay_hit *h,
-                       int backwards, bool stepped) {
+                       int backwards) {
   /* T02 (SIGINT): a Ctrl-C stopped the run where it had got to */
   bool intr = h && h->why == TC_REPLAY_INTERRUPTED;
-  out_fmt(o, "T%sthread:%x;", intr ? "02" : "05",
-          tc_replay_tid(s->rp) ? tc_replay_tid(s->rp) : 1);
-  if (!h || intr)
+  uint32_t tid = h && h->tid && tc_replay_thread_state(s->rp, h->tid)
+                     ? h->tid
+                     : tc_replay_tid(s->rp);
+  out_fmt(o, "T%sthread:%x;", intr ? "02" : "05", tid ? tid : 1);
+  if (!h || intr || h->why == TC_REPLAY_STEP)
     return;
   if (h->why == TC_REPLAY_BREAK) {
     /* which kind: the first point at that pc */
@@ -267,27 +271,33 @@ static void stop_reply(gs_session *s, gs_out *o, const tc_replay_hit *h,
       }
     }
     out_fmt(o, "%s:%" PRIx64 ";", k, addr);
-  } else if (!stepped || tc_replay_pos(s->rp) == 0 ||
-             tc_replay_pos(s->rp) == tc_replay_insns(s->rp)) {
+  } else {
     out_str(o, backwards ? "replaylog:begin;" : "replaylog:end;");
   }
 }
 
 /* Resumes (c / s, forwards or backwards) and writes the stop reply. */
-static void resume(gs_session *s, gs_out *o, bool step, int backwards) {
+/* Resumes: a step of thread `tid` (0: the Hc thread, else the running
+ * one) to its next (or, backwards, previous) instruction, or a continue;
+ * then the stop reply. */
+static void resume(gs_session *s, gs_out *o, bool step, int backwards,
+                   uint32_t tid) {
   tc_error err = {{0}};
-  uint64_t pos = tc_replay_pos(s->rp), n = tc_replay_insns(s->rp);
   tc_replay_hit h = {0};
   if (step) {
-    if ((backwards && pos == 0) || (!backwards && pos == n)) {
-      stop_reply(s, o, &h, backwards, false);
-      return;
-    }
-    if (tc_replay_seek(s->rp, backwards ? pos - 1 : pos + 1, &err)) {
+    if (!tid && s->ctid && tc_replay_thread_state(s->rp, s->ctid))
+      tid = s->ctid;
+    if (!tid || !tc_replay_thread_state(s->rp, tid))
+      tid = tc_replay_tid(s->rp);
+    tc_replay_stops st = {.interrupted = s->interrupted,
+                          .ctx = s->wctx,
+                          .step = 1,
+                          .step_tid = tid};
+    if (tc_replay_run(s->rp, backwards, &st, &h, &err)) {
       out_str(o, "E01");
       return;
     }
-    stop_reply(s, o, NULL, backwards, true);
+    stop_reply(s, o, &h, backwards);
     return;
   }
   uint64_t pcs[GS_MAX_POINTS];
@@ -316,7 +326,7 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards) {
     out_str(o, "E01");
     return;
   }
-  stop_reply(s, o, &h, backwards, false);
+  stop_reply(s, o, &h, backwards);
 }
 
 /* ------------------------------------------------------------ monitor */
@@ -526,8 +536,24 @@ static void read_memory(gs_session *s, gs_out *o, const char *p,
   out_hex(o, buf, got); /* a short read: GDB asks again from there */
 }
 
-/* What one action of vCont is: 'c', 's' or 0 (malformed). */
-static char vcont_action(const char *p, const char *end) {
+/* A thread id: hex, or -1 (all) and 0 (any), both 0 here. */
+static int parse_tid(const char **p, const char *end, uint32_t *tid) {
+  uint64_t v;
+  if (*p + 2 <= end && (*p)[0] == '-' && (*p)[1] == '1') {
+    *p += 2;
+    *tid = 0;
+    return 0;
+  }
+  if (parse_hex(p, end, &v) || v > UINT32_MAX)
+    return -1;
+  *tid = (uint32_t)v;
+  return 0;
+}
+
+/* What the first action of vCont is: 'c', 's' or 0 (malformed); *tid the
+ * thread it names (0: none). */
+static char vcont_action(const char *p, const char *end, uint32_t *tid) {
+  *tid = 0;
   if (p >= end || *p != ';')
     return 0;
   p++;
@@ -542,7 +568,12 @@ static char vcont_action(const char *p, const char *end) {
   }
   if (a != 'c' && a != 's')
     return 0;
-  if (p < end && *p != ':' && *p != ';')
+  if (p < end && *p == ':') {
+    p++;
+    if (parse_tid(&p, end, tid))
+      return 0;
+  }
+  if (p < end && *p != ';')
     return 0;
   return a;
 }
@@ -554,7 +585,7 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
     return;
   switch (p[0]) {
   case '?':
-    stop_reply(s, o, NULL, 0, true);
+    stop_reply(s, o, NULL, 0);
     return;
   case 'g':
     if (len != 1)
@@ -600,20 +631,35 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
   case 's':
   case 'C':
   case 'S':
-    resume(s, o, p[0] == 's' || p[0] == 'S', 0);
+    resume(s, o, p[0] == 's' || p[0] == 'S', 0, 0);
     return;
   case 'b':
     if (len == 2 && (p[1] == 's' || p[1] == 'c')) {
-      resume(s, o, p[1] == 's', 1);
+      resume(s, o, p[1] == 's', 1, 0);
       return;
     }
     break;
-  case 'H':
+  case 'H': {
+    const char *q = p + 2;
+    uint32_t t;
+    if (len < 3 || (p[1] != 'g' && p[1] != 'c') || parse_tid(&q, end, &t) ||
+        q != end || (t && !tc_replay_thread_state(s->rp, t))) {
+      out_str(o, "E01");
+      return;
+    }
+    *(p[1] == 'g' ? &s->gtid : &s->ctid) = t;
     out_str(o, "OK");
     return;
-  case 'T':
-    out_str(o, "OK");
+  }
+  case 'T': {
+    const char *q = p + 1;
+    uint32_t t;
+    out_str(o, parse_tid(&q, end, &t) || q != end || !t ||
+                       !tc_replay_thread_state(s->rp, t)
+                   ? "E01"
+                   : "OK");
     return;
+  }
   case 'k':
     s->done = true;
     return;
@@ -658,7 +704,11 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
   } else if (starts(p, end, "qC") && len == 2) {
     out_fmt(o, "QC%x", tc_replay_tid(s->rp) ? tc_replay_tid(s->rp) : 1);
   } else if (starts(p, end, "qfThreadInfo") && len == 12) {
-    out_fmt(o, "m%x", tc_replay_tid(s->rp) ? tc_replay_tid(s->rp) : 1);
+    uint32_t tids[256];
+    size_t n = tc_replay_threads(s->rp, tids, 256);
+    out_str(o, "m");
+    for (size_t i = 0; i < n && i < 256; i++)
+      out_fmt(o, "%s%x", i ? "," : "", tids[i] ? tids[i] : 1);
   } else if (starts(p, end, "qsThreadInfo") && len == 12) {
     out_str(o, "l");
   } else if (starts(p, end, "qOffsets") && len == 8) {
@@ -689,11 +739,12 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
   } else if (starts(p, end, "vCont?")) {
     out_str(o, "vCont;c;C;s;S");
   } else if (starts(p, end, "vCont;")) {
-    char a = vcont_action(p + 5, end);
+    uint32_t t;
+    char a = vcont_action(p + 5, end, &t);
     if (!a)
       out_str(o, "E01");
     else
-      resume(s, o, a == 's', 0);
+      resume(s, o, a == 's', 0, t);
   } else if (starts(p, end, "vKill")) {
     out_str(o, "OK");
     s->done = true;
@@ -1002,8 +1053,8 @@ static void usage_gdbserver(FILE *f) {
           "`monitor info`.\n"
           "The recording is read-only: register and memory writes get an "
           "error.\n"
-          "Arches: x86_64, x86, arm64, arm, mips, mipsel (one thread shown; "
-          "see\ndocs/gdbserver.md).\n",
+          "Arches: x86_64, x86, arm64, arm, mips, mipsel; threads are gdb "
+          "threads\n(docs/gdbserver.md).\n",
           TC_REPLAY_INTERVAL);
 }
 
