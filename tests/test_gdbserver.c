@@ -851,6 +851,15 @@ static void test_help(void) {
   free(out);
   CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s gdbserver", TC_CLI), 2);
   free(out);
+  /* a wrong option: the error and a one-line hint (issue 36) */
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s gdbserver --bogus x.tct", TC_CLI), 2);
+  int lines = 0;
+  for (const char *p = out ? out : ""; *p; p++)
+    lines += *p == '\n';
+  CU_ASSERT(lines <= 2);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "unrecognized option"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "gdbserver --help"));
+  free(out);
   CU_ASSERT_EQUAL(
       tu_runf(&out, 1, "%s gdbserver %s", TC_CLI, tu_tmp("no-such.tct")), 1);
   free(out);

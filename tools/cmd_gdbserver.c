@@ -1127,6 +1127,9 @@ static int print_stats(tc_replay *rp, double open_s) {
 }
 
 int cmd_gdbserver(int argc, char **argv) {
+  static const char short_usage[] =
+      "usage: tracecorn gdbserver [--stdio | --listen HOST:PORT] TRACE "
+      "(tracecorn gdbserver --help lists the options)\n";
   static const struct option longopts[] = {
       {"stdio", no_argument, 0, 's'},
       {"listen", required_argument, 0, 'l'},
@@ -1169,13 +1172,13 @@ int cmd_gdbserver(int argc, char **argv) {
     case 'h':
       usage_gdbserver(stdout);
       return 0;
-    default:
-      usage_gdbserver(stderr);
+    default: /* getopt said what was wrong: one hint, not the whole help */
+      fprintf(stderr, "%s", short_usage);
       return 2;
     }
   }
   if (optind != argc - 1) {
-    usage_gdbserver(stderr);
+    fprintf(stderr, "%s", short_usage);
     return 2;
   }
   const char *path = argv[optind];
