@@ -13,6 +13,15 @@
 #define RP_PAGE 4096u
 #define RP_KNOWN (RP_PAGE / 8)
 #define RP_BUF (RP_PAGE + RP_KNOWN) /* a page's bytes, then its known bits */
+/* Each checkpoint interval's filters (one bit per hash, no false
+ * negatives): the pcs at its positions, the 64-byte lines its stores and
+ * its loads touched. A run skips an interval none of whose filters can
+ * hold one of its stops. */
+#define RP_PC_BITS 13 /* 8192 bits */
+#define RP_LINE_BITS 11
+#define RP_BLOOM ((1u << RP_PC_BITS) / 8 + 2 * (1u << RP_LINE_BITS) / 8)
+#define RP_BLOOM_W ((1u << RP_PC_BITS) / 8)
+#define RP_BLOOM_R (RP_BLOOM_W + (1u << RP_LINE_BITS) / 8)
 
 /* OP_SAVE: a thread switched out, with its state (state_size bytes);
  * OP_GONE: a thread exited. */
@@ -180,6 +189,7 @@ typedef struct rp_checkpoint {
   uint32_t tid;
   uint8_t *state;
   rp_threads threads; /* the others */
+  uint8_t *bloom;     /* RP_BLOOM bytes: this interval's filters */
 } rp_checkpoint;
 
 typedef struct rp_mapent {
@@ -487,6 +497,38 @@ static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
   return (size_t)(p - r->log);
 }
 
+/* ----------------------------------------------------------------- filters */
+
+static inline size_t hash_bits(uint64_t v, unsigned bits) {
+  return (size_t)((v * 0x9E3779B97F4A7C15ull) >> (64 - bits));
+}
+
+static inline void bloom_set(uint8_t *b, size_t bit) {
+  b[bit >> 3] |= (uint8_t)(1u << (bit & 7));
+}
+
+static inline bool bloom_get(const uint8_t *b, size_t bit) {
+  return (b[bit >> 3] >> (bit & 7)) & 1;
+}
+
+static void bloom_pc(uint8_t *b, uint64_t pc) {
+  bloom_set(b, hash_bits(pc, RP_PC_BITS));
+}
+
+/* The lines of [addr, addr+size) in the store (kind OP_WRITE) or load
+ * filter; a large access fills it. */
+static void bloom_mem(uint8_t *b, int kind, uint64_t addr, uint64_t size) {
+  uint8_t *f = b + (kind == OP_WRITE ? RP_BLOOM_W : RP_BLOOM_R);
+  if (!size)
+    return;
+  if (size > 64 * 1024) {
+    memset(f, 0xff, (1u << RP_LINE_BITS) / 8);
+    return;
+  }
+  for (uint64_t l = addr >> 6; l <= (addr + size - 1) >> 6; l++)
+    bloom_set(f, hash_bits(l, RP_LINE_BITS));
+}
+
 /* ---------------------------------------------------------------- opening */
 
 typedef struct rp_open {
@@ -508,6 +550,8 @@ typedef struct rp_open {
 
 static int op_add(rp_open *o, int kind, uint64_t addr, uint64_t size,
                   const uint8_t *data) {
+  if ((kind == OP_WRITE || kind == OP_READ) && o->r->ncps)
+    bloom_mem(o->r->cps[o->r->ncps - 1].bloom, kind, addr, size);
   if (put_raw(&o->rec, (uint8_t[]){(uint8_t)kind}, 1) ||
       put_uv(&o->rec, addr) || put_uv(&o->rec, size) ||
       (data && put_raw(&o->rec, data, size)))
@@ -545,8 +589,11 @@ static int checkpoint(rp_open *o, uint64_t pos) {
   c->log_off = r->log_len;
   c->tid = o->cur_tid;
   memset(&c->threads, 0, sizeof c->threads);
-  if (!(c->state = malloc(r->arch->state_size)))
+  c->bloom = NULL;
+  if (!(c->state = malloc(r->arch->state_size)) ||
+      !(c->bloom = calloc(1, RP_BLOOM)))
     return -1;
+  r->version_bytes += RP_BLOOM;
   if (tt_copy(&c->threads, &r->open_threads, r->arch->state_size))
     return -1;
   r->version_bytes += r->open_threads.n * r->arch->state_size;
@@ -583,6 +630,11 @@ static int finish_record(rp_open *o) {
   const tc_arch *a = r->arch;
   rp_buf hdr = {0};
   uint32_t n = 0;
+  if (r->ncps) { /* the pcs before and after it, for the run filters */
+    uint8_t *b = r->cps[r->ncps - 1].bloom;
+    bloom_pc(b, tc_state_get(a, o->cur, a->pc_reg));
+    bloom_pc(b, tc_state_get(a, o->next, a->pc_reg));
+  }
   /* The common case: the next state is this instruction's state_after,
    * which differs from its state_before in its regs[] only. */
   bool listed = o->have_chg && memcmp(o->next, o->after, a->state_size) == 0;
@@ -935,6 +987,7 @@ void tc_replay_free(tc_replay *r) {
   free(r->pages.vals);
   for (size_t i = 0; i < r->ncps; i++) {
     free(r->cps[i].state);
+    free(r->cps[i].bloom);
     tt_free(&r->cps[i].threads);
   }
   tt_free(&r->open_threads);
@@ -1159,6 +1212,33 @@ static bool at_break(const tc_replay *r, const tc_replay_stops *s,
   return false;
 }
 
+/* Can checkpoint interval k hold one of the stops? No false "no". */
+static bool interval_may_stop(const tc_replay *r, size_t k,
+                              const tc_replay_stops *s) {
+  if (s->step)
+    return true;
+  const uint8_t *b = r->cps[k].bloom;
+  for (size_t i = 0; i < s->npcs; i++)
+    if (bloom_get(b, hash_bits(s->pcs[i], RP_PC_BITS)))
+      return true;
+  for (size_t i = 0; i < s->nwatches; i++) {
+    const tc_replay_watch *w = &s->watches[i];
+    if (!w->len)
+      continue;
+    uint64_t last =
+        w->addr + w->len - 1 < w->addr ? UINT64_MAX : w->addr + w->len - 1;
+    for (uint64_t l = w->addr >> 6; l <= last >> 6; l++) {
+      size_t bit = hash_bits(l, RP_LINE_BITS);
+      if (((w->kinds & TC_MEM_WRITE) && bloom_get(b + RP_BLOOM_W, bit)) ||
+          ((w->kinds & TC_MEM_READ) && bloom_get(b + RP_BLOOM_R, bit)))
+        return true;
+      if (l == UINT64_MAX >> 6)
+        break;
+    }
+  }
+  return false;
+}
+
 int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
                   tc_replay_hit *hit, tc_error *err) {
   static const tc_replay_stops none = {0};
@@ -1176,7 +1256,21 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
   bool scan_mem = s->nwatches > 0;
   if (!backwards) {
     memcpy(c.state, r->at.state, r->arch->state_size);
+    size_t k = cp_for(r, c.pos);
     while (c.pos < r->insns) {
+      /* a whole interval that cannot stop: on to the next checkpoint */
+      while (k + 1 < r->ncps && c.pos == r->cps[k].pos &&
+             !interval_may_stop(r, k, s)) {
+        k++;
+        cursor_at_cp(r, &c, (uint32_t)k);
+        if ((k & 31) == 0 && s->interrupted && s->interrupted(s->ctx)) {
+          hit->why = TC_REPLAY_INTERRUPTED;
+          stop = c.pos;
+          goto out;
+        }
+      }
+      if (k + 1 < r->ncps && c.pos + 1 == r->cps[k + 1].pos)
+        k++; /* the record now applied ends interval k */
       sc.hit = false;
       uint32_t qtid = c.tid; /* the thread that runs record c.pos */
       c.off = apply_record(r, c.off, c.state, &c.tid, scan_mem ? scan_op : NULL,
@@ -1209,7 +1303,6 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
   } else if (r->at.pos > 0) {
     bool found = false;
     for (int64_t cp = cp_for(r, r->at.pos - 1); cp >= 0 && !found; cp--) {
-      cursor_at_cp(r, &c, (uint32_t)cp);
       uint64_t end = r->at.pos;
       if ((size_t)cp + 1 < r->ncps && r->cps[cp + 1].pos < end)
         end = r->cps[cp + 1].pos;
@@ -1219,6 +1312,9 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
         stop = end;
         break;
       }
+      if (!interval_may_stop(r, (size_t)cp, s))
+        continue; /* its filters hold none of the stops */
+      cursor_at_cp(r, &c, (uint32_t)cp);
       while (c.pos < end) {
         size_t which;
         bool brk = at_break(r, s, c.state, &which);
@@ -1247,6 +1343,7 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
       }
     }
   }
+out:
   free(c.state);
   return tc_replay_seek(r, stop, err);
 }

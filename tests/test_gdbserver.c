@@ -806,6 +806,146 @@ static void test_threads(void) {
   free(out);
 }
 
+/* Runs against the reader: breakpoints at sampled pcs and write watches on
+ * sampled stored bytes, from the start forwards and from the end
+ * backwards, stop where the instruction list says (the first / last
+ * instruction at that pc; after the first store / at the last one). The
+ * intervals' filters skip most of the trace, so a wrong filter shows. */
+typedef struct run_truth {
+  uint64_t *pc;
+  size_t n, cap;
+  struct {
+    uint64_t index, addr;
+  } w[4096];
+  size_t nw;
+} run_truth;
+
+static int truth_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  run_truth *t = ctx;
+  const tc_mem_access *m = NULL;
+  uint32_t nm = 0;
+  uint64_t index = 0;
+  if (ev->kind == TC_EV_INSN) {
+    if (t->n == t->cap) {
+      t->cap = t->cap ? t->cap * 2 : 4096;
+      t->pc = realloc(t->pc, t->cap * sizeof *t->pc);
+    }
+    t->pc[t->n++] = ev->u.insn.pc;
+    m = ev->u.insn.mem;
+    nm = ev->u.insn.nmem;
+    index = ev->u.insn.index;
+  } else if (ev->kind == TC_EV_SYSCALL) {
+    m = ev->u.sys.mem;
+    nm = ev->u.sys.nmem;
+    index = ev->u.sys.insn_index;
+  }
+  for (uint32_t k = 0; k < nm && t->nw < 4096; k++)
+    if (m[k].kind == TC_MEM_WRITE && (index * 7 + k) % 13 == 0) {
+      t->w[t->nw].index = index;
+      t->w[t->nw].addr = m[k].addr + m[k].size / 2;
+      t->nw++;
+    }
+  return 0;
+}
+
+/* Does instruction i store into byte a (any access of it, syscall writes
+ * included)? Found by reading the trace again: the truth of one watch. */
+typedef struct store_scan {
+  uint64_t addr, first, last;
+  int seen;
+} store_scan;
+
+static int store_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  store_scan *sc = ctx;
+  const tc_mem_access *m = NULL;
+  uint32_t nm = 0;
+  uint64_t index = 0;
+  if (ev->kind == TC_EV_INSN) {
+    m = ev->u.insn.mem;
+    nm = ev->u.insn.nmem;
+    index = ev->u.insn.index;
+  } else if (ev->kind == TC_EV_SYSCALL) {
+    m = ev->u.sys.mem;
+    nm = ev->u.sys.nmem;
+    index = ev->u.sys.insn_index;
+  } else if (ev->kind == TC_EV_SIGNAL) {
+    m = ev->u.sig.mem;
+    nm = ev->u.sig.nmem;
+    index = ev->u.sig.insn_index;
+  }
+  for (uint32_t k = 0; k < nm; k++)
+    if (m[k].kind == TC_MEM_WRITE && sc->addr >= m[k].addr &&
+        sc->addr - m[k].addr < m[k].size) {
+      if (!sc->seen)
+        sc->first = index;
+      sc->last = index;
+      sc->seen = 1;
+    }
+  return 0;
+}
+
+static void check_runs(const char *t) {
+  tc_error err = {{0}};
+  run_truth *tr = calloc(1, sizeof *tr);
+  CU_ASSERT_EQUAL_FATAL(tc_read_trace(t, NULL, truth_sink, tr, &err), 0);
+  tc_replay *rp = tc_replay_open(t, NULL, 512, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+  uint64_t n = tc_replay_insns(rp);
+  CU_ASSERT_EQUAL(n, tr->n);
+  int checked = 0;
+  for (size_t j = 1; j < tr->n && checked < 40; j += tr->n / 40 + 1) {
+    uint64_t pc = tr->pc[j];
+    uint64_t first = UINT64_MAX, last = UINT64_MAX;
+    for (size_t q = 1; q < tr->n; q++)
+      if (tr->pc[q] == pc) {
+        if (first == UINT64_MAX)
+          first = q;
+        last = q;
+      }
+    tc_replay_stops s = {.pcs = &pc, .npcs = 1};
+    tc_replay_hit h;
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, 0, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_run(rp, 0, &s, &h, &err), 0);
+    CU_ASSERT_EQUAL(h.why, TC_REPLAY_BREAK);
+    CU_ASSERT_EQUAL(tc_replay_pos(rp), first);
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, n, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_run(rp, 1, &s, &h, &err), 0);
+    CU_ASSERT_EQUAL(h.why, TC_REPLAY_BREAK);
+    CU_ASSERT_EQUAL(tc_replay_pos(rp), last);
+    checked++;
+  }
+  CU_ASSERT(checked >= 20);
+  int watched = 0;
+  for (size_t j = 0; j < tr->nw && watched < 12; j += tr->nw / 12 + 1) {
+    store_scan sc = {.addr = tr->w[j].addr};
+    CU_ASSERT_EQUAL(tc_read_trace(t, NULL, store_sink, &sc, &err), 0);
+    CU_ASSERT_FATAL(sc.seen);
+    tc_replay_watch w = {.addr = sc.addr, .len = 1, .kinds = TC_MEM_WRITE};
+    tc_replay_stops s = {.watches = &w, .nwatches = 1};
+    tc_replay_hit h;
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, 0, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_run(rp, 0, &s, &h, &err), 0);
+    CU_ASSERT_EQUAL(h.why, TC_REPLAY_WATCH);
+    CU_ASSERT_EQUAL(tc_replay_pos(rp), sc.first + 1); /* after it */
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, n, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_run(rp, 1, &s, &h, &err), 0);
+    CU_ASSERT_EQUAL(h.why, TC_REPLAY_WATCH);
+    CU_ASSERT_EQUAL(tc_replay_pos(rp), sc.last); /* at it */
+    watched++;
+  }
+  CU_ASSERT(watched >= 6);
+  tc_replay_free(rp);
+  free(tr->pc);
+  free(tr);
+}
+
+static void test_runs(void) {
+  check_runs(record("plant", "plant64", NULL));
+  check_runs(record("dyn", "dyn64", NULL));
+}
+
 /* A run asks interrupted() now and then and stops where it got to. */
 static int always(void *ctx) {
   (*(int *)ctx)++;
@@ -869,6 +1009,7 @@ int main(void) {
   static const tu_case cases[] = {
       {"engine: state and memory at every instruction", test_engine},
       {"engine: an interrupted run", test_interrupt},
+      {"engine: runs to breakpoints and watches", test_runs},
       {"stepi and reverse-stepi", test_step_back},
       {"break and continue", test_break_continue},
       {"watch and reverse-continue", test_watch_reverse},

@@ -1111,18 +1111,30 @@ static int print_stats(tc_replay *rp, double open_s) {
   t = now_s() - t0;
   printf("reverse-stepi:  %.1f us mean (%d from the end)\n",
          steps ? t / steps * 1e6 : 0.0, steps);
-  /* a reverse-continue that finds nothing: the whole trace */
+  /* reverse-continue from the end to a breakpoint at the first pc: the
+   * intervals' filters skip the rest */
+  tc_replay_seek(rp, 0, &err);
+  const tc_arch *a = tc_replay_arch(rp);
+  uint64_t first = tc_state_get(a, tc_replay_state(rp), a->pc_reg);
   tc_replay_seek(rp, n, &err);
-  uint64_t nowhere = 1; /* no instruction is at address 1 */
-  tc_replay_stops s = {.pcs = &nowhere, .npcs = 1};
+  tc_replay_stops s = {.pcs = &first, .npcs = 1};
   tc_replay_hit h;
   t0 = now_s();
   tc_replay_run(rp, 1, &s, &h, &err);
-  printf("reverse scan:   %.3f s (the whole trace, a breakpoint never hit)\n",
+  printf("reverse-continue to the first pc: %.3f s (to instruction %" PRIu64
+         ")\n",
+         now_s() - t0, tc_replay_pos(rp));
+  /* the worst case: every record read (a stop no filter can rule out and
+   * that never comes), forwards then backwards */
+  tc_replay_stops all = {.step = 1, .step_tid = UINT32_MAX - 1};
+  tc_replay_seek(rp, 0, &err);
+  t0 = now_s();
+  tc_replay_run(rp, 0, &all, &h, &err);
+  printf("forward scan:   %.3f s (every record, nothing skipped)\n",
          now_s() - t0);
   t0 = now_s();
-  tc_replay_run(rp, 0, &s, &h, &err);
-  printf("forward scan:   %.3f s (the same, forwards)\n", now_s() - t0);
+  tc_replay_run(rp, 1, &all, &h, &err);
+  printf("reverse scan:   %.3f s (the same, backwards)\n", now_s() - t0);
   return 0;
 }
 
