@@ -1009,6 +1009,7 @@ void tc_replay_free(tc_replay *r) {
 /* -------------------------------------------------------------- queries */
 
 const tc_trace_info *tc_replay_info(const tc_replay *r) { return r->info; }
+const tc_format *tc_replay_format(const tc_replay *r) { return r->fmt; }
 const tc_arch *tc_replay_arch(const tc_replay *r) { return r->arch; }
 uint64_t tc_replay_insns(const tc_replay *r) { return r->insns; }
 const char *tc_replay_truncated(const tc_replay *r) { return r->truncated; }

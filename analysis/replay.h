@@ -40,6 +40,9 @@ tc_replay *tc_replay_open(const char *path, const tc_format *fmt,
 void tc_replay_free(tc_replay *r);
 
 const tc_trace_info *tc_replay_info(const tc_replay *r);
+/* The format it was read with (its holds_reg says which registers the
+ * file really holds: the others read back as zero). */
+const tc_format *tc_replay_format(const tc_replay *r);
 const tc_arch *tc_replay_arch(const tc_replay *r);
 /* Instructions in the recording: positions are 0..insns. */
 uint64_t tc_replay_insns(const tc_replay *r);

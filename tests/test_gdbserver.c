@@ -620,6 +620,30 @@ static void test_dynamic(void) {
   free(out);
 }
 
+/* Another format: plant64 converted to ucir (17 of x86-64's 59 registers
+ * held). The breakpoint and steps work as on the tct; a register ucir does
+ * not hold is <unavailable>, not the zero its reader gives. */
+static void test_other_format(void) {
+  const char *t = record("plant", "plant64", NULL);
+  const char *u = tu_tmp("plant.ucir");
+  char *out = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s convert -q %s %s", TC_CLI, t, u), 0);
+  free(out);
+  const char *cmds = "break plant\ncontinue\nprintf \"@@pc=%lx @@rsp=%lx\\n\", "
+                     "$pc, $rsp\nreverse-stepi\nprintf \"@@pc=%lx\\n\", $pc\n"
+                     "info registers eflags fs_base\n";
+  char *tct = gdb_run(t, tu_guest("plant64"), cmds);
+  out = gdb_run(u, tu_guest("plant64"), cmds);
+  CU_ASSERT_NOT_EQUAL(at_val(out, "pc", 0), UINT64_MAX);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0), at_val(tct, "pc", 0));
+  CU_ASSERT_EQUAL(at_val(out, "rsp", 0), at_val(tct, "rsp", 0));
+  CU_ASSERT_EQUAL(at_val(out, "pc", 1), at_val(tct, "pc", 1));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "eflags         <unavailable>"));
+  CU_ASSERT_PTR_NULL(strstr(tct, "<unavailable>"));
+  free(tct);
+  free(out);
+}
+
 /* --listen: gdb connects over TCP (port 0: the server picks one and says
  * which), steps, detaches; the server then ends with status 0. */
 static void test_listen(void) {
@@ -1025,6 +1049,7 @@ int main(void) {
       {"mips", test_mips},
       {"dynamic program", test_dynamic},
       {"threads", test_threads},
+      {"another format (ucir)", test_other_format},
       {"listen on a port", test_listen},
       {"help", test_help},
       {NULL, NULL}};

@@ -880,6 +880,11 @@ gs_session *gs_new(tc_replay *rp, int (*write)(void *, const char *, size_t),
     const tf_reg *r = s->regs[i].reg;
     s->src[i] =
         r->fill == TF_FROM_REG && r->src ? tc_arch_reg_index(arch, r->src) : -1;
+    /* a register the file's format does not hold is unavailable, not the
+     * zero its reader gives (ucir keeps 17 of x86-64's 59) */
+    const tc_format *fmt = tc_replay_format(rp);
+    if (s->src[i] >= 0 && fmt->holds_reg && !fmt->holds_reg(arch, s->src[i]))
+      s->src[i] = -1;
   }
   read_auxv(s);
   return s;
