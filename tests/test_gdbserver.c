@@ -620,6 +620,53 @@ static void test_dynamic(void) {
   free(out);
 }
 
+/* A breakpoint on a recursive function is hit as many times as the
+ * recording runs its first instruction (gdb counts ignored hits too), and
+ * reverse-continue from the end stops at its last call. */
+static void test_hit_count(void) {
+  const char *t = record("fib", "fib64", "8");
+  char *json = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&json, 0, "%s dump --json --range fib %s", TC_CLI, t),
+                  0);
+  uint64_t entry = UINT64_MAX;
+  char *out =
+      gdb_run(t, tu_guest("fib64"),
+              "printf \"@@fib=%lx\\n\", &fib\nbreak *fib\n"
+              "ignore 1 100000\ncontinue\ninfo breakpoints\n"
+              "ignore 1 0\nreverse-continue\nprintf \"@@pc=%lx\\n\", $pc\n"
+              "monitor info\n");
+  entry = at_val(out, "fib", 0);
+  CU_ASSERT_NOT_EQUAL(entry, UINT64_MAX);
+  /* the recording's count: instructions at fib's entry */
+  char want[64];
+  snprintf(want, sizeof want, "\"pc\":\"0x%" PRIx64 "\"", entry);
+  int calls = count_str(json ? json : "", want);
+  /* fib(8) and twice(5)'s fib(5): 67 + 15 calls */
+  CU_ASSERT_EQUAL(calls, 82);
+  char hits[96];
+  snprintf(hits, sizeof hits, "breakpoint already hit %d times", calls);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, hits));
+  if (!strstr(out, hits))
+    fprintf(stderr, "\nwanted '%s':\n%s\n", hits, out);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0), entry);
+  /* at the last call: the last instruction at fib's entry */
+  uint64_t last = UINT64_MAX;
+  for (const char *l = json ? strstr(json, want) : NULL; l;
+       l = strstr(l + 1, want)) {
+    const char *line = l;
+    while (line > json && line[-1] != '\n')
+      line--;
+    const char *idx = strstr(line, "\"index\":");
+    if (idx && idx < l)
+      last = strtoull(idx + 8, NULL, 10);
+  }
+  char pos[64];
+  snprintf(pos, sizeof pos, "position %" PRIu64 " of ", last);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, pos));
+  free(json);
+  free(out);
+}
+
 /* Another format: plant64 converted to ucir (17 of x86-64's 59 registers
  * held). The breakpoint and steps work as on the tct; a register ucir does
  * not hold is <unavailable>, not the zero its reader gives. */
@@ -1049,6 +1096,7 @@ int main(void) {
       {"mips", test_mips},
       {"dynamic program", test_dynamic},
       {"threads", test_threads},
+      {"breakpoint hit count", test_hit_count},
       {"another format (ucir)", test_other_format},
       {"listen on a port", test_listen},
       {"help", test_help},
