@@ -460,10 +460,18 @@ static void read_auxv(gs_session *s) {
   }
   p += w; /* the auxv */
   uint64_t start = p;
+  /* Only a real one: AT_PAGESZ and AT_ENTRY present, every key one Linux
+   * uses (a forked child's recording starts at the fork, not on a fresh
+   * stack, and has none to offer). */
+  bool pagesz = false, entry = false;
   for (int n = 0; n < 512; n++, p += 2 * w) {
-    if (read_word(s, p, &v))
+    if (read_word(s, p, &v) || v > 64)
       goto done;
+    pagesz |= v == 6;
+    entry |= v == 9;
     if (v == 0) { /* AT_NULL */
+      if (!pagesz || !entry)
+        goto done;
       size_t len = (size_t)(p + 2 * w - start);
       uint8_t *a = malloc(len);
       if (a && tc_replay_read(rp, start, len, a) == len) {
@@ -1000,6 +1008,11 @@ static int listen_on(const char *spec, tc_error *err) {
   }
   memcpy(host, spec, hl);
   host[hl] = 0;
+  if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') { /* [::1]:1234 */
+    memmove(host, host + 1, hl - 2);
+    host[hl - 2] = 0;
+    hl -= 2;
+  }
   struct addrinfo hints = {0}, *res = NULL;
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
