@@ -860,6 +860,13 @@ static int make_log_file(tc_replay *r, tc_error *err) {
 
 tc_replay *tc_replay_open(const char *path, const tc_format *fmt,
                           uint32_t interval, tc_error *err) {
+  return tc_replay_open_progress(path, fmt, interval, NULL, NULL, err);
+}
+
+tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
+                                   uint32_t interval,
+                                   void (*progress)(void *ctx, uint64_t insns),
+                                   void *ctx, tc_error *err) {
   if (!fmt && !(fmt = tc_format_detect(path, err)))
     return NULL;
   if (!fmt->open_reader) {
@@ -911,6 +918,8 @@ tc_replay *tc_replay_open(const char *path, const tc_format *fmt,
     }
     if (ev.kind == TC_EV_EXIT)
       break;
+    if (progress && ev.kind == TC_EV_INSN && (ev.u.insn.index & 0xfffff) == 0)
+      progress(ctx, ev.u.insn.index);
     if (open_event(&o, &ev, err) < 0)
       goto fail;
   }

@@ -37,6 +37,12 @@ enum { TC_REPLAY_INTERVAL = 8192 }; /* default instructions per checkpoint */
  * tc_replay_truncated says why. NULL with err set if nothing is usable. */
 tc_replay *tc_replay_open(const char *path, const tc_format *fmt,
                           uint32_t interval, tc_error *err);
+/* The same, calling progress(ctx, instructions read) every 2^20
+ * instructions (a long index). */
+tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
+                                   uint32_t interval,
+                                   void (*progress)(void *ctx, uint64_t insns),
+                                   void *ctx, tc_error *err);
 void tc_replay_free(tc_replay *r);
 
 const tc_trace_info *tc_replay_info(const tc_replay *r);

@@ -1082,6 +1082,23 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* A line on stderr every 5 s while a long index is built. */
+typedef struct gs_progress {
+  double start, last;
+  bool quiet;
+} gs_progress;
+
+static void index_progress(void *ctx, uint64_t insns) {
+  gs_progress *p = ctx;
+  double t = now_s();
+  if (p->quiet || t - p->last < 5)
+    return;
+  p->last = t;
+  fprintf(stderr,
+          "tracecorn: gdbserver: indexing: %.0f M instructions read (%.0f s)\n",
+          (double)insns / 1e6, t - p->start);
+}
+
 /* --stats: what opening built and what seeks cost. */
 static int print_stats(tc_replay *rp, double open_s) {
   tc_replay_stats st;
@@ -1215,7 +1232,9 @@ int cmd_gdbserver(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   tc_error err = {{0}};
   double t0 = now_s();
-  tc_replay *rp = tc_replay_open(path, NULL, interval, &err);
+  gs_progress prog = {.start = t0, .last = t0, .quiet = quiet};
+  tc_replay *rp = tc_replay_open_progress(path, NULL, interval, index_progress,
+                                          &prog, &err);
   if (!rp) {
     fprintf(stderr, "tracecorn: gdbserver: %s\n", err.msg);
     return 1;
