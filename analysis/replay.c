@@ -25,7 +25,9 @@
 
 /* OP_SAVE: a thread switched out, with its state (state_size bytes);
  * OP_GONE: a thread exited. */
-enum { OP_WRITE = 1, OP_READ, OP_CLEAR, OP_TID, OP_SAVE, OP_GONE };
+/* OP_FILL: a load's value, for the bytes not yet known (formats without
+ * map data). */
+enum { OP_WRITE = 1, OP_READ, OP_CLEAR, OP_TID, OP_SAVE, OP_GONE, OP_FILL };
 enum { ML_ZERO = 1, ML_UNMAP };
 
 /* ------------------------------------------------------------ hash map */
@@ -401,6 +403,28 @@ static int mem_write(tc_replay *r, page_fn get, uint64_t addr,
   return 0;
 }
 
+/* A load's bytes, where nothing is known yet. */
+static int mem_fill(tc_replay *r, page_fn get, uint64_t addr,
+                    const uint8_t *data, uint64_t size) {
+  while (size) {
+    uint64_t pn = addr / RP_PAGE;
+    size_t off = (size_t)(addr % RP_PAGE);
+    size_t n = RP_PAGE - off < size ? RP_PAGE - off : (size_t)size;
+    uint8_t *b = get(r, pn);
+    if (!b)
+      return -1;
+    for (size_t i = 0; i < n; i++)
+      if (!bit_get(b + RP_PAGE, off + i)) {
+        b[off + i] = data[i];
+        bits_set(b + RP_PAGE, off + i, 1, true);
+      }
+    data += n;
+    addr += n;
+    size -= n;
+  }
+  return 0;
+}
+
 /* Forgets [addr, addr+size) in the pages that hold any of it. */
 static int clear_one(tc_replay *r, page_fn get, const rp_page *pg,
                      uint64_t addr, uint64_t end) {
@@ -487,7 +511,7 @@ static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
     }
     uint64_t addr = get_uv(&p), size = get_uv(&p);
     const uint8_t *data = NULL;
-    if (kind == OP_WRITE) {
+    if (kind == OP_WRITE || kind == OP_FILL) {
       data = p;
       p += size;
     }
@@ -544,6 +568,8 @@ typedef struct rp_open {
   uint32_t cur_tid, next_tid;
   bool started; /* INSN 0 seen */
   bool gone;    /* the running thread exited in this record */
+  bool fill;    /* loads' values are knowledge (no map data) */
+  bool saw_mem; /* an instruction had memory accesses */
   uint64_t pos; /* the instruction whose record is being built */
   int err;
 } rp_open;
@@ -726,6 +752,11 @@ static int open_accesses(rp_open *o, uint32_t n, const tc_mem_access *m,
     } else if (reads && m[i].kind == TC_MEM_READ) {
       if (o->started && op_add(o, OP_READ, m[i].addr, m[i].size, NULL))
         return -1;
+      if (o->fill && m[i].before &&
+          ((o->started &&
+            op_add(o, OP_FILL, m[i].addr, m[i].size, m[i].before)) ||
+           mem_fill(o->r, open_page, m[i].addr, m[i].before, m[i].size)))
+        return -1;
     }
   }
   return 0;
@@ -769,7 +800,8 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
       memcpy(o->chg, e->regs, o->nchg * sizeof *o->chg);
     o->next_tid = e->tid;
     o->have_next = true;
-    if (r->has_memory && open_accesses(o, e->nmem, e->mem, true))
+    o->saw_mem |= e->nmem > 0;
+    if (open_accesses(o, e->nmem, e->mem, true))
       goto oom;
     r->insns = o->pos + 1;
     return 0;
@@ -784,7 +816,7 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
     }
     return 0;
   case TC_EV_SYSCALL:
-    if (r->has_memory && open_accesses(o, ev->u.sys.nmem, ev->u.sys.mem, false))
+    if (open_accesses(o, ev->u.sys.nmem, ev->u.sys.mem, false))
       goto oom;
     if (o->started && ev->u.sys.part == 0 && ev->u.sys.name &&
         strcmp(ev->u.sys.name, "exit") == 0) {
@@ -799,7 +831,7 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
     }
     return 0;
   case TC_EV_SIGNAL:
-    if (r->has_memory && open_accesses(o, ev->u.sig.nmem, ev->u.sig.mem, false))
+    if (open_accesses(o, ev->u.sig.nmem, ev->u.sig.mem, false))
       goto oom;
     return 0;
   case TC_EV_MAP: {
@@ -893,7 +925,7 @@ tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
   }
   r->has_memory = r->info->has_memory;
   size_t ss = r->arch->state_size;
-  rp_open o = {.r = r};
+  rp_open o = {.r = r, .fill = !(fmt->caps & TC_CAP_MAP_DATA)};
   o.cur = calloc(1, ss);
   o.next = calloc(1, ss);
   o.after = calloc(1, ss);
@@ -923,6 +955,8 @@ tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
     if (open_event(&o, &ev, err) < 0)
       goto fail;
   }
+  /* a reader that does not say so (tenet) but gave memory accesses */
+  r->has_memory = r->info->has_memory || o.saw_mem;
   if (o.started) {
     /* the last record: to the state after the last instruction */
     int rc = finish_record(&o);
@@ -1053,6 +1087,8 @@ static int overlay_op(void *ctx, int kind, uint64_t addr, uint64_t size,
   tc_replay *r = ctx;
   if (kind == OP_WRITE)
     return mem_write(r, overlay_page, addr, data, size);
+  if (kind == OP_FILL)
+    return mem_fill(r, overlay_page, addr, data, size);
   if (kind == OP_CLEAR)
     return mem_clear(r, overlay_page, addr, size);
   if (kind == OP_SAVE)
