@@ -20,20 +20,10 @@ static int summary_sink(void *ctx, const tc_event *ev, tc_error *err) {
     if (ev->u.sys.part == 0)
       st->syscalls++;
     break;
-  case TC_EV_MAP: {
+  case TC_EV_MAP:
     st->maps++;
-    const char *n = ev->u.map.name;
-    if (n && n[0] && n[0] != '[') { /* a file-backed module */
-      int seen = 0;
-      for (int i = 0; i < st->nmodules; i++)
-        seen |= strcmp(st->modules[i], n) == 0;
-      if (!seen && st->nmodules < 8)
-        snprintf(st->modules[st->nmodules++], sizeof st->modules[0], "%s", n);
-      else if (!seen)
-        st->more_modules++;
-    }
+    tc_summary_note_module(st, ev->u.map.name); /* a file-backed module */
     break;
-  }
   case TC_EV_FAULT:
     st->faults++;
     break;
@@ -65,7 +55,11 @@ static int summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
   sum->entry = ti->entry;
   snprintf(sum->exe_path, sizeof sum->exe_path, "%s",
            ti->exe_path ? ti->exe_path : "");
+  /* an index the file holds (tct's footer) answers without a scan */
+  int from_index = fmt->summary ? fmt->summary(r, sum, err) : 0;
   fmt->close_reader(r);
+  if (from_index)
+    return from_index < 0 ? -1 : 0;
   /* what was read before an error is kept in sum */
   return tc_read_trace(path, fmt, summary_sink, sum, err);
 }

@@ -620,7 +620,7 @@ static void test_info_writer_seek(void) {
   free(out);
   static const struct {
     const char *ext, *writer, *seek;
-  } want[] = {{".tct", "writer:       tracecorn\n", "seekable:     no ("},
+  } want[] = {{".tct", "writer:       tracecorn\n", "seekable:     yes"},
               {".frames", "writer:       tracecorn " TC_VERSION_STRING "\n",
                "seekable:     no ("},
               {".rvn", "writer:       tracecorn " TC_VERSION_STRING "\n",

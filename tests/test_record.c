@@ -694,18 +694,22 @@ static void test_tct_refuses(void) {
   free(st);
 }
 
-/* Version 1 and 2 files (tests/data/insns64-v1.tct1 and insns64-v2.tct2,
- * written by those writers: the second is the first converted) are still
- * read, and a conversion to the current version (3) reads back as the
- * same events. */
+/* Version 1, 2 and 3 files (tests/data/insns64-v1.tct1, insns64-v2.tct2
+ * and insns64-v3.tct3, written by those writers: the later ones are the
+ * first converted) are still read, and a conversion to the current version
+ * (4) reads back as the same events. */
 static void test_tct_version1(void) {
-  static const char *const old[2][2] = {
+  static const char *const old[3][2] = {
       {TC_SOURCE_DIR "/tests/data/insns64-v1.tct1", "TCTRACE1"},
-      {TC_SOURCE_DIR "/tests/data/insns64-v2.tct2", "TCTRACE2"}};
-  for (int i = 0; i < 2; i++) {
+      {TC_SOURCE_DIR "/tests/data/insns64-v2.tct2", "TCTRACE2"},
+      {TC_SOURCE_DIR "/tests/data/insns64-v3.tct3", "TCTRACE3"}};
+  for (int i = 0; i < 3; i++) {
     const char *src = old[i][0];
     char v3[4200];
-    snprintf(v3, sizeof v3, "%s.tct", tu_tmp(i ? "from-v2" : "from-v1"));
+    snprintf(v3, sizeof v3, "%s.tct",
+             tu_tmp(i == 2 ? "from-v3"
+                    : i    ? "from-v2"
+                           : "from-v1"));
     size_t n = 0;
     uint8_t *head = tu_read_file(src, &n);
     CU_ASSERT_FATAL(head && n > 8);
@@ -722,7 +726,7 @@ static void test_tct_version1(void) {
         tc_convert(src, NULL, tc_format_by_name("tct"), v3, &err), 0);
     head = tu_read_file(v3, &n);
     CU_ASSERT_FATAL(head && n > 8);
-    CU_ASSERT_EQUAL(memcmp(head, "TCTRACE3", 8), 0);
+    CU_ASSERT_EQUAL(memcmp(head, "TCTRACE4", 8), 0);
     free(head);
     CU_ASSERT_EQUAL_FATAL(evlog_read(&b, v3, &err), 0);
     char why[256] = "";

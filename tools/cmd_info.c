@@ -155,7 +155,16 @@ int cmd_info(int argc, char **argv) {
   else
     printf("writer:       not stated (%s files do not name their writer)\n",
            fmt->name);
-  if (rd && fmt->seek && st.insns && fmt->seek(rd, st.insns - 1, &rerr) == 0)
+  /* a format with an index says whether this file has one: without it
+   * (tct cut short or compressed) a seek reads from the start, and trying
+   * one would read the file a second time */
+  tc_trace_summary idx;
+  tc_trace_summary_init(&idx);
+  if (rd && fmt->summary && fmt->seek && fmt->summary(rd, &idx, &rerr) == 0)
+    printf("seekable:     no index (no footer: cut short, or compressed; "
+           "dump --from N reads from the start)\n");
+  else if (rd && fmt->seek && st.insns &&
+           fmt->seek(rd, st.insns - 1, &rerr) == 0)
     printf("seekable:     yes (dump --from N jumps to instruction N)\n");
   else if (fmt->seek && st.insns)
     printf("seekable:     no (its index fails: %s)\n",

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "common/arch.h"
 #include "tracecorn/tracecorn.h"
@@ -45,8 +47,11 @@ struct tc_format {
   /* Random access, NULL if the format has none: positions the reader so
    * that next_event yields a KEYFRAME holding the full register state
    * before instruction `insn`, then INSN `insn` (with memory values as
-   * they were then) and the rest of the trace. Returns 0, or -1 if the
-   * trace has no such instruction or is corrupt. */
+   * they were then) and the rest of the trace. A format that holds maps
+   * may first replay the MAP, UNMAP and PROTECT events a forward read
+   * gives before `insn`, without their data (tct does: names resolve as
+   * after a forward read). Returns 0, or -1 if the trace has no such
+   * instruction or is corrupt. */
   int (*seek)(tc_reader *r, uint64_t insn, tc_error *err);
   /* Optional, for writers that keep state across events (the memory
    * image text, json and strace read syscall arguments from): an event a
@@ -61,7 +66,26 @@ struct tc_format {
    * a session then keeps it on the recording thread instead of giving it
    * a writer thread (lib/pipe.h), which measured slower for it. */
   uint8_t own_thread;
+  /* Optional: fills sum's counts, exit and modules from an index the
+   * file holds (tct's footer), exactly as reading every event would
+   * (tc_trace_summarize). 1 filled, 0 no index (read the trace), -1
+   * error. */
+  int (*summary)(tc_reader *r, tc_trace_summary *sum, tc_error *err);
 };
+
+/* tc_trace_summary's modules: a file-backed map's name, first seen first
+ * (the first 8 kept, the others counted). */
+static inline void tc_summary_note_module(tc_trace_summary *st, const char *n) {
+  if (!n || !n[0] || n[0] == '[')
+    return;
+  for (int i = 0; i < st->nmodules; i++)
+    if (strcmp(st->modules[i], n) == 0)
+      return;
+  if (st->nmodules < 8)
+    snprintf(st->modules[st->nmodules++], sizeof st->modules[0], "%s", n);
+  else
+    st->more_modules++;
+}
 
 /* The value of writer option FORMAT.KEY in info->writer_options (the last
  * one given wins), or NULL. */

@@ -3,7 +3,9 @@
  * a P.rvn directory, split as fz_pack_rvn describes), opened with the
  * format's reader, and every event is read and every byte it points at is
  * touched, so ASan sees any pointer past what the reader owns. Readers
- * with seek are then sought to an instruction the input chooses.
+ * with seek are then sought to an instruction the input chooses, and
+ * again to another; readers with an index (tct's footer) give their
+ * summary.
  *
  * With -DFZ_TCT_RAW (the tctraw harness, format tct) the input is a tct
  * file with its record stream decompressed: the 8-byte magic, then the
@@ -204,12 +206,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (ev.kind == TC_EV_INSN)
       insns++;
   }
+  if (fmt->summary) {
+    tc_trace_summary sum;
+    tc_trace_summary_init(&sum);
+    if (fmt->summary(r, &sum, &err) == 1 &&
+        (sum.nmodules < 0 || sum.nmodules > 8))
+      abort();
+  }
   if (fmt->seek && size >= 2) {
     uint64_t to =
         ((uint64_t)data[size - 1] << 8 | data[size - 2]) % (insns + 2);
-    if (fmt->seek(r, to, &err) == 0)
-      for (int i = 0; i < 64 && fmt->next_event(r, &ev, &err) == 1; i++)
-        check_event(arch, &ev);
+    for (int k = 0; k < 2; k++, to = to / 2 + 1)
+      if (fmt->seek(r, to, &err) == 0)
+        for (int i = 0; i < 64 && fmt->next_event(r, &ev, &err) == 1; i++)
+          check_event(arch, &ev);
   }
   fmt->close_reader(r);
   return 0;

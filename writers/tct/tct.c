@@ -1,11 +1,15 @@
 /* tct: tracecorn's own lossless trace format.
  *
- * Layout: the 8-byte magic "TCTRACE2", then one zstd stream holding
- * records. Every record is a kind byte followed by LEB128 varints and raw
- * byte strings (see docs/formats/tct.md). Registers are stored as deltas
+ * Layout: the 8-byte magic "TCTRACE4", then zstd frames holding records.
+ * Every record is a kind byte followed by LEB128 varints and raw byte
+ * strings (see docs/formats/tct.md). Registers are stored as deltas
  * against the previous state, so a reader rebuilds full states; KEYFRAME
- * records carry whole states for random access. Every field a tc_event
- * holds round-trips exactly. */
+ * records carry whole states. Version 4 cuts the records into chunks, each
+ * a zstd frame that decodes on its own (every cache starts empty), and
+ * ends the file with a footer (a skippable frame: the chunk index, the map
+ * log and the summary `info` prints) and a trailer locating it, so seek
+ * and info need not read the whole file. Every field a tc_event holds
+ * round-trips exactly. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -13,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zstd.h>
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -23,14 +29,17 @@
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
 
-/* Version 3 (TCTRACE3) is written; all three are read. Version 2 differs
+/* Version 4 (TCTRACE4: version 3's records in chunks, a CHUNK record
+ * starting each, and the footer) is written; all four are read. Version 2
+ * differs
  * from 1 in INSN records (instruction bytes only when the reader's cache
  * lacks them, registers as XOR or difference varints) and in memory
  * access addresses (the delta runs on across lists and records). Version
  * 3 adds an escape to the register XOR form: the new value is that of a
  * memory read of the same instruction (a load's value was stored twice:
  * as the read and as the register) or of another register (moves). */
-static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '3'};
+static const char tct_magic[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '4'};
+static const char tct_magic_v3[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '3'};
 static const char tct_magic_v2[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '2'};
 static const char tct_magic_v1[8] = {'T', 'C', 'T', 'R', 'A', 'C', 'E', '1'};
 
@@ -55,8 +64,84 @@ enum {
   REC_KEYFRAME = 0x15,
   REC_FAULT = 0x16,
   REC_EXIT = 0x17,
-  REC_SIGNAL = 0x18
+  REC_SIGNAL = 0x18,
+  /* Version 4: the first record of a zstd frame that starts a chunk: insn
+   * index and tid (the implied ones); reader and writer empty their caches,
+   * the address delta starts at 0 and the state is the header's initial
+   * one (a STATE or KEYFRAME comes before the chunk's first INSN unless
+   * that is right). */
+  REC_CHUNK = 0x19
 };
+
+/* Version 4's chunks: a chunk starts (a new zstd frame, every cache
+ * emptied) at a KEYFRAME once the last chunk holds TCT_CHUNK_BYTES of
+ * records or TCT_CHUNK_INSNS instructions, or before an INSN at twice
+ * that where no KEYFRAME comes (keyframes off, a converted stream). A
+ * reset costs 15-30 KB on textfmt64 (the zstd window, the instruction and
+ * memory caches filled again): 4 MiB chunks cost it 17 %, 16 MiB 4.9 %,
+ * 32 MiB 1.4 %, the other bench guests under 0.1 %; a seek decodes at most
+ * one chunk (docs/formats/tct.md). */
+#define TCT_CHUNK_BYTES (32u << 20)
+#define TCT_CHUNK_INSNS (1u << 22)
+
+/* The footer (a zstd skippable frame, magic TCT_SKIP_FOOTER, holding one
+ * zstd frame of the index) and the trailer that ends the file (a
+ * skippable frame of 16 bytes: the footer's file offset, "TCTINDEX"). */
+#define TCT_SKIP_FOOTER 0x184D2A5Eu
+#define TCT_SKIP_TRAILER 0x184D2A5Fu
+#define TCT_TRAILER_SIZE 24
+static const char tct_trailer_tag[8] = {'T', 'C', 'T', 'I', 'N', 'D', 'E', 'X'};
+/* Bounds a reader puts on a footer: its compressed and decompressed
+ * sizes. */
+#define TCT_FOOTER_MAX_Z (256u << 20)
+#define TCT_FOOTER_MAX (512u << 20)
+
+/* One entry of the map log: every MAP, UNMAP and PROTECT of the trace in
+ * order, without data (a seek replays those before its point). */
+typedef struct tct_maplog {
+  uint8_t kind; /* REC_MAP, REC_UNMAP, REC_PROTECT */
+  uint32_t prot;
+  uint64_t addr, size, file_offset;
+  char *name; /* MAP only; owned */
+} tct_maplog;
+
+/* One chunk of the index. */
+typedef struct tct_chunk {
+  uint64_t insn;   /* index of the chunk's first instruction (implied) */
+  uint64_t offset; /* file offset of its zstd frame */
+  uint64_t nmaps;  /* map log entries before it */
+  uint32_t tid;
+} tct_chunk;
+
+/* What the footer says about the whole trace (tc_trace_summary's
+ * counts). */
+typedef struct tct_sum {
+  uint64_t insns, syscalls, maps, faults, keyframes, first_pc, last_pc;
+  int have_exit, exit_status;
+  char *exit_message; /* owned, may be NULL */
+} tct_sum;
+
+static void maplog_free(tct_maplog *m, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    free(m[i].name);
+  free(m);
+}
+
+/* Appends to a growable array of `size`-byte items; 0 or -1. */
+static int grow_push(void **arr, size_t *n, size_t *cap, size_t size,
+                     const void *item) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 16;
+    void *na = realloc(*arr, nc * size);
+    if (!na)
+      return -1;
+    *arr = na;
+    *cap = nc;
+  }
+  memcpy((uint8_t *)*arr + *n * size, item, size);
+  (*n)++;
+  return 0;
+}
 
 /* INSN flags: which implied fields are stored explicitly. INSN_BYTES
  * (version 2): size and bytes follow; without it they are those of the
@@ -196,6 +281,14 @@ static mvc_page *mvc_new(void) {
   void *p = mmap(NULL, MVC_SLOTS * sizeof(mvc_page), PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   return p == MAP_FAILED ? NULL : p;
+}
+
+/* Empties the cache: its pages go back to the kernel, which gives zero
+ * pages again as they are touched. */
+static void mvc_reset(mvc_page *c) {
+  if (madvise(c, MVC_SLOTS * sizeof(mvc_page), MADV_DONTNEED) != 0)
+    for (size_t i = 0; i < MVC_SLOTS; i++)
+      c[i].page = 0;
 }
 
 static void mvc_free(mvc_page *c) {
@@ -413,6 +506,26 @@ struct tc_writer {
   uint32_t load_k[8];
   int nload;
   copy_slot_t copy_tab[TCT_COPY_SLOTS];
+
+  /* Version 4: chunks and the footer. `written`: bytes in the file (the
+   * worker's); frame_ends: the file offset where each finished zstd frame
+   * ends (the worker appends; read at close). */
+  uint64_t written;
+  uint64_t *frame_ends;
+  size_t nframe_ends, frame_ends_cap;
+  uint8_t *initial; /* the header's initial state (zeros if none) */
+  bool has_initial;
+  uint64_t rec_bytes;   /* record bytes before buf (this chunk and before) */
+  uint64_t chunk_bytes; /* rec_bytes + len at the chunk's start */
+  uint64_t chunk_insns; /* insns at the chunk's start */
+  uint64_t max_insns, max_bytes; /* a chunk's size (-O tct.chunk) */
+  tct_chunk *chunks;
+  size_t nchunks, chunks_cap;
+  tct_maplog *maplog;
+  size_t nmaplog, maplog_cap;
+  tct_sum sum;
+  bool sys_more; /* the last SYSCALL had more parts (counts calls once) */
+  uint64_t sys_more_index;
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -493,8 +606,14 @@ static int compress_chunk(tc_writer *w, const uint8_t *data, size_t len,
       tc_error_set(err, "tct: %s: write failed: %s", w->path, strerror(errno));
       return -1;
     }
+    w->written += out.pos;
     if (end ? rem == 0 : in.pos == in.size)
       break;
+  }
+  if (end && grow_push((void **)&w->frame_ends, &w->nframe_ends,
+                       &w->frame_ends_cap, sizeof(uint64_t), &w->written) < 0) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
   }
   return 0;
 }
@@ -536,9 +655,9 @@ static int worker_wait(tc_writer *w, tc_error *err) {
   return failed ? -1 : 0;
 }
 
-/* Hands what is buffered to the worker; `end` finishes the frame and
+/* Hands what is buffered to the worker; `end` finishes the frame, `wait`
  * waits for it. */
-static int w_flush(tc_writer *w, bool end, tc_error *err) {
+static int w_flush_job(tc_writer *w, bool end, bool wait, tc_error *err) {
   if (worker_wait(w, err) < 0)
     return -1;
   pthread_mutex_lock(&w->mu);
@@ -551,10 +670,48 @@ static int w_flush(tc_writer *w, bool end, tc_error *err) {
   w->job_busy = true;
   w->buf = t;
   w->cap = tc;
+  w->rec_bytes += w->len;
   w->len = 0;
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
-  return end ? worker_wait(w, err) : 0;
+  return wait ? worker_wait(w, err) : 0;
+}
+
+static int w_flush(tc_writer *w, bool end, tc_error *err) {
+  return w_flush_job(w, end, end, err);
+}
+
+/* Version 4: ends the zstd frame (without waiting for it) and starts a
+ * chunk: a CHUNK record first in a new frame, every cache emptied, the
+ * state the header's initial one, as the reader sets them. */
+static int start_chunk(tc_writer *w, uint64_t insn, uint32_t tid,
+                       tc_error *err) {
+  if (w_flush_job(w, true, false, err) < 0)
+    return -1;
+  tct_chunk c = {insn, 0, w->nmaplog, tid};
+  if (grow_push((void **)&w->chunks, &w->nchunks, &w->chunks_cap, sizeof c,
+                &c) < 0) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  memset(w->icache, 0, TCT_ICACHE_SLOTS * sizeof *w->icache);
+  mvc_reset(w->mvc);
+  memset(w->copy_tab, 0, sizeof w->copy_tab);
+  w->mem_prev = 0;
+  w->next_index = insn;
+  w->tid = tid;
+  memcpy(w->state, w->initial, w->arch->state_size);
+  w->have_state = false; /* a KEYFRAME or a STATE comes first */
+  w->chunk_bytes = w->rec_bytes + w->len;
+  w->chunk_insns = w->sum.insns;
+  put_u8(w, REC_CHUNK);
+  put_uv(w, insn);
+  put_uv(w, tid);
+  if (w->failed) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  return 0;
 }
 
 static void worker_stop(tc_writer *w) {
@@ -586,6 +743,11 @@ static void writer_free(tc_writer *w) {
   free(w->buf);
   free(w->job);
   free(w->path);
+  free(w->frame_ends);
+  free(w->initial);
+  free(w->chunks);
+  maplog_free(w->maplog, w->nmaplog);
+  free(w->sum.exit_message);
   free(w);
 }
 
@@ -595,7 +757,7 @@ static void writer_free(tc_writer *w) {
 
 static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
                                   tc_error *err) {
-  static const char *const known[] = {"level", NULL};
+  static const char *const known[] = {"level", "chunk", NULL};
   if (tc_writer_options_check(info, "tct", known, err) < 0)
     return NULL;
   int level = TCT_DEFAULT_LEVEL;
@@ -609,6 +771,23 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
       return NULL;
     }
     level = (int)v;
+  }
+  /* -O tct.chunk=N: chunks of N instructions (or 8 N bytes of records);
+   * 0: one chunk, no seek but from the start */
+  uint64_t chunk = TCT_CHUNK_INSNS;
+  opt = tc_writer_option(info, "tct", "chunk");
+  if (opt) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(opt, &end, 10);
+    if (!*opt || *end || *opt == '-' || errno || v > (1ull << 40)) {
+      tc_error_set(err,
+                   "tct: chunk must be a number of instructions (0: no "
+                   "chunks), not '%s'",
+                   opt);
+      return NULL;
+    }
+    chunk = v;
   }
   tc_writer *w = calloc(1, sizeof *w);
   if (!w) {
@@ -624,6 +803,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   w->zcap = ZSTD_CStreamOutSize();
   w->zout = malloc(w->zcap);
   w->state = calloc(1, info->arch->state_size);
+  w->initial = calloc(1, info->arch->state_size);
   w->icache = calloc(TCT_ICACHE_SLOTS, sizeof *w->icache);
   w->mvc = mvc_new();
   w->regs = calloc((size_t)info->arch->nregs + 1, sizeof *w->regs);
@@ -650,12 +830,14 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   if (w->after_uniform != 4 && w->after_uniform != 8)
     w->after_uniform = 0;
   if (!w->f || !w->zc || !w->zout || !w->state || !w->path || !w->icache ||
-      !w->mvc || !w->regs) {
+      !w->mvc || !w->regs || !w->initial) {
     tc_error_set(err, "tct: cannot create %s: %s", path,
                  w->f ? "out of memory" : strerror(errno));
     goto fail;
   }
   w->continuous = info->continuous != 0;
+  w->max_insns = chunk;
+  w->max_bytes = chunk == TCT_CHUNK_INSNS ? TCT_CHUNK_BYTES : chunk * 8;
   ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
   if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
     tc_error_set(err, "tct: cannot start the compression thread");
@@ -666,6 +848,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     tc_error_set(err, "tct: %s: write failed: %s", path, strerror(errno));
     goto fail;
   }
+  w->written = 8;
   put_u8(w, REC_HEADER);
   put_uv(w, (uint64_t)info->arch->id);
   put_uv(w, info->entry);
@@ -685,11 +868,20 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     put_u8(w, 1);
     put_bytes(w, info->initial_state, info->arch->state_size);
     memcpy(w->state, info->initial_state, info->arch->state_size);
-    w->have_state = true;
+    memcpy(w->initial, info->initial_state, info->arch->state_size);
+    w->have_state = w->has_initial = true;
   } else {
     put_u8(w, 0);
   }
-  if (w->failed || w_flush(w, false, err) < 0)
+  /* chunk 0 starts at the header (whose program bytes the maps' data
+   * compress against) and needs no CHUNK record */
+  tct_chunk c0 = {0, 8, 0, 0};
+  if (w->failed || grow_push((void **)&w->chunks, &w->nchunks, &w->chunks_cap,
+                             sizeof c0, &c0) < 0) {
+    tc_error_set(err, "tct: out of memory");
+    goto fail;
+  }
+  if (w_flush(w, false, err) < 0)
     goto fail;
   return w;
 fail:
@@ -954,12 +1146,96 @@ static const char *event_invalid(const tc_arch *a, const tc_event *ev) {
   return NULL;
 }
 
+/* The footer's summary and map log: what tc_trace_summarize counts. */
+static int note_event(tc_writer *w, const tc_event *ev) {
+  tct_sum *s = &w->sum;
+  switch (ev->kind) {
+  case TC_EV_INSN:
+    if (s->insns++ == 0)
+      s->first_pc = ev->u.insn.pc;
+    s->last_pc = ev->u.insn.pc;
+    break;
+  case TC_EV_SYSCALL: /* parts of one call count once, as the reader's */
+    if (!(w->sys_more && w->sys_more_index == ev->u.sys.insn_index))
+      s->syscalls++;
+    w->sys_more = ev->u.sys.more != 0;
+    w->sys_more_index = ev->u.sys.insn_index;
+    break;
+  case TC_EV_MAP:
+  case TC_EV_UNMAP:
+  case TC_EV_PROTECT: {
+    const tc_map_event *m = &ev->u.map;
+    tct_maplog e = {ev->kind == TC_EV_MAP     ? REC_MAP
+                    : ev->kind == TC_EV_UNMAP ? REC_UNMAP
+                                              : REC_PROTECT,
+                    m->prot,
+                    m->addr,
+                    m->size,
+                    0,
+                    NULL};
+    if (ev->kind == TC_EV_MAP) {
+      s->maps++;
+      size_t n = m->name ? strlen(m->name) : 0;
+      if (n > TCT_MAX_STR)
+        n = TCT_MAX_STR;
+      if (!(e.name = strndup(m->name ? m->name : "", n)))
+        return -1;
+      e.file_offset = m->file_offset;
+    }
+    if (grow_push((void **)&w->maplog, &w->nmaplog, &w->maplog_cap, sizeof e,
+                  &e) < 0) {
+      free(e.name);
+      return -1;
+    }
+    break;
+  }
+  case TC_EV_FAULT:
+    s->faults++;
+    break;
+  case TC_EV_KEYFRAME:
+    s->keyframes++;
+    break;
+  case TC_EV_EXIT: {
+    const char *msg = ev->u.exit.message ? ev->u.exit.message : "";
+    size_t n = strlen(msg);
+    char *m = strndup(msg, n > TCT_MAX_STR ? TCT_MAX_STR : n);
+    if (!m)
+      return -1;
+    free(s->exit_message);
+    s->exit_message = m;
+    s->have_exit = 1;
+    s->exit_status = ev->u.exit.status;
+    break;
+  }
+  default:
+    break;
+  }
+  return 0;
+}
+
 static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   const tc_arch *a = w->arch;
   const char *bad = w->continuous ? NULL : event_invalid(a, ev);
   if (bad) {
     tc_error_set(err, "tct: %s: refused %s (the reader would not take it)",
                  w->path, bad);
+    w->failed = true;
+    return -1;
+  }
+  if (ev->kind == TC_EV_KEYFRAME || ev->kind == TC_EV_INSN) {
+    /* a chunk starts at a KEYFRAME, or before an INSN at twice the size
+     * where none comes */
+    bool key = ev->kind == TC_EV_KEYFRAME;
+    uint64_t k = key ? 1 : 2;
+    if (w->max_insns &&
+        (w->rec_bytes + w->len - w->chunk_bytes >= k * w->max_bytes ||
+         w->sum.insns - w->chunk_insns >= k * w->max_insns) &&
+        start_chunk(w, key ? ev->u.key.insn_index : ev->u.insn.index,
+                    key ? ev->u.key.tid : ev->u.insn.tid, err) < 0)
+      return -1;
+  }
+  if (note_event(w, ev) < 0) {
+    tc_error_set(err, "tct: out of memory");
     w->failed = true;
     return -1;
   }
@@ -1213,8 +1489,91 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Version 4's footer, after the last frame: a skippable frame holding
+ * the index as one zstd frame, then the trailer (docs/formats/tct.md). */
+static int write_footer(tc_writer *w, tc_error *err) {
+  if (w->nframe_ends != w->nchunks)
+    return 0; /* cannot happen; no footer: readers scan */
+  w->len = 0;
+  const tct_sum *s = &w->sum;
+  put_uv(w, 1); /* the footer's version */
+  put_uv(w, s->insns);
+  put_uv(w, s->syscalls);
+  put_uv(w, s->maps);
+  put_uv(w, s->faults);
+  put_uv(w, s->keyframes);
+  put_uv(w, s->first_pc);
+  put_uv(w, s->last_pc);
+  put_u8(w, (uint8_t)s->have_exit);
+  put_sv(w, s->exit_status);
+  put_str(w, s->exit_message);
+  put_uv(w, w->nmaplog);
+  for (size_t i = 0; i < w->nmaplog; i++) {
+    const tct_maplog *m = &w->maplog[i];
+    put_u8(w, m->kind);
+    put_uv(w, m->addr);
+    put_uv(w, m->size);
+    put_uv(w, m->prot);
+    if (m->kind == REC_MAP) {
+      put_str(w, m->name);
+      put_uv(w, m->file_offset);
+    }
+  }
+  put_uv(w, w->nchunks);
+  uint64_t insn = 0, off = 0, nmaps = 0;
+  for (size_t i = 0; i < w->nchunks; i++) {
+    const tct_chunk *c = &w->chunks[i];
+    put_sv(w, (int64_t)(c->insn - insn));
+    put_uv(w, c->tid);
+    uint64_t at = i ? w->frame_ends[i - 1] : 8; /* where chunk i starts */
+    put_uv(w, at - off);
+    put_uv(w, c->nmaps - nmaps);
+    insn = c->insn, off = at, nmaps = c->nmaps;
+  }
+  if (w->failed) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  size_t zcap = ZSTD_compressBound(w->len);
+  uint8_t *z = malloc(8 + zcap);
+  if (!z) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  size_t zn = ZSTD_compress(z + 8, zcap, w->buf, w->len, 3);
+  if (ZSTD_isError(zn) || zn > TCT_FOOTER_MAX_Z) {
+    free(z);
+    return 0; /* no footer: readers scan */
+  }
+  put_le32(z, TCT_SKIP_FOOTER);
+  put_le32(z + 4, (uint32_t)zn);
+  uint8_t t[TCT_TRAILER_SIZE];
+  put_le32(t, TCT_SKIP_TRAILER);
+  put_le32(t + 4, 16);
+  uint64_t at = w->frame_ends[w->nchunks - 1];
+  for (int i = 0; i < 8; i++)
+    t[8 + i] = (uint8_t)(at >> (8 * i));
+  memcpy(t + 16, tct_trailer_tag, 8);
+  int rc = 0;
+  if (fwrite(z, 1, 8 + zn, w->f) != 8 + zn ||
+      fwrite(t, 1, sizeof t, w->f) != sizeof t) {
+    tc_error_set(err, "tct: %s: write failed: %s", w->path, strerror(errno));
+    rc = -1;
+  }
+  free(z);
+  w->len = 0;
+  return rc;
+}
+
 static int tct_close_writer(tc_writer *w, tc_error *err) {
   int rc = w_flush(w, true, err);
+  if (rc == 0 && !w->failed)
+    rc = write_footer(w, err);
   worker_stop(w);
   if (fclose(w->f) != 0 && rc == 0) {
     tc_error_set(err, "tct: %s: %s", w->path, strerror(errno));
@@ -1267,10 +1626,28 @@ struct tc_reader {
   bool saw_exit;
   uint64_t next_index;
   uint32_t tid;
-  int version;         /* 1 or 2 (TCTRACE1 / TCTRACE2) */
+  int version;         /* 1 to 4 (TCTRACE1 ... TCTRACE4) */
   uint64_t mem_prev;   /* version 2: address of the last access read */
   icache_slot *icache; /* version 2 */
   mvc_page *mvc;       /* version 2 */
+
+  /* Random access. header_len: decompressed bytes of the header record
+   * (a restart skips them). The index comes from the footer (version 4,
+   * a plain file), loaded at the first seek or summary. */
+  uint64_t header_len;
+  bool index_tried, has_index;
+  tct_sum isum;
+  tct_maplog *ilog;
+  size_t nilog;
+  tct_chunk *ichunks;
+  size_t nichunks;
+  /* After a seek: the maps before its point (replayed, without data),
+   * then a KEYFRAME (seek_state), then the INSN it stopped at. */
+  tct_maplog *replay;
+  size_t nreplay, replay_cap, replay_i;
+  int seek_phase; /* 0 none, 1 maps, 2 keyframe, 3 the INSN */
+  tc_event pending;
+  uint8_t *seek_state;
 };
 
 /* Makes at least n decompressed bytes available; 0 ok, 1 clean EOF at a
@@ -1435,6 +1812,7 @@ static char *get_strdup(tc_reader *r, tc_error *err) {
 static int tct_probe(const uint8_t *head, size_t n, const char *path) {
   (void)path;
   return n >= 8 && (memcmp(head, tct_magic, 8) == 0 ||
+                    memcmp(head, tct_magic_v3, 8) == 0 ||
                     memcmp(head, tct_magic_v2, 8) == 0 ||
                     memcmp(head, tct_magic_v1, 8) == 0);
 }
@@ -1461,6 +1839,11 @@ static void tct_close_reader(tc_reader *r) {
   free(r->blob);
   free(r->icache);
   mvc_free(r->mvc);
+  free(r->isum.exit_message);
+  maplog_free(r->ilog, r->nilog);
+  free(r->ichunks);
+  maplog_free(r->replay, r->nreplay);
+  free(r->seek_state);
   free(r);
 }
 
@@ -1565,7 +1948,8 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
   char magic[8];
   bool magic_ok = fread(magic, 1, 8, r->f) == 8;
   r->version = !magic_ok                             ? 0
-               : memcmp(magic, tct_magic, 8) == 0    ? 3
+               : memcmp(magic, tct_magic, 8) == 0    ? 4
+               : memcmp(magic, tct_magic_v3, 8) == 0 ? 3
                : memcmp(magic, tct_magic_v2, 8) == 0 ? 2
                : memcmp(magic, tct_magic_v1, 8) == 0 ? 1
                                                      : 0;
@@ -1586,6 +1970,7 @@ static tc_reader *tct_open_reader(const char *path, tc_error *err) {
     tct_close_reader(r);
     return NULL;
   }
+  r->header_len = r->consumed + r->pos;
   return r;
 }
 
@@ -1770,7 +2155,18 @@ fail:
   return -1;
 }
 
-static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
+/* Version 4: a chunk starts; every cache as the writer empties it. */
+static void chunk_reset(tc_reader *r, uint64_t idx, uint32_t tid) {
+  memset(r->icache, 0, TCT_ICACHE_SLOTS * sizeof *r->icache);
+  mvc_reset(r->mvc);
+  r->mem_prev = 0;
+  r->next_index = idx;
+  r->tid = tid;
+  r->sys_more = false;
+  memcpy(r->state_a, r->initial, r->info.arch->state_size);
+}
+
+static int read_event(tc_reader *r, tc_event *ev, tc_error *err) {
   tc_error local;
   if (!err)
     err = &local;
@@ -1802,6 +2198,19 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
       if (get_bytes(r, r->state_a, a->state_size, err) < 0)
         return -1;
       continue;
+    case REC_CHUNK: {
+      uint64_t idx, tid;
+      if (r->version < 4) {
+        tc_error_set(err, "tct: %s: corrupt record type 0x%02x at byte %llu",
+                     r->path, kind,
+                     (unsigned long long)(r->consumed + r->pos - 1));
+        return -1;
+      }
+      if (get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0)
+        return -1;
+      chunk_reset(r, idx, (uint32_t)tid);
+      continue;
+    }
     case REC_INSN: {
       tc_insn_event *e = &ev->u.insn;
       uint64_t idx = r->next_index, pc = tc_state_get(a, r->state_a, a->pc_reg),
@@ -2045,6 +2454,372 @@ static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
   }
 }
 
+/* ============================================================ random access */
+
+/* The footer's bytes, read with bounds: 0 or -1 (corrupt). */
+typedef struct fcur {
+  const uint8_t *p, *end;
+} fcur;
+
+static int f_uv(fcur *c, uint64_t *v) {
+  uint64_t x = 0;
+  for (int shift = 0; shift < 64 && c->p < c->end; shift += 7) {
+    uint8_t b = *c->p++;
+    x |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *v = x;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+static int f_sv(fcur *c, int64_t *v) {
+  uint64_t u;
+  if (f_uv(c, &u) < 0)
+    return -1;
+  *v = (int64_t)((u >> 1) ^ (~(u & 1) + 1));
+  return 0;
+}
+
+static int f_str(fcur *c, char **out) {
+  uint64_t n;
+  if (f_uv(c, &n) < 0 || n > TCT_MAX_STR || n > (uint64_t)(c->end - c->p))
+    return -1;
+  *out = strndup((const char *)c->p, (size_t)n);
+  c->p += n;
+  return *out ? 0 : -1;
+}
+
+static uint64_t le_get(const uint8_t *p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; i--)
+    v = v << 8 | p[i];
+  return v;
+}
+
+/* Parses the footer's body into the reader's index; -1 if corrupt. */
+static int parse_footer(tc_reader *r, const uint8_t *body, size_t n,
+                        uint64_t footer_off) {
+  fcur c = {body, body + n};
+  uint64_t v[8], have_exit;
+  int64_t status;
+  tct_sum *s = &r->isum;
+  for (int i = 0; i < 8; i++)
+    if (f_uv(&c, &v[i]) < 0)
+      return -1;
+  if (v[0] != 1 || c.p >= c.end)
+    return -1;
+  s->insns = v[1], s->syscalls = v[2], s->maps = v[3], s->faults = v[4];
+  s->keyframes = v[5], s->first_pc = v[6], s->last_pc = v[7];
+  have_exit = *c.p++;
+  if (have_exit > 1 || f_sv(&c, &status) < 0 || f_str(&c, &s->exit_message) < 0)
+    return -1;
+  s->have_exit = (int)have_exit;
+  s->exit_status = (int)status;
+  uint64_t nlog, nch;
+  /* every entry takes 4 bytes or more: a count is bounded by the body */
+  if (f_uv(&c, &nlog) < 0 || nlog > (uint64_t)(c.end - c.p) / 4)
+    return -1;
+  r->ilog = nlog ? calloc((size_t)nlog, sizeof *r->ilog) : NULL;
+  if (nlog && !r->ilog)
+    return -1;
+  for (uint64_t i = 0; i < nlog; i++) {
+    tct_maplog *m = &r->ilog[i];
+    uint64_t prot;
+    if (c.p >= c.end)
+      return -1;
+    m->kind = *c.p++;
+    if ((m->kind != REC_MAP && m->kind != REC_UNMAP &&
+         m->kind != REC_PROTECT) ||
+        f_uv(&c, &m->addr) < 0 || f_uv(&c, &m->size) < 0 || f_uv(&c, &prot) < 0)
+      return -1;
+    m->prot = (uint32_t)prot;
+    r->nilog = (size_t)i + 1; /* freed with the reader from here */
+    if (m->kind == REC_MAP &&
+        (f_str(&c, &m->name) < 0 || f_uv(&c, &m->file_offset) < 0))
+      return -1;
+  }
+  if (f_uv(&c, &nch) < 0 || nch == 0 || nch > (uint64_t)(c.end - c.p) / 4)
+    return -1;
+  r->ichunks = calloc((size_t)nch, sizeof *r->ichunks);
+  if (!r->ichunks)
+    return -1;
+  uint64_t insn = 0, off = 0, nmaps = 0;
+  for (uint64_t i = 0; i < nch; i++) {
+    int64_t d;
+    uint64_t tid, doff, dmaps;
+    if (f_sv(&c, &d) < 0 || f_uv(&c, &tid) < 0 || f_uv(&c, &doff) < 0 ||
+        f_uv(&c, &dmaps) < 0)
+      return -1;
+    /* instructions do not go back; frames follow each other before the
+     * footer; map counts grow to at most the log's */
+    if ((i && d < 0) || (i && doff == 0) || doff > footer_off - off ||
+        dmaps > nlog - nmaps)
+      return -1;
+    insn += (uint64_t)d, off += doff, nmaps += dmaps;
+    if (off < 8 || off >= footer_off)
+      return -1;
+    r->ichunks[i] = (tct_chunk){insn, off, nmaps, (uint32_t)tid};
+  }
+  r->nichunks = (size_t)nch;
+  return c.p == c.end ? 0 : -1;
+}
+
+/* Loads the footer once, where there is one: a version 4 file read as a
+ * plain file (a .zst one is a stream: no footer, readers scan). A footer
+ * that fails any check is ignored: the reader scans, as without one. */
+static void load_index(tc_reader *r) {
+  if (r->index_tried)
+    return;
+  r->index_tried = true;
+  int fd = r->version >= 4 ? fileno(r->f) : -1;
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+      st.st_size < 8 + 8 + TCT_TRAILER_SIZE)
+    return;
+  uint64_t size = (uint64_t)st.st_size;
+  uint8_t t[TCT_TRAILER_SIZE], h[8];
+  if (pread(fd, t, sizeof t, (off_t)(size - sizeof t)) != (ssize_t)sizeof t ||
+      le_get(t, 4) != TCT_SKIP_TRAILER || le_get(t + 4, 4) != 16 ||
+      memcmp(t + 16, tct_trailer_tag, 8) != 0)
+    return;
+  uint64_t foff = le_get(t + 8, 8), end = size - sizeof t;
+  if (foff < 8 || foff > end - 8 || pread(fd, h, 8, (off_t)foff) != 8 ||
+      le_get(h, 4) != TCT_SKIP_FOOTER || le_get(h + 4, 4) != end - foff - 8 ||
+      end - foff - 8 > TCT_FOOTER_MAX_Z)
+    return;
+  size_t zn = (size_t)(end - foff - 8), n = 0, cap = 0;
+  uint8_t *z = malloc(zn ? zn : 1), *body = NULL;
+  ZSTD_DCtx *dz = ZSTD_createDCtx();
+  bool ok = z && dz && pread(fd, z, zn, (off_t)(foff + 8)) == (ssize_t)zn;
+  /* decompressed as the bytes come: a footer's claimed size allocates
+   * nothing */
+  ZSTD_inBuffer in = {z, zn, 0};
+  while (ok) {
+    if (cap - n < (1u << 16)) {
+      size_t nc = cap ? cap * 2 : 1u << 16;
+      uint8_t *nb = nc <= TCT_FOOTER_MAX ? realloc(body, nc) : NULL;
+      if (!nb) {
+        ok = false;
+        break;
+      }
+      body = nb, cap = nc;
+    }
+    ZSTD_outBuffer out = {body, cap, n};
+    size_t rc = ZSTD_decompressStream(dz, &out, &in);
+    n = out.pos;
+    if (ZSTD_isError(rc))
+      ok = false;
+    else if (rc == 0)
+      break; /* the frame is whole */
+    else if (in.pos == in.size && out.pos < out.size)
+      ok = false; /* cut short */
+  }
+  ok = ok && in.pos == in.size && parse_footer(r, body, n, foff) == 0;
+  if (!ok) { /* what was parsed goes */
+    free(r->isum.exit_message);
+    maplog_free(r->ilog, r->nilog);
+    free(r->ichunks);
+    r->isum = (tct_sum){0};
+    r->ilog = NULL, r->nilog = 0, r->ichunks = NULL, r->nichunks = 0;
+  }
+  r->has_index = ok;
+  ZSTD_freeDCtx(dz);
+  free(z);
+  free(body);
+}
+
+/* Reading starts again at file offset off (a version 4 chunk's frame), or
+ * (off 0) at the first record after the header. */
+static int r_restart(tc_reader *r, uint64_t off, tc_error *err) {
+  if (off == 0 && fileno(r->f) < 0) { /* a stream: opened again */
+    FILE *f = tc_infile_open(r->path, TC_INFILE_STREAM, "tct", err);
+    char magic[8];
+    if (!f)
+      return -1;
+    if (fread(magic, 1, 8, f) != 8) {
+      fclose(f);
+      tc_error_set(err, "tct: %s: truncated", r->path);
+      return -1;
+    }
+    fclose(r->f);
+    r->f = f;
+  } else if (fseeko(r->f, (off_t)(off ? off : 8), SEEK_SET) != 0) {
+    tc_error_set(err, "tct: %s: cannot seek: %s", r->path, strerror(errno));
+    return -1;
+  }
+  ZSTD_DCtx_reset(r->zd, ZSTD_reset_session_only);
+  r->in = (ZSTD_inBuffer){r->zin, 0, 0};
+  r->eof = r->frame_done = false;
+  r->pos = r->len = 0;
+  r->consumed = 0;
+  r->saw_exit = false;
+  r->nload = 0;
+  if (off == 0) {
+    for (uint64_t left = r->header_len; left;) {
+      size_t k = left < (1u << 16) ? (size_t)left : (1u << 16);
+      if (r_fill(r, k, err) != 0) {
+        if (!err->msg[0])
+          tc_error_set(err, "tct: %s: truncated", r->path);
+        return -1;
+      }
+      r->pos += k;
+      left -= k;
+    }
+    chunk_reset(r, 0, 0);
+  }
+  return 0;
+}
+
+static int replay_push(tc_reader *r, const tct_maplog *m) {
+  tct_maplog e = *m;
+  if (e.name && !(e.name = strdup(e.name)))
+    return -1;
+  if (grow_push((void **)&r->replay, &r->nreplay, &r->replay_cap, sizeof e,
+                &e) < 0) {
+    free(e.name);
+    return -1;
+  }
+  return 0;
+}
+
+/* Positions the reader at instruction n: the chunk that holds it (the
+ * footer's index), else the start, then reads on to it; the maps before it
+ * are kept to be replayed (format.h). */
+static int tct_seek(tc_reader *r, uint64_t n, tc_error *err) {
+  tc_error local;
+  if (!err)
+    err = &local;
+  err->msg[0] = 0;
+  maplog_free(r->replay, r->nreplay);
+  r->replay = NULL;
+  r->nreplay = r->replay_cap = r->replay_i = 0;
+  r->seek_phase = 0;
+  if (!r->seek_state && !(r->seek_state = malloc(r->info.arch->state_size))) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  load_index(r);
+  const tct_chunk *ch = NULL;
+  if (r->has_index) {
+    size_t lo = 0, hi = r->nichunks; /* the last chunk starting <= n */
+    while (hi - lo > 1) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (r->ichunks[mid].insn <= n)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    ch = lo ? &r->ichunks[lo] : NULL; /* chunk 0: from the start */
+    for (uint64_t i = 0; ch && i < ch->nmaps; i++)
+      if (replay_push(r, &r->ilog[i]) < 0) {
+        tc_error_set(err, "tct: out of memory");
+        return -1;
+      }
+  }
+  if (r_restart(r, ch ? ch->offset : 0, err) < 0)
+    return -1;
+  if (ch) { /* the frame must start with the chunk the index names */
+    uint64_t idx = 0, tid = 0;
+    bool ok = r_fill(r, 1, err) == 0 && r->buf[r->pos] == REC_CHUNK;
+    if (ok)
+      r->pos++;
+    if (!ok || get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+        idx != ch->insn || tid != ch->tid) {
+      tc_error_set(err, "tct: %s: corrupt index (chunk at offset %llu)",
+                   r->path, (unsigned long long)ch->offset);
+      return -1;
+    }
+    chunk_reset(r, idx, (uint32_t)tid);
+  }
+  tc_event ev;
+  for (;;) {
+    int rc = read_event(r, &ev, err);
+    if (rc < 0)
+      return -1;
+    if (rc == 0 || (ev.kind == TC_EV_INSN && ev.u.insn.index > n)) {
+      tc_error_set(err, "tct: %s: no instruction %llu in the trace", r->path,
+                   (unsigned long long)n);
+      return -1;
+    }
+    if (ev.kind == TC_EV_INSN && ev.u.insn.index == n) {
+      r->pending = ev;
+      memcpy(r->seek_state, ev.u.insn.state_before, r->info.arch->state_size);
+      r->seek_phase = 1;
+      return 0;
+    }
+    if (ev.kind == TC_EV_MAP || ev.kind == TC_EV_UNMAP ||
+        ev.kind == TC_EV_PROTECT) {
+      tct_maplog m = {ev.kind == TC_EV_MAP     ? REC_MAP
+                      : ev.kind == TC_EV_UNMAP ? REC_UNMAP
+                                               : REC_PROTECT,
+                      ev.u.map.prot,
+                      ev.u.map.addr,
+                      ev.u.map.size,
+                      ev.u.map.file_offset,
+                      ev.kind == TC_EV_MAP ? (char *)ev.u.map.name : NULL};
+      if (replay_push(r, &m) < 0) {
+        tc_error_set(err, "tct: out of memory");
+        return -1;
+      }
+    }
+  }
+}
+
+static int tct_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
+  if (r->seek_phase == 1 && r->replay_i < r->nreplay) {
+    const tct_maplog *m = &r->replay[r->replay_i++];
+    memset(ev, 0, sizeof *ev);
+    ev->kind = m->kind == REC_MAP     ? TC_EV_MAP
+               : m->kind == REC_UNMAP ? TC_EV_UNMAP
+                                      : TC_EV_PROTECT;
+    ev->u.map =
+        (tc_map_event){m->addr,        m->size, m->prot, m->name ? m->name : "",
+                       m->file_offset, NULL};
+    return 1;
+  }
+  if (r->seek_phase == 1 || r->seek_phase == 2) {
+    memset(ev, 0, sizeof *ev);
+    ev->kind = TC_EV_KEYFRAME;
+    ev->u.key = (tc_keyframe_event){r->pending.u.insn.index,
+                                    r->pending.u.insn.tid, r->seek_state};
+    r->seek_phase = 3;
+    return 1;
+  }
+  if (r->seek_phase == 3) {
+    *ev = r->pending;
+    r->seek_phase = 0;
+    return 1;
+  }
+  return read_event(r, ev, err);
+}
+
+/* The footer's summary: 1 filled, 0 no footer (the caller reads the
+ * trace). */
+static int tct_summary(tc_reader *r, tc_trace_summary *sum, tc_error *err) {
+  (void)err;
+  load_index(r);
+  if (!r->has_index)
+    return 0;
+  const tct_sum *s = &r->isum;
+  sum->insns = s->insns;
+  sum->syscalls = s->syscalls;
+  sum->maps = s->maps;
+  sum->faults = s->faults;
+  sum->keyframes = s->keyframes;
+  sum->first_pc = s->first_pc;
+  sum->last_pc = s->last_pc;
+  sum->have_exit = s->have_exit;
+  sum->exit_status = s->exit_status;
+  snprintf(sum->exit_message, sizeof sum->exit_message, "%s",
+           s->exit_message ? s->exit_message : "");
+  for (size_t i = 0; i < r->nilog; i++)
+    if (r->ilog[i].kind == REC_MAP)
+      tc_summary_note_module(sum, r->ilog[i].name);
+  return 1;
+}
+
 const tc_format tc_format_tct = {
     .name = "tct",
     .description = "tracecorn's lossless native trace (zstd-compressed)",
@@ -2065,5 +2840,7 @@ const tc_format tc_format_tct = {
     .reader_writer = tct_reader_writer,
     .next_event = tct_next_event,
     .close_reader = tct_close_reader,
+    .seek = tct_seek,
+    .summary = tct_summary,
     .own_thread = 1,
 };

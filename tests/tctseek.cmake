@@ -1,0 +1,2 @@
+tc_add_cunit_test(test_tctseek ${CMAKE_CURRENT_SOURCE_DIR}/test_tctseek.c
+  ${CMAKE_CURRENT_SOURCE_DIR}/evlog.c)
