@@ -93,6 +93,20 @@ static int count_records(const char *in_path, const tc_format *in_fmt,
   return rc < 0 ? -1 : 0;
 }
 
+/* Appends a, b and c to err's message when all three fit (a path that
+ * does not is left out rather than cut). */
+static void error_append(tc_error *err, const char *a, const char *b,
+                         const char *c) {
+  if (!err)
+    return;
+  size_t n = strlen(err->msg), la = strlen(a), lb = strlen(b), lc = strlen(c);
+  if (n + la + lb + lc + 1 > sizeof err->msg)
+    return;
+  memcpy(err->msg + n, a, la);
+  memcpy(err->msg + n + la, b, lb);
+  memcpy(err->msg + n + la + lb, c, lc + 1);
+}
+
 /* tc_convert_checked on this library's own structs (filter may be NULL). */
 static int convert(const char *in_path, const tc_format *in_fmt,
                    const tc_format *out_fmt, const char *out_path,
@@ -299,16 +313,13 @@ static int convert(const char *in_path, const tc_format *in_fmt,
     if (refuse)
       tc_error_set(err, "%s drops: %s; %s not written (strict)", out_fmt->name,
                    rep->dropped, out_path);
-    else if (!streamed && err && strlen(err->msg) + 40 < sizeof err->msg)
-      snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
-               "; %s not written", out_path);
+    else if (!streamed)
+      error_append(err, "; ", out_path, " not written");
     rc = -1;
   } else if (rc < 0) {
     /* the input failed part-way: what was read is kept, not as complete */
-    if (!streamed && err &&
-        strlen(err->msg) + strlen(tmp) + 40 < sizeof err->msg)
-      snprintf(err->msg + strlen(err->msg), sizeof err->msg - strlen(err->msg),
-               " (what was read is kept as %s)", tmp);
+    if (!streamed)
+      error_append(err, " (what was read is kept as ", tmp, ")");
   } else if (tc_outfile_commit(tmp, out_path, &cerr) < 0) {
     tc_error_set(err, "%s", cerr.msg);
     rc = -1;
