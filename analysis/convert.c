@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading one trace and writing it in another format (dump = convert to
  * text or json on stdout). Format-neutral: only the tc_format vtables. */
 #include <inttypes.h>

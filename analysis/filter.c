@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Event filters (see filter.h and tc_filter). */
 #include "analysis/filter.h"
 

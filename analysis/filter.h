@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The filter layer behind tc_convert_filtered (see tc_filter in the public
  * header): decides, event by event, what goes to the writer, what goes
  * to its skip_event, and when to stop. Format-neutral. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Initial memory from what a trace shows (see rebuild.h). Pages are kept
  * sorted by address; a page records per byte whether its first value was
  * seen (known) or the byte was first changed without a value (touched). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Initial memory rebuilt for a target that keeps memory as an image (tct,
  * ucir, rvn: TC_CAP_MAP_DATA) from a source that has none (trac, tfile,
  * bap, tenet): the bytes of every executed instruction and the first value

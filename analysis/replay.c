@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* State of a recording at any instruction (see replay.h). */
 #include "analysis/replay.h"
 #include "writers/format.h"

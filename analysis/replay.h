@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state of a recording at any instruction: registers and memory at
  * position N (before instruction N runs; position insns() is after the
  * last one), for time-travel debugging (tracecorn gdbserver).

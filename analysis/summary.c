@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tc_trace_summarize: what a trace file holds, read through its format's
  * reader (what `tracecorn info` prints). Format-neutral. */
 #include <stdio.h>

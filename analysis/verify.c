@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Round-trip verification: a trace in any readable format against the
  * lossless tct recording of the same run, instruction by instruction,
  * within what the format holds (its caps and holds_reg). Both files

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Stream comparison behind `tracecorn verify`, open to any pair of
  * readable traces (the round-trip tests compare A with A -> B -> A). */
 #ifndef TC_VERIFY_H

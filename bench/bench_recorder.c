@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The recorder alone (no trace format): instructions per second into an
  * event sink that does nothing, so the cost of hooks, register reads and
  * the delta encoder is measured apart from encoding and I/O.

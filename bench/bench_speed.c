@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Recording speed against the engine, side by side on the same guest.
  *
  * For each guest (PROGRAM [ARGS...]) every row runs in a forked child (so

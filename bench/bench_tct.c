@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tct writer alone: records a guest's first N instruction events into
  * memory, then replays them into the tct writer ROUNDS times and prints
  * the writer's CPU time per instruction (the calling thread's only: zstd

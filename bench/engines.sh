@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unicorn engines side by side (issue 37): bench_speed from one build per
 # engine, each on the same guests, then one table of M insn/s per
 # workload, row and engine. Build the engines first, e.g.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Recording speed with and without an executable stack (issue 39), side by
 # side: the kernels guest built twice per arch (x86-64, armhf, mips,
 # mipsel), once with -z execstack, where every push and every local variable

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Peak host memory (RSS) of a recording whose guest maps or reads a lot:
 # a 1 GiB bss (bigmem64 bss) and one 256 MiB read(2) (bigmem64 read), per
 # output format. The guest's own touched memory (Unicorn's pages) is part

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Recording speed and trace size on the loop guest (an ALU loop with one
 # store per iteration), per mode and format. Targets (unicorn-2.0.1.md):
 # >= 5 M insn/s on store-heavy code with memory and zstd; <= 2 B/insn

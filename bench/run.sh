@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The speed table of docs/speed.md: bare Unicorn, Unicorn + empty hooks,
 # the recorder into a null sink and each writer, side by side on three
 # freestanding kernels and three static glibc programs (bench_speed.c).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # REVEN trace (rvn) random access: records loop64 to about 5 M
 # instructions, then times `tracecorn dump --from MID` up to the first
 # instruction line (process start, opening both files, seek, first event)

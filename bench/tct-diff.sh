@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Byte-identity check for speed work on the tct writer (bench/tct_diff.c):
 # random event streams written by writers/tct/tct.c of REV (default: HEAD) and
 # by BUILD_DIR's library must give identical files, read back alike.

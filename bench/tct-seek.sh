@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tct random access (issue 32): records loop64 to about 100 M instructions
 # (12,500,000 iterations) with each tracecorn given, then times `info` and
 # `dump --from N --count 10` (N the middle and the last instruction but 10)

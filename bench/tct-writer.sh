@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tct writer alone, in ns per instruction (bench_tct.c, built by
 # CMake as BUILD_DIR/bench_tct): replays 200k
 # instructions of each bench guest (after its first million: past a glibc

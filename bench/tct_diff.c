@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Differential check for work on the tct writer's speed (issue 19): random
  * event streams (every arch; registers changed listed or not, out of
  * order, odd instruction sizes; memory accesses of 0 to 300000 bytes,

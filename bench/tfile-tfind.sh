@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # GDB on a tfile of a ~300k-instruction program. Records glibc64 (a static
 # glibc program, 306,118 instructions) with each -O tfile.memory mode, then
 # times inside GDB (best of RUNS, with Python around each command so GDB's

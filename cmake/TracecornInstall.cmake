@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `cmake --install BUILD [--prefix P]`, laid out by GNUInstallDirs: the CLI,
 # libtracecorn.so.N and libtracecorn.a, the header, tracecorn.pc, the CMake
 # package (find_package(tracecorn) -> tracecorn::tracecorn), the man page,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libtracecorn's layers (docs/architecture.md). Each layer is an object
 # library whose include path holds only the folders it may use: its own
 # and those of the layers below it, linked under the build tree's

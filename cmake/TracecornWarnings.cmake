@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Strict warnings (and optionally sanitizers) for tracecorn's own targets.
 # Guest programs in examples/guests are built without these: they are
 # freestanding or static binaries for the emulator, not host code.

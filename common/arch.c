@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The arch table: one entry per supported guest architecture. Everything
  * arch-specific that is data (registers, syscall ABI, ELF identity) lives
  * here; code elsewhere is table-driven. */

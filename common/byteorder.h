@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Integers in byte buffers, n bytes (1 to 8), little- or big-endian: the
  * one set of byte-order helpers (formats, ELF, the kernel's frames). */
 #ifndef TC_BYTEORDER_H

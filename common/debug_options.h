@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Switches for the speed paths' self-checks and for tests: not public API
  * (docs/api.md, "Debug switches"). The tracecorn command sets them from
  * the TRACECORN_* variables (tools/debug_env.h), tests through

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MD5 (RFC 1321): one-shot digest of a buffer in memory. */
 #include "common/md5.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MD5 (RFC 1321), for the BAP meta frame's target.md5sum. */
 #ifndef TC_MD5_H
 #define TC_MD5_H

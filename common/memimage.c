@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sparse memory image (see memimage.h): 4 KiB pages with a known-byte
  * bitmap in an open-addressing hash table, plus the list of mapped ranges
  * whose untouched pages read as known zeros (an 8 MiB stack costs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A sparse guest memory image rebuilt from the event stream alone (MAP
  * contents, instruction and kernel writes), for formats that must show
  * memory the current event does not carry, e.g. TRAC's pointer-sized

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MurmurHash3 x86_32 and x64_128, following the reference implementation
  * (smhasher's MurmurHash3.cpp). Blocks are loaded with memcpy so unaligned
  * input is fine; the reference takes an int length, which is identical for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MurmurHash3 (Austin Appleby's public-domain reference algorithm), as
  * x64dbg uses it for the "hash" key of a TRAC header. Inputs are byte
  * strings; results are the reference's on a little-endian host. */

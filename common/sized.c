@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Structs that carry their size (sized.h). */
 #include "common/sized.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The public structs a caller allocates start with `size_t size`, set by
  * their init function to the size the caller was compiled with
  * (docs/api.md, "Structs that grow"): a library with more fields reads

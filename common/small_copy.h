@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* common/small_copy.h: copies and compares of a few bytes, by size.
  *
  * Registers and memory accesses are 1, 2, 4, 8 or 16 bytes. A memcpy or

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bash completion for tracecorn(1)                         -*- shell-script -*-
 # Installed as bash-completion/completions/tracecorn; also works when
 # sourced on its own. Format names come from `tracecorn formats` at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Embedding libtracecorn: read a trace in any readable format (detected
  * from the file) and count its events.
  *

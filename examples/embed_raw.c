@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Embedding libtracecorn: record a raw x86-64 code blob and print each
  * instruction's address and changed registers from an event sink. */
 #include <inttypes.h>

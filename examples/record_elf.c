@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Embedding libtracecorn: record a static Linux program (any supported
  * arch) with a callback sink that prints each syscall and counts what
  * happened, and optionally write a trace file beside it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pipe: trace writers on worker threads (pipe.h). */
 #include "pipe.h"
 

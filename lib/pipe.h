@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pipe: trace writers on worker threads, off one event stream.
  *
  * The recorder's thread copies each event into a queue of large blocks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The public session API: the one place that joins the layers. It loads a
  * program (loaders/), records it (recorder/, which knows no format) and
  * fans every event out to the writers and sinks (writers/, which know no

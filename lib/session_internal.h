@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/session_internal.h: what the tracecorn command, the benchmarks and
  * the tests may ask of a session beyond the public API: the debug
  * switches (common/debug_options.h), which are not tc_options fields so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ELF parsing and loading: a static program becomes a fresh tc_emu process
  * laid out the way Linux's binfmt_elf would lay it out (ASLR off). */
 #include <elf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* loaders/: put a program into a fresh tc_emu (internal to libtracecorn). */
 #ifndef TC_LOADER_H
 #define TC_LOADER_H

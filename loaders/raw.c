@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Raw code loading: a blob of machine code mapped RWX with a stack. */
 #include <inttypes.h>
 #include <string.h>

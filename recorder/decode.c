@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-PC decode cache (see decode.h). */
 #include "recorder/decode.h"
 

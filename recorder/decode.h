@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-PC decode cache: each instruction is disassembled once (capstone,
  * with detail) to learn which registers it can write, so the recorder reads
  * only those after it executes. */

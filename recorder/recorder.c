@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The recorder: per-instruction code hook, memory hooks and kernel
  * observer, turned into tc_events.
  *

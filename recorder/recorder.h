@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* recorder/: Unicorn hooks -> delta encoder -> tc_event stream.
  * The recorder knows the emulator and the event model, never a format. */
 #ifndef TC_RECORDER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scheduler of a recording's processes (recorder/sched.h). */
 #include "recorder/sched.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scheduler of a recording's processes (fork makes them): round-robin
  * turns on one virtual clock, one --max-insns budget for all, stop
  * requests, the deadlock verdict. It knows engines and recorders, never a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the Debian packages (tracecorn, libtracecorn1, libtracecorn-dev)
 # from a copy of this tree, so the tree itself stays clean:
 #   scripts/build-debs.sh [OUTDIR]     (default: out/debs)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Configures and builds tracecorn into build/ (or $1) with extra cmake args.
 set -eu
 cd "$(dirname "$0")/.."

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fetches Debian's busybox-static for the guest arches tracecorn records
 # (real, large static programs for the tests) into /var/cache/tracecorn.
 # Uses a private apt state with the extra architectures, so the machine's

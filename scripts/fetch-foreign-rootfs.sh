@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Small foreign-arch root filesystems of Debian's own dynamically linked
 # programs (python3, perl, mawk, coreutils, bc and their libraries) for the
 # differential tests (tests/test_differential.c): /var/cache/tracecorn/

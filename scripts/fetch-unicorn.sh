@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Fetches another Debian's Unicorn (issue 37) without installing it:
 #   scripts/fetch-unicorn.sh 2.1.1     Debian 13 (trixie)
 #   scripts/fetch-unicorn.sh 2.1.4     Debian unstable (sid)

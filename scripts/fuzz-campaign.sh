@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A long (nightly) fuzzing campaign: every harness in turn for its share
 # of HOURS (fractions allowed: 0.1 = 6 minutes), each with JOBS libFuzzer
 # processes (-fork=JOBS, default: the machine's cores), which keep going

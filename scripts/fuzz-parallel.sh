@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every harness at once, for machines with many cores (the campaign of
 # issue 38 ran this way on a 16-core machine): harness H gets N_H
 # independent libFuzzer processes (seeds 1..N_H, one shared corpus that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer harnesses with clang in build-fuzz/ (ASan+UBSan,
 # seed corpus recorded from the example guests) and runs every harness for
 # SECONDS each (default 600), one after the other. The corpus grows in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Records every example guest in every format it can hold and lists the
 # outputs' SHA-256, so a refactoring can prove it changed no byte:
 #   scripts/golden.sh build /tmp/before     (on the old tree)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The main job on the bundled example: set up, build, record the hello
 # program, print what was recorded and the start of its trace.
 set -eu

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs everything tracecorn needs to build and test, from Debian's
 # package repositories only (Debian 12; run as root).
 #

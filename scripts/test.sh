@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Sets up, builds, and runs the whole test suite in five stages: the normal
 # build's suites, the same under ASan+UBSan, the engine matrix (the suites
 # that record guests against Unicorn 2.1.1 and 2.1.4 too), a build matrix

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs `tracecorn verify` (every readable format the arch holds) on every
 # example guest of a build and prints one line per guest; exits 1 if any
 # format differs or a guest cannot be recorded. Too slow for the test suite

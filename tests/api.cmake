@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The public API: exported symbols = lib/libtracecorn.map = the header's
 # TC_API functions; the examples against the header alone; size fields.
 tc_add_cunit_test(test_api ${CMAKE_CURRENT_SOURCE_DIR}/test_api.c)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Dynamically linked programs of the distribution and dynamic guests,
 # recorded and compared with their reference runs on five arches (issue 29).
 # A sanitized build leaves the slowest runs (python3 on the 32-bit arches)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* An in-memory copy of an event stream, for comparing recordings. */
 #ifndef TC_EVLOG_H
 #define TC_EVLOG_H

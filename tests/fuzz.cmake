@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Regression tests of the fuzzers' finds: every input in
 # tests/fuzz/regress/<harness>/ is replayed through that harness (built
 # without libFuzzer, so in every build). Under ASan an allocation above

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installation, the examples against the installed copy, the man page, the
 # completions and (in a non-sanitizer build) the Debian packages.
 tc_add_cunit_test(test_packaging ${CMAKE_CURRENT_SOURCE_DIR}/test_packaging.c)

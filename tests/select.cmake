@@ -1,2 +1,3 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 tc_add_cunit_test(test_select ${CMAKE_CURRENT_SOURCE_DIR}/test_select.c
   ${CMAKE_CURRENT_SOURCE_DIR}/evlog.c)

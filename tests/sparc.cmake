@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 tc_add_cunit_test(test_sparc ${CMAKE_CURRENT_SOURCE_DIR}/test_sparc.c)
 if(TC_SANITIZE)
   # Unicorn 2.0.1's sparc64 CPU frees neither its TLB tables nor a buffer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The public API as a contract (docs/api.md): libtracecorn.so exports
  * exactly the functions of lib/libtracecorn.map, which are exactly the
  * TC_API declarations of the public header; the header defines no

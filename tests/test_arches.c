@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guests of the other arches: arm (A32 + Thumb, hard- and soft-float),
  * arm64, mips and mipsel (o32) and mips64el (n64). Behaviour equal to the
  * reference run (qemu-user on hosts that are not these arches), --exact

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* BAP frames format: container bytes, the worked example of
  * bap-frames.md, the TOC rule and seeking, the readers' rules (crafted
  * frames), truncated and corrupted files, protoc decoding frames and the

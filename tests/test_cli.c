@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The command line as a user meets it (issue 16): help for each command,
  * options checked before the guest starts, the environment given, verify's
  * verdicts apart from the guest's output, progress on a terminal. */

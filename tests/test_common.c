@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* common/: the internal helpers every layer may include. small_copy.h's
  * inline copies and compares agree with memcpy and memcmp for every size
  * (the switched ones and the fallback), at unaligned addresses. */

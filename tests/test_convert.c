@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* One recording, every format: convert's loss report and --strict, the
  * round trip A -> B -> A for every pair of readable formats on an x86-64,
  * an i386 and an arm64 guest, verify's table catching an injected

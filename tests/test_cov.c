@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Coverage and disassembler interchange formats: drcov (DynamoRIO's
  * coverage log, read by Lighthouse, Lightkeeper, bncov) and Tenet's text
  * trace. Real guests are recorded as tct + drcov + tenet; the drcov file

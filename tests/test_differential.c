@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Differential tests (issue 29): dynamically linked programs of the
  * distribution (python3, perl, mawk, bc, coreutils) and dynamic guests (the
  * printf-of-doubles reproducer, the FP environment and libm, dlopen, C++

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Dynamically linked programs (issue 15): the interpreter is loaded from
  * the guest's filesystem view and the programs behave as their reference
  * runs (native, or qemu-user with the same cross sysroot as -L). */

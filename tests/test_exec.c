@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* execve in the recorded process (issue 15): programs that exec other
  * programs (static, static-pie, dynamic, `#!` scripts) behave as natively,
  * failing calls return Linux's errors and the program goes on, the trace

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest processes (issue 15): fork, vfork, pipes between processes,
  * wait statuses, kill, SIGCHLD, orphans, a bounded fork bomb and a
  * deadlock of two processes behave as the reference run (native, or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn gdbserver (issue 33): real gdb in batch mode over a pipe
  * against recorded guests, forwards and backwards, and the protocol fed
  * malformed packets. The truth is the recording itself, as `tracecorn

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The layers of libtracecorn (docs/architecture.md, CMakeLists.txt) hold:
  * every symbol a layer's objects use is defined by that layer, a layer
  * below it, or outside tracecorn (libc, Unicorn...), never by a layer

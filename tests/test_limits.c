@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Resource limits (issue 14): guest sizes never become host memory
  * (a 1 GiB bss, a read(2) larger than what one SYSCALL event part holds),
  * and outputs survive interruption. Peak host memory is measured in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Loader tests: ELF parsing of real and malformed files, ELF and raw loading
  * into a real tc_emu, checked by reading guest memory back. */
 #include <elf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Packaging: what an outside developer gets from `cmake --install` and the
  * Debian packages. The SONAME and the Debian symbols file agree with the
  * exported API (test_api checks that against the header); the examples build
@@ -837,6 +838,50 @@ static void test_debs(void) {
 }
 #endif
 
+/* The licence (issue 36): GPL-2.0-or-later in COPYING, debian/copyright
+ * and an SPDX line at the top of every source file of the tree (C, headers,
+ * CMake, shell; third-party copies excepted, as debian/copyright lists). */
+static void test_licence(void) {
+  size_t n = 0;
+  char *copying = (char *)tu_read_file(SRC "/COPYING", &n);
+  CU_ASSERT(copying && strstr(copying, "GNU GENERAL PUBLIC LICENSE") &&
+            strstr(copying, "Version 2, June 1991"));
+  free(copying);
+  char *dc = (char *)tu_read_file(SRC "/debian/copyright", &n);
+  CU_ASSERT(dc && strstr(dc, "Files: *\nCopyright: 2026 the tracecorn "
+                             "developers\nLicense: GPL-2+\n"));
+  free(dc);
+  char *list = NULL;
+  int st = tu_runf(&list, 0,
+                   "cd '%s' && find . -path ./build\\* -prune -o -path "
+                   "./.git -prune -o -path ./tests/data -prune -o -path "
+                   "./tests/fuzz/regress -prune -o -type f \\( -name '*.c' "
+                   "-o -name '*.h' -o -name '*.cc' -o -name '*.inc' -o -name "
+                   "'*.sh' -o -name '*.cmake' -o -name CMakeLists.txt \\) "
+                   "-print | sort",
+                   SRC);
+  CU_ASSERT_EQUAL(st, 0);
+  int files = 0, without = 0;
+  for (char *line = list ? strtok(list, "\n") : NULL; line;
+       line = strtok(NULL, "\n")) {
+    if (strncmp(line, "./build", 7) == 0)
+      continue; /* build trees inside the source tree */
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", SRC, line + 2);
+    char *text = (char *)tu_read_file(path, &n);
+    files++;
+    if (!text || !memmem(text, n < 300 ? n : 300,
+                         "SPDX-License-Identifier: GPL-2.0-or-later", 41)) {
+      without++;
+      fprintf(stderr, "\nno SPDX line: %s", line);
+    }
+    free(text);
+  }
+  free(list);
+  CU_ASSERT(files > 200);
+  CU_ASSERT_EQUAL(without, 0);
+}
+
 int main(void) {
   static const tu_case cases[] = {
     {"api_exports", test_api_exports},
@@ -844,6 +889,7 @@ int main(void) {
     {"man_renders", test_man_renders},
     {"completions_load", test_completions_load},
     {"install", test_install},
+    {"licence", test_licence},
 #if !TC_SANITIZED
     {"debs", test_debs},
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pipe.c, the writer threads' queue: consumers rebuild exactly the
  * states pushed (every register changed at once included), a queue that
  * cannot take an event says so, and a session whose queue runs out of

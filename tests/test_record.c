@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core: recorder, session API, tct round trip, CLI behaviour,
  * determinism, --exact equivalence, faults, limits, native equivalence. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* REVEN binary trace format (rvn): the container header, machine
  * description and every event shape byte by byte (derived by hand from
  * rvnbintrace.md), the cache, the synthetic page tables, round trips of

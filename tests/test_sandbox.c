@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The guest filesystem view (issue 14): no escape through symlinks, "..",
  * directory fds or /proc, with and without --root. Every case attempts a
  * real escape through the syscall handlers and checks the host. */

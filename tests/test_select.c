@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What dump selects (issue 32): the memory and register filters, the
  * window's end, the last records, and who last wrote a byte, on a guest
  * that plants one (examples/guests/plant.c). */

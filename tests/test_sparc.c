@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sparc64 guests (issue 30) on the engine as it is: freestanding programs
  * behave as under qemu-sparc64 (register windows, the syscall carry flag,
  * faults), the window instructions are recorded with their effects, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strace-style syscall decoding and the dump filters.
  *
  * The reference for decoding is strace itself: the sysmix guests make a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The emulated Linux kernel: syscalls driven directly through registers on
  * real tc_emu instances (x86-64 and i386), checking return values, guest
  * memory (at the guest ABI's struct offsets) and what the observer saw. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tct version 4: chunks, the footer and seek (docs/formats/tct.md).
  * Recordings with small chunks (-O tct.chunk=N) on several guests and
  * arches: seeking to N gives exactly the events a forward read gives from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tfile format: GDB (`target tfile`) is the judge of what the writer
  * produces; the reader must give back what was written and reject broken
  * files with GDB's messages. */

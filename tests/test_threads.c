@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest threads (issue 15): pthread programs behave as their reference
  * runs (native, or qemu-user), recordings are deterministic, every event
  * is attributed to the thread that made it, the formats that hold thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* TRAC (x64dbg trace) format: exact bytes, derived REGDUMP fields,
  * round trips, every reader error, user blocks, concatenation, the
  * MurmurHash3 header hash and recordings of real guests. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UCIR (usercorn trace): snappy framing and CRC-32C, hand-derived op bytes
  * in both layouts, the real usercorn sample files (op counts from their
  * README), round trips of real recordings through `verify`, and corrupt

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zstd-compressed traces (issue 18): outputs named *.zst are compressed
  * (record -z, convert ... OUT.zst), Debian's zstd CLI decompresses them to
  * the plain file's exact bytes, and every reader and command takes them as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Shared helpers for the CUnit suites. */
 #ifndef TC_TESTUTIL_H
 #define TC_TESTUTIL_H

@@ -1,1 +1,2 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 tc_add_cunit_test(test_trac ${CMAKE_CURRENT_SOURCE_DIR}/test_trac.c)

@@ -1,4 +1,5 @@
 #!/bin/zsh -f
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What zsh completes for command lines, through a real interactive zsh in a
 # pseudo-terminal (zpty), as if Tab were pressed at the end of each line:
 #   zsh -f tests/zsh_complete.zsh FPATH-DIR COMPDUMP LINE...

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Helpers the commands share: numbers, sizes, files, output names. */
 #include <dirent.h>
 #include <errno.h>

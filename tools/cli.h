@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the tracecorn command's files share (tools/: one file per
  * command, helpers in cli.c). */
 #ifndef TC_TOOLS_CLI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn convert: any readable format to any writable one. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn dump and strace: a trace printed through a selection. */
 #include <dirent.h>
 #include <errno.h>

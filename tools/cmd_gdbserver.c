@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn gdbserver: serves a recording to GDB over the remote serial
  * protocol, forwards and backwards (docs/gdbserver.md). The state at each
  * instruction comes from analysis/replay.h; this file is the protocol:

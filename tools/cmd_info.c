@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn info and formats. */
 #include <dirent.h>
 #include <errno.h>

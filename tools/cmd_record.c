@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn record: runs a program under the library and writes its
  * traces; Ctrl-C, the watchdog and the progress line. */
 #include <dirent.h>

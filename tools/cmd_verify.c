@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn verify: record, then check every format's round trip. */
 #include <dirent.h>
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tools/debug_env.h: the TRACECORN_* environment variables that switch
  * the library's speed paths, self-checks and test hooks, mapped onto
  * tc_options and the session's debug switches (lib/session_internal.h;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn: the command-line tool. It parses options and calls
  * libtracecorn; all behaviour lives in the library. One file per
  * command (tools/cmd_*.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The format module contract (private to libtracecorn, as the registry
  * is): one module per format (writers/<name>/) defines one tc_format,
  * listed in writers/registry.c. The public header has tc_format as an

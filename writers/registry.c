@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The format registry: one tc_format per module, listed once here, and
  * the public accessors of the (private, writers/format.h) struct. */
 #include <stdbool.h>

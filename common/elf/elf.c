@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ELF file and section headers (see elf.h). */
 #include "common/elf/elf.h"
 

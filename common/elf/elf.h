@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The one ELF reader of tracecorn: the file header and the section
  * headers, every offset and count checked against the data. The loader
  * (loaders/elf.c) builds its program image on it, the symbol tables

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Function symbols of every mapped module (see modsyms.h). */
 #include "common/elf/modsyms.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The function symbols of every module a trace maps (the program, its
  * interpreter, each library, dlopen's included), gathered as the maps
  * arrive: what dump labels lines with, what `dump --range` and `record

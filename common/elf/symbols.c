@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ELF symbol tables for listings (see symbols.h). */
 #include "common/elf/symbols.h"
 #include "common/byteorder.h"

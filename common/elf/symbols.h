@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Function symbols of the traced program, from the ELF bytes a trace
  * carries (tc_trace_info.exe_data), for annotating listings. Bounded by
  * the data: a hostile ELF gives fewer symbols, never a crash. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tc_disasm: the public one-instruction disassembler (capstone, like the
  * decode cache next to it), for listings (text, dump, rvn's reader). */
 #include <capstone/capstone.h>

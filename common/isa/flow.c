@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Control transfers for drcov's block ends (common/isa/isa.h). */
 #include <capstone/capstone.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Registers read and written per instruction, from capstone (see
  * insn_access.h). */
 #include "common/isa/insn_access.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Which registers an instruction reads and writes, as tracecorn register
  * indices, from capstone's access information (mips: from the encoding,
  * capstone 4 having none). The event model carries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Instruction-set knowledge over capstone, for the layers that may not see
  * capstone (formats, analysis): the one-instruction disassembler of the
  * public header (tc_disasm), access lists (insn_access.h), and control

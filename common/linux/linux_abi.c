@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest struct layouts of the Linux syscall ABI (see linux_abi.h). */
 #include "common/linux/linux_abi.h"
 #include "common/arch.h"

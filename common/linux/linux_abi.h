@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* common/linux/linux_abi.c: guest struct layouts of the Linux syscall ABI.
  *
  * The kernel never copies a host struct into the guest: every struct is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Per-arch Linux ABI values (see linux_xlat.h). Each table lists only what
  * differs from the host (x86-64, whose values the syscall layer uses). */
 #include "common/linux/linux_xlat.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Linux ABI values that differ between guest arches and the host: open
  * flags, and (for the arches that have their own) errno numbers. The
  * syscall layer works in host values; these convert at its edges. */

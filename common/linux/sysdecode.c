@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strace-style syscall decoding (see sysdecode.h).
  *
  * One table (`syscalls[]`) describes every syscall tracecorn decodes, keyed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strace-style decoding of SYSCALL events, for every arch from one table
  * (common/linux/sysdecode.c): `openat(AT_FDCWD, "/tmp/x", O_RDONLY|O_CLOEXEC) =
  * 3` instead of `openat(-100, 0x7fffffffefe2, 524288, 00) = 3`.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The emulated process: Unicorn engine, guest memory map, CPU start state,
  * and the hooks that turn traps into syscalls and faults. */
 #include "emu/engine/emu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu/: the emulated Linux process (internal to libtracecorn).
  *
  * tc_emu owns the Unicorn engine, the guest memory map, and the emulated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Engine probes (issue 37): known Unicorn defects that would make a
  * recording silently wrong, each found by running a few instructions in a
  * scratch engine of its own, once per process (the first time an arch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu/regfile: direct register reads, found by calibration (regfile.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE

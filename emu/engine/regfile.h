@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu/regfile: reading the engine's registers straight from its memory.
  *
  * uc_reg_read costs ~10 ns per register and ~20 ns for x86 EFLAGS (a

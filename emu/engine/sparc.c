@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* SPARC register windows and the syscall carry flag on Unicorn 2.0.1
  * (issue 30, docs/arches.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What Unicorn calls each arch: its uc_arch and uc_mode, and a check at
  * compile time that the register numbers of the arch tables
  * (common/arch/regs-*.inc, which may not include Unicorn) are this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* x87 instructions that Unicorn 2.0.1 computes wrongly, run on the host's
  * own FPU instead (x86 and x86-64 hosts only).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The registry of the emulated Linux's arches: one line per arch, mapping
  * its id to the ops table its folder emu/linux/<arch>/ defines. */
 #include "emu/linux/linux_arch.h"

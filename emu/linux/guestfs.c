@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Guest filesystem: every guest path argument is resolved here.
  *
  * tc_guestfs_walk walks a guest path one component at a time, from an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The per-arch part of the emulated Linux: the ops table each folder
  * emu/linux/<arch>/ fills (its signal frames, TLS, clone's child registers,
  * its own syscalls and quirks), the registry that maps an arch to it

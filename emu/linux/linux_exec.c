@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Emulated kernel: execve and execveat, in the current process (same
  * engine, same trace), as Linux's fs/exec.c, binfmt_script and binfmt_elf
  * do it.

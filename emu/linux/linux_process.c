@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Emulated kernel: guest processes. fork, vfork and clone/clone3 without
  * CLONE_THREAD make a second guest process; wait4/waitpid/waitid reap
  * children; kill reaches other processes; getppid.

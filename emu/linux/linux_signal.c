@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Signal delivery to guest handlers and (rt_)sigreturn, as Linux does it:
  * a signal sent to the process itself (kill, tkill, tgkill, raise) with a
  * handler installed is delivered when the syscall that sent it returns; a

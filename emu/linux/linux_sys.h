@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* emu/linux_sys*.c: private interface of the emulated Linux kernel.
  *
  * Handlers are arch-independent and looked up BY NAME in the arch's

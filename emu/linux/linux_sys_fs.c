@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Emulated kernel: files, fds, paths, directories, pipes, poll.
  *
  * Guest fds are indices into emu->fds (lowest free first, like Linux);

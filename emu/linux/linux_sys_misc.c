@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Emulated kernel: process identity, exit and signals, time, randomness,
  * limits, system information, futexes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Emulated kernel: memory (brk, mmap, munmap, mprotect, mremap, madvise).
  *
  * MAP_* values are the x86 (asm-generic) ones; arches with other values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The emulated Linux kernel: syscall dispatch.
  *
  * The arch's syscall ABI (arch->sys) gives the number and argument

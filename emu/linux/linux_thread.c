@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Emulated kernel: guest threads (clone/clone3 with CLONE_THREAD), futexes,
  * thread exit, and the deterministic scheduler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Prints its arguments and environment, one per line, and exits with the
  * number of arguments: what a program exec'd by exec.c (issue 15) saw. */
 #include <stdio.h>

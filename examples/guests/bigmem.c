@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Host-memory bounds (bench/memory.sh, tests): "bss" touches both ends of a
  * 1 GiB bss and mprotects a page inside it; "read FILE" reads the whole
  * file with one read(2) into one buffer and prints a checksum. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* crackme: compares argv[1] with a key it builds on its stack (so the key
  * is in no file section) and says whether it matched. Built with -g for
  * GDB's source-level commands on traces: `tfind pc check`, `tfind line`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // C++ names for `dump --demangle`: a method and a template function.
 #include <cstdio>
 

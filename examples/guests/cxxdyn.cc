@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 // C++ with the runtime's dynamic parts: exceptions thrown through frames
 // and caught by base class (the unwinder in libgcc_s, the personality in
 // libstdc++), iostreams with floating-point formatting, std::string,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* dlopen: libm is loaded at run time and cos called through the pointer
  * dlsym gives; a library that does not exist is an error from dlerror. */
 #include <dlfcn.h>

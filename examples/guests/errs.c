@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* errs: a syscall that fails and one that succeeds, as the raw ABI
  * reports them (sys3 returns -errno): the error convention of each arch
  * (negative result, mips' a3, sparc's carry flag), twice in a row both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* escape: a guest under --root reaching for a host file through
  * /proc/self/exe (issue 38). It copies itself to /e/x/prog and execs that
  * copy, which moves /e away and renames LINK, a symlink in the root, in

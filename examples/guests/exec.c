@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* execve from a guest (issue 15). Usage:
  *   exec run PROG [ARG...]   execve(PROG, {PROG, "two words", ARG..., NULL},
  *                            {"GREETING=hello", "EMPTY=", NULL}); on failure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fault: prints a line, then dies the way the build flag says:
  * FAULT_SEGV (store to NULL), FAULT_ILL (ud2), FAULT_DIV (divide by 0),
  * FAULT_PRIV (a privileged instruction: hlt / in). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Recursion for symbol and --trace-func tests: fib(n), and twice() which
  * calls it. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Processes: fork, pipes both ways, wait statuses, getppid, kill of a
  * child, vfork, SIGCHLD to a handler.
  *   fork bomb [N]  forks until fork fails (N: RLIMIT_NPROC first) and

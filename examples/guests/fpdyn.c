@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Issue 29's reproducer: printf of doubles and pow, each the first call of
  * its function (lazy binding: ld.so's resolver runs between the caller
  * loading the FP argument registers and the callee reading them). Built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The floating-point environment a process starts with and what libm does
  * in it. Built dynamically for every arch (tests/test_differential.c).
  *   fpenv env A B   the control register as Linux sets it (arm64 FPCR|FPSR,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* glibc: a static glibc program (stdio, malloc, files, qsort, floating
  * point, environment). Its stdout must equal a native run's. */
 #include <dirent.h>

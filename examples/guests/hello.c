@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hello: the bundled example. Prints a greeting and its arguments, exits
  * with the argument count, so exit status and argv handling are checked. */
 #include "sys.h"

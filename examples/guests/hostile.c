@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostile: a guest that tries to outgrow the recording's limits (issue 38).
  *   hostile forkloop      forks forever (each child too): only
  *                         --max-insns, a budget of all processes, ends it

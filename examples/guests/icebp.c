@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* icebp (0xf1): Linux (exc_debug_user -> send_sigtrap) sends SIGTRAP with
  * si_code TRAP_BRKPT, si_addr the instruction after it, trapno 1 (#DB),
  * error 0, and a handler that returns goes on after it. Prints what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* insns: exercises the instruction kinds a tracer gets wrong: rep string
  * ops, push/pop/call, wide SSE loads/stores, x87, cmov, xchg, div, cpuid,
  * page-crossing unaligned access. Prints a checksum that must equal the

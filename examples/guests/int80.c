@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* int $0x80 in 64-bit code (issue 38): Linux runs the i386 table
  * (numbers, arguments in the low 32 bits of ebx, ecx, edx, esi, edi, ebp),
  * so a static non-PIE program's data, below 4 GiB, can be written, while a

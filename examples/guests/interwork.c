@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* interwork (arm only): ARM and Thumb code calling each other, with the
  * instruction kinds a tracer gets wrong on arm: conditional execution, IT
  * blocks, LDM/STM and PUSH/POP with writeback, exclusive monitors, VFP and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* kernels: freestanding compute kernels for bench/ (no libc, one syscall
  * at the end), so the same binary runs under bare Unicorn and under
  * tracecorn. Usage: kernels KERNEL [N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* loop: a long-running arithmetic loop (for page-crossing traces,
  * --max-insns and benchmarks). Iterations: argv[1] or 20000. */
 #include "sys.h"

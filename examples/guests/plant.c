@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Memory writes for dump's --mem and --reg tests (tests/test_select.c):
  * main stores 1 into target[5], plant() overwrites it with 0x5a,
  * neighbour() writes the bytes beside it, peek() reads it back; uname()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Synchronous faults delivered to the program's own handlers: SIGSEGV
  * (unmapped and write-protected), SIGFPE, SIGILL, each caught; a handler
  * that repairs the fault (mprotect) and returns so the instruction runs

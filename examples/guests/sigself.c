@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Signals sent to the process itself (issue 15): handlers with and
  * without SA_SIGINFO, the mask inside a handler, SA_RESETHAND, FP state
  * kept across a handler, kill() and raise(), a handler on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Signals and threads (issue 15): pthread_kill() to a second thread that
  * is blocked on a mutex runs the handler on that thread (the wait goes on
  * afterwards); kill() of the process from the second thread runs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* smc: self-modifying code (issue 39). A function "return K" of two or
  * three instructions is written, called, its first instruction rewritten
  * with a new K and called again, twice, in three places:

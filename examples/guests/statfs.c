@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* statfs and fstatfs (issue 32): what the same file system answers
  * whatever the run (its kind, name length, block size) and the errors, so
  * a native or qemu-user run prints the same lines. glibc's statfs uses

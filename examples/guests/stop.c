@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Job control (issue 15): a child stops itself with SIGSTOP, its parent
  * sees it with WUNTRACED, continues it with SIGCONT and reaps it; an
  * ignored SIGTSTP does nothing.

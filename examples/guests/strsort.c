@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strsort: a static glibc workload for bench/: N random words built with
  * malloc, sorted with qsort(strcmp), de-duplicated and hashed. */
 #include <stdio.h>

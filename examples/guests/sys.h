@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Minimal freestanding Linux syscalls for the guest programs (x86-64, i386,
  * arm in ARM or Thumb state, arm64, mips o32 and n64, sparc64), so the small guests need
  * no libc and record in a few hundred instructions. */

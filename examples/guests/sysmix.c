@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysmix: a static glibc program making a varied set of syscalls (paths,
  * open flags, buffers in and out, struct stat, iovecs, mmap prot/flags,
  * signals, timespecs, errors) so that `tracecorn strace` of its recording

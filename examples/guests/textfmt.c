@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* textfmt: a static glibc workload for bench/: N lines formatted with
  * snprintf (integers, floating point, strings), then parsed back with
  * strtol/strtod and summed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads2: two threads sharing a counter under a mutex (issue 15). The
  * output does not depend on the interleaving, so it equals a native
  * run's; the recording of it is deterministic because tracecorn schedules

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* threads8: eight threads meeting at a condition-variable barrier, then
  * taking numbered work items from a queue the main thread fills under a
  * condition variable, with an atomic counter. The result does not depend on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* windows: call patterns that exercise SPARC register windows (issue 30),
  * written so any other arch runs it too: deep recursion past any window
  * count, many live values across calls, tail calls (sparc64 gcc -O2: a

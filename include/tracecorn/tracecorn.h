@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tracecorn: record Linux programs under Unicorn and write real trace formats.
  *
  * This header is libtracecorn's public API, and all of it (docs/api.md).

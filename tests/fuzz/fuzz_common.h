@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Helpers shared by the fuzz harnesses and the seed generator. */
 #ifndef TC_FUZZ_COMMON_H
 #define TC_FUZZ_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness for the ELF loader: tc_elf_parse on the input, then,
  * when it parses and its segments span at most 16 MiB (the fuzzer's memory
  * budget, not a loader limit), tc_load_elf into a fresh emulator. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness for tracecorn gdbserver's protocol (tools/
  * cmd_gdbserver.c): the input is the byte stream a client sends (packets,
  * acks, noise), fed to one session over a recording of FZ_GUEST made once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer harness for one format reader, chosen at build time with
  * -DFZ_FORMAT="name": the input is written to a file under /dev/shm (rvn:
  * a P.rvn directory, split as fz_pack_rvn describes), opened with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_seeds OUTDIR GUEST...: the fuzzers' seed corpus, made from the
  * example guests at build time (nothing binary is committed). Each guest is
  * recorded into every format that has a reader (its first 400

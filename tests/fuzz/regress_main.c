@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replays every file under a directory through a fuzz harness, without
  * libFuzzer: the regression tests of the crashes the fuzzers found
  * (tests/fuzz/regress/<harness>/). Under the ASan build an allocation

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* BAP "frames" traces (.frames): writer and reader. Facts and rules:
  * /work/shared/specs/bap-frames.md; user notes: docs/formats/bap.md.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private helpers of the BAP frames format module (writers/bap/bap.c), for
  * its tests. See docs/formats/bap.md. */
 #ifndef TC_BAP_H

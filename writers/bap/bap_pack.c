@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Hand-written protobuf encoding of frame{std_frame} for the BAP writer:
  * see writers/bap/bap_pack.h. Field keys are (number << 3) | wire type:
  * 0 varint, 2 length-delimited. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A hand-written protobuf encoder for the BAP writer's per-instruction
  * frame (frame{std_frame}), the hot path of writers/bap/bap.c. It produces
  * exactly the bytes protobuf-c's generic packer gives for the same

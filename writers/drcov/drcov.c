@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* drcov: DynamoRIO's code coverage log, as its drcov tool writes it and as
  * Lighthouse (IDA, Binary Ninja), Lightkeeper (Ghidra), bncov and
  * drcov2lcov read it (see docs/formats/drcov.md):

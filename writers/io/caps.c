@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kinds of data a trace holds, from the formats' capabilities. The
  * loss report counts what the source stream really held (its caps say what
  * it could hold; a recording without syscalls loses none) and names each

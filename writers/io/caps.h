@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kinds of data a trace holds, from the formats' capabilities
  * (tc_format.caps and holds_reg): one list behind convert's loss report,
  * verify's table and the capability table in docs/formats/README.md. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Temporary output names and their commit (see outfile.h). */
 #include "writers/io/outfile.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Output files appear only when complete: a writer writes to a temporary
  * name beside the final one, renamed over it once closed successfully, so
  * a crash or a failed write never leaves a half trace under the final

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Snappy framing format and CRC-32C: see snappy_frame.h. */
 #include "writers/io/snappy_frame.h"
 

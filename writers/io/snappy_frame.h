@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The snappy framing format (github.com/google/snappy framing_format.txt,
  * as golang/snappy reads and writes it): stream identifier, chunks of at
  * most 65536 decoded bytes, masked CRC-32C of each chunk's decoded data.

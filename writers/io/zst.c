@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zstd-compressed outputs and inputs (see zst.h). */
 #include "writers/io/zst.h"
 

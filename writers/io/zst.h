@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* zstd-compressed traces: outputs named NAME.EXT.zst are compressed
  * (written plain under the temporary name, then compressed into the final
  * name: see outfile.h), and every reader takes a file whose content is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json: one JSON object per event, a script-readable rendering of the
  * event stream (`tracecorn dump --json`). Writer only: tct is the format to
  * read back. Path "-" writes to stdout. Its writer is the listing it shares

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* REVEN binary trace format 1.0 (rvnbintrace): the writer and the format
  * vtable. Facts and rules: /work/shared/specs/rvnbintrace.md; user notes:
  * docs/formats/rvn.md. The reader is in rvn_read.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private helpers of the REVEN binary trace format module (rvnbintrace
  * 1.0: trace.bin + trace.cache). Facts: /work/shared/specs/rvnbintrace.md;
  * user notes: docs/formats/rvn.md.

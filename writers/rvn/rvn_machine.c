@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The amd64 ("x641") machine tracecorn declares in REVEN traces, and its
  * mapping to tracecorn's x86 / x86_64 state images. See writers/rvn/rvn.h and
  * rvnbintrace.md section 4: REVEN's names and sizes as its producers

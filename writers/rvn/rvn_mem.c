@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Page store and interval sets of the REVEN format module (rvn.h), and
  * the rvnbinresource container header both sides share. */
 #include <stdio.h>

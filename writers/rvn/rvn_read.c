@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* REVEN binary trace format 1.0 (rvnbintrace): the reader. Facts and
  * rules: /work/shared/specs/rvnbintrace.md; the writer is rvn.c.
  *

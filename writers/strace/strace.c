@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* strace: the syscalls of a recording as strace prints them, one line
  * each, plus the signal that killed the process and how it ended
  * (`tracecorn strace`, `tracecorn dump --syscalls-only`, `record -f

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tct: tracecorn's own lossless trace format.
  *
  * Layout: the 8-byte magic "TCTRACE4", then zstd frames holding records.

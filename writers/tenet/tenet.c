@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tenet: the text trace of Tenet, the trace explorer for IDA Pro and
  * Binary Ninja (gaasedelen/tenet; see docs/formats/tenet.md). One line per
  * executed instruction, as Tenet's tracers write it, and a last line with

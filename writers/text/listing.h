@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The listing writer that the text and json formats share (what `tracecorn
  * dump` prints): its state, opening and closing the output, and the value
  * renderings both print. Private to writers/text/ and writers/json/. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* text: a human-readable listing of the event stream, one line per
  * instruction (what `tracecorn dump` prints). Writer only: tct is the format
  * to read back. Path "-" writes to stdout. Also the listing writer that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* GDB trace file ("tfile", `target tfile FILE`): writer and reader.
  *
  * Facts in /work/shared/specs/tfile.md. One trace frame per executed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* GDB register layouts for tfile (specs tfile.md §5). Rows are listed in
  * tdesc (feature) order; the g-packet offsets come from sorting by regnum
  * and packing, exactly as GDB does, so a row is pure data. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* GDB register layouts for the tfile format: one row per GDB architecture,
  * each register tied to the tracecorn register it comes from (by name).
  * The layouts are gdbserver's g-packet layouts (see specs tfile.md §5). */

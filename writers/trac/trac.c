@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* TRAC: x64dbg's trace file format (.trace64 / .trace32), writer and
  * reader. Facts and rules: /work/shared/specs/trac.md; user notes:
  * docs/formats/trac.md.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private helpers of the TRAC (x64dbg trace) format module: the REGDUMP
  * image that TRAC blocks index, built with explicit byte offsets (MSVC's
  * layout, never a native struct). See docs/formats/trac.md. */

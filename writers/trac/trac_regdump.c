@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The REGDUMP image of x64dbg trace files, filled by explicit byte offsets
  * (MSVC layout: pack(16) on x64, pack(8) on x86, 16-aligned XMM). The
  * derived fields follow x64dbg's DbgGetRegDumpEx so the GUI shows them

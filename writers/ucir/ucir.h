@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UCIR (usercorn trace) helpers beyond the tc_format vtable, for tests and
  * tools: op statistics of a file, read with the full reader. */
 #ifndef TC_UCIR_H

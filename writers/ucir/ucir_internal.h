@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Private to the UCIR module (ucir_write.c, ucir_read.c): the file layout
  * both sides share, the op numbers, and a growable byte buffer.
  * Facts: /work/shared/specs/ucir.md (what usercorn really writes and reads)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UCIR reader (usercorn's trace format, .ucir; the layout is in
  * ucir_internal.h): replays the ops (registers, PC from JMP/STEP, memory
  * from the keyframe and every write) and yields the event stream; also the

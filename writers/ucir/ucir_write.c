@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* UCIR writer (usercorn's trace format, .ucir; the layout is in
  * ucir_internal.h): a KEYFRAME first (registers, mappings and their
  * contents), one FRAME per basic block (JMP, then each instruction's memory

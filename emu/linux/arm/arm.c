@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arm (EABI, armhf and armel) in the emulated Linux: its signal frames
  * and sigreturns, the kuser helpers page, its private calls (set_tls,
  * get_tls, cacheflush) and its ops table. */

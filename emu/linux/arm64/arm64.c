@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* arm64 in the emulated Linux: its signal frame and rt_sigreturn, and its
  * ops table. */
 #include <errno.h>

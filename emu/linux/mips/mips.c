@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mips in the emulated Linux: o32's signal frames and sigreturns (n64
  * has none yet), set_thread_area and cacheflush, and the o32 (big- and
  * little-endian) and n64 (mips64el) ops tables. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* x86-64's compat table: `int $0x80` in 64-bit code makes an i386 call,
  * as Linux does (CONFIG_IA32_EMULATION): i386 numbers, arguments the low
  * 32 bits of ebx, ecx, edx, esi, edi, ebp, the result in the full rax.

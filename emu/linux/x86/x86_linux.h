@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the files of emu/linux/x86/ share: the frame code (x86_signal.c)
  * and the thread pointers (x86_tls.c) that x86_ops.c binds into the
  * x86-64 and i386 ops tables. */

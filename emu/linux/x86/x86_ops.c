@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The x86-64 and i386 ops tables of the emulated Linux, and the calls
  * only x86 has or makes differently (arch_prctl, set_thread_area, i386's
  * old_mmap). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* x86 signal frames (arch/x86/kernel/signal.c, signal_32.c): x86-64's
  * rt_sigframe, i386's rt and legacy frames, the fxsave-layout FP area both
  * save, and their sigreturns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* x86 thread pointers: x86-64's arch_prctl (fs_base, gs_base) and i386's
  * TLS descriptors in a GDT kept in guest memory (set_thread_area, clone's
  * CLONE_SETTLS, each thread's own GDT page). */

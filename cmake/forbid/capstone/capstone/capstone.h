@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Placed first on the include path of the layers that must not see
  * capstone (cmake/TracecornLayers.cmake); they ask common/isa instead. */
 #error                                                                         \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Placed first on the include path of the layers below the engine
  * (cmake/TracecornLayers.cmake): they must not see Unicorn. */
 #error                                                                         \
