@@ -527,7 +527,8 @@ typedef int (*tc_event_sink)(void *ctx, const tc_event *ev, tc_error *err);
 TC_API tc_session *tc_session_new(const tc_options *opt, tc_error *err);
 /* Frees a session and closes any writer it still holds; NULL is ignored. */
 TC_API void tc_session_free(tc_session *s);
-/* Loads a static ELF (ET_EXEC or static-pie) of any supported arch, with
+/* Loads an ELF of any supported arch (ET_EXEC, static-pie, or dynamically
+ * linked: its PT_INTERP is loaded from the guest's root and runs first), with
  * argv (NULL-terminated, argv[0] included; NULL = {path}) and the
  * environment of the options. 0, or -1 with a message. */
 TC_API int tc_session_load_elf(tc_session *s, const char *path,
