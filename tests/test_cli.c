@@ -116,6 +116,20 @@ static void test_verify_streams(void) {
                                tu_guest("hello64"), NULL),
                   2);
   free(out);
+  /* the scratch files it deletes are not named as written (issue 36);
+   * with -o PREFIX, kept, they are */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "verify", "-f", "trac", "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  CU_ASSERT(out && strstr(out, "hello64 exited (status 0)") &&
+            !strstr(out, "tracecorn-verify-") && !strstr(out, "wrote "));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "verify", "-o",
+                               tu_tmp("verify-kept"), "-f", "trac", "--",
+                               tu_guest("hello64"), NULL),
+                  0);
+  CU_ASSERT(out && strstr(out, "wrote ") && strstr(out, "verify-kept.tct"));
+  free(out);
 }
 
 /* Under a pty, record shows a progress line and then the summary; in a

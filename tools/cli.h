@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "tracecorn/tracecorn.h"
@@ -75,6 +76,9 @@ void refuse_clobber(const char *path);
 void usage_record(FILE *f);
 double elapsed_since(const struct timespec *t0);
 int cmd_record(int argc, char **argv);
+/* Set by verify around its cmd_record into a scratch directory: the files
+ * are deleted afterwards, so the summary names none of them (issue 36). */
+extern bool cli_record_to_scratch;
 
 /* cmd_dump.c */
 int filter_option(cli_filter *cf, int c, char *arg);

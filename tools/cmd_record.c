@@ -702,6 +702,8 @@ static int open_outputs(tc_session *s, record_args *a, record_outputs *o,
   return 0;
 }
 
+bool cli_record_to_scratch;
+
 /* The summary on stderr: how the program ended and what was written. */
 static void report(tc_session *s, const record_args *a, const record_outputs *o,
                    const tc_run_result *res) {
@@ -720,7 +722,7 @@ static void report(tc_session *s, const record_args *a, const record_outputs *o,
             " syscalls, %" PRIu64 " memory accesses\n",
             base_name(info->exe_path), what, res->status, res->insns,
             res->syscalls, res->mem_accesses);
-    for (int i = 0; i < o->npaths; i++) {
+    for (int i = 0; i < o->npaths && !cli_record_to_scratch; i++) {
       char sz[32];
       /* never claimed when it is not there */
       struct stat st;
@@ -738,7 +740,8 @@ static void report(tc_session *s, const record_args *a, const record_outputs *o,
     }
     /* Forked children: PREFIX.PID.EXT each (none for a o->stream). */
     uint32_t pids[64];
-    size_t nprocs = o->stream ? 0 : tc_session_pids(s, pids, 64);
+    size_t nprocs =
+        o->stream || cli_record_to_scratch ? 0 : tc_session_pids(s, pids, 64);
     for (size_t k = 1; k < nprocs && k < 64; k++)
       for (int i = 0; i < o->npaths; i++) {
         char path[PATH_MAX + 32], sz[32];

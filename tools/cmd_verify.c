@@ -247,7 +247,9 @@ int cmd_verify(int argc, char **argv) {
   rec[3] = "-o";
   rec[4] = (char *)prefix;
   n += 4;
+  cli_record_to_scratch = prefix == pathbuf; /* deleted afterwards */
   int st = cmd_record(n, rec);
+  cli_record_to_scratch = false;
   free(rec);
   int result = 0;
   char ref[PATH_MAX + 32];
