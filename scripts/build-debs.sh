@@ -41,3 +41,15 @@ for f in "$work"/*.deb "$work"/*.buildinfo "$work"/*.changes; do
 done
 cp "$work/build.log" "$out/build.log"
 ls "$out"/*.deb
+# lintian's verdict on what was built (tags, or that there are none)
+if command -v lintian >/dev/null; then
+  if lintian --fail-on error,warning "$out"/*.changes >"$out/lintian.log" 2>&1; then
+    echo "build-debs: lintian: clean, no error or warning ($out/lintian.log)"
+  else
+    cat "$out/lintian.log"
+    echo "build-debs: lintian: errors or warnings (above)" >&2
+    exit 1
+  fi
+else
+  echo "build-debs: lintian not installed: not checked"
+fi
