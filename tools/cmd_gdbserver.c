@@ -20,6 +20,7 @@
 
 #include "analysis/replay.h"
 #include "common/arch.h"
+#include "common/hex.h"
 #include "tools/cli.h"
 #include "writers/format.h"
 #include "writers/tfile/tfile_tdesc.h"
@@ -163,25 +164,15 @@ static void gs_console(gs_session *s, const char *text) {
 
 /* ----------------------------------------------------------- parsing */
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* A hex number at *p (at least one digit, at most 16), *p moved past it. */
 static int parse_hex(const char **p, const char *end, uint64_t *v) {
   const char *q = *p;
   uint64_t x = 0;
   int n = 0;
-  while (q < end && hexval((unsigned char)*q) >= 0) {
+  while (q < end && tc_hex_digit((unsigned char)*q) >= 0) {
     if (++n > 16)
       return -1;
-    x = x << 4 | (uint64_t)hexval((unsigned char)*q);
+    x = x << 4 | (uint64_t)tc_hex_digit((unsigned char)*q);
     q++;
   }
   if (!n)
@@ -735,8 +726,8 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
     }
     char cmd[512];
     for (size_t i = 0; i < n / 2; i++) {
-      int hi = hexval((unsigned char)q[2 * i]),
-          lo = hexval((unsigned char)q[2 * i + 1]);
+      int hi = tc_hex_digit((unsigned char)q[2 * i]),
+          lo = tc_hex_digit((unsigned char)q[2 * i + 1]);
       if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
         out_str(o, "E01");
         return;
@@ -833,8 +824,8 @@ int gs_feed(gs_session *s, const uint8_t *buf, size_t n) {
     case 3: {
       s->csum[1] = (char)c;
       s->in_state = 0;
-      int hi = hexval((unsigned char)s->csum[0]),
-          lo = hexval((unsigned char)s->csum[1]);
+      int hi = tc_hex_digit((unsigned char)s->csum[0]),
+          lo = tc_hex_digit((unsigned char)s->csum[1]);
       if (!s->noack &&
           (hi < 0 || lo < 0 || (uint8_t)(hi << 4 | lo) != s->sum)) {
         gs_send_raw(s, "-", 1);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hex.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
@@ -381,10 +382,6 @@ static bool parse_hex(const char *s, size_t n, uint64_t *out) {
   return true;
 }
 
-static int hexval(int c) {
-  return isdigit(c) ? c - '0' : tolower(c) - 'a' + 10;
-}
-
 /* Reads the next non-blank line into r->buf; 1, 0 at the end, -1. */
 static int read_line(tc_reader *r, size_t *len, tc_error *err) {
   for (;;) {
@@ -515,8 +512,9 @@ static int parse_line(tc_reader *r, tline *l, size_t len, tc_error *err) {
                        r->lineno, (int)nl, name);
           return -1;
         }
-        l->data[off + i] = (uint8_t)(hexval((unsigned char)h[2 * i]) << 4 |
-                                     hexval((unsigned char)h[2 * i + 1]));
+        l->data[off + i] =
+            (uint8_t)(tc_hex_digit((unsigned char)h[2 * i]) << 4 |
+                      tc_hex_digit((unsigned char)h[2 * i + 1]));
       }
       l->dlen += size;
       /* No bytes: nothing was accessed (Tenet maps none either). */

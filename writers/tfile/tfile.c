@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "common/byteorder.h"
+#include "common/hex.h"
 #include "common/memimage.h"
 #include "common/small_copy.h"
 #include "writers/format.h"
@@ -1398,21 +1399,11 @@ static long r_line(tc_reader *r, char *line, tc_error *err) {
   return (long)n;
 }
 
-static int hexval(int c) {
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* Decodes hex (up to a ':' ';' or NUL) into out; returns 0 if well formed. */
 static int unhex(const char *s, char *out, size_t outsz) {
   size_t k = 0;
-  while (hexval(s[0]) >= 0 && hexval(s[1]) >= 0 && k + 1 < outsz) {
-    out[k++] = (char)(hexval(s[0]) * 16 + hexval(s[1]));
+  while (tc_hex_digit(s[0]) >= 0 && tc_hex_digit(s[1]) >= 0 && k + 1 < outsz) {
+    out[k++] = (char)(tc_hex_digit(s[0]) * 16 + tc_hex_digit(s[1]));
     s += 2;
   }
   out[k] = 0;
