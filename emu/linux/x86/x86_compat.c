@@ -11,73 +11,36 @@
 #include "emu/linux/linux_arch.h"
 #include "emu/linux/x86/x86_linux.h"
 
+static const char *const same_layout[] = {
+    "exit",        "exit_group", "read",      "write",     "open",
+    "openat",      "close",      "creat",     "link",      "linkat",
+    "unlink",      "unlinkat",   "symlink",   "symlinkat", "readlink",
+    "readlinkat",  "rename",     "renameat",  "mkdir",     "mkdirat",
+    "rmdir",       "chdir",      "fchdir",    "getcwd",    "access",
+    "faccessat",   "chmod",      "fchmod",    "fchmodat",  "umask",
+    "dup",         "dup2",       "dup3",      "pipe",      "pipe2",
+    "sync",        "fsync",      "fdatasync", "getpid",    "getppid",
+    "gettid",      "getpgid",    "setpgid",   "getsid",    "setsid",
+    "kill",        "tkill",      "tgkill",    "alarm",     "pause",
+    "sched_yield", "brk",        "munmap",    "mprotect",
+};
+
+/* i386's 32-bit id calls are x86-64's plain ones (its 16-bit getuid and
+ * co. are not: they answer -ENOSYS). */
 static const struct {
   const char *i386, *x86_64;
-} same_layout[] = {
-    {"exit", "exit"},
-    {"exit_group", "exit_group"},
-    {"read", "read"},
-    {"write", "write"},
-    {"open", "open"},
-    {"openat", "openat"},
-    {"close", "close"},
-    {"creat", "creat"},
-    {"link", "link"},
-    {"linkat", "linkat"},
-    {"unlink", "unlink"},
-    {"unlinkat", "unlinkat"},
-    {"symlink", "symlink"},
-    {"symlinkat", "symlinkat"},
-    {"readlink", "readlink"},
-    {"readlinkat", "readlinkat"},
-    {"rename", "rename"},
-    {"renameat", "renameat"},
-    {"mkdir", "mkdir"},
-    {"mkdirat", "mkdirat"},
-    {"rmdir", "rmdir"},
-    {"chdir", "chdir"},
-    {"fchdir", "fchdir"},
-    {"getcwd", "getcwd"},
-    {"access", "access"},
-    {"faccessat", "faccessat"},
-    {"chmod", "chmod"},
-    {"fchmod", "fchmod"},
-    {"fchmodat", "fchmodat"},
-    {"umask", "umask"},
-    {"dup", "dup"},
-    {"dup2", "dup2"},
-    {"dup3", "dup3"},
-    {"pipe", "pipe"},
-    {"pipe2", "pipe2"},
-    {"sync", "sync"},
-    {"fsync", "fsync"},
-    {"fdatasync", "fdatasync"},
-    {"getpid", "getpid"},
-    {"getppid", "getppid"},
-    {"gettid", "gettid"},
-    {"getpgid", "getpgid"},
-    {"setpgid", "setpgid"},
-    {"getsid", "getsid"},
-    {"setsid", "setsid"},
-    {"getuid32", "getuid"},
-    {"getgid32", "getgid"},
-    {"geteuid32", "geteuid"},
-    {"getegid32", "getegid"},
-    {"kill", "kill"},
-    {"tkill", "tkill"},
-    {"tgkill", "tgkill"},
-    {"alarm", "alarm"},
-    {"pause", "pause"},
-    {"sched_yield", "sched_yield"},
-    {"brk", "brk"},
-    {"munmap", "munmap"},
-    {"mprotect", "mprotect"},
-};
+} renamed[] = {{"getuid32", "getuid"},
+               {"getgid32", "getgid"},
+               {"geteuid32", "geteuid"},
+               {"getegid32", "getegid"}};
 
 static const char *x86_64_for_i386(const char *name) {
   for (size_t i = 0; i < sizeof same_layout / sizeof *same_layout; i++)
-    if (strcmp(same_layout[i].i386, name) == 0)
-      return same_layout[i].x86_64;
+    if (strcmp(same_layout[i], name) == 0)
+      return same_layout[i];
+  for (size_t i = 0; i < sizeof renamed / sizeof *renamed; i++)
+    if (strcmp(renamed[i].i386, name) == 0)
+      return renamed[i].x86_64;
   return NULL;
 }
 
