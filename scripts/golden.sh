@@ -21,15 +21,18 @@ mkdir -p "$out/traces"
 : >"$out/log"
 : >"$out/files"
 : >"$out/dumps"
+# One working directory per build directory name, the same before and after
+# (the traces hold the cwd and arguments: sysmix opens files in it); two
+# runs at once for builds of the same name would share it, so they take
+# turns (set TMPDIR to run apart).
+run=${TMPDIR:-/tmp}/tracecorn-golden-$(basename "$(cd "$build" && pwd)")
+exec 9>"$run.lock"
+flock 9
 for g in "$guests"/*; do
   [ -f "$g" ] && [ -x "$g" ] || continue
   head -c 4 "$g" | grep -q ELF || continue
   name=$(basename "$g")
   d="$out/traces/$name"
-  # One working directory per build directory, the same before and after
-  # (the traces hold the cwd and arguments: sysmix opens files in it), and
-  # apart from another build's run at the same time.
-  run=${TMPDIR:-/tmp}/tracecorn-golden-$(basename "$(cd "$build" && pwd)")
   rm -rf "$run"
   mkdir -p "$run"
   (cd "$run" && "$tc" record -q -f all --max-insns 300000 -o "$name" \
