@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The arch tables (common/arch.c) as the library sees them: the public
- * header has tc_arch as an opaque handle with accessors; every layer of the
- * library (and its tests) reads the table itself through this header. */
+/* The arch descriptors (common/arch/<arch>/, listed in common/arch.c) as
+ * the library sees them: the public header has tc_arch as an opaque handle
+ * with accessors; every layer of the library (and its tests) reads the
+ * table itself through this header. */
 #ifndef TC_COMMON_ARCH_H
 #define TC_COMMON_ARCH_H
 
@@ -75,7 +76,57 @@ struct tc_arch {
   tc_syscall_abi sys;
   const char *elf_platform; /* AT_PLATFORM string */
   uint16_t elf_machine;     /* EM_* */
+  uint16_t elf_machine_alt; /* another e_machine it runs (0: none) */
+
+  /* Other names --arch and tc_arch_by_name accept, NULL-terminated. */
+  const char *const *aliases;
+
+  /* The engine's and the disassembler's names of this CPU, as plain
+   * numbers (this layer includes neither Unicorn nor capstone): Unicorn's
+   * uc_arch and uc_mode (the engine adds UC_MODE_BIG_ENDIAN from
+   * big_endian), capstone's cs_arch and cs_mode. The arch folder's
+   * engine.inc lists them by name and number; emu/engine/uc_arch.c and
+   * common/isa/flow.c check each against the headers at compile time. */
+  int uc_arch, uc_mode, cs_arch, cs_mode;
+
+  /* Linux's process image: the stack's and the mmap area's tops, AT_HWCAP,
+   * the initial stack pointer's alignment (arch_align_stack). */
+  uint64_t stack_top, mmap_top, hwcap;
+  uint32_t stack_align;
+  /* How far below argc the initial stack pointer starts: 0, or SPARC's
+   * first register-window save area (16 words) plus its 2047 bias on
+   * 64-bit (Linux's start_thread). */
+  uint32_t initial_sp_below;
+
+  /* Capstone's register names for this arch's (sub-registers, aliases);
+   * NULL: capstone spells them as the table does. See
+   * tc_arch_reg_from_capstone. */
+  int (*reg_from_capstone)(const tc_arch *arch, const char *name, int *second);
+
+  /* The compat syscall table an instruction may reach instead (x86-64's
+   * `int $0x80`: i386's), or NULL; its argument registers (indices into
+   * regs) and the instruction's bytes. */
+  const tc_arch *compat;
+  const int *compat_arg_regs;
+  uint8_t compat_insn[2];
+
+  /* Where the Linux ABI's values and layouts differ from the host's
+   * (common/linux/linux_abi_tables.h); NULL until the table is set. */
+  const struct tc_linux_abi *linux_abi;
 };
+
+/* The arch folder's engine.inc lines, TC_ENGINE_MODES(NAME, UC_ARCH_x, N,
+ * UC_MODE_x, N, CS_ARCH_x, N, CS_MODE_x, N), as constants NAME_uc_arch,
+ * NAME_uc_mode, NAME_cs_arch, NAME_cs_mode for the descriptor. */
+#define TC_ENGINE_MODES_AS_ENUM(name, ua, uan, um, umn, ca, can, cm, cmn)      \
+  enum {                                                                       \
+    name##_uc_arch = (uan),                                                    \
+    name##_uc_mode = (umn),                                                    \
+    name##_cs_arch = (can),                                                    \
+    name##_cs_mode = (cmn)                                                     \
+  };
+
+#define TC_ARCH_COUNT(a) ((uint16_t)(sizeof(a) / sizeof(a[0])))
 
 /* The register a capstone register name stands for: sub-registers and
  * aliases give the arch-table register holding them (x86 eax/ax/al -> rax,
@@ -99,6 +150,9 @@ static inline bool tc_arch_is_mips(const tc_arch *a) {
 static inline bool tc_arch_is_sparc(const tc_arch *a) {
   return a->id == TC_ARCH_SPARC || a->id == TC_ARCH_SPARC64;
 }
+
+/* The arch an ELF file's e_machine, class and byte order name, or NULL. */
+const tc_arch *tc_arch_by_elf(uint16_t machine, int is64, int big_endian);
 
 /* The arch whose numbers and names a compat syscall uses
  * (tc_syscall_event.compat): i386 for x86-64, else the arch itself. */

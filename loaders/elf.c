@@ -18,7 +18,6 @@
 /* AT_UID/AT_EUID/AT_GID/AT_EGID: fixed so recordings are reproducible. */
 #define TC_LOADER_ID 1000
 /* x86 AT_HWCAP: the CPUID(1).EDX baseline Linux reports on common CPUs. */
-#define TC_HWCAP_X86 0x178bfbffull
 #define TC_DEFAULT_STACK_SIZE (8ull << 20)
 #define TC_CLKTCK 100
 
@@ -69,31 +68,6 @@ static const char *machine_name(uint16_t m) {
   }
 }
 
-/* Which tracecorn arch a machine/class/byte-order triple is. */
-static tc_arch_id elf_arch_id(uint16_t machine, int is64, int be) {
-  switch (machine) {
-  case EM_X86_64:
-    return is64 && !be ? TC_ARCH_X86_64 : TC_ARCH_NONE; /* not x32 */
-  case EM_386:
-    return !is64 && !be ? TC_ARCH_X86 : TC_ARCH_NONE;
-  case EM_ARM:
-    return !is64 && !be ? TC_ARCH_ARM : TC_ARCH_NONE;
-  case EM_AARCH64:
-    return is64 && !be ? TC_ARCH_ARM64 : TC_ARCH_NONE;
-  case EM_MIPS:
-    if (is64)
-      return be ? TC_ARCH_NONE : TC_ARCH_MIPS64EL;
-    return be ? TC_ARCH_MIPS : TC_ARCH_MIPSEL;
-  case EM_SPARC:
-  case EM_SPARC32PLUS:
-    return !is64 && be ? TC_ARCH_SPARC : TC_ARCH_NONE;
-  case EM_SPARCV9:
-    return is64 && be ? TC_ARCH_SPARC64 : TC_ARCH_NONE;
-  default:
-    return TC_ARCH_NONE;
-  }
-}
-
 static int resolve_arch(tc_elf_image *img, tc_error *err) {
   const char *mname = machine_name(img->machine);
   /* mips n32 is a 32-bit ELF with EF_MIPS_ABI2: another syscall table and
@@ -105,8 +79,9 @@ static int resolve_arch(tc_elf_image *img, tc_error *err) {
   }
   const char *bits = img->is64 ? "64-bit" : "32-bit";
   const char *order = img->big_endian ? "big-endian" : "little-endian";
-  tc_arch_id id = elf_arch_id(img->machine, img->is64, img->big_endian);
-  if (id == TC_ARCH_NONE) {
+  const tc_arch *arch =
+      tc_arch_by_elf(img->machine, img->is64, img->big_endian);
+  if (!arch) {
     if (mname)
       tc_error_set(err, "unsupported architecture: %s %s %s (e_machine %u)",
                    order, bits, mname, img->machine);
@@ -115,18 +90,6 @@ static int resolve_arch(tc_elf_image *img, tc_error *err) {
                    "unsupported architecture: unknown e_machine %u "
                    "(%s %s)",
                    img->machine, bits, order);
-    return -1;
-  }
-  const tc_arch *arch = tc_arch_by_id(id);
-  if (!arch) {
-    tc_error_set(err, "unsupported architecture: %s (e_machine %u)", mname,
-                 img->machine);
-    return -1;
-  }
-  if (arch->ptr_size != (img->is64 ? 8 : 4) ||
-      arch->big_endian != img->big_endian) {
-    tc_error_set(err, "unsupported architecture: %s %s %s (e_machine %u)",
-                 order, bits, mname, img->machine);
     return -1;
   }
   img->arch = arch;
@@ -524,40 +487,6 @@ static int fill_segments(tc_emu *emu, const tc_elf_image *img,
   return 0;
 }
 
-/* arm AT_HWCAP for the Cortex-A15 Unicorn models: SWP HALF THUMB FAST_MULT
- * VFP EDSP NEON VFPv3 TLS VFPv4 IDIVA IDIVT VFPD32 (arch/arm hwcap.h). */
-#define TC_HWCAP_ARM                                                           \
-  (0x1ull | 0x2 | 0x4 | 0x10 | 0x40 | 0x80 | 0x1000 | 0x2000 | 0x8000 |        \
-   0x10000 | 0x20000 | 0x40000 | 0x80000)
-/* arm64: FP ASIMD only; glibc then picks the generic string functions. */
-#define TC_HWCAP_ARM64 (0x1ull | 0x2)
-
-static uint64_t hwcap(const tc_arch *arch) {
-  switch (arch->id) {
-  case TC_ARCH_X86:
-  case TC_ARCH_X86_64:
-    return TC_HWCAP_X86;
-  case TC_ARCH_ARM:
-    return TC_HWCAP_ARM;
-  case TC_ARCH_ARM64:
-    return TC_HWCAP_ARM64;
-  default:
-    return 0;
-  }
-}
-
-/* arch_align_stack() without randomization. */
-static uint64_t stack_align(const tc_arch *arch) {
-  switch (arch->id) {
-  case TC_ARCH_ARM:
-  case TC_ARCH_MIPS:
-  case TC_ARCH_MIPSEL:
-    return 8;
-  default:
-    return 16;
-  }
-}
-
 /* Where the stack goes: [*bottom, *top). */
 static int stack_range(tc_emu *emu, uint64_t *bottom, uint64_t *top,
                        tc_error *err) {
@@ -655,7 +584,7 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
   /* str_addr: argv[0..argc), envp[0..envc), execfn. */
   uint64_t execfn_addr = execfn ? str_addr[argc + envc] : 0;
 
-  p &= ~(stack_align(arch) - 1);
+  p &= ~((uint64_t)arch->stack_align - 1);
   uint64_t platform_addr = 0, random_addr = 0;
   if (nauxv > 0) { /* raw code gets no auxv, so no platform or random */
     if (platform) {
@@ -729,13 +658,8 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
   free(buf);
   if (rc < 0)
     return -1;
-  /* SPARC's stack pointer is not the address of argc: the program's
-   * first frame starts one register-window save area below it (16 words),
-   * and a 64-bit %sp is biased by 2047 (Linux's start_thread). */
-  if (emu->arch->id == TC_ARCH_SPARC64)
-    sp -= 2047 + 16 * 8;
-  else if (emu->arch->id == TC_ARCH_SPARC)
-    sp -= 16 * 4;
+  /* SPARC's stack pointer is not the address of argc (initial_sp_below). */
+  sp -= emu->arch->initial_sp_below;
   *sp_out = sp;
   return 0;
 }
@@ -885,7 +809,7 @@ int tc_load_elf_exec(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
   uint64_t phdr = img->phdr_vaddr + bias;
   uint64_t auxv[] = {
       AT_HWCAP,
-      hwcap(arch),
+      arch->hwcap,
       AT_PAGESZ,
       page,
       AT_CLKTCK,

@@ -117,52 +117,15 @@ int tc_loader_setup_stack(tc_emu *emu, const char *execfn,
                           const uint64_t *auxv, size_t nauxv, uint64_t *sp_out,
                           tc_error *err);
 
-/* Default placements. */
-#define TC_STACK_TOP_64 0x7ffffffff000ull
-#define TC_STACK_TOP_32 0xffffe000ull /* as a 64-bit kernel runs i386 */
+/* Default placements: a PIE's base. The stack's and the mmap area's tops
+ * are the arch's (common/arch/<arch>/: stack_top, mmap_top). */
 #define TC_PIE_BASE_64 0x555555554000ull
 #define TC_PIE_BASE_32 0x56555000ull
-#define TC_MMAP_TOP_64 0x7ffff7fff000ull
-#define TC_MMAP_TOP_32 0xf7fff000ull
-/* arm: a 3G/1G kernel's TASK_SIZE is the stack top; the vectors page
- * (kuser helpers) sits at 0xffff0000 above it. */
-#define TC_STACK_TOP_ARM 0xbf000000ull
-#define TC_MMAP_TOP_ARM 0xb7000000ull
-/* Stack and mmap tops for an arch. */
-/* mips32: user space ends at 0x80000000 (kseg0 above, which Unicorn maps
- * to physical memory itself). */
-#define TC_STACK_TOP_MIPS 0x7fff0000ull
-#define TC_MMAP_TOP_MIPS 0x77ff0000ull
-/* mips64: TASK_SIZE64 is 1 TiB with 4 KiB pages. */
-#define TC_STACK_TOP_MIPS64 0xfffffff0000ull
-#define TC_MMAP_TOP_MIPS64 0xfff7fff0000ull
-/* sparc64: Linux's stack top is 2^43 - 4 GiB and its mmaps go in the
- * upper half of the address space (0xfffff80000000000 up); Unicorn 2.0.1's
- * sparc64 addresses only 41 bits (TC_SPARC64_ADDR_LIMIT), so both sit
- * below 2^41 here (docs/arches.md). */
-#define TC_STACK_TOP_SPARC64 0x1ff00000000ull
-#define TC_MMAP_TOP_SPARC64 0x1fef0000000ull
 static inline uint64_t tc_loader_stack_top(const tc_arch *arch) {
-  if (arch->id == TC_ARCH_SPARC64)
-    return TC_STACK_TOP_SPARC64;
-  if (arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL)
-    return TC_STACK_TOP_MIPS;
-  if (arch->id == TC_ARCH_MIPS64EL)
-    return TC_STACK_TOP_MIPS64;
-  if (arch->id == TC_ARCH_ARM)
-    return TC_STACK_TOP_ARM;
-  return arch->ptr_size == 8 ? TC_STACK_TOP_64 : TC_STACK_TOP_32;
+  return arch->stack_top;
 }
 static inline uint64_t tc_loader_mmap_top(const tc_arch *arch) {
-  if (arch->id == TC_ARCH_SPARC64)
-    return TC_MMAP_TOP_SPARC64;
-  if (arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL)
-    return TC_MMAP_TOP_MIPS;
-  if (arch->id == TC_ARCH_MIPS64EL)
-    return TC_MMAP_TOP_MIPS64;
-  if (arch->id == TC_ARCH_ARM)
-    return TC_MMAP_TOP_ARM;
-  return arch->ptr_size == 8 ? TC_MMAP_TOP_64 : TC_MMAP_TOP_32;
+  return arch->mmap_top;
 }
 
 #endif

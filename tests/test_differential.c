@@ -661,7 +661,7 @@ static void differing(const char *a, const char *b, char *out, size_t max) {
 /* i386: libm's x87 code (fyl2x, f2xm1, fyl2xp1, fpatan, fprem...), which
  * Unicorn 2.0.1 computes on host doubles (4,790 of these 34,000 results
  * differed in the last bits, fmod was wrong, log(-1) was -1), runs on the
- * host's FPU (emu/engine/x87_host.c): the same as Linux to the last bit, and in
+ * host's FPU (emu/engine/x86/x87_host.c): the same as Linux to the last bit, and in
  * a program of the distribution. */
 static void test_i386_x87(void) {
   static const run r = {

@@ -4,6 +4,7 @@
  * below it, or outside tracecorn (libc, Unicorn...), never by a layer
  * above; and the build's include paths refuse what a layer may not see
  * (Unicorn and capstone below the engine, the folders of higher layers). */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,11 +174,83 @@ static void test_includes_refused(void) {
       compile_as("kernel", "", "#include \"recorder/recorder.h\""), 0);
 }
 
+/* The generic files of the layers that have per-arch folders read the
+ * arch's tables and never test which arch it is (docs/architecture.md, "One
+ * folder per arch in each layer"): no TC_ARCH_<name> but NONE, no
+ * tc_arch_is_*(). The registries and the engine probes (one per known
+ * engine defect, each about an arch) are the exceptions. */
+static int arch_tests_in(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return -1;
+  char line[1024];
+  int n = 0, lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    for (const char *p = line; (p = strstr(p, "TC_ARCH_")) != NULL; p += 8)
+      if (p[8] >= 'A' && p[8] <= 'Z' && strncmp(p + 8, "NONE", 4) != 0 &&
+          strncmp(p + 8, "COUNT", 5) != 0) {
+        fprintf(stderr, "%s:%d: tests the arch: %s", path, lineno, line);
+        n++;
+        break;
+      }
+    if (strstr(line, "tc_arch_is_")) {
+      fprintf(stderr, "%s:%d: tests the arch: %s", path, lineno, line);
+      n++;
+    }
+  }
+  fclose(f);
+  return n;
+}
+
+static void test_generic_files_name_no_arch(void) {
+  static const char *const dirs[] = {"common/linux", "emu/engine", "loaders",
+                                     "emu/linux"};
+  static const char *const exceptions[] = {
+      "common/linux/sysdecode.c", /* which calls exist where */
+      "emu/engine/probes.c", "emu/engine/arches.c", "emu/linux/arches.c"};
+  int files = 0;
+  for (size_t d = 0; d < sizeof dirs / sizeof *dirs; d++) {
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/%s", TC_SOURCE_DIR, dirs[d]);
+    DIR *dp = opendir(dir);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(dp);
+    struct dirent *de;
+    while ((de = readdir(dp)) != NULL) {
+      size_t len = strlen(de->d_name);
+      if (len < 3 || (strcmp(de->d_name + len - 2, ".c") != 0 &&
+                      strcmp(de->d_name + len - 2, ".h") != 0))
+        continue;
+      char rel[512], path[1024];
+      snprintf(rel, sizeof rel, "%s/%s", dirs[d], de->d_name);
+      bool skip = false;
+      for (size_t e = 0; e < sizeof exceptions / sizeof *exceptions; e++)
+        skip |= strcmp(rel, exceptions[e]) == 0;
+      if (skip)
+        continue;
+      snprintf(path, sizeof path, "%s/%s", TC_SOURCE_DIR, rel);
+      CU_ASSERT_EQUAL(arch_tests_in(path), 0);
+      files++;
+    }
+    closedir(dp);
+  }
+  CU_ASSERT(files >= 20); /* the folders were read */
+  /* the check itself finds a test of the arch */
+  const char *probe = tu_tmp("arch-test.c");
+  FILE *f = fopen(probe, "w");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fputs("if (a->id == TC_ARCH_MIPS || tc_arch_is_x86(a)) {}\n", f);
+  fclose(f);
+  CU_ASSERT_EQUAL(arch_tests_in(probe), 2);
+  remove(probe);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"order", test_order},
       {"symbols_point_down", test_symbols_point_down},
       {"includes_refused", test_includes_refused},
+      {"generic_files_name_no_arch", test_generic_files_name_no_arch},
       {NULL, NULL}};
   return tu_run_suite("layers", cases);
 }

@@ -9,6 +9,13 @@
 #include "loaders/loader.h"
 #include "testutil.h"
 
+/* Where Linux puts an x86-64 / i386 process's stack and mmap area (what the
+ * arch tables, common/arch/x86/, must say). */
+#define TC_STACK_TOP_64 0x7ffffffff000ull
+#define TC_STACK_TOP_32 0xffffe000ull
+#define TC_MMAP_TOP_64 0x7ffff7fff000ull
+#define TC_MMAP_TOP_32 0xf7fff000ull
+
 #define PAGE 4096ull
 #define MUST(x)                                                                \
   do {                                                                         \

@@ -6,39 +6,18 @@
 #include "common/arch.h"
 #include "common/isa/isa.h"
 
+/* The arch folders' capstone numbers (common/arch/<arch>/engine.inc),
+ * checked against this capstone's header. */
+#define TC_ENGINE_MODES(name, ua, uan, um, umn, ca, can, cm, cmn)              \
+  _Static_assert(ca == (can) && cm == (cmn), "capstone's modes of " #name);
+#include "arch/all_engine.inc"
+#undef TC_ENGINE_MODES
+
 bool tc_isa_cs_mode(const tc_arch *arch, int *cs_arch, int *cs_mode) {
-  int a, m;
-  switch (arch->id) {
-  case TC_ARCH_X86_64:
-    a = CS_ARCH_X86, m = CS_MODE_64;
-    break;
-  case TC_ARCH_X86:
-    a = CS_ARCH_X86, m = CS_MODE_32;
-    break;
-  case TC_ARCH_ARM:
-    a = CS_ARCH_ARM, m = CS_MODE_ARM;
-    break;
-  case TC_ARCH_ARM64:
-    a = CS_ARCH_ARM64, m = CS_MODE_ARM;
-    break;
-  case TC_ARCH_MIPS:
-  case TC_ARCH_MIPSEL:
-    a = CS_ARCH_MIPS, m = CS_MODE_MIPS32;
-    break;
-  case TC_ARCH_MIPS64EL:
-    a = CS_ARCH_MIPS, m = CS_MODE_MIPS64;
-    break;
-  case TC_ARCH_SPARC:
-    a = CS_ARCH_SPARC, m = 0;
-    break;
-  case TC_ARCH_SPARC64:
-    a = CS_ARCH_SPARC, m = CS_MODE_V9;
-    break;
-  default:
+  if (arch->cs_arch < 0)
     return false;
-  }
-  *cs_arch = a;
-  *cs_mode = m;
+  *cs_arch = arch->cs_arch;
+  *cs_mode = arch->cs_mode;
   return true;
 }
 

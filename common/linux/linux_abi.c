@@ -2,6 +2,7 @@
 /* Guest struct layouts of the Linux syscall ABI (see linux_abi.h). */
 #include "common/linux/linux_abi.h"
 #include "common/arch.h"
+#include "common/linux/linux_abi_tables.h"
 
 #include <errno.h>
 #include <string.h>
@@ -25,367 +26,15 @@ uint64_t tc_abi_get(const tc_arch *arch, const uint8_t *p, unsigned size) {
 
 /* ------------------------------------------------------------ struct stat */
 
-enum {
-  SF_DEV,
-  SF_INO,
-  SF_MODE,
-  SF_NLINK,
-  SF_UID,
-  SF_GID,
-  SF_RDEV,
-  SF_SIZE,
-  SF_BLKSIZE,
-  SF_BLOCKS,
-  SF_ATIME,
-  SF_ATIME_NS,
-  SF_MTIME,
-  SF_MTIME_NS,
-  SF_CTIME,
-  SF_CTIME_NS,
-  SF_INO64, /* stat64's trailing full st_ino */
-  SF_COUNT
-};
-
-/* What to do when a value is wider than its field. */
-enum {
-  OV_TRUNC = 0, /* keep the low bits (times, the legacy __st_ino) */
-  OV_ERROR,     /* the kernel's -EOVERFLOW (ino, size, nlink, dev) */
-  OV_MUNGE      /* 16-bit uid/gid: the kernel's overflowuid 65534 */
-};
-
-typedef struct stat_field {
-  int16_t off; /* -1: not present */
-  uint8_t size;
-  uint8_t overflow;
-} stat_field;
-
-typedef struct stat_layout {
-  tc_arch_id arch;
-  tc_stat_kind kind;
-  uint16_t size;
-  stat_field f[SF_COUNT];
-} stat_layout;
-
-#define NO_FIELD                                                               \
-  { -1, 0, 0 }
-
-static const stat_layout stat_layouts[] = {
-    /* x86_64 struct stat (arch/x86/include/uapi/asm/stat.h), 144 bytes. */
-    {TC_ARCH_X86_64,
-     TC_STAT_NATIVE,
-     144,
-     {
-         [SF_DEV] = {0, 8, OV_ERROR},
-         [SF_INO] = {8, 8, OV_ERROR},
-         [SF_NLINK] = {16, 8, OV_ERROR},
-         [SF_MODE] = {24, 4, OV_TRUNC},
-         [SF_UID] = {28, 4, OV_TRUNC},
-         [SF_GID] = {32, 4, OV_TRUNC},
-         [SF_RDEV] = {40, 8, OV_ERROR},
-         [SF_SIZE] = {48, 8, OV_ERROR},
-         [SF_BLKSIZE] = {56, 8, OV_TRUNC},
-         [SF_BLOCKS] = {64, 8, OV_TRUNC},
-         [SF_ATIME] = {72, 8, OV_TRUNC},
-         [SF_ATIME_NS] = {80, 8, OV_TRUNC},
-         [SF_MTIME] = {88, 8, OV_TRUNC},
-         [SF_MTIME_NS] = {96, 8, OV_TRUNC},
-         [SF_CTIME] = {104, 8, OV_TRUNC},
-         [SF_CTIME_NS] = {112, 8, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* i386 struct stat (the "new" stat of stat/fstat/lstat), 64 bytes. */
-    {TC_ARCH_X86,
-     TC_STAT_NATIVE,
-     64,
-     {
-         [SF_DEV] = {0, 4, OV_ERROR},
-         [SF_INO] = {4, 4, OV_ERROR},
-         [SF_MODE] = {8, 2, OV_TRUNC},
-         [SF_NLINK] = {10, 2, OV_ERROR},
-         [SF_UID] = {12, 2, OV_MUNGE},
-         [SF_GID] = {14, 2, OV_MUNGE},
-         [SF_RDEV] = {16, 4, OV_ERROR},
-         [SF_SIZE] = {20, 4, OV_ERROR},
-         [SF_BLKSIZE] = {24, 4, OV_TRUNC},
-         [SF_BLOCKS] = {28, 4, OV_TRUNC},
-         [SF_ATIME] = {32, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {36, 4, OV_TRUNC},
-         [SF_MTIME] = {40, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {44, 4, OV_TRUNC},
-         [SF_CTIME] = {48, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {52, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* i386 struct stat64, 96 bytes (64-bit fields only 4-byte aligned). */
-    {TC_ARCH_X86,
-     TC_STAT_64,
-     96,
-     {
-         [SF_DEV] = {0, 8, OV_TRUNC},
-         [SF_INO] = {12, 4, OV_TRUNC}, /* __st_ino */
-         [SF_MODE] = {16, 4, OV_TRUNC},
-         [SF_NLINK] = {20, 4, OV_ERROR},
-         [SF_UID] = {24, 4, OV_TRUNC},
-         [SF_GID] = {28, 4, OV_TRUNC},
-         [SF_RDEV] = {32, 8, OV_TRUNC},
-         [SF_SIZE] = {44, 8, OV_TRUNC},
-         [SF_BLKSIZE] = {52, 4, OV_TRUNC},
-         [SF_BLOCKS] = {56, 8, OV_TRUNC},
-         [SF_ATIME] = {64, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {68, 4, OV_TRUNC},
-         [SF_MTIME] = {72, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {76, 4, OV_TRUNC},
-         [SF_CTIME] = {80, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {84, 4, OV_TRUNC},
-         [SF_INO64] = {88, 8, OV_TRUNC},
-     }},
-    /* arm struct stat (old-style, as i386), 64 bytes. */
-    {TC_ARCH_ARM,
-     TC_STAT_NATIVE,
-     64,
-     {
-         [SF_DEV] = {0, 4, OV_ERROR},
-         [SF_INO] = {4, 4, OV_ERROR},
-         [SF_MODE] = {8, 2, OV_TRUNC},
-         [SF_NLINK] = {10, 2, OV_ERROR},
-         [SF_UID] = {12, 2, OV_MUNGE},
-         [SF_GID] = {14, 2, OV_MUNGE},
-         [SF_RDEV] = {16, 4, OV_ERROR},
-         [SF_SIZE] = {20, 4, OV_ERROR},
-         [SF_BLKSIZE] = {24, 4, OV_TRUNC},
-         [SF_BLOCKS] = {28, 4, OV_TRUNC},
-         [SF_ATIME] = {32, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {36, 4, OV_TRUNC},
-         [SF_MTIME] = {40, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {44, 4, OV_TRUNC},
-         [SF_CTIME] = {48, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {52, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* arm EABI struct stat64, 104 bytes (64-bit fields 8-byte aligned;
-     * offsets checked with the cross compiler's <asm/stat.h>). */
-    {TC_ARCH_ARM,
-     TC_STAT_64,
-     104,
-     {
-         [SF_DEV] = {0, 8, OV_TRUNC},
-         [SF_INO] = {12, 4, OV_TRUNC}, /* __st_ino */
-         [SF_MODE] = {16, 4, OV_TRUNC},
-         [SF_NLINK] = {20, 4, OV_ERROR},
-         [SF_UID] = {24, 4, OV_TRUNC},
-         [SF_GID] = {28, 4, OV_TRUNC},
-         [SF_RDEV] = {32, 8, OV_TRUNC},
-         [SF_SIZE] = {48, 8, OV_TRUNC},
-         [SF_BLKSIZE] = {56, 4, OV_TRUNC},
-         [SF_BLOCKS] = {64, 8, OV_TRUNC},
-         [SF_ATIME] = {72, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {76, 4, OV_TRUNC},
-         [SF_MTIME] = {80, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {84, 4, OV_TRUNC},
-         [SF_CTIME] = {88, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {92, 4, OV_TRUNC},
-         [SF_INO64] = {96, 8, OV_TRUNC},
-     }},
-    /* arm64: asm-generic struct stat, 128 bytes. */
-    {TC_ARCH_ARM64,
-     TC_STAT_NATIVE,
-     128,
-     {
-         [SF_DEV] = {0, 8, OV_ERROR},
-         [SF_INO] = {8, 8, OV_ERROR},
-         [SF_MODE] = {16, 4, OV_TRUNC},
-         [SF_NLINK] = {20, 4, OV_ERROR},
-         [SF_UID] = {24, 4, OV_TRUNC},
-         [SF_GID] = {28, 4, OV_TRUNC},
-         [SF_RDEV] = {32, 8, OV_ERROR},
-         [SF_SIZE] = {48, 8, OV_ERROR},
-         [SF_BLKSIZE] = {56, 4, OV_TRUNC},
-         [SF_BLOCKS] = {64, 8, OV_TRUNC},
-         [SF_ATIME] = {72, 8, OV_TRUNC},
-         [SF_ATIME_NS] = {80, 8, OV_TRUNC},
-         [SF_MTIME] = {88, 8, OV_TRUNC},
-         [SF_MTIME_NS] = {96, 8, OV_TRUNC},
-         [SF_CTIME] = {104, 8, OV_TRUNC},
-         [SF_CTIME_NS] = {112, 8, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* mips o32 struct stat, 144 bytes (offsets from the cross compiler's
-       <asm/stat.h>) */
-    {TC_ARCH_MIPS,
-     TC_STAT_NATIVE,
-     144,
-     {
-         [SF_DEV] = {0, 4, OV_ERROR},
-         [SF_INO] = {16, 4, OV_ERROR},
-         [SF_MODE] = {20, 4, OV_TRUNC},
-         [SF_NLINK] = {24, 4, OV_ERROR},
-         [SF_UID] = {28, 4, OV_TRUNC},
-         [SF_GID] = {32, 4, OV_TRUNC},
-         [SF_RDEV] = {36, 4, OV_ERROR},
-         [SF_SIZE] = {48, 4, OV_ERROR},
-         [SF_BLKSIZE] = {80, 4, OV_TRUNC},
-         [SF_BLOCKS] = {84, 4, OV_TRUNC},
-         [SF_ATIME] = {56, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {60, 4, OV_TRUNC},
-         [SF_MTIME] = {64, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {68, 4, OV_TRUNC},
-         [SF_CTIME] = {72, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {76, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* mips o32 struct stat64, 104 bytes */
-    {TC_ARCH_MIPS,
-     TC_STAT_64,
-     104,
-     {
-         [SF_DEV] = {0, 4, OV_TRUNC},
-         [SF_INO] = {16, 8, OV_TRUNC},
-         [SF_MODE] = {24, 4, OV_TRUNC},
-         [SF_NLINK] = {28, 4, OV_ERROR},
-         [SF_UID] = {32, 4, OV_TRUNC},
-         [SF_GID] = {36, 4, OV_TRUNC},
-         [SF_RDEV] = {40, 4, OV_TRUNC},
-         [SF_SIZE] = {56, 8, OV_TRUNC},
-         [SF_BLKSIZE] = {88, 4, OV_TRUNC},
-         [SF_BLOCKS] = {96, 8, OV_TRUNC},
-         [SF_ATIME] = {64, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {68, 4, OV_TRUNC},
-         [SF_MTIME] = {72, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {76, 4, OV_TRUNC},
-         [SF_CTIME] = {80, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {84, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* mips o32 struct stat, 144 bytes (offsets from the cross compiler's
-       <asm/stat.h>) */
-    {TC_ARCH_MIPSEL,
-     TC_STAT_NATIVE,
-     144,
-     {
-         [SF_DEV] = {0, 4, OV_ERROR},
-         [SF_INO] = {16, 4, OV_ERROR},
-         [SF_MODE] = {20, 4, OV_TRUNC},
-         [SF_NLINK] = {24, 4, OV_ERROR},
-         [SF_UID] = {28, 4, OV_TRUNC},
-         [SF_GID] = {32, 4, OV_TRUNC},
-         [SF_RDEV] = {36, 4, OV_ERROR},
-         [SF_SIZE] = {48, 4, OV_ERROR},
-         [SF_BLKSIZE] = {80, 4, OV_TRUNC},
-         [SF_BLOCKS] = {84, 4, OV_TRUNC},
-         [SF_ATIME] = {56, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {60, 4, OV_TRUNC},
-         [SF_MTIME] = {64, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {68, 4, OV_TRUNC},
-         [SF_CTIME] = {72, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {76, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* mips o32 struct stat64, 104 bytes */
-    {TC_ARCH_MIPSEL,
-     TC_STAT_64,
-     104,
-     {
-         [SF_DEV] = {0, 4, OV_TRUNC},
-         [SF_INO] = {16, 8, OV_TRUNC},
-         [SF_MODE] = {24, 4, OV_TRUNC},
-         [SF_NLINK] = {28, 4, OV_ERROR},
-         [SF_UID] = {32, 4, OV_TRUNC},
-         [SF_GID] = {36, 4, OV_TRUNC},
-         [SF_RDEV] = {40, 4, OV_TRUNC},
-         [SF_SIZE] = {56, 8, OV_TRUNC},
-         [SF_BLKSIZE] = {88, 4, OV_TRUNC},
-         [SF_BLOCKS] = {96, 8, OV_TRUNC},
-         [SF_ATIME] = {64, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {68, 4, OV_TRUNC},
-         [SF_MTIME] = {72, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {76, 4, OV_TRUNC},
-         [SF_CTIME] = {80, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {84, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* mips n64 struct stat, 104 bytes */
-    {TC_ARCH_MIPS64EL,
-     TC_STAT_NATIVE,
-     104,
-     {
-         [SF_DEV] = {0, 4, OV_ERROR},
-         [SF_INO] = {16, 8, OV_ERROR},
-         [SF_MODE] = {24, 4, OV_TRUNC},
-         [SF_NLINK] = {28, 4, OV_ERROR},
-         [SF_UID] = {32, 4, OV_TRUNC},
-         [SF_GID] = {36, 4, OV_TRUNC},
-         [SF_RDEV] = {40, 4, OV_ERROR},
-         [SF_SIZE] = {56, 8, OV_ERROR},
-         [SF_BLKSIZE] = {88, 4, OV_TRUNC},
-         [SF_BLOCKS] = {96, 8, OV_TRUNC},
-         [SF_ATIME] = {64, 4, OV_TRUNC},
-         [SF_ATIME_NS] = {68, 4, OV_TRUNC},
-         [SF_MTIME] = {72, 4, OV_TRUNC},
-         [SF_MTIME_NS] = {76, 4, OV_TRUNC},
-         [SF_CTIME] = {80, 4, OV_TRUNC},
-         [SF_CTIME_NS] = {84, 4, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* sparc64 struct stat (arch/sparc uapi asm/stat.h), 104 bytes: no
-     * nanoseconds. */
-    {TC_ARCH_SPARC64,
-     TC_STAT_NATIVE,
-     104,
-     {
-         [SF_DEV] = {0, 4, OV_ERROR},
-         [SF_INO] = {8, 8, OV_ERROR},
-         [SF_MODE] = {16, 4, OV_TRUNC},
-         [SF_NLINK] = {20, 2, OV_ERROR},
-         [SF_UID] = {24, 4, OV_TRUNC},
-         [SF_GID] = {28, 4, OV_TRUNC},
-         [SF_RDEV] = {32, 4, OV_ERROR},
-         [SF_SIZE] = {40, 8, OV_ERROR},
-         [SF_BLKSIZE] = {72, 8, OV_TRUNC},
-         [SF_BLOCKS] = {80, 8, OV_TRUNC},
-         [SF_ATIME] = {48, 8, OV_TRUNC},
-         [SF_ATIME_NS] = NO_FIELD,
-         [SF_MTIME] = {56, 8, OV_TRUNC},
-         [SF_MTIME_NS] = NO_FIELD,
-         [SF_CTIME] = {64, 8, OV_TRUNC},
-         [SF_CTIME_NS] = NO_FIELD,
-         [SF_INO64] = NO_FIELD,
-     }},
-    /* sparc64 struct stat64 (stat64, fstatat64), 144 bytes */
-    {TC_ARCH_SPARC64,
-     TC_STAT_64,
-     144,
-     {
-         [SF_DEV] = {0, 8, OV_ERROR},
-         [SF_INO] = {8, 8, OV_ERROR},
-         [SF_NLINK] = {16, 8, OV_ERROR},
-         [SF_MODE] = {24, 4, OV_TRUNC},
-         [SF_UID] = {28, 4, OV_TRUNC},
-         [SF_GID] = {32, 4, OV_TRUNC},
-         [SF_RDEV] = {40, 8, OV_ERROR},
-         [SF_SIZE] = {48, 8, OV_ERROR},
-         [SF_BLKSIZE] = {56, 8, OV_TRUNC},
-         [SF_BLOCKS] = {64, 8, OV_TRUNC},
-         [SF_ATIME] = {72, 8, OV_TRUNC},
-         [SF_ATIME_NS] = {80, 8, OV_TRUNC},
-         [SF_MTIME] = {88, 8, OV_TRUNC},
-         [SF_MTIME_NS] = {96, 8, OV_TRUNC},
-         [SF_CTIME] = {104, 8, OV_TRUNC},
-         [SF_CTIME_NS] = {112, 8, OV_TRUNC},
-         [SF_INO64] = NO_FIELD,
-     }},
-};
-
-static const stat_layout *find_stat_layout(const tc_arch *arch,
-                                           tc_stat_kind kind) {
-  for (size_t i = 0; i < sizeof stat_layouts / sizeof stat_layouts[0]; i++)
-    if (stat_layouts[i].arch == arch->id && stat_layouts[i].kind == kind)
-      return &stat_layouts[i];
-  return NULL;
+static const tc_stat_layout *find_stat_layout(const tc_arch *arch,
+                                              tc_stat_kind kind) {
+  const tc_linux_abi *abi = arch->linux_abi;
+  return !abi ? NULL : kind == TC_STAT_64 ? abi->stat64 : abi->stat;
 }
 
 int tc_abi_encode_stat(const tc_arch *arch, tc_stat_kind kind,
                        const struct stat *st, uint8_t *out) {
-  const stat_layout *l = find_stat_layout(arch, kind);
+  const tc_stat_layout *l = find_stat_layout(arch, kind);
   if (!l)
     return -ENOSYS;
   uint64_t v[SF_COUNT] = {
@@ -409,7 +58,7 @@ int tc_abi_encode_stat(const tc_arch *arch, tc_stat_kind kind,
   };
   memset(out, 0, l->size);
   for (int i = 0; i < SF_COUNT; i++) {
-    const stat_field *f = &l->f[i];
+    const tc_stat_field *f = &l->f[i];
     if (f->off < 0 || f->size == 0)
       continue;
     uint64_t x = v[i];
@@ -425,13 +74,13 @@ int tc_abi_encode_stat(const tc_arch *arch, tc_stat_kind kind,
 }
 
 int tc_abi_stat_size(const tc_arch *arch, tc_stat_kind kind) {
-  const stat_layout *l = find_stat_layout(arch, kind);
+  const tc_stat_layout *l = find_stat_layout(arch, kind);
   return l ? l->size : -ENOSYS;
 }
 
 int tc_abi_decode_stat(const tc_arch *arch, tc_stat_kind kind,
                        const uint8_t *in, struct stat *st) {
-  const stat_layout *l = find_stat_layout(arch, kind);
+  const tc_stat_layout *l = find_stat_layout(arch, kind);
   if (!l)
     return -ENOSYS;
   uint64_t v[SF_COUNT] = {0};
@@ -564,66 +213,25 @@ int tc_abi_encode_dirent(const tc_arch *arch, uint64_t ino, int64_t off,
 
 /* ---------------------------------------------------------------- statfs */
 
-enum {
-  FS_TYPE,
-  FS_BSIZE,
-  FS_BLOCKS,
-  FS_BFREE,
-  FS_BAVAIL,
-  FS_FILES,
-  FS_FFREE,
-  FS_FSID0,
-  FS_FSID1,
-  FS_NAMELEN,
-  FS_FRSIZE,
-  FS_FLAGS,
-  FS_COUNT
-};
-typedef struct statfs_layout {
-  uint16_t size;
-  uint8_t off[FS_COUNT], width[FS_COUNT];
-} statfs_layout;
-
-/* asm-generic's struct statfs with 8-byte longs (x86-64, arm64, sparc64;
- * 120 bytes), with 4-byte ones (i386, arm; 64), and its statfs64 (84: i386
- * packs it naturally, arm EABI with ARCH_PACK_STATFS64); mips' own order
- * (frsize third, bavail last) for o32 (68), n64 (128) and o32's statfs64
- * (96, a pad after frsize). */
-static const statfs_layout statfs_generic64 = {
+const tc_statfs_layout tc_statfs_generic64 = {
     120,
     {0, 8, 16, 24, 32, 40, 48, 56, 60, 64, 72, 80},
     {8, 8, 8, 8, 8, 8, 8, 4, 4, 8, 8, 8}};
-static const statfs_layout statfs_generic32 = {
+const tc_statfs_layout tc_statfs_generic32 = {
     64,
     {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44},
     {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}};
-static const statfs_layout statfs64_generic32 = {
+const tc_statfs_layout tc_statfs64_generic32 = {
     84,
     {0, 4, 8, 16, 24, 32, 40, 48, 52, 56, 60, 64},
-    {4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4, 4}};
-static const statfs_layout statfs_mips_o32 = {
-    68,
-    {0, 4, 12, 16, 28, 20, 24, 32, 36, 40, 8, 44},
-    {4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4}};
-static const statfs_layout statfs_mips_n64 = {
-    128,
-    {0, 8, 24, 32, 56, 40, 48, 64, 68, 72, 16, 80},
-    {8, 8, 8, 8, 8, 8, 8, 4, 4, 8, 8, 8}};
-static const statfs_layout statfs64_mips_o32 = {
-    96,
-    {0, 4, 16, 24, 48, 32, 40, 56, 60, 64, 8, 68},
     {4, 4, 8, 8, 8, 8, 8, 4, 4, 4, 4, 4}};
 
 int tc_abi_encode_statfs(const tc_arch *arch, tc_stat_kind kind,
                          const tc_statfs_vals *v, uint8_t *out) {
-  bool mips = tc_arch_is_mips(arch), p32 = arch->ptr_size == 4;
-  const statfs_layout *l;
-  if (kind == TC_STAT_64)
-    l = !p32 ? NULL : mips ? &statfs64_mips_o32 : &statfs64_generic32;
-  else
-    l = mips  ? (p32 ? &statfs_mips_o32 : &statfs_mips_n64)
-        : p32 ? &statfs_generic32
-              : &statfs_generic64;
+  const tc_linux_abi *abi = arch->linux_abi;
+  const tc_statfs_layout *l = !abi                 ? NULL
+                              : kind == TC_STAT_64 ? abi->statfs64
+                                                   : abi->statfs;
   if (!l)
     return -ENOSYS;
   uint64_t x[FS_COUNT] = {

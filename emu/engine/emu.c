@@ -15,307 +15,20 @@
 #include <time.h>
 #include <unistd.h>
 
-/* ------------------------------------------------------------ CPU quirks */
-
-/* Unicorn 2.0.1 reports no FPU/SSE in CPUID, which breaks glibc; answer
- * with one consistent baseline instead (see unicorn-2.0.1.md row 17):
- * FPU TSC CX8 CMOV MMX FXSR SSE SSE2 SSE3 SSSE3 SSE4.1 SSE4.2 CX16; no
- * AVX/XSAVE/OSXSAVE/POPCNT (Unicorn 2.0.1 cannot execute popcnt). */
-static int hook_cpuid(uc_engine *uc, void *user) {
-  tc_emu *emu = user;
-  (void)emu;
-  /* In 32-bit mode Unicorn ignores the R*X ids: use E*X there. */
-  bool is64 = emu->arch->ptr_size == 8;
-  int ra = is64 ? UC_X86_REG_RAX : UC_X86_REG_EAX;
-  int rb = is64 ? UC_X86_REG_RBX : UC_X86_REG_EBX;
-  int rc = is64 ? UC_X86_REG_RCX : UC_X86_REG_ECX;
-  int rd = is64 ? UC_X86_REG_RDX : UC_X86_REG_EDX;
-  uint64_t leaf = 0, sub = 0;
-  uc_reg_read(uc, ra, &leaf);
-  uc_reg_read(uc, rc, &sub);
-  uint32_t a = 0, b = 0, c = 0, d = 0;
-  switch ((uint32_t)leaf) {
-  case 0: /* max leaf 7, "GenuineIntel" */
-    a = 7;
-    b = 0x756e6547;
-    d = 0x49656e69;
-    c = 0x6c65746e;
-    break;
-  case 1:
-    a = 0x000306c3; /* family 6 model 0x3c stepping 3 */
-    b = 0x00000800; /* CLFLUSH size 8 qwords, 1 logical cpu, apic 0 */
-    c = (1u << 0) | (1u << 9) | (1u << 13) | (1u << 19) | (1u << 20);
-    d = 0x078bfbffu & ~(1u << 28); /* FPU..SSE2, no HTT */
-    break;
-  case 7:
-    a = b = c = d = 0; /* no extended features */
-    break;
-  case 0x80000000:
-    a = 0x80000008;
-    break;
-  case 0x80000001:
-    c = 1u << 0;                              /* LAHF/SAHF in 64-bit mode */
-    d = (1u << 11) | (1u << 29) | (1u << 20); /* SYSCALL, LM, NX */
-    break;
-  case 0x80000008:
-    a = 0x00003028; /* 48-bit virtual, 40-bit physical */
-    break;
-  default:
-    break;
-  }
-  (void)sub;
-  uint64_t va = a, vb = b, vc = c, vd = d;
-  uc_reg_write(uc, ra, &va);
-  uc_reg_write(uc, rb, &vb);
-  uc_reg_write(uc, rc, &vc);
-  uc_reg_write(uc, rd, &vd);
-  return 1; /* skip the instruction: our answer stands */
-}
-
-/* x86 control register bits (Intel SDM vol. 3, 2.5) */
-enum {
-  TC_X86_CR0_MP = 1u << 1,
-  TC_X86_CR0_EM = 1u << 2,
-  TC_X86_CR0_TS = 1u << 3,
-  TC_X86_CR0_NE = 1u << 5,
-  TC_X86_CR4_OSFXSR = 1u << 9,
-  TC_X86_CR4_OSXMMEXCPT = 1u << 10,
-};
-
-static void set_start_cpu_state(tc_emu *emu) {
-  if (emu->arch->id == TC_ARCH_MIPS64EL) {
-    /* CU1 (FPU usable), FR (64-bit FP registers, as n64 wants) and
-     * UX/SX/KX (64-bit addressing): what Linux gives a 64-bit process.
-     * ERL off, or Unicorn folds user addresses to 32 bits. */
-    uint64_t status = 0;
-    uc_reg_read(emu->uc, UC_MIPS_REG_CP0_STATUS, &status);
-    status |= (1u << 29) | (1u << 26) | 0xe0;
-    status &= ~(uint64_t)(1u << 2);
-    uc_reg_write(emu->uc, UC_MIPS_REG_CP0_STATUS, &status);
-  }
-  if (emu->arch->id == TC_ARCH_ARM) {
-    /* Linux enables VFP/NEON for user processes (FPEXC.EN); Unicorn's
-     * reset leaves it off and hard-float code would fault. */
-    uint32_t fpexc = 0x40000000u;
-    uc_reg_write(emu->uc, UC_ARM_REG_FPEXC, &fpexc);
-    /* User mode (Unicorn resets into SVC mode), interrupts enabled: the
-     * CPSR a Linux process starts with. */
-    uint32_t cpsr = 0x10;
-    uc_reg_write(emu->uc, UC_ARM_REG_CPSR, &cpsr);
-  } else if (emu->arch->id == TC_ARCH_ARM64) {
-    /* CPACR_EL1.FPEN = 0b11: FP/SIMD accessible, as Linux sets it. */
-    uint64_t cpacr = 3ull << 20;
-    uc_reg_write(emu->uc, UC_ARM64_REG_CPACR_EL1, &cpacr);
-  }
-  if (tc_arch_is_x86(emu->arch)) {
-    /* Linux starts processes with x87 exceptions masked, MXCSR default
-     * and an empty x87 tag word; Unicorn starts with zeros. */
-    uint64_t fpcw = 0x037f, mxcsr = 0x1f80, fptag = 0xffff;
-    uc_reg_write(emu->uc, UC_X86_REG_FPCW, &fpcw);
-    uc_reg_write(emu->uc, UC_X86_REG_MXCSR, &mxcsr);
-    uc_reg_write(emu->uc, UC_X86_REG_FPTAG, &fptag);
-    /* CR4.OSFXSR and OSXMMEXCPT, as Linux runs user code: without OSFXSR,
-     * fxsave/fxrstor skip MXCSR and XMM0-15, and ld.so's lazy-binding
-     * trampoline (_dl_runtime_resolve_fxsave) then loses the XMM
-     * arguments of every first call (printf("%f") printed 0 or nan).
-     * CR0: MP and NE set, EM and TS clear (the FPU is the process's). */
-    uint64_t cr0 = 0, cr4 = 0;
-    uc_reg_read(emu->uc, UC_X86_REG_CR0, &cr0);
-    cr0 = (cr0 | TC_X86_CR0_MP | TC_X86_CR0_NE) &
-          ~(uint64_t)(TC_X86_CR0_EM | TC_X86_CR0_TS);
-    uc_reg_write(emu->uc, UC_X86_REG_CR0, &cr0);
-    uc_reg_read(emu->uc, UC_X86_REG_CR4, &cr4);
-    cr4 |= TC_X86_CR4_OSFXSR | TC_X86_CR4_OSXMMEXCPT;
-    uc_reg_write(emu->uc, UC_X86_REG_CR4, &cr4);
-  }
-}
-
 /* --------------------------------------------------------------- traps */
 
 /* A syscall trap goes to the OS; a bare engine (no OS installed) has
- * none to answer it. */
-static void tc_emu_os_syscall(tc_emu *emu) {
+ * none to answer it. An arch that adds to the ABI around the call (SPARC's
+ * carry flag) wraps it (tc_engine_arch_ops.syscall). */
+void tc_emu_os_syscall(tc_emu *emu) {
   if (!emu->os) {
     tc_emu_kill(emu, SIGSYS);
     return;
   }
-  if (!emu->sparc_private) {
+  if (emu->engine_ops->syscall)
+    emu->engine_ops->syscall(emu);
+  else
     emu->os->syscall(emu);
-    return;
-  }
-  /* SPARC: the OS returns -errno like everywhere; the ABI wants the errno
-   * positive and the carry flag set (sparc.c), unless the call did not
-   * come back here (exit, execve, sigreturn, a restart). */
-  uint64_t next = tc_emu_reg(emu, emu->arch->pc_reg);
-  emu->os->syscall(emu);
-  if (emu->exited || emu->faulted || emu->restart_pending ||
-      tc_emu_reg(emu, emu->arch->pc_reg) != next)
-    return;
-  int ret = emu->arch->sys.ret_reg;
-  int64_t v = (int64_t)tc_emu_reg(emu, ret);
-  bool failed = v < 0 && v >= -4095;
-  if (failed)
-    tc_emu_set_reg(emu, ret, (uint64_t)-v);
-  tc_sparc_syscall_done(emu, failed);
-}
-
-static void hook_syscall_insn(uc_engine *uc, void *user) {
-  tc_emu *emu = user;
-  if (emu->arch->id == TC_ARCH_X86_64) {
-    /* The syscall instruction itself saves the return address in rcx and
-     * rflags in r11 (Unicorn's hook path skips that); RIP is still the
-     * syscall's own address here. */
-    uint64_t rip = 0, rflags = 0;
-    uc_reg_read(uc, UC_X86_REG_RIP, &rip);
-    uc_reg_read(uc, UC_X86_REG_RFLAGS, &rflags);
-    rip += 2;
-    uc_reg_write(uc, UC_X86_REG_RCX, &rip);
-    uc_reg_write(uc, UC_X86_REG_R11, &rflags);
-  }
-  emu->trap_insn_size = 2; /* the engine then steps over the instruction */
-  tc_emu_os_syscall(emu);
-  emu->trap_insn_size = 0;
-  /* Unicorn continues after the syscall instruction by itself. */
-}
-
-static int x86_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
-  switch (intno) {
-  case 0: /* #DE */
-    *kind = TC_FAULT_DIVIDE;
-    return SIGFPE;
-  case 1: /* #DB */
-  case 3: /* int3 */
-    *kind = TC_FAULT_OTHER;
-    return SIGTRAP;
-  case 4:  /* #OF (into) */
-  case 5:  /* #BR */
-  case 13: /* #GP */
-    *kind = TC_FAULT_OTHER;
-    return SIGSEGV;
-  case 6: /* #UD */
-    *kind = TC_FAULT_INVALID_INSN;
-    return SIGILL;
-  case 16: /* x87 FP error */
-  case 19: /* SIMD FP */
-    *kind = TC_FAULT_OTHER;
-    return SIGFPE;
-  case 14:
-    *kind = TC_FAULT_OTHER;
-    return SIGSEGV;
-  default:
-    *kind = TC_FAULT_OTHER;
-    return SIGSEGV;
-  }
-}
-
-/* QEMU's ARM exception numbers (target/arm/cpu.h), as Unicorn reports
- * them to UC_HOOK_INTR, for both arm and arm64. */
-static int arm_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
-  switch (intno) {
-  case 1: /* EXCP_UDEF */
-    *kind = TC_FAULT_INVALID_INSN;
-    return SIGILL;
-  case 3: /* EXCP_PREFETCH_ABORT */
-    *kind = TC_FAULT_PROT_FETCH;
-    return SIGSEGV;
-  case 4: /* EXCP_DATA_ABORT (alignment faults included) */
-    *kind = TC_FAULT_OTHER;
-    return SIGSEGV;
-  case 7: /* EXCP_BKPT */
-    *kind = TC_FAULT_OTHER;
-    return SIGTRAP;
-  default:
-    *kind = TC_FAULT_OTHER;
-    return SIGILL;
-  }
-}
-
-/* QEMU's MIPS exception numbers (target/mips/cpu.h), as Unicorn reports
- * them. `break` and trap instructions carry a code: 6 and 7 are the
- * compiler's overflow and divide-by-zero checks, which Linux turns into
- * SIGFPE. */
-static int mips_signal_for_intno(tc_emu *emu, uint32_t intno,
-                                 tc_fault_kind *kind) {
-  *kind = TC_FAULT_OTHER;
-  switch (intno) {
-  case 12: /* EXCP_AdEL: unaligned or kernel-space load */
-  case 13: /* EXCP_AdES */
-  case 15: /* EXCP_IBE */
-  case 28: /* EXCP_DBE */
-    return SIGBUS;
-  case 19: /* EXCP_CpU */
-  case 20: /* EXCP_RI */
-    *kind = TC_FAULT_INVALID_INSN;
-    return SIGILL;
-  case 21: /* EXCP_OVERFLOW */
-  case 23: /* EXCP_FPE */
-    *kind = TC_FAULT_DIVIDE;
-    return SIGFPE;
-  case 18:   /* EXCP_BREAK */
-  case 22: { /* EXCP_TRAP */
-    uint8_t b[4];
-    uint32_t code = 0;
-    if (tc_emu_read(emu, emu->cur_pc, b, 4) == 0) {
-      uint32_t w = emu->arch->big_endian
-                       ? (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
-                             (uint32_t)b[2] << 8 | b[3]
-                       : (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 |
-                             (uint32_t)b[1] << 8 | b[0];
-      code = intno == 18 ? (w >> 16) & 0x3ff : (w >> 6) & 0x3ff;
-    }
-    if (code == 6 || code == 7) {
-      *kind = TC_FAULT_DIVIDE;
-      return SIGFPE;
-    }
-    return SIGTRAP;
-  }
-  default:
-    return SIGSEGV;
-  }
-}
-
-/* Whether the x86 instruction at pc is div/idiv (F6/F7 /6, /7). */
-static bool x86_is_div(tc_emu *emu, uint64_t pc) {
-  uint8_t b[16];
-  size_t n = 0;
-  while (n < sizeof b && tc_emu_read(emu, pc + n, &b[n], 1) == 0)
-    n++;
-  size_t i = 0;
-  while (i < n &&
-         (b[i] == 0x66 || b[i] == 0x67 || b[i] == 0xf0 || b[i] == 0xf2 ||
-          b[i] == 0xf3 || b[i] == 0x2e || b[i] == 0x36 || b[i] == 0x3e ||
-          b[i] == 0x26 || b[i] == 0x64 || b[i] == 0x65))
-    i++;
-  if (emu->arch->ptr_size == 8 && i < n && (b[i] & 0xf0) == 0x40)
-    i++; /* REX */
-  if (i + 1 >= n || (b[i] != 0xf6 && b[i] != 0xf7))
-    return false;
-  unsigned reg = (b[i + 1] >> 3) & 7;
-  return reg == 6 || reg == 7;
-}
-
-/* SPARC V9 trap types (QEMU's TT_*), as Linux turns them into signals. */
-static int sparc_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
-  *kind = TC_FAULT_OTHER;
-  switch (intno) {
-  case 0x02: /* illegal instruction (illtrap, unimplemented) */
-  case 0x03: /* privileged opcode */
-  case 0x11: /* privileged action */
-    *kind = TC_FAULT_INVALID_INSN;
-    return SIGILL;
-  case 0x28: /* division by zero */
-    *kind = TC_FAULT_DIVIDE;
-    return SIGFPE;
-  case 0x21: /* fp exception */
-  case 0x22:
-    return SIGFPE;
-  case 0x34: /* misaligned address */
-    return SIGBUS;
-  case 0x101: /* ta 1: the breakpoint trap */
-    return SIGTRAP;
-  default:
-    return intno >= 0x100 ? SIGILL : SIGSEGV; /* other ta: a bad trap */
-  }
 }
 
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
@@ -336,27 +49,10 @@ static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   (void)uc;
   tc_fault_kind kind = TC_FAULT_OTHER;
   int sig = SIGSEGV;
-  if (tc_arch_is_x86(emu->arch) && intno == 8) {
-    /* Unicorn 2.0.1 never clears QEMU's old_exception after an interrupt
-     * hook, so the second contributory exception of a run (#DE, #GP)
-     * arrives as a double fault. Which one it was: a div/idiv raises #DE
-     * (the program is still at the instruction), anything else #GP. */
-    sig = x86_is_div(emu, emu->cur_pc) ? x86_signal_for_intno(0, &kind)
-                                       : x86_signal_for_intno(13, &kind);
-  } else if (tc_arch_is_x86(emu->arch)) {
-    sig = x86_signal_for_intno(intno, &kind);
-    /* int3 is a trap: Linux's frame resumes after it (Unicorn's PC is
-     * there already), so a handler that returns goes on. */
-    if (intno == 3 && !emu->faulted)
-      emu->fault_resume = tc_emu_reg(emu, emu->arch->pc_reg);
-  } else if (emu->arch->id == TC_ARCH_ARM || emu->arch->id == TC_ARCH_ARM64)
-    sig = arm_signal_for_intno(intno, &kind);
-  else if (tc_arch_is_mips(emu->arch))
-    sig = mips_signal_for_intno(emu, intno, &kind);
-  else if (tc_arch_is_sparc(emu->arch)) {
-    if (tc_sparc_window_trap(emu, intno))
-      return;
-    sig = sparc_signal_for_intno(intno, &kind);
+  if (emu->engine_ops->intr_signal) {
+    sig = emu->engine_ops->intr_signal(emu, intno, &kind);
+    if (sig == 0)
+      return; /* the arch handled it (a SPARC window trap) */
   }
   tc_emu_fault(emu, kind, emu->cur_pc, sig);
 }
@@ -403,17 +99,8 @@ static bool hook_insn_invalid(uc_engine *uc, void *user) {
   (void)uc;
   /* No code hook ran for an undecodable instruction: take Unicorn's PC. */
   emu->cur_pc = tc_emu_reg(emu, emu->arch->pc_reg);
-  uint8_t op = 0;
-  if (tc_arch_is_x86(emu->arch) && tc_emu_read(emu, emu->cur_pc, &op, 1) == 0 &&
-      op == 0xf1 && !emu->faulted) {
-    /* icebp (int1): Unicorn 2.0.1 calls it invalid; Linux gets a #DB trap
-     * and sends SIGTRAP (TRAP_BRKPT, si_addr after it), and a handler
-     * that returns goes on after it. */
-    emu->fault_resume = emu->cur_pc + 1;
-    emu->fault_debug = true;
-    tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc, SIGTRAP);
-    return false;
-  }
+  if (emu->engine_ops->insn_invalid && emu->engine_ops->insn_invalid(emu))
+    return false; /* the arch made it a trap (x86's icebp) */
   tc_emu_fault(emu, TC_FAULT_INVALID_INSN, emu->cur_pc, SIGILL);
   return false;
 }
@@ -421,24 +108,7 @@ static bool hook_insn_invalid(uc_engine *uc, void *user) {
 static int install_hooks(tc_emu *emu, tc_error *err) {
   uc_hook h;
   uc_err e = UC_ERR_OK;
-  if (tc_arch_is_x86(emu->arch)) {
-    e = uc_hook_add(emu->uc, &h, UC_HOOK_INSN, (void *)hook_cpuid, emu, 1, 0,
-                    UC_X86_INS_CPUID);
-    if (e)
-      goto fail;
-  }
-  for (int i = 0; i < 3 && emu->arch->sys.traps[i].kind != TC_TRAP_NONE; i++) {
-    tc_trap_kind k = emu->arch->sys.traps[i].kind;
-    if (k == TC_TRAP_INSN_SYSCALL || k == TC_TRAP_INSN_SYSENTER) {
-      /* Unhooked syscall/sysenter run as NOPs in 2.0.1: always hook. */
-      e = uc_hook_add(
-          emu->uc, &h, UC_HOOK_INSN, (void *)hook_syscall_insn, emu, 1, 0,
-          k == TC_TRAP_INSN_SYSCALL ? UC_X86_INS_SYSCALL : UC_X86_INS_SYSENTER);
-      if (e)
-        goto fail;
-    }
-  }
-  if (tc_arch_is_sparc(emu->arch) && tc_sparc_install(emu, err) < 0)
+  if (emu->engine_ops->install && emu->engine_ops->install(emu, err) < 0)
     return -1;
   e = uc_hook_add(emu->uc, &h, UC_HOOK_INTR, (void *)hook_intr, emu, 1, 0);
   if (e)
@@ -466,6 +136,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     return NULL;
   }
   emu->arch = arch;
+  emu->engine_ops = tc_engine_arch_ops_of(arch);
   emu->exe_fd = -1;
   if (opt)
     emu->opt = *opt;
@@ -489,21 +160,10 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     free(emu);
     return NULL;
   }
-  /* Debian's mips64el baseline is MIPS64r2; Unicorn's default model (an
-   * R4000) lacks rdhwr and more. */
-  if (arch->id == TC_ARCH_MIPS64EL) {
-    uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
-    tc_emu_virtual_tlb(emu->uc);
-  }
-  /* The x86 CPU the engine executes, named, not each Unicorn's default:
-   * hook_cpuid reports a Haswell (SSE3, SSSE3, SSE4.1/4.2, no AVX), and
-   * glibc picks its string functions from that. Unicorn 2.1's default
-   * (qemu64) has no SSSE3: palignr raised SIGILL in glibc's memcpy. On
-   * 2.0.1 every recording is byte-identical with or without this
-   * (scripts/golden.sh, 3,097 hashes). */
-  if (tc_arch_is_x86(arch))
-    uc_ctl_set_cpu_model(emu->uc, UC_CPU_X86_HASWELL);
-  set_start_cpu_state(emu);
+  if (emu->engine_ops->cpu_model)
+    emu->engine_ops->cpu_model(emu);
+  if (emu->engine_ops->start_state)
+    emu->engine_ops->start_state(emu);
   if (install_hooks(emu, err) < 0) {
     tc_emu_free(emu);
     return NULL;
@@ -610,13 +270,15 @@ void tc_emu_exec_done(tc_emu *emu) {
 
 void tc_emu_reset_regs(tc_emu *emu) {
   const tc_arch *a = emu->arch;
-  bool x86 = tc_arch_is_x86(a);
+  const char *const *keep = emu->engine_ops->reset_keeps;
   for (int i = 0; i < a->nregs; i++) {
     const tc_reg_info *ri = &a->regs[i];
     if (i == a->pc_reg || i == a->sp_reg)
       continue;
-    if (x86 && (strcmp(ri->name, "cs") == 0 || strcmp(ri->name, "ss") == 0 ||
-                strcmp(ri->name, "ds") == 0 || strcmp(ri->name, "es") == 0))
+    bool kept = false;
+    for (size_t k = 0; keep && keep[k]; k++)
+      kept |= strcmp(ri->name, keep[k]) == 0;
+    if (kept)
       continue;
     uint8_t now[64];
     size_t n = ri->size < sizeof now ? ri->size : sizeof now;
@@ -668,8 +330,8 @@ static int page_range(const tc_emu *emu, uint64_t addr, uint64_t size,
   if (emu->arch->ptr_size == 4 && *end > 0x100000000ull)
     return -ENOMEM;
   /* Unicorn's sparc64 reads and writes the wrong memory (zeros) at 2^41
-   * and above, silently: no guest mapping goes there. */
-  if (emu->arch->id == TC_ARCH_SPARC64 && *end > TC_SPARC64_ADDR_LIMIT)
+   * and above, silently: no guest mapping goes there (addr_limit). */
+  if (emu->engine_ops->addr_limit && *end > emu->engine_ops->addr_limit)
     return -ENOMEM;
   return 0;
 }
@@ -1081,43 +743,17 @@ int tc_emu_read_str(tc_emu *emu, uint64_t addr, char *buf, size_t max) {
 /* ------------------------------------------------------------ registers */
 
 void tc_emu_fix_state(tc_emu *emu, uint8_t *state) {
-  if (emu->arch->id != TC_ARCH_X86 || !emu->gdt_addr)
-    return;
-  /* Unicorn runs at CPL 0, so SS holds __USER_DS with RPL 0 (see
-   * tc_linux_x86_setup_gdt); the guest's state as Linux has it is RPL 3 (0x2b).
-   */
-  int ss_reg = tc_arch_reg_index(emu->arch, "ss");
-  if (ss_reg >= 0) {
-    uint64_t ss = tc_state_get(emu->arch, state, ss_reg);
-    if ((ss & 3) == 0 && (ss >> 3) != 0)
-      tc_state_set(emu->arch, state, ss_reg, ss | 3);
-  }
-  static const char *const pairs[2][2] = {{"fs", "fs_base"}, {"gs", "gs_base"}};
-  for (int i = 0; i < 2; i++) {
-    int sel_reg = tc_arch_reg_index(emu->arch, pairs[i][0]);
-    int base_reg = tc_arch_reg_index(emu->arch, pairs[i][1]);
-    if (sel_reg < 0 || base_reg < 0)
-      continue;
-    uint64_t sel = tc_state_get(emu->arch, state, sel_reg);
-    uint8_t d[8];
-    /* GDT selectors only (TI = 0); the null selector has no base. */
-    if ((sel & 4) || (sel >> 3) == 0 ||
-        tc_emu_read(emu, emu->gdt_addr + (sel >> 3) * 8, d, 8) < 0)
-      continue;
-    uint32_t base = (uint32_t)d[2] | (uint32_t)d[3] << 8 |
-                    (uint32_t)d[4] << 16 | (uint32_t)d[7] << 24;
-    tc_state_set(emu->arch, state, base_reg, base);
-  }
+  if (emu->engine_ops->fix_state)
+    emu->engine_ops->fix_state(emu, state);
 }
 
 bool tc_emu_thumb(tc_emu *emu) {
-  return emu->arch->id == TC_ARCH_ARM &&
-         (tc_emu_reg(emu, emu->arch->flags_reg) & 0x20) != 0;
+  return emu->engine_ops->thumb && emu->engine_ops->thumb(emu);
 }
 
 uint64_t tc_emu_resume_pc(tc_emu *emu) {
-  if (emu->sparc_private && !emu->sparc_started)
-    tc_sparc_first_run(emu);
+  if (emu->engine_ops->before_run)
+    emu->engine_ops->before_run(emu);
   if (emu->has_resume_override) {
     emu->has_resume_override = false;
     tc_emu_set_reg(emu, emu->arch->pc_reg, emu->resume_override);
@@ -1136,9 +772,8 @@ bool tc_emu_virtual_tlb(uc_engine *uc) {
 }
 
 bool tc_emu_reg_absent(const tc_arch *arch, int reg) {
-  return arch->id == TC_ARCH_X86 &&
-         (arch->regs[reg].uc_id == UC_X86_REG_FS_BASE ||
-          arch->regs[reg].uc_id == UC_X86_REG_GS_BASE);
+  const tc_engine_arch_ops *ops = tc_engine_arch_ops_of(arch);
+  return ops->reg_absent && ops->reg_absent(arch, reg);
 }
 
 /* uc_reg_read and uc_reg_write of a register the mode has. */

@@ -264,7 +264,10 @@ typedef struct tc_emu {
   /* The syscall being made came through a compat trap (tc_trap.compat). */
   uint8_t sys_compat;
 
-  /* SPARC (emu/engine/sparc.c): the private page of the carry-flag stubs
+  /* The arch's engine table (tc_engine_arch_ops_of). */
+  const struct tc_engine_arch_ops *engine_ops;
+
+  /* SPARC (emu/engine/sparc/sparc.c): the private page of the carry-flag stubs
    * is mapped; the last instruction run (a delay slot's branch); the
    * instruction where the engine stops to go on at redirect_to instead. */
   bool sparc_private, sparc_started;
@@ -287,6 +290,48 @@ typedef struct tc_emu {
   /* Kernel-private state (emu/linux/linux_syscalls.c), freed with the emu. */
   struct tc_linux_state *linux_state;
 } tc_emu;
+
+/* What differs per arch in the engine: each arch folder (emu/engine/x86/,
+ * arm/ (arm and arm64), mips/, sparc/) defines its table and
+ * emu/engine/arches.c lists them; every entry may be NULL or 0. */
+typedef struct tc_engine_arch_ops {
+  /* After uc_open: the CPU model and engine modes (x86's Haswell,
+   * mips64el's MIPS64r2 and virtual TLB). */
+  void (*cpu_model)(tc_emu *emu);
+  /* The CPU state Linux starts a process with, where Unicorn's reset
+   * differs (FPU enabled, user mode, control registers). */
+  void (*start_state)(tc_emu *emu);
+  /* Hooks of its own (x86's cpuid and syscall/sysenter, SPARC's stubs). */
+  int (*install)(tc_emu *emu, tc_error *err);
+  /* The signal (and fault kind) an interrupt that is not a syscall
+   * raises; 0: handled, the program goes on. NULL: SIGSEGV. */
+  int (*intr_signal)(tc_emu *emu, uint32_t intno, tc_fault_kind *kind);
+  /* An instruction Unicorn calls invalid that the arch makes a trap of
+   * (x86's icebp): true if it raised it. */
+  bool (*insn_invalid)(tc_emu *emu);
+  /* Makes the OS's syscall (emu->os->syscall) with the arch's additions
+   * (SPARC's carry flag); NULL: the OS's call as it is. */
+  void (*syscall)(tc_emu *emu);
+  /* Before the engine runs (SPARC: the condition codes of a new program). */
+  void (*before_run)(tc_emu *emu);
+  /* The guest's view of a state image read from the engine (i386's segment
+   * bases from the GDT, RPL 3). */
+  void (*fix_state)(tc_emu *emu, uint8_t *state);
+  /* A register of the table the engine's mode lacks (tc_emu_reg_absent). */
+  bool (*reg_absent)(const tc_arch *arch, int reg);
+  /* Whether the CPU runs Thumb code now (arm's CPSR.T). */
+  bool (*thumb)(tc_emu *emu);
+  /* Registers tc_emu_reset_regs leaves as they are (x86's segments). */
+  const char *const *reset_keeps;
+  /* Mappings end below this address (0: no limit beyond the arch's). */
+  uint64_t addr_limit;
+} tc_engine_arch_ops;
+
+/* The arch's table (emu/engine/arches.c); an empty one if it has none. */
+const tc_engine_arch_ops *tc_engine_arch_ops_of(const tc_arch *arch);
+/* A syscall trap, as the arch folders' hooks report it: the OS's call
+ * (or SIGSYS on a bare engine). */
+void tc_emu_os_syscall(tc_emu *emu);
 
 /* Creates the engine for an arch, sets the Linux process-start CPU state
  * (x87 control word, MXCSR, tag word), installs the CPUID and syscall
@@ -311,7 +356,7 @@ const char *tc_engine_version(void);
 const char *tc_engine_refusal(const tc_arch *arch, bool memory_hooks, char *buf,
                               size_t size);
 bool tc_engine_mips_fpu_readable(void);
-/* SPARC (emu/engine/sparc.c): sets up the carry-flag stubs and the code
+/* SPARC (emu/engine/sparc/sparc.c): sets up the carry-flag stubs and the code
  * hook; a window trap (save, restore, return, flushw), false if intno is
  * none; whether pc is in the private page (never recorded); after a
  * syscall, sets the carry flag and goes on after the trap. */
@@ -331,7 +376,7 @@ bool tc_uc_arch_mode(const tc_arch *arch, int *uc_arch, int *uc_mode);
 void tc_emu_free(tc_emu *emu);
 
 /* x87 instructions Unicorn 2.0.1 computes on doubles (fyl2x, f2xm1,
- * fpatan, fsin, fprem...; emu/engine/x87_host.c): true if insn is one that
+ * fpatan, fsin, fprem...; emu/engine/x86/x87_host.c): true if insn is one that
  * tc_x87_host_run runs on the host's FPU instead (x86 hosts only). */
 bool tc_x87_host_can(const uint8_t *insn, size_t n);
 /* Runs it on the guest's x87 state (registers, TOP, tags and condition

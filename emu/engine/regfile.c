@@ -502,7 +502,7 @@ tc_regfile *tc_regfile_open(uc_engine *uc, const tc_arch *arch,
   rf->uc = uc;
   rf->check = mode == TC_REGFILE_CHECK;
   calibrate(rf, skip, nskip);
-  if (arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64)
+  if (arch->uc_arch == UC_ARCH_X86) /* QEMU's lazy x86 flags (CC_OP) */
     calibrate_x86_flags(rf);
   if (debug)
     fprintf(stderr, "tracecorn: regfile: %d of %d registers direct%s\n",

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/linux/linux_abi_tables.h"
 #include "common/linux/linux_xlat.h"
 #include "emu/linux/linux_sys.h"
 
@@ -1209,9 +1210,8 @@ static int64_t sys_fstatfs(tc_sys_call *c) {
   int r = fd_statfs(c->emu, tc_sys_int(c, 0), &v);
   return r < 0 ? r : put_statfs(c, TC_STAT_NATIVE, &v, c->a[1]);
 }
-/* statfs64(path, size, buf): size must be the struct's (EINVAL); arm's
- * sys_statfs64_wrapper also takes 88, the size of EABI userland's unpacked
- * struct (glibc passes it), for the kernel's packed 84. */
+/* statfs64(path, size, buf): size must be the struct's (EINVAL), or the
+ * other size the arch takes (arm's 88: statfs64_size_also). */
 static int64_t statfs64_size_ok(tc_sys_call *c) {
   uint8_t buf[128];
   tc_statfs_vals zero = {0};
@@ -1219,7 +1219,8 @@ static int64_t statfs64_size_ok(tc_sys_call *c) {
   int n = tc_abi_encode_statfs(a, TC_STAT_64, &zero, buf);
   if (n < 0)
     return n;
-  if (c->a[1] == (uint64_t)n || (c->a[1] == 88 && a->id == TC_ARCH_ARM))
+  uint16_t also = a->linux_abi ? a->linux_abi->statfs64_size_also : 0;
+  if (c->a[1] == (uint64_t)n || (also && c->a[1] == also))
     return 0;
   return -EINVAL;
 }

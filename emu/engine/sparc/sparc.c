@@ -299,3 +299,67 @@ int tc_sparc_install(tc_emu *emu, tc_error *err) {
   emu->sparc_private = true;
   return 0;
 }
+
+/* SPARC V9 trap types (QEMU's TT_*), as Linux turns them into signals. */
+static int sparc_signal_for_intno(uint32_t intno, tc_fault_kind *kind) {
+  *kind = TC_FAULT_OTHER;
+  switch (intno) {
+  case 0x02: /* illegal instruction (illtrap, unimplemented) */
+  case 0x03: /* privileged opcode */
+  case 0x11: /* privileged action */
+    *kind = TC_FAULT_INVALID_INSN;
+    return SIGILL;
+  case 0x28: /* division by zero */
+    *kind = TC_FAULT_DIVIDE;
+    return SIGFPE;
+  case 0x21: /* fp exception */
+  case 0x22:
+    return SIGFPE;
+  case 0x34: /* misaligned address */
+    return SIGBUS;
+  case 0x101: /* ta 1: the breakpoint trap */
+    return SIGTRAP;
+  default:
+    return intno >= 0x100 ? SIGILL : SIGSEGV; /* other ta: a bad trap */
+  }
+}
+
+static int intr_signal(tc_emu *emu, uint32_t intno, tc_fault_kind *kind) {
+  if (tc_sparc_window_trap(emu, intno))
+    return 0;
+  return sparc_signal_for_intno(intno, kind);
+}
+
+/* The OS returns -errno like everywhere; the ABI wants the errno positive
+ * and the carry flag set, unless the call did not come back here (exit,
+ * execve, sigreturn, a restart). */
+static void syscall_with_carry(tc_emu *emu) {
+  if (!emu->sparc_private) {
+    emu->os->syscall(emu);
+    return;
+  }
+  uint64_t next = tc_emu_reg(emu, emu->arch->pc_reg);
+  emu->os->syscall(emu);
+  if (emu->exited || emu->faulted || emu->restart_pending ||
+      tc_emu_reg(emu, emu->arch->pc_reg) != next)
+    return;
+  int ret = emu->arch->sys.ret_reg;
+  int64_t v = (int64_t)tc_emu_reg(emu, ret);
+  bool failed = v < 0 && v >= -4095;
+  if (failed)
+    tc_emu_set_reg(emu, ret, (uint64_t)-v);
+  tc_sparc_syscall_done(emu, failed);
+}
+
+static void before_run(tc_emu *emu) {
+  if (emu->sparc_private && !emu->sparc_started)
+    tc_sparc_first_run(emu);
+}
+
+const tc_engine_arch_ops tc_engine_sparc64 = {
+    .install = tc_sparc_install,
+    .intr_signal = intr_signal,
+    .syscall = syscall_with_carry,
+    .before_run = before_run,
+    .addr_limit = TC_SPARC64_ADDR_LIMIT,
+};

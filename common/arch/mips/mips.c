@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* mips: o32 big- and little-endian (mips, mipsel) and n64 little-endian
+ * (mips64el): registers, syscall ABI, ELF identity, engine modes, process
+ * layout. Capstone spells the registers as the table does. */
+#define TC_REG(name, size, flags, offset, uc, uc_id)                           \
+  {name, size, flags, offset, uc_id},
+#include "common/arch.h"
+
+extern const struct tc_linux_abi tc_linux_abi_mips_o32, tc_linux_abi_mips_n64;
+
+#define TC_ENGINE_MODES TC_ENGINE_MODES_AS_ENUM
+#include "common/arch/mips/engine.inc"
+#undef TC_ENGINE_MODES
+
+/* Syscall numbers and names (tools/gen_sysnames.sh). */
+static const tc_syscall_name sysnames_mips[] = {
+#include "common/arch/mips/sysnames-mips.inc"
+};
+
+static const tc_syscall_name sysnames_mips64[] = {
+#include "common/arch/mips/sysnames-mips64.inc"
+};
+
+
+static const tc_reg_info regs_mips[] = {
+#include "common/arch/mips/regs-mips.inc"
+};
+/* state image: 144 bytes, 36 registers */
+
+static const tc_reg_info regs_mips64[] = {
+#include "common/arch/mips/regs-mips64.inc"
+};
+
+enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
+
+/* user space ends at 0x80000000 (kseg0 above, which Unicorn maps to
+ * physical memory itself) */
+#define STACK_TOP_O32 0x7fff0000ull
+#define MMAP_TOP_O32 0x77ff0000ull
+/* TASK_SIZE64 is 1 TiB with 4 KiB pages */
+#define STACK_TOP_N64 0xfffffff0000ull
+#define MMAP_TOP_N64 0xfff7fff0000ull
+
+/* mips: o32 (big- and little-endian) and n64 (little-endian). `syscall`
+ * arrives as interrupt 17 with the PC already past it; errors come back as
+ * a positive errno with a3 = 1. Unicorn 2.0.1 cannot read the FPU
+ * registers, so the state holds the integer ones and UserLocal (TLS). */
+#define MIPS_O32_SYS(names_, count_)                                           \
+  {                                                                            \
+    .traps = {{TC_TRAP_INTR, 17, 0, 0}}, .nr_reg = MIPS_V0,                    \
+    .arg_regs = {MIPS_A0,     MIPS_A0 + 1, MIPS_A0 + 2,                        \
+                 MIPS_A0 + 3, MIPS_A0,     MIPS_A0},                           \
+    .ret_reg = MIPS_V0, .err_reg = MIPS_A3, .names = names_, .nnames = count_, \
+    .first_stack_arg = 4, .stack_arg_offset = 16                               \
+  }
+
+const tc_arch tc_arch_desc_mips = {
+    .id = TC_ARCH_MIPS,
+    .name = "mips",
+    .big_endian = 1,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips,
+    .nregs = TC_ARCH_COUNT(regs_mips),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 144,
+    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+    .aliases = (const char *const[]){"mipsbe", NULL},
+    .uc_arch = mips_uc_arch,
+    .uc_mode = mips_uc_mode,
+    .cs_arch = mips_cs_arch,
+    .cs_mode = mips_cs_mode,
+    .stack_top = STACK_TOP_O32,
+    .mmap_top = MMAP_TOP_O32,
+    .stack_align = 8,
+    .linux_abi = &tc_linux_abi_mips_o32,
+};
+
+const tc_arch tc_arch_desc_mipsel = {
+    .id = TC_ARCH_MIPSEL,
+    .name = "mipsel",
+    .big_endian = 0,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips,
+    .nregs = TC_ARCH_COUNT(regs_mips),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 144,
+    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+    .aliases = (const char *const[]){NULL},
+    .uc_arch = mipsel_uc_arch,
+    .uc_mode = mipsel_uc_mode,
+    .cs_arch = mipsel_cs_arch,
+    .cs_mode = mipsel_cs_mode,
+    .stack_top = STACK_TOP_O32,
+    .mmap_top = MMAP_TOP_O32,
+    .stack_align = 8,
+    .linux_abi = &tc_linux_abi_mips_o32,
+};
+
+/* n64: eight argument registers ($4-$11; six used by syscalls). */
+const tc_arch tc_arch_desc_mips64el = {
+    .id = TC_ARCH_MIPS64EL,
+    .name = "mips64el",
+    .big_endian = 0,
+    .ptr_size = 8,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips64,
+    .nregs = TC_ARCH_COUNT(regs_mips64),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 288,
+    .sys = {.traps = {{TC_TRAP_INTR, 17, 0, 0}},
+            .nr_reg = MIPS_V0,
+            .arg_regs = {MIPS_A0, MIPS_A0 + 1, MIPS_A0 + 2, MIPS_A0 + 3,
+                         MIPS_A0 + 4, MIPS_A0 + 5},
+            .ret_reg = MIPS_V0,
+            .err_reg = MIPS_A3,
+            .names = sysnames_mips64,
+            .nnames = TC_ARCH_COUNT(sysnames_mips64)},
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+    .aliases = (const char *const[]){NULL},
+    .uc_arch = mips64el_uc_arch,
+    .uc_mode = mips64el_uc_mode,
+    .cs_arch = mips64el_cs_arch,
+    .cs_mode = mips64el_cs_mode,
+    .stack_top = STACK_TOP_N64,
+    .mmap_top = MMAP_TOP_N64,
+    .stack_align = 16,
+    .linux_abi = &tc_linux_abi_mips_n64,
+};
