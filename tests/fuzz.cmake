@@ -11,7 +11,6 @@ foreach(h elf tct tctraw trac tfile ucir bap rvn drcov tenet gdbrsp)
   elseif(h STREQUAL "gdbrsp")
     add_executable(fuzz_regress_${h}
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/fuzz_gdbrsp.c
-      ${CMAKE_SOURCE_DIR}/tools/cmd_gdbserver.c
       ${CMAKE_CURRENT_SOURCE_DIR}/fuzz/regress_main.c)
     target_compile_definitions(fuzz_regress_${h} PRIVATE
       FZ_GUEST="${CMAKE_BINARY_DIR}/examples/guests/hello64")

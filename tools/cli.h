@@ -4,9 +4,9 @@
 #ifndef TC_TOOLS_CLI_H
 #define TC_TOOLS_CLI_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdbool.h>
 #include <stdio.h>
 
 #include "tracecorn/tracecorn.h"
@@ -101,19 +101,7 @@ int cmd_verify(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_formats(void);
 
-/* cmd_gdbserver.c: the protocol, apart from its transports (the fuzz
- * harness feeds it directly). */
-typedef struct gs_session gs_session;
-struct tc_replay;
-gs_session *gs_new(struct tc_replay *rp,
-                   int (*write)(void *ctx, const char *buf, size_t n),
-                   void *wctx, tc_error *err);
-/* Bytes from the client; 1 when the session is over, else 0. */
-int gs_feed(gs_session *s, const uint8_t *buf, size_t n);
-/* Runs (continue) ask fn(wctx) now and then whether the client sent a
- * Ctrl-C, and stop with SIGINT where they got to if so. */
-void gs_set_interrupt(gs_session *s, int (*fn)(void *ctx));
-void gs_free(gs_session *s);
+/* cmd_gdbserver.c (the protocol: analysis/gdbserver.h) */
 int cmd_gdbserver(int argc, char **argv);
 
 /* main.c */

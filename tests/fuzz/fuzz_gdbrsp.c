@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* libFuzzer harness for tracecorn gdbserver's protocol (tools/
- * cmd_gdbserver.c): the input is the byte stream a client sends (packets,
+/* libFuzzer harness for tracecorn gdbserver's protocol, the library module
+ * analysis/gdbserver.c: the input is the byte stream a client sends (packets,
  * acks, noise), fed to one session over a recording of FZ_GUEST made once
  * (tc_session into /dev/shm) and indexed once (analysis/replay.h); every
  * input starts at position 0. Replies are formed and dropped. */
@@ -12,8 +12,8 @@
 
 #include <tracecorn/tracecorn.h>
 
+#include "analysis/gdbserver.h"
 #include "analysis/replay.h"
-#include "tools/cli.h"
 
 #ifndef FZ_GUEST
 #error "build with -DFZ_GUEST=\"path of a guest program\""
