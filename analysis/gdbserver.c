@@ -358,6 +358,13 @@ static void monitor(gs_session *s, const char *cmd, gs_out *o) {
     tc_replay_get_stats(s->rp, &st);
     uint64_t pc =
         tc_state_get(s->arch, tc_replay_state(s->rp), s->arch->pc_reg);
+    if (tc_replay_indexed(s->rp) < tc_replay_insns(s->rp)) {
+      snprintf(line, sizeof line,
+               "indexed so far: instructions 0 to %" PRIu64
+               " (the rest as it is asked for)\n",
+               tc_replay_indexed(s->rp));
+      gs_console(s, line);
+    }
     snprintf(line, sizeof line,
              "position %" PRIu64 " of %" PRIu64 " instructions, pc 0x%" PRIx64
              ", thread %u, arch %s\n"
@@ -958,6 +965,15 @@ int gs_serve_fds(tc_replay *rp, int in, int out, tc_error *err) {
   gs_set_interrupt(s, io_interrupted);
   uint8_t buf[65536];
   for (;;) {
+    /* while the client is quiet, index more of the trace (a step takes
+     * well under a second: an answer waits at most that) */
+    struct pollfd pf = {.fd = in, .events = POLLIN};
+    while (tc_replay_indexed(rp) < tc_replay_insns(rp) &&
+           poll(&pf, 1, 0) == 0) {
+      tc_error berr = {{0}};
+      if (tc_replay_build(rp, 1 << 18, &berr) < 0)
+        break; /* a seek there will say why */
+    }
     ssize_t n = read(in, buf, sizeof buf);
     if (n < 0 && errno == EINTR)
       continue;

@@ -4,11 +4,13 @@
 #include "writers/format.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define RP_PAGE 4096u
@@ -227,11 +229,30 @@ struct tc_replay {
   rp_mapent *maplog;
   size_t nmaplog, cap_maplog;
 
-  /* the log: written to a temporary file while opening, then mapped */
+  /* the log: written to a file while opening (an index file, or an
+   * unlinked temporary one) after RP_HDR bytes of header, then mapped */
   FILE *logf;
   uint8_t *log;
   size_t log_len;
+  uint8_t *map; /* the file's mapping: header, log (an index: tables) */
+  size_t map_len;
   uint64_t version_bytes;
+  /* the index file */
+  char *index_path;
+  char *tmp_path; /* while it is built: its temporary name */
+  bool loaded;    /* read from it: states, filters, page versions in map */
+  int index_state;
+  char *index_note;
+  uint64_t id[3]; /* the trace's identity (an index file's) */
+  /* A trace whose index says how many instructions it holds (tct's
+   * footer) is indexed as far as it is asked (a seek, a run, idle time):
+   * positions 0..built are; bo is the build's state (NULL: complete). */
+  struct rp_open *bo;
+  uint64_t total;
+  uint64_t built;
+  bool failed;
+  void (*progress)(void *ctx, uint64_t insns);
+  void *pctx;
 
   rp_threads open_threads; /* while opening: the threads not running */
   /* the position */
@@ -280,20 +301,20 @@ static int put_raw(rp_buf *b, const void *p, size_t n) {
   return 0;
 }
 
-/* Reads a varint from the (trusted, own) log. */
-static uint64_t get_uv(const uint8_t **pp) {
+/* Reads a varint from the log, not past end. */
+static uint64_t get_uvb(const uint8_t **pp, const uint8_t *end) {
   const uint8_t *p = *pp;
   uint64_t v = 0;
   unsigned shift = 0;
-  while (*p & 0x80) {
+  while (p < end) {
+    uint8_t b = *p++;
     if (shift < 64)
-      v |= (uint64_t)(*p & 0x7f) << shift;
+      v |= (uint64_t)(b & 0x7f) << shift;
     shift += 7;
-    p++;
+    if (!(b & 0x80))
+      break;
   }
-  if (shift < 64)
-    v |= (uint64_t)*p << shift;
-  *pp = p + 1;
+  *pp = p;
   return v;
 }
 
@@ -474,29 +495,36 @@ static int mem_clear(tc_replay *r, page_fn get, uint64_t addr, uint64_t size) {
 typedef int (*op_fn)(void *ctx, int kind, uint64_t addr, uint64_t size,
                      const uint8_t *data);
 
+/* The log is read within its bounds: one read from an index file may be
+ * damaged (its tables are checked against their hash, the log is not); a
+ * record that would run past the end ends the log there. */
 static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
                            uint32_t *tid, op_fn op, void *ctx) {
-  const uint8_t *p = r->log + off;
+  if (off >= r->log_len)
+    return r->log_len;
+  const uint8_t *p = r->log + off, *end = r->log + r->log_len;
   const tc_arch *a = r->arch;
-  uint64_t nregs = get_uv(&p);
-  for (uint64_t i = 0; i < nregs; i++) {
-    uint64_t reg = get_uv(&p);
+  uint64_t nregs = get_uvb(&p, end);
+  for (uint64_t i = 0; i < nregs && p < end; i++) {
+    uint64_t reg = get_uvb(&p, end);
     const tc_reg_info *ri = &a->regs[reg < a->nregs ? reg : 0];
     uint8_t *dst = state + ri->offset;
     if (ri->size <= 8) {
-      uint64_t x = get_uv(&p);
+      uint64_t x = get_uvb(&p, end);
       for (unsigned b = 0; b < ri->size; b++)
         dst[b] ^= (uint8_t)(x >> (8 * b));
     } else {
+      if ((size_t)(end - p) < ri->size)
+        return r->log_len;
       memcpy(dst, p, ri->size);
       p += ri->size;
     }
   }
-  uint64_t nops = get_uv(&p);
-  for (uint64_t i = 0; i < nops; i++) {
+  uint64_t nops = get_uvb(&p, end);
+  for (uint64_t i = 0; i < nops && p < end; i++) {
     int kind = *p++;
     if (kind == OP_TID || kind == OP_GONE) {
-      uint32_t t = (uint32_t)get_uv(&p);
+      uint32_t t = (uint32_t)get_uvb(&p, end);
       if (kind == OP_TID)
         *tid = t;
       if (op)
@@ -504,15 +532,19 @@ static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
       continue;
     }
     if (kind == OP_SAVE) {
-      uint32_t t = (uint32_t)get_uv(&p);
+      uint32_t t = (uint32_t)get_uvb(&p, end);
+      if ((size_t)(end - p) < a->state_size)
+        return r->log_len;
       if (op)
         op(ctx, kind, t, a->state_size, p);
       p += a->state_size;
       continue;
     }
-    uint64_t addr = get_uv(&p), size = get_uv(&p);
+    uint64_t addr = get_uvb(&p, end), size = get_uvb(&p, end);
     const uint8_t *data = NULL;
     if (kind == OP_WRITE || kind == OP_FILL) {
+      if ((uint64_t)(end - p) < size)
+        return r->log_len;
       data = p;
       p += size;
     }
@@ -555,6 +587,8 @@ static void bloom_mem(uint8_t *b, int kind, uint64_t addr, uint64_t size) {
 }
 
 /* ---------------------------------------------------------------- opening */
+
+enum { RP_BUILD_STEP = 1 << 18 }; /* instructions a run indexes at a time */
 
 typedef struct rp_open {
   tc_replay *r;
@@ -871,35 +905,505 @@ oom:
   return -1;
 }
 
-static int make_log_file(tc_replay *r, tc_error *err) {
-  const char *dir = getenv("TMPDIR");
-  char path[4096];
-  snprintf(path, sizeof path, "%s/tracecorn-replay-XXXXXX",
-           dir && *dir ? dir : "/tmp");
-  int fd = mkstemp(path);
-  if (fd < 0) {
-    tc_error_set(err, "replay log: %s: %s", path, strerror(errno));
+/* ------------------------------------------------------------ index file */
+
+/* An index file (tc_replay_opts.index_path): a header of RP_HDR bytes, the
+ * log, then the tables (checkpoints with their states, threads and filters;
+ * page versions; the map log), in this machine's byte order: a cache of
+ * the server's own, checked against the trace it was made from. */
+#define RP_HDR 4096u
+#define RP_MAGIC "TCRPIDX1"
+enum { RP_IDX_VERSION = 1 };
+
+typedef struct rp_header {
+  char magic[8];
+  uint64_t version, layout, interval, arch_id, state_size, nregs;
+  uint64_t trace_size, trace_mtime_ns, trace_hash; /* the trace's identity */
+  uint64_t log_len, tables_len, tables_hash;
+  uint64_t insns, has_memory, truncated_len;
+  char truncated[1024];
+} rp_header;
+
+/* A fast hash of bytes (8 at a time). */
+static uint64_t hash_bytes(uint64_t h, const uint8_t *p, size_t n) {
+  h ^= n * 0x9E3779B97F4A7C15ull;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  uint64_t w = 0;
+  memcpy(&w, p + i, n - i);
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
+}
+
+/* The trace's identity: size, modification time, its first and last
+ * 64 KiB. */
+static int trace_id(const char *path, uint64_t id[3]) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  uint8_t *b = malloc(1 << 17);
+  if (!b || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    free(b);
+    close(fd);
     return -1;
   }
-  unlink(path);
+  size_t half = 1 << 16, n1, n2 = 0;
+  ssize_t k = pread(fd, b, half, 0);
+  n1 = k > 0 ? (size_t)k : 0;
+  if ((uint64_t)st.st_size > half) {
+    k = pread(fd, b + n1, half, st.st_size - (off_t)half);
+    n2 = k > 0 ? (size_t)k : 0;
+  }
+  close(fd);
+  id[0] = (uint64_t)st.st_size;
+  id[1] = (uint64_t)st.st_mtim.tv_sec * 1000000000ull +
+          (uint64_t)st.st_mtim.tv_nsec;
+  id[2] = hash_bytes(0, b, n1 + n2);
+  free(b);
+  return 0;
+}
+
+static uint64_t rp_layout(void) { return (uint64_t)RP_BLOOM << 32 | RP_BUF; }
+
+/* The note "index PATH: WHAT WHY". */
+static void set_note(tc_replay *r, const char *what, const char *why) {
+  char msg[1024];
+  snprintf(msg, sizeof msg, "index %s: %s%s", r->index_path, what, why);
+  free(r->index_note);
+  r->index_note = strdup(msg);
+}
+
+/* The log's file: the index file's temporary name beside it, else (none,
+ * or it cannot be written there) an unlinked one in $TMPDIR; its header
+ * space written. */
+static int make_log_file(tc_replay *r, bool keep, tc_error *err) {
+  int fd = -1;
+  if (keep && r->index_path) {
+    size_t n = strlen(r->index_path) + 8;
+    if ((r->tmp_path = malloc(n))) {
+      snprintf(r->tmp_path, n, "%s.XXXXXX", r->index_path);
+      fd = mkstemp(r->tmp_path);
+      if (fd < 0) {
+        set_note(r, "not written: ", strerror(errno));
+        free(r->tmp_path);
+        r->tmp_path = NULL;
+      }
+    }
+  }
+  if (fd < 0) {
+    const char *dir = getenv("TMPDIR");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/tracecorn-replay-XXXXXX",
+             dir && *dir ? dir : "/tmp");
+    fd = mkstemp(path);
+    if (fd < 0) {
+      tc_error_set(err, "replay log: %s: %s", path, strerror(errno));
+      return -1;
+    }
+    unlink(path);
+  }
   r->logf = fdopen(fd, "w+b");
   if (!r->logf) {
     close(fd);
     tc_error_set(err, "replay log: %s", strerror(errno));
     return -1;
   }
+  static const uint8_t zero[RP_HDR];
+  if (fwrite(zero, 1, RP_HDR, r->logf) != RP_HDR) {
+    tc_error_set(err, "replay log: %s", strerror(errno));
+    return -1;
+  }
   return 0;
+}
+
+static int put_u64(rp_buf *b, uint64_t v) { return put_raw(b, &v, 8); }
+static int put_u32(rp_buf *b, uint32_t v) { return put_raw(b, &v, 4); }
+
+/* Writes the tables and the header after the log, and renames the file
+ * to the index path. 0, or -1 (the file is removed; the note says why). */
+static int save_index(tc_replay *r, const uint64_t id[3]) {
+  size_t ss = r->arch->state_size;
+  rp_buf b = {0};
+  int bad = put_u64(&b, r->ncps);
+  for (size_t i = 0; i < r->ncps && !bad; i++) {
+    const rp_checkpoint *c = &r->cps[i];
+    bad |= put_u64(&b, c->pos) || put_u64(&b, c->log_off) ||
+           put_u32(&b, c->tid) || put_u32(&b, (uint32_t)c->threads.n) ||
+           put_raw(&b, c->state, ss) || put_raw(&b, c->bloom, RP_BLOOM);
+    for (size_t k = 0; k < c->threads.n && !bad; k++)
+      bad |= put_u32(&b, c->threads.v[k].tid) ||
+             put_raw(&b, c->threads.v[k].state, ss);
+  }
+  bad |= put_u64(&b, r->npages);
+  for (size_t i = 0; i < r->npages && !bad; i++) {
+    const rp_page *pg = r->page_list[i];
+    bad |= put_u64(&b, pg->pn) || put_u32(&b, pg->nv);
+    for (uint32_t k = 0; k < pg->nv && !bad; k++)
+      bad |= put_u32(&b, pg->v[k].cp) || put_raw(&b, pg->v[k].buf, RP_BUF);
+  }
+  bad |= put_u64(&b, r->nmaplog);
+  for (size_t i = 0; i < r->nmaplog && !bad; i++)
+    bad |= put_u64(&b, r->maplog[i].pos) || put_u64(&b, r->maplog[i].addr) ||
+           put_u64(&b, r->maplog[i].size) || put_u64(&b, r->maplog[i].kind);
+  bad |= put_u64(&b, r->version_bytes);
+  rp_header h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, RP_MAGIC, 8);
+  h.version = RP_IDX_VERSION;
+  h.layout = rp_layout();
+  h.interval = r->interval;
+  h.arch_id = (uint64_t)r->arch->id;
+  h.state_size = ss;
+  h.nregs = r->arch->nregs;
+  h.trace_size = id[0];
+  h.trace_mtime_ns = id[1];
+  h.trace_hash = id[2];
+  h.log_len = r->log_len;
+  h.tables_len = b.n;
+  h.tables_hash = bad ? 0 : hash_bytes(0, b.p, b.n);
+  h.insns = r->insns;
+  h.has_memory = (uint64_t)r->has_memory;
+  if (r->truncated) {
+    snprintf(h.truncated, sizeof h.truncated, "%s", r->truncated);
+    h.truncated_len = strlen(h.truncated);
+  }
+  int fd = fileno(r->logf);
+  if (bad || fwrite(b.p, 1, b.n, r->logf) != b.n || fflush(r->logf) != 0 ||
+      pwrite(fd, &h, sizeof h, 0) != (ssize_t)sizeof h ||
+      rename(r->tmp_path, r->index_path) != 0) {
+    set_note(r, "not written: ", bad ? "out of memory" : strerror(errno));
+    unlink(r->tmp_path);
+    free(b.p);
+    return -1;
+  }
+  free(b.p);
+  return 0;
+}
+
+/* Reading the tables: take(n) bytes, NULL past their end. */
+typedef struct rp_in {
+  const uint8_t *p, *end;
+} rp_in;
+
+static const uint8_t *take(rp_in *in, uint64_t n) {
+  if ((uint64_t)(in->end - in->p) < n)
+    return NULL;
+  const uint8_t *p = in->p;
+  in->p += n;
+  return p;
+}
+
+static bool take_u64(rp_in *in, uint64_t *v) {
+  const uint8_t *p = take(in, 8);
+  if (p)
+    memcpy(v, p, 8);
+  return p != NULL;
+}
+
+static bool take_u32(rp_in *in, uint32_t *v) {
+  const uint8_t *p = take(in, 4);
+  if (p)
+    memcpy(v, p, 4);
+  return p != NULL;
+}
+
+static void free_index(tc_replay *r);
+
+/* Reads the index file made for this trace. 0 read; 1 not usable (the
+ * note says why where it is not simply absent: the caller builds it). */
+static int load_index(tc_replay *r, const uint64_t id[3]) {
+  const char *why = "not an index file";
+  int fd = open(r->index_path, O_RDONLY);
+  if (fd < 0) {
+    if (errno != ENOENT)
+      set_note(r, "not read: ", strerror(errno));
+    return 1;
+  }
+  struct stat st;
+  rp_header h;
+  size_t ss = r->arch->state_size;
+  if (fstat(fd, &st) != 0 || pread(fd, &h, sizeof h, 0) != sizeof h ||
+      memcmp(h.magic, RP_MAGIC, 8) != 0 || h.version != RP_IDX_VERSION ||
+      h.layout != rp_layout())
+    goto no;
+  why = "made for another trace, interval or version: rebuilt";
+  if (h.trace_size != id[0] || h.trace_mtime_ns != id[1] ||
+      h.trace_hash != id[2] || h.interval != r->interval ||
+      h.arch_id != (uint64_t)r->arch->id || h.state_size != ss ||
+      h.nregs != r->arch->nregs)
+    goto no;
+  why = "damaged: rebuilt";
+  if (h.log_len > (uint64_t)st.st_size || h.tables_len > (uint64_t)st.st_size ||
+      (uint64_t)st.st_size != RP_HDR + h.log_len + h.tables_len ||
+      h.truncated_len >= sizeof h.truncated)
+    goto no;
+  void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+  if (m == MAP_FAILED) {
+    why = strerror(errno);
+    goto no;
+  }
+  close(fd);
+  fd = -1;
+  r->map = m;
+  r->map_len = (size_t)st.st_size;
+  r->log = r->map + RP_HDR;
+  r->log_len = (size_t)h.log_len;
+  r->loaded = true;
+  rp_in in = {r->log + r->log_len, r->log + r->log_len + h.tables_len};
+  if (hash_bytes(0, in.p, (size_t)h.tables_len) != h.tables_hash)
+    goto bad;
+  uint64_t n;
+  if (!take_u64(&in, &n) || n == 0 ||
+      n > (uint64_t)(in.end - in.p) / (24 + ss + RP_BLOOM) ||
+      !(r->cps = calloc((size_t)n, sizeof *r->cps)))
+    goto bad;
+  r->cap_cps = (size_t)n;
+  for (uint64_t i = 0; i < n; i++) {
+    rp_checkpoint *c = &r->cps[i];
+    uint32_t nt;
+    uint64_t off;
+    if (!take_u64(&in, &c->pos) || !take_u64(&in, &off) ||
+        !take_u32(&in, &c->tid) || !take_u32(&in, &nt) ||
+        !(c->state = (uint8_t *)take(&in, ss)) ||
+        !(c->bloom = (uint8_t *)take(&in, RP_BLOOM)))
+      goto bad;
+    r->ncps = (size_t)i + 1;
+    c->log_off = (size_t)off;
+    if (c->log_off > r->log_len || c->pos > h.insns ||
+        (i == 0 ? c->pos != 0
+                : c->pos <= c[-1].pos || c->log_off < c[-1].log_off))
+      goto bad;
+    for (uint32_t k = 0; k < nt; k++) {
+      uint32_t tid;
+      const uint8_t *s;
+      if (!take_u32(&in, &tid) || !(s = take(&in, ss)) ||
+          tt_set(&c->threads, tid, s, ss))
+        goto bad;
+    }
+  }
+  if (!take_u64(&in, &n) || n > (uint64_t)(in.end - in.p) / 12)
+    goto bad;
+  for (uint64_t i = 0; i < n; i++) {
+    uint64_t pn;
+    uint32_t nv;
+    rp_page *pg = calloc(1, sizeof *pg);
+    if (!pg || !take_u64(&in, &pn) || !take_u32(&in, &nv) ||
+        nv > (uint64_t)(in.end - in.p) / (4 + RP_BUF) ||
+        map_get(&r->pages, pn)) {
+      free(pg);
+      goto bad;
+    }
+    pg->pn = pn;
+    if (map_put(&r->pages, pn, pg)) {
+      free(pg);
+      goto bad;
+    }
+    if (r->npages == r->cap_pages) {
+      size_t cap = r->cap_pages ? r->cap_pages * 2 : 256;
+      rp_page **l = realloc(r->page_list, cap * sizeof *l);
+      if (!l)
+        goto bad;
+      r->page_list = l;
+      r->cap_pages = cap;
+    }
+    r->page_list[r->npages++] = pg;
+    if (nv && !(pg->v = calloc(nv, sizeof *pg->v)))
+      goto bad;
+    pg->capv = nv;
+    for (uint32_t k = 0; k < nv; k++) {
+      rp_version *v = &pg->v[k];
+      if (!take_u32(&in, &v->cp) || v->cp >= r->ncps ||
+          (k && v->cp <= v[-1].cp) || !(v->buf = (uint8_t *)take(&in, RP_BUF)))
+        goto bad;
+      pg->nv = k + 1;
+    }
+  }
+  if (!take_u64(&in, &n) || n > (uint64_t)(in.end - in.p) / 32 ||
+      (n && !(r->maplog = calloc((size_t)n, sizeof *r->maplog))))
+    goto bad;
+  r->nmaplog = r->cap_maplog = (size_t)n;
+  for (uint64_t i = 0; i < n; i++) {
+    rp_mapent *e = &r->maplog[i];
+    uint64_t kind;
+    if (!take_u64(&in, &e->pos) || !take_u64(&in, &e->addr) ||
+        !take_u64(&in, &e->size) || !take_u64(&in, &kind) ||
+        (kind != ML_ZERO && kind != ML_UNMAP))
+      goto bad;
+    e->kind = (uint8_t)kind;
+  }
+  if (!take_u64(&in, &r->version_bytes) || in.p != in.end)
+    goto bad;
+  r->insns = h.insns;
+  r->has_memory = h.has_memory != 0;
+  if (h.truncated_len) {
+    h.truncated[h.truncated_len] = 0;
+    r->truncated = strdup(h.truncated);
+  }
+  return 0;
+bad:
+  free_index(r);
+  why = "damaged: rebuilt";
+no:
+  if (fd >= 0)
+    close(fd);
+  set_note(r, why, "");
+  return 1;
 }
 
 tc_replay *tc_replay_open(const char *path, const tc_format *fmt,
                           uint32_t interval, tc_error *err) {
-  return tc_replay_open_progress(path, fmt, interval, NULL, NULL, err);
+  tc_replay_opts o = {.interval = interval};
+  return tc_replay_open_opts(path, fmt, &o, err);
 }
 
 tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
                                    uint32_t interval,
                                    void (*progress)(void *ctx, uint64_t insns),
                                    void *ctx, tc_error *err) {
+  tc_replay_opts o = {.interval = interval, .progress = progress, .ctx = ctx};
+  return tc_replay_open_opts(path, fmt, &o, err);
+}
+
+int tc_replay_index_state(const tc_replay *r) { return r->index_state; }
+const char *tc_replay_index_note(const tc_replay *r) { return r->index_note; }
+
+static void open_free(rp_open *o) {
+  if (!o)
+    return;
+  free(o->cur);
+  free(o->next);
+  free(o->after);
+  free(o->chg);
+  free(o->rec.p);
+  free(o);
+}
+
+/* Maps the log as far as it is written (a larger mapping while it grows:
+ * the bytes past the file's end are never read). */
+static int map_log(tc_replay *r, tc_error *err) {
+  if (fflush(r->logf) != 0) {
+    tc_error_set(err, "replay log: %s", strerror(errno));
+    return -1;
+  }
+  size_t need = RP_HDR + r->log_len;
+  if (need <= r->map_len)
+    return 0;
+  size_t cap = need;
+  if (r->bo) {
+    cap = r->map_len ? r->map_len : (size_t)64 << 20;
+    while (cap < need)
+      cap *= 2;
+  }
+  if (r->map)
+    munmap(r->map, r->map_len);
+  r->map = r->log = NULL;
+  r->map_len = 0;
+  void *m = mmap(NULL, cap, PROT_READ, MAP_SHARED, fileno(r->logf), 0);
+  if (m == MAP_FAILED) {
+    tc_error_set(err, "replay log: mmap: %s", strerror(errno));
+    return -1;
+  }
+  r->map = m;
+  r->map_len = cap;
+  r->log = r->map + RP_HDR;
+  return 0;
+}
+
+/* The trace has been read to its end: the last record, the index file. */
+static int build_finish(tc_replay *r, tc_error *err) {
+  rp_open *o = r->bo;
+  /* a reader that does not say so (tenet) but gave memory accesses */
+  r->has_memory = r->info->has_memory || o->saw_mem;
+  if (o->started) {
+    /* the last record: to the state after the last instruction */
+    int rc = finish_record(o);
+    if (rc) {
+      tc_error_set(err, rc == -2 ? "replay log: %s" : "out of memory",
+                   strerror(errno));
+      return -1;
+    }
+  } else if (checkpoint(o, 0)) {
+    tc_error_set(err, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < r->npages; i++) {
+    free(r->page_list[i]->cur);
+    r->page_list[i]->cur = NULL;
+  }
+  open_free(o);
+  r->bo = NULL;
+  r->built = r->insns;
+  if (map_log(r, err))
+    return -1;
+  if (r->tmp_path) {
+    if (save_index(r, r->id) == 0)
+      r->index_state = TC_REPLAY_INDEX_SAVED;
+    free(r->tmp_path);
+    r->tmp_path = NULL;
+  }
+  fclose(r->logf); /* the mapping stays */
+  r->logf = NULL;
+  return 0;
+}
+
+/* Reads the trace on until position pos is indexed, or to its end. */
+static int build_to(tc_replay *r, uint64_t pos, tc_error *err) {
+  rp_open *o = r->bo;
+  if (!o)
+    return 0;
+  if (r->failed) {
+    tc_error_set(err, "the replay index could not be built");
+    return -1;
+  }
+  tc_event ev;
+  tc_error rerr = {{0}};
+  bool end = false;
+  while (!(o->started && o->pos >= pos)) {
+    int rc = r->fmt->next_event(r->rd, &ev, &rerr);
+    if (rc == 0 || ev.kind == TC_EV_EXIT) {
+      end = true;
+      break;
+    }
+    if (rc < 0) {
+      r->truncated = strdup(rerr.msg[0] ? rerr.msg : "read error");
+      end = true;
+      break;
+    }
+    if (r->progress && ev.kind == TC_EV_INSN &&
+        (ev.u.insn.index & 0xfffff) == 0)
+      r->progress(r->pctx, ev.u.insn.index);
+    if (open_event(o, &ev, err) < 0) {
+      r->failed = true;
+      return -1;
+    }
+  }
+  int rc = end ? build_finish(r, err) : map_log(r, err);
+  if (rc)
+    r->failed = true;
+  else if (!end)
+    r->built = o->pos;
+  return rc;
+}
+
+int tc_replay_build(tc_replay *r, uint64_t insns, tc_error *err) {
+  if (!r->bo)
+    return 0;
+  uint64_t to = r->built + insns < r->built ? UINT64_MAX : r->built + insns;
+  if (build_to(r, to, err))
+    return -1;
+  return r->bo != NULL;
+}
+
+uint64_t tc_replay_indexed(const tc_replay *r) { return r->built; }
+
+tc_replay *tc_replay_open_opts(const char *path, const tc_format *fmt,
+                               const tc_replay_opts *opts, tc_error *err) {
   if (!fmt && !(fmt = tc_format_detect(path, err)))
     return NULL;
   if (!fmt->open_reader) {
@@ -912,7 +1416,9 @@ tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
     return NULL;
   }
   r->fmt = fmt;
-  r->interval = interval ? interval : TC_REPLAY_INTERVAL;
+  r->interval = opts->interval ? opts->interval : TC_REPLAY_INTERVAL;
+  r->progress = opts->progress;
+  r->pctx = opts->ctx;
   if (!(r->rd = fmt->open_reader(path, err))) {
     free(r);
     return NULL;
@@ -926,123 +1432,112 @@ tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
   }
   r->has_memory = r->info->has_memory;
   size_t ss = r->arch->state_size;
-  rp_open o = {.r = r, .fill = !(fmt->caps & TC_CAP_MAP_DATA)};
-  o.cur = calloc(1, ss);
-  o.next = calloc(1, ss);
-  o.after = calloc(1, ss);
-  o.chg = calloc(r->arch->nregs + 1u, sizeof *o.chg);
-  if (!o.cur || !o.next || !o.after || !o.chg || make_log_file(r, err)) {
-    if (!o.cur || !o.next || !o.after || !o.chg)
-      tc_error_set(err, "out of memory");
-    goto fail;
-  }
-  if (r->info->initial_state)
-    memcpy(o.cur, r->info->initial_state, ss);
-  o.cur_tid = r->info->pid;
-  tc_event ev;
-  tc_error rerr = {{0}};
-  for (;;) {
-    int rc = fmt->next_event(r->rd, &ev, &rerr);
-    if (rc == 0)
-      break;
-    if (rc < 0) {
-      r->truncated = strdup(rerr.msg[0] ? rerr.msg : "read error");
-      break;
-    }
-    if (ev.kind == TC_EV_EXIT)
-      break;
-    if (progress && ev.kind == TC_EV_INSN && (ev.u.insn.index & 0xfffff) == 0)
-      progress(ctx, ev.u.insn.index);
-    if (open_event(&o, &ev, err) < 0)
-      goto fail;
-  }
-  /* a reader that does not say so (tenet) but gave memory accesses */
-  r->has_memory = r->info->has_memory || o.saw_mem;
-  if (o.started) {
-    /* the last record: to the state after the last instruction */
-    int rc = finish_record(&o);
-    if (rc) {
-      tc_error_set(err, rc == -2 ? "replay log: %s" : "out of memory",
-                   strerror(errno));
-      goto fail;
-    }
-  } else if (checkpoint(&o, 0)) {
+  if (opts->index_path && !(r->index_path = strdup(opts->index_path))) {
     tc_error_set(err, "out of memory");
     goto fail;
   }
-  if (fflush(r->logf) != 0) {
-    tc_error_set(err, "replay log: %s", strerror(errno));
-    goto fail;
-  }
-  if (r->log_len) {
-    void *m =
-        mmap(NULL, r->log_len, PROT_READ, MAP_PRIVATE, fileno(r->logf), 0);
-    if (m == MAP_FAILED) {
-      tc_error_set(err, "replay log: mmap: %s", strerror(errno));
+  bool have_id = r->index_path && trace_id(path, r->id) == 0;
+  if (have_id && load_index(r, r->id) == 0) {
+    r->index_state = TC_REPLAY_INDEX_READ;
+    r->built = r->insns;
+  } else {
+    rp_open *o = r->bo = calloc(1, sizeof *o);
+    if (!o) {
+      tc_error_set(err, "out of memory");
       goto fail;
     }
-    r->log = m;
+    *o = (rp_open){.r = r, .fill = !(fmt->caps & TC_CAP_MAP_DATA)};
+    o->cur = calloc(1, ss);
+    o->next = calloc(1, ss);
+    o->after = calloc(1, ss);
+    o->chg = calloc(r->arch->nregs + 1u, sizeof *o->chg);
+    if (!o->cur || !o->next || !o->after || !o->chg) {
+      tc_error_set(err, "out of memory");
+      goto fail;
+    }
+    if (make_log_file(r, have_id, err))
+      goto fail;
+    if (r->info->initial_state)
+      memcpy(o->cur, r->info->initial_state, ss);
+    o->cur_tid = r->info->pid;
+    /* the trace's own index says how long it is: build as asked */
+    tc_trace_summary sum;
+    tc_trace_summary_init(&sum);
+    tc_error serr = {{0}};
+    if (!opts->eager && fmt->summary && fmt->summary(r->rd, &sum, &serr) == 1 &&
+        sum.insns)
+      r->total = sum.insns;
+    if (build_to(r, r->total ? 0 : UINT64_MAX, err))
+      goto fail;
   }
-  for (size_t i = 0; i < r->npages; i++) {
-    free(r->page_list[i]->cur);
-    r->page_list[i]->cur = NULL;
-  }
-  free(o.cur);
-  free(o.next);
-  free(o.after);
-  free(o.chg);
-  free(o.rec.p);
   r->at.state = malloc(ss);
   if (!r->at.state) {
     tc_error_set(err, "out of memory");
-    tc_replay_free(r);
-    return NULL;
+    goto fail;
   }
   r->at.pos = UINT64_MAX;
-  if (tc_replay_seek(r, 0, err)) {
-    tc_replay_free(r);
-    return NULL;
-  }
+  if (tc_replay_seek(r, 0, err))
+    goto fail;
   return r;
 fail:
-  free(o.cur);
-  free(o.next);
-  free(o.after);
-  free(o.chg);
-  free(o.rec.p);
   tc_replay_free(r);
   return NULL;
 }
 
-void tc_replay_free(tc_replay *r) {
-  if (!r)
-    return;
+/* Forgets the index (a failed read of an index file; tc_replay_free). */
+static void free_index(tc_replay *r) {
   for (size_t i = 0; i < r->npages; i++) {
     rp_page *pg = r->page_list[i];
-    for (uint32_t k = 0; k < pg->nv; k++)
+    for (uint32_t k = 0; k < pg->nv && !r->loaded; k++)
       free(pg->v[k].buf);
     free(pg->v);
     free(pg->cur);
     free(pg);
   }
   free(r->page_list);
+  r->page_list = NULL;
+  r->npages = r->cap_pages = 0;
   r->pages.n = 0; /* its values were freed above */
   free(r->pages.keys);
   free(r->pages.vals);
+  memset(&r->pages, 0, sizeof r->pages);
   for (size_t i = 0; i < r->ncps; i++) {
-    free(r->cps[i].state);
-    free(r->cps[i].bloom);
+    if (!r->loaded) {
+      free(r->cps[i].state);
+      free(r->cps[i].bloom);
+    }
     tt_free(&r->cps[i].threads);
   }
+  free(r->cps);
+  r->cps = NULL;
+  r->ncps = r->cap_cps = 0;
+  free(r->maplog);
+  r->maplog = NULL;
+  r->nmaplog = r->cap_maplog = 0;
+  if (r->map)
+    munmap(r->map, r->map_len);
+  r->map = r->log = NULL;
+  r->map_len = r->log_len = 0;
+  r->version_bytes = 0;
+  r->loaded = false;
+}
+
+void tc_replay_free(tc_replay *r) {
+  if (!r)
+    return;
+  free_index(r);
   tt_free(&r->open_threads);
   tt_free(&r->threads);
-  free(r->cps);
-  free(r->maplog);
   map_free(&r->overlay);
-  if (r->log)
-    munmap(r->log, r->log_len);
   if (r->logf)
     fclose(r->logf);
+  if (r->tmp_path) {
+    unlink(r->tmp_path); /* an index file left unfinished */
+    free(r->tmp_path);
+  }
+  free(r->index_note);
+  free(r->index_path);
+  open_free(r->bo);
   free(r->at.state);
   free(r->truncated);
   if (r->rd)
@@ -1055,7 +1550,9 @@ void tc_replay_free(tc_replay *r) {
 const tc_trace_info *tc_replay_info(const tc_replay *r) { return r->info; }
 const tc_format *tc_replay_format(const tc_replay *r) { return r->fmt; }
 const tc_arch *tc_replay_arch(const tc_replay *r) { return r->arch; }
-uint64_t tc_replay_insns(const tc_replay *r) { return r->insns; }
+uint64_t tc_replay_insns(const tc_replay *r) {
+  return r->bo ? r->total : r->insns;
+}
 const char *tc_replay_truncated(const tc_replay *r) { return r->truncated; }
 int tc_replay_has_memory(const tc_replay *r) { return r->has_memory; }
 uint64_t tc_replay_pos(const tc_replay *r) { return r->at.pos; }
@@ -1112,9 +1609,12 @@ static void step_at(tc_replay *r) {
 }
 
 int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
-  if (pos > r->insns) {
+  if (pos > r->built && pos <= tc_replay_insns(r) && build_to(r, pos, err))
+    return -1;
+  if (pos > r->built) {
     tc_error_set(err, "position %llu is past the end (%llu instructions)",
-                 (unsigned long long)pos, (unsigned long long)r->insns);
+                 (unsigned long long)pos,
+                 (unsigned long long)tc_replay_insns(r));
     return -1;
   }
   if (pos == r->at.pos)
@@ -1262,8 +1762,8 @@ static bool at_break(const tc_replay *r, const tc_replay_stops *s,
 /* Can checkpoint interval k hold one of the stops? No false "no". */
 static bool interval_may_stop(const tc_replay *r, size_t k,
                               const tc_replay_stops *s) {
-  if (s->step)
-    return true;
+  if (s->step || (r->bo && k + 1 >= r->ncps))
+    return true; /* (the interval being indexed: its filters are not whole) */
   const uint8_t *b = r->cps[k].bloom;
   for (size_t i = 0; i < s->npcs; i++)
     if (bloom_get(b, hash_bits(s->pcs[i], RP_PC_BITS)))
@@ -1298,13 +1798,21 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
     tc_error_set(err, "out of memory");
     return -1;
   }
-  uint64_t stop = backwards ? 0 : r->insns;
+  uint64_t stop = backwards ? 0 : UINT64_MAX;
   rp_scan sc = {.s = s};
   bool scan_mem = s->nwatches > 0;
   if (!backwards) {
     memcpy(c.state, r->at.state, r->arch->state_size);
     size_t k = cp_for(r, c.pos);
-    while (c.pos < r->insns) {
+    for (;;) {
+      if (c.pos >= r->built) { /* index more, or the end */
+        if (r->bo && build_to(r, c.pos + RP_BUILD_STEP, err)) {
+          free(c.state);
+          return -1;
+        }
+        if (c.pos >= r->built)
+          break;
+      }
       /* a whole interval that cannot stop: on to the next checkpoint */
       while (k + 1 < r->ncps && c.pos == r->cps[k].pos &&
              !interval_may_stop(r, k, s)) {
@@ -1316,6 +1824,8 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
           goto out;
         }
       }
+      if (c.pos >= r->built)
+        continue;
       if (k + 1 < r->ncps && c.pos + 1 == r->cps[k + 1].pos)
         k++; /* the record now applied ends interval k */
       sc.hit = false;
@@ -1347,6 +1857,8 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
         break;
       }
     }
+    if (stop == UINT64_MAX)
+      stop = c.pos; /* the end */
   } else if (r->at.pos > 0) {
     bool found = false;
     for (int64_t cp = cp_for(r, r->at.pos - 1); cp >= 0 && !found; cp--) {

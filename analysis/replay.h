@@ -44,7 +44,42 @@ tc_replay *tc_replay_open_progress(const char *path, const tc_format *fmt,
                                    uint32_t interval,
                                    void (*progress)(void *ctx, uint64_t insns),
                                    void *ctx, tc_error *err);
+/* Options of tc_replay_open_opts. */
+typedef struct tc_replay_opts {
+  uint32_t interval; /* 0: TC_REPLAY_INTERVAL */
+  /* called every 2^20 instructions while the index is built (NULL: no) */
+  void (*progress)(void *ctx, uint64_t insns);
+  void *ctx;
+  /* The index file (NULL: none, the log is an unlinked temporary file).
+   * If it holds the index of this trace (same size, modification time and
+   * bytes at both ends) with this interval, it is read instead of the
+   * trace: no scan. Else the index is built into it (written beside it as
+   * PATH.XXXXXX and renamed when complete); where that cannot be written,
+   * the build goes on in $TMPDIR and tc_replay_index_note says why. */
+  const char *index_path;
+  /* 1: read the whole trace when opening. 0: a trace whose own index
+   * says how many instructions it holds (a tct with its footer) is
+   * indexed as far as it is asked (seeks, runs, tc_replay_build) and
+   * opens at once; others are read whole. */
+  int eager;
+} tc_replay_opts;
+tc_replay *tc_replay_open_opts(const char *path, const tc_format *fmt,
+                               const tc_replay_opts *opts, tc_error *err);
+enum {
+  TC_REPLAY_INDEX_BUILT = 0, /* built, not kept (no index path, or failed) */
+  TC_REPLAY_INDEX_READ,      /* read from the index file */
+  TC_REPLAY_INDEX_SAVED      /* built and written to the index file */
+};
+int tc_replay_index_state(const tc_replay *r);
+/* Why an index file was not read or not written (NULL: nothing to say). */
+const char *tc_replay_index_note(const tc_replay *r);
 void tc_replay_free(tc_replay *r);
+/* Indexes up to insns more instructions (UINT64_MAX: all): 1 if some are
+ * left, 0 when the index is whole, -1 on an error. */
+int tc_replay_build(tc_replay *r, uint64_t insns, tc_error *err);
+/* Positions 0..tc_replay_indexed are indexed (tc_replay_insns when the
+ * index is whole). */
+uint64_t tc_replay_indexed(const tc_replay *r);
 
 const tc_trace_info *tc_replay_info(const tc_replay *r);
 /* The format it was read with (its holds_reg says which registers the

@@ -86,6 +86,12 @@ static void usage_gdbserver(FILE *f) {
           "                       port is printed on stderr)\n"
           "  --interval N         instructions between checkpoints (default "
           "%u)\n"
+          "  --index FILE         the index file (default TRACE.gdbidx): "
+          "read if it was\n"
+          "                       made from this trace, else built and "
+          "written there\n"
+          "  --no-index           build the index in $TMPDIR, keep no "
+          "file\n"
           "  --stats              build the index, time seeks and a full "
           "reverse scan,\n"
           "                       print them and exit (no client)\n"
@@ -125,11 +131,21 @@ static void index_progress(void *ctx, uint64_t insns) {
 
 /* --stats: what opening built and what seeks cost. */
 static int print_stats(tc_replay *rp, double open_s) {
+  /* the whole index first (a tct opens at once and indexes as asked) */
+  tc_error berr = {{0}};
+  printf("open:           %.3f s (%" PRIu64 " instructions indexed)\n", open_s,
+         tc_replay_indexed(rp));
+  double b0 = now_s();
+  if (tc_replay_build(rp, UINT64_MAX, &berr) < 0) {
+    fprintf(stderr, "tracecorn: gdbserver: %s\n", berr.msg);
+    return 1;
+  }
+  open_s += now_s() - b0;
   tc_replay_stats st;
   tc_replay_get_stats(rp, &st);
   uint64_t n = tc_replay_insns(rp);
   printf("instructions:   %" PRIu64 "\n", n);
-  printf("index:          %.3f s (%.2f M insn/s)\n", open_s,
+  printf("index (whole):  %.3f s (%.2f M insn/s)\n", open_s,
          open_s > 0 ? (double)n / open_s / 1e6 : 0.0);
   printf("checkpoints:    %" PRIu64 " (every %u instructions)\n",
          st.checkpoints, st.interval);
@@ -206,10 +222,13 @@ int cmd_gdbserver(int argc, char **argv) {
       {"listen", required_argument, 0, 'l'},
       {"interval", required_argument, 0, 'i'},
       {"stats", no_argument, 0, 'S'},
+      {"index", required_argument, 0, 'I'},
+      {"no-index", no_argument, 0, 'N'},
       {"quiet", no_argument, 0, 'q'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
-  const char *listen_spec = NULL;
+  const char *listen_spec = NULL, *index_path = NULL;
+  bool no_index = false;
   uint32_t interval = 0;
   bool quiet = false, stats = false;
   int c;
@@ -237,6 +256,13 @@ int cmd_gdbserver(int argc, char **argv) {
     case 'S':
       stats = true;
       break;
+    case 'I':
+      index_path = optarg;
+      no_index = false;
+      break;
+    case 'N':
+      no_index = true;
+      break;
     case 'q':
       quiet = true;
       break;
@@ -257,13 +283,34 @@ int cmd_gdbserver(int argc, char **argv) {
   tc_error err = {{0}};
   double t0 = now_s();
   gs_progress prog = {.start = t0, .last = t0, .quiet = quiet};
-  tc_replay *rp = tc_replay_open_progress(path, NULL, interval, index_progress,
-                                          &prog, &err);
+  /* the index file: TRACE.gdbidx unless told otherwise */
+  char *def_index = NULL;
+  if (!no_index && !index_path) {
+    size_t n = strlen(path) + sizeof ".gdbidx";
+    if ((def_index = malloc(n)))
+      snprintf(def_index, n, "%s.gdbidx", path);
+    index_path = def_index;
+  }
+  tc_replay_opts ro = {.interval = interval,
+                       .progress = index_progress,
+                       .ctx = &prog,
+                       .index_path = no_index ? NULL : index_path};
+  tc_replay *rp = tc_replay_open_opts(path, NULL, &ro, &err);
   if (!rp) {
     fprintf(stderr, "tracecorn: gdbserver: %s\n", err.msg);
+    free(def_index);
     return 1;
   }
   double open_s = now_s() - t0;
+  const char *note = tc_replay_index_note(rp);
+  if (note && !quiet)
+    fprintf(stderr, "tracecorn: gdbserver: %s\n", note);
+  const char *how = "indexed";
+  if (tc_replay_index_state(rp) == TC_REPLAY_INDEX_READ)
+    how = "index read from its file";
+  else if (tc_replay_index_state(rp) == TC_REPLAY_INDEX_SAVED)
+    how = "indexed (the index file is kept for the next start)";
+  free(def_index);
   if (!tf_layout_for_arch(tc_replay_arch(rp)->id)) {
     fprintf(stderr,
             "tracecorn: gdbserver: %s: no GDB register layout for %s yet\n",
@@ -279,6 +326,10 @@ int cmd_gdbserver(int argc, char **argv) {
             path, tc_replay_insns(rp),
             tc_escape_text(tc_replay_truncated(rp), safe, sizeof safe));
   if (stats) {
+    printf("index file:     %s\n",
+           tc_replay_index_state(rp) == TC_REPLAY_INDEX_READ    ? "read"
+           : tc_replay_index_state(rp) == TC_REPLAY_INDEX_SAVED ? "written"
+                                                                : "none");
     int rc = print_stats(rp, open_s);
     tc_replay_free(rp);
     return rc;
@@ -286,9 +337,9 @@ int cmd_gdbserver(int argc, char **argv) {
   if (!quiet)
     fprintf(stderr,
             "tracecorn: gdbserver: %s: %" PRIu64 " instructions (%s), "
-            "indexed in %.2f s\n",
+            "%s in %.2f s\n",
             tc_escape_text(path, safe, sizeof safe), tc_replay_insns(rp),
-            tc_replay_arch(rp)->name, open_s);
+            tc_replay_arch(rp)->name, how, open_s);
   int rc = 0;
   if (listen_spec) {
     int lfd = listen_on(listen_spec, &err);
