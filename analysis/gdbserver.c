@@ -965,13 +965,16 @@ int gs_serve_fds(tc_replay *rp, int in, int out, tc_error *err) {
   gs_set_interrupt(s, io_interrupted);
   uint8_t buf[65536];
   for (;;) {
-    /* while the client is quiet, index more of the trace (a step takes
-     * well under a second: an answer waits at most that) */
+    /* once the client has been quiet for 50 ms, index more of the trace
+     * (steps of 2^16 instructions, 10-30 ms: an answer waits at most
+     * that) */
     struct pollfd pf = {.fd = in, .events = POLLIN};
+    int wait_ms = 50;
     while (tc_replay_indexed(rp) < tc_replay_insns(rp) &&
-           poll(&pf, 1, 0) == 0) {
+           poll(&pf, 1, wait_ms) == 0) {
       tc_error berr = {{0}};
-      if (tc_replay_build(rp, 1 << 18, &berr) < 0)
+      wait_ms = 0;
+      if (tc_replay_build(rp, 1 << 16, &berr) < 0)
         break; /* a seek there will say why */
     }
     ssize_t n = read(in, buf, sizeof buf);

@@ -43,7 +43,9 @@ def T(label, cmd):
     t = time.time()
     gdb.execute(cmd, to_string=True)
     d = time.time() - t
-    at = gdb.execute("monitor info", to_string=True).split(" of ")[0]
+    info = gdb.execute("monitor info", to_string=True)
+    at = [l for l in info.splitlines() if l.startswith("position")][0]
+    at = at.split(" of ")[0]
     print("  %-46s %7.3f s  (%s)" % (label, d, at))' \
     -ex "python T('target remote (start, position 0)', 'target remote | $T gdbserver -q --stdio $f')" \
     -ex "python T('monitor seek $mid + registers', 'monitor seek $mid')" \

@@ -1106,6 +1106,206 @@ static void test_help(void) {
   free(out);
 }
 
+/* The same state and memory at pos in two replays (len bytes at sp). */
+static int same_at(tc_replay *a, tc_replay *b, uint64_t pos) {
+  tc_error err = {{0}};
+  if (tc_replay_seek(a, pos, &err) || tc_replay_seek(b, pos, &err))
+    return 0;
+  const tc_arch *arch = tc_replay_arch(a);
+  if (memcmp(tc_replay_state(a), tc_replay_state(b), arch->state_size) ||
+      tc_replay_tid(a) != tc_replay_tid(b))
+    return 0;
+  uint64_t sp = tc_state_get(arch, tc_replay_state(a), arch->sp_reg);
+  uint8_t x[256], y[256];
+  size_t nx = tc_replay_read(a, sp - 64, sizeof x, x);
+  size_t ny = tc_replay_read(b, sp - 64, sizeof y, y);
+  return nx == ny && nx > 0 && memcmp(x, y, nx) == 0;
+}
+
+/* A run from `from` to a breakpoint at pc (forwards or backwards): where
+ * it stops. */
+static uint64_t run_to(tc_replay *rp, uint64_t from, int back, uint64_t pc) {
+  tc_error err = {{0}};
+  tc_replay_stops s = {.pcs = &pc, .npcs = 1};
+  tc_replay_hit h;
+  if (tc_replay_seek(rp, from, &err) || tc_replay_run(rp, back, &s, &h, &err))
+    return UINT64_MAX;
+  return tc_replay_pos(rp);
+}
+
+static int count_diff(tc_replay *a, tc_replay *b, uint64_t n, int samples) {
+  int bad = 0;
+  uint64_t x = 99;
+  for (int k = 0; k < samples; k++)
+    bad += !same_at(a, b, tu_xorshift(&x) % (n + 1));
+  return bad;
+}
+
+/* The index as far as it is asked (a tct with its footer), and the index
+ * file: written when the build is whole, read at the next open (no
+ * scan), rebuilt when it is another trace's, another interval's, damaged
+ * or not an index; all against an index read whole at open. */
+static void test_index_file(void) {
+  const char *t = record("dyn", "dyn64", NULL);
+  const char *idx = tu_tmp("dyn-test.gdbidx");
+  remove(idx);
+  tc_error err = {{0}};
+  tc_replay_opts eager = {.interval = 512, .eager = 1};
+  tc_replay *ref = tc_replay_open_opts(t, NULL, &eager, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+  uint64_t n = tc_replay_insns(ref);
+  CU_ASSERT(n > 50000);
+  CU_ASSERT_EQUAL(tc_replay_indexed(ref), n);
+  const tc_arch *a = tc_replay_arch(ref);
+  /* pcs at a quarter and at three quarters */
+  CU_ASSERT_EQUAL_FATAL(tc_replay_seek(ref, n / 4, &err), 0);
+  uint64_t pc1 = tc_state_get(a, tc_replay_state(ref), a->pc_reg);
+  CU_ASSERT_EQUAL_FATAL(tc_replay_seek(ref, n / 4 * 3, &err), 0);
+  uint64_t pc3 = tc_state_get(a, tc_replay_state(ref), a->pc_reg);
+  uint64_t back1 = run_to(ref, n / 2, 1, pc1);
+  uint64_t fwd3 = run_to(ref, n / 2, 0, pc3);
+  CU_ASSERT(back1 <= n / 4 || back1 < n / 2);
+  CU_ASSERT(fwd3 > n / 2 && fwd3 <= n / 4 * 3);
+
+  /* built as asked: nothing at open, then to the middle */
+  tc_replay_opts o = {.interval = 512, .index_path = idx};
+  tc_replay *lz = tc_replay_open_opts(t, NULL, &o, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lz);
+  CU_ASSERT_EQUAL(tc_replay_insns(lz), n);
+  CU_ASSERT(tc_replay_indexed(lz) < n / 100);
+  CU_ASSERT_EQUAL(tc_replay_index_state(lz), TC_REPLAY_INDEX_BUILT);
+  CU_ASSERT(same_at(lz, ref, n / 2));
+  CU_ASSERT(tc_replay_indexed(lz) >= n / 2 && tc_replay_indexed(lz) < n);
+  /* a reverse run over the part indexed so far, a forward run past it */
+  CU_ASSERT_EQUAL(run_to(lz, n / 2, 1, pc1), back1);
+  CU_ASSERT(tc_replay_indexed(lz) < n);
+  CU_ASSERT_EQUAL(run_to(lz, n / 2, 0, pc3), fwd3);
+  CU_ASSERT_EQUAL(tc_replay_build(lz, UINT64_MAX, &err), 0);
+  CU_ASSERT_EQUAL(tc_replay_indexed(lz), n);
+  CU_ASSERT_EQUAL(tc_replay_index_state(lz), TC_REPLAY_INDEX_SAVED);
+  CU_ASSERT_EQUAL(count_diff(lz, ref, n, 100), 0);
+  tc_replay_free(lz);
+  struct stat st;
+  CU_ASSERT_EQUAL_FATAL(stat(idx, &st), 0);
+
+  /* read back: whole at once, the same answers */
+  tc_replay *rd = tc_replay_open_opts(t, NULL, &o, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_EQUAL(tc_replay_index_state(rd), TC_REPLAY_INDEX_READ);
+  CU_ASSERT_PTR_NULL(tc_replay_index_note(rd));
+  CU_ASSERT_EQUAL(tc_replay_indexed(rd), n);
+  CU_ASSERT_EQUAL(count_diff(rd, ref, n, 300), 0);
+  CU_ASSERT_EQUAL(run_to(rd, n / 2, 1, pc1), back1);
+  CU_ASSERT_EQUAL(run_to(rd, n / 2, 0, pc3), fwd3);
+  tc_replay_free(rd);
+
+  /* another interval: rebuilt (and written for it) */
+  tc_replay_opts o2 = {.interval = 1024, .index_path = idx};
+  rd = tc_replay_open_opts(t, NULL, &o2, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_EQUAL(tc_replay_index_state(rd), TC_REPLAY_INDEX_BUILT);
+  CU_ASSERT_PTR_NOT_NULL(tc_replay_index_note(rd) &&
+                         strstr(tc_replay_index_note(rd), "another trace"));
+  CU_ASSERT_EQUAL(count_diff(rd, ref, n, 50), 0);
+  tc_replay_free(rd);
+
+  /* damaged: a byte of the tables, then the file cut; each rebuilt */
+  const char *dmg = tu_tmp("dyn-damaged.gdbidx");
+  size_t len = 0;
+  uint8_t *bytes = tu_read_file(idx, &len);
+  CU_ASSERT_FATAL(bytes && len > 8192);
+  tc_replay_opts od = {.interval = 512, .index_path = dmg};
+  for (int k = 0; k < 3; k++) {
+    if (k == 0) { /* a good copy first: read */
+      CU_ASSERT_EQUAL(tu_write_file(dmg, bytes, len), 0);
+    } else if (k == 1) {
+      bytes[len - 100] ^= 0x40;
+      CU_ASSERT_EQUAL(tu_write_file(dmg, bytes, len), 0);
+    } else {
+      CU_ASSERT_EQUAL(tu_write_file(dmg, bytes, len / 2), 0);
+    }
+    rd = tc_replay_open_opts(t, NULL, &od, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+    const char *note = tc_replay_index_note(rd);
+    if (k == 0)
+      CU_ASSERT_EQUAL(tc_replay_index_state(rd), TC_REPLAY_INDEX_READ);
+    if (k)
+      CU_ASSERT_PTR_NOT_NULL(note && strstr(note, "damaged"));
+    CU_ASSERT_EQUAL(count_diff(rd, ref, n, 30), 0);
+    tc_replay_free(rd);
+    remove(dmg);
+  }
+  free(bytes);
+  /* not an index (the trace itself); a place it cannot be written */
+  char bad_idx[4200];
+  snprintf(bad_idx, sizeof bad_idx, "%s/no-such-dir/x.gdbidx", tu_tmpdir());
+  tc_replay_opts on = {.interval = 512, .index_path = t};
+  rd = tc_replay_open_opts(t, NULL, &on, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_PTR_NOT_NULL(tc_replay_index_note(rd) &&
+                         strstr(tc_replay_index_note(rd), "not an index"));
+  CU_ASSERT_EQUAL(count_diff(rd, ref, n, 20), 0);
+  tc_replay_free(rd);
+  on.index_path = bad_idx;
+  rd = tc_replay_open_opts(t, NULL, &on, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_PTR_NOT_NULL(tc_replay_index_note(rd) &&
+                         strstr(tc_replay_index_note(rd), "not written"));
+  CU_ASSERT_EQUAL(count_diff(rd, ref, n, 20), 0);
+  CU_ASSERT_EQUAL(tc_replay_build(rd, UINT64_MAX, &err), 0);
+  CU_ASSERT_EQUAL(tc_replay_index_state(rd), TC_REPLAY_INDEX_BUILT);
+  tc_replay_free(rd);
+  /* the trace itself was not touched */
+  CU_ASSERT_EQUAL(stat(t, &st), 0);
+  CU_ASSERT(st.st_size > 8192);
+  tc_replay_free(ref);
+  remove(idx);
+}
+
+/* gdb twice on one trace: the first session leaves T.gdbidx (the server
+ * indexes the rest while gdb is idle, or as a seek asks), the second reads
+ * it and answers the same. */
+static void test_index_file_gdb(void) {
+  const char *src = record("plant", "plant64", NULL);
+  const char *t = tu_tmp("plant-idx.tct");
+  size_t len = 0;
+  uint8_t *b = tu_read_file(src, &len);
+  CU_ASSERT_FATAL(b != NULL);
+  CU_ASSERT_EQUAL_FATAL(tu_write_file(t, b, len), 0);
+  free(b);
+  char idx[4300];
+  snprintf(idx, sizeof idx, "%s.gdbidx", t);
+  remove(idx);
+  const char *cmds = "break plant\ncontinue\nprintf \"@@pc=%lx\\n\", $pc\n"
+                     "monitor seek 1000\nmaintenance flush register-cache\n"
+                     "printf \"@@sp=%lx\\n\", $sp\n"
+                     "printf \"@@pc=%lx\\n\", $pc\nmonitor info\n";
+  char *one = gdb_run(t, tu_guest("plant64"), cmds);
+  struct stat st;
+  CU_ASSERT_EQUAL(stat(idx, &st), 0);
+  char *two = gdb_run(t, tu_guest("plant64"), cmds);
+  CU_ASSERT_NOT_EQUAL(at_val(one, "pc", 0), UINT64_MAX);
+  CU_ASSERT_EQUAL(at_val(one, "pc", 0), at_val(two, "pc", 0));
+  CU_ASSERT_EQUAL(at_val(one, "pc", 1), at_val(two, "pc", 1));
+  CU_ASSERT_EQUAL(at_val(one, "sp", 0), at_val(two, "sp", 0));
+  CU_ASSERT_PTR_NOT_NULL(strstr(two, "position 1000 of"));
+  free(one);
+  free(two);
+  /* the server says where the index came from */
+  char *out = NULL;
+  CU_ASSERT_EQUAL(
+      tu_runf(&out, 1, "%s gdbserver --stdio %s </dev/null", TC_CLI, t), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out ? out : "", "index read from its file"));
+  free(out);
+  CU_ASSERT_EQUAL(tu_runf(&out, 1,
+                          "%s gdbserver --no-index --stdio %s </dev/null",
+                          TC_CLI, t),
+                  0);
+  CU_ASSERT_PTR_NULL(strstr(out ? out : "", "index read from its file"));
+  free(out);
+  remove(idx);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"engine: state and memory at every instruction", test_engine},
@@ -1130,6 +1330,8 @@ int main(void) {
       {"other formats (ucir, tenet)", test_other_format},
       {"listen on a port", test_listen},
       {"help", test_help},
+      {"index file, indexed as asked", test_index_file},
+      {"index file with gdb", test_index_file_gdb},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }
