@@ -264,15 +264,15 @@ static void stop_reply(gs_session *s, gs_out *o, const tc_replay_hit *h,
   }
 }
 
-/* Resumes (c / s, forwards or backwards) and writes the stop reply. */
 /* Resumes: a step of thread `tid` (0: the Hc thread, else the running
- * one) to its next (or, backwards, previous) instruction, or a continue;
- * then the stop reply. */
+ * one) to its next (or, backwards, previous) instruction, a range step
+ * (lo < hi: on while its pc stays in [lo, hi), breakpoints and watches
+ * stopping it), or a continue; then the stop reply. */
 static void resume(gs_session *s, gs_out *o, bool step, int backwards,
-                   uint32_t tid) {
+                   uint32_t tid, uint64_t lo, uint64_t hi) {
   tc_error err = {{0}};
   tc_replay_hit h = {0};
-  if (step) {
+  if (step && lo >= hi) {
     if (!tid && s->ctid && tc_replay_thread_state(s->rp, s->ctid))
       tid = s->ctid;
     if (!tid || !tc_replay_thread_state(s->rp, tid))
@@ -302,6 +302,12 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                                                  : TC_MEM_READ | TC_MEM_WRITE};
   }
   tc_arch_id id = s->arch->id;
+  if (step) { /* a range step: its thread, as a plain step's */
+    if (!tid && s->ctid && tc_replay_thread_state(s->rp, s->ctid))
+      tid = s->ctid;
+    if (!tid || !tc_replay_thread_state(s->rp, tid))
+      tid = tc_replay_tid(s->rp);
+  }
   tc_replay_stops st = {.pcs = pcs,
                         .npcs = npcs,
                         .watches = w,
@@ -309,7 +315,11 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                         .watch_before =
                             !(id == TC_ARCH_X86 || id == TC_ARCH_X86_64),
                         .interrupted = s->interrupted,
-                        .ctx = s->wctx};
+                        .ctx = s->wctx,
+                        .step = step,
+                        .step_tid = tid,
+                        .range_lo = lo,
+                        .range_hi = hi};
   if (tc_replay_run(s->rp, backwards, &st, &h, &err)) {
     out_str(o, "E01");
     return;
@@ -555,8 +565,10 @@ static int parse_tid(const char **p, const char *end, uint32_t *tid) {
 
 /* What the first action of vCont is: 'c', 's' or 0 (malformed); *tid the
  * thread it names (0: none). */
-static char vcont_action(const char *p, const char *end, uint32_t *tid) {
+static char vcont_action(const char *p, const char *end, uint32_t *tid,
+                         uint64_t *lo, uint64_t *hi) {
   *tid = 0;
+  *lo = *hi = 0;
   if (p >= end || *p != ';')
     return 0;
   p++;
@@ -568,6 +580,14 @@ static char vcont_action(const char *p, const char *end, uint32_t *tid) {
     if (parse_hex(&p, end, &sig))
       return 0;
     a = a == 'C' ? 'c' : 's';
+  }
+  if (a == 'r') { /* r START,END: a range step */
+    if (parse_hex(&p, end, lo) || p >= end || *p++ != ',' ||
+        parse_hex(&p, end, hi))
+      return 0;
+    if (*lo >= *hi)
+      *lo = *hi = 0; /* an empty range: one step */
+    a = 's';
   }
   if (a != 'c' && a != 's')
     return 0;
@@ -634,11 +654,11 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
   case 's':
   case 'C':
   case 'S':
-    resume(s, o, p[0] == 's' || p[0] == 'S', 0, 0);
+    resume(s, o, p[0] == 's' || p[0] == 'S', 0, 0, 0, 0);
     return;
   case 'b':
     if (len == 2 && (p[1] == 's' || p[1] == 'c')) {
-      resume(s, o, p[1] == 's', 1, 0);
+      resume(s, o, p[1] == 's', 1, 0, 0, 0);
       return;
     }
     break;
@@ -740,14 +760,15 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
     cmd[n / 2] = 0;
     monitor(s, cmd, o);
   } else if (starts(p, end, "vCont?")) {
-    out_str(o, "vCont;c;C;s;S");
+    out_str(o, "vCont;c;C;s;S;r");
   } else if (starts(p, end, "vCont;")) {
     uint32_t t;
-    char a = vcont_action(p + 5, end, &t);
+    uint64_t lo, hi;
+    char a = vcont_action(p + 5, end, &t, &lo, &hi);
     if (!a)
       out_str(o, "E01");
     else
-      resume(s, o, a == 's', 0, t);
+      resume(s, o, a == 's', 0, t, lo, hi);
   } else if (starts(p, end, "vKill")) {
     out_str(o, "OK");
     s->done = true;

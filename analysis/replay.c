@@ -1845,9 +1845,12 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
         break;
       }
       if (s->step && qtid == s->step_tid) {
-        *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = qtid};
-        stop = c.pos;
-        break;
+        uint64_t npc = tc_state_get(r->arch, c.state, r->arch->pc_reg);
+        if (!(c.tid == qtid && npc >= s->range_lo && npc < s->range_hi)) {
+          *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = qtid};
+          stop = c.pos;
+          break;
+        }
       }
       size_t which;
       if (at_break(r, s, c.state, &which)) {

@@ -136,6 +136,10 @@ typedef struct tc_replay_stops {
    * (forwards: after it; backwards: before its latest one). */
   int step;
   uint32_t step_tid;
+  /* forwards, with step: range stepping (gdb's vCont;r): go on while the
+   * thread's next pc is in [range_lo, range_hi) and it keeps running
+   * (lo == hi: one instruction); pcs and watches still stop it. */
+  uint64_t range_lo, range_hi;
 } tc_replay_stops;
 
 enum {

@@ -1306,6 +1306,53 @@ static void test_index_file_gdb(void) {
   remove(idx);
 }
 
+/* Range stepping (vCont;r): `next` and `step` through crackme64's compare
+ * loop (built with -g) send vCont;r, and stop where the same commands
+ * with `set range-stepping off` (one vCont;s per instruction) do; a
+ * breakpoint inside the range stops it. */
+static void test_range_step(void) {
+  const char *t = record("crackme", "crackme64", "open-sesame");
+  static const char steps[] =
+      "break check\ncontinue\n"
+      "next\nprintf \"@@pc=%lx\\n\", $pc\nnext\nprintf \"@@pc=%lx\\n\", $pc\n"
+      "next\nprintf \"@@pc=%lx\\n\", $pc\n"
+      /* at line 15's first instruction: a breakpoint on its second */
+      "python f = gdb.selected_frame(); "
+      "gdb.execute('break *%d' % (f.pc() + "
+      "f.architecture().disassemble(f.pc())[0]['length']))\n"
+      "next\nprintf \"@@pc=%lx\\n\", $pc\ndelete\n"
+      "step\nprintf \"@@pc=%lx\\n\", $pc\n"
+      "next 6\nprintf \"@@pc=%lx\\n\", $pc\n"
+      "finish\nprintf \"@@pc=%lx\\n\", $pc\n"
+      "next\nprintf \"@@pc=%lx\\n\", $pc\nmonitor info\n";
+  char cmds[2048];
+  snprintf(cmds, sizeof cmds, "set debug remote 1\n%s", steps);
+  char *on = gdb_run(t, tu_guest("crackme64"), cmds);
+  snprintf(cmds, sizeof cmds, "set range-stepping off\nset debug remote 1\n%s",
+           steps);
+  char *off = gdb_run(t, tu_guest("crackme64"), cmds);
+  CU_ASSERT(count_str(on, "vCont;r") >= 3);
+  CU_ASSERT_EQUAL(count_str(off, "vCont;r"), 0);
+  /* fewer resumes with ranges */
+  CU_ASSERT(count_str(on, "Sending packet: $vCont") <
+            count_str(off, "Sending packet: $vCont"));
+  int same = 0;
+  for (int i = 0; i < 8; i++) {
+    uint64_t a = at_val(on, "pc", i), b = at_val(off, "pc", i);
+    CU_ASSERT_NOT_EQUAL(a, UINT64_MAX);
+    CU_ASSERT_EQUAL(a, b);
+    same += a == b && a != UINT64_MAX;
+  }
+  CU_ASSERT_EQUAL(same, 8);
+  /* the breakpoint inside `next`'s range stopped it, one byte or more
+   * past the line's start */
+  CU_ASSERT(count_str(on, "Breakpoint 2, ") >= 1);
+  CU_ASSERT(at_val(on, "pc", 3) > at_val(on, "pc", 2));
+  CU_ASSERT(at_val(on, "pc", 3) < at_val(on, "pc", 2) + 16);
+  free(on);
+  free(off);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"engine: state and memory at every instruction", test_engine},
@@ -1332,6 +1379,7 @@ int main(void) {
       {"help", test_help},
       {"index file, indexed as asked", test_index_file},
       {"index file with gdb", test_index_file_gdb},
+      {"range stepping (vCont;r)", test_range_step},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }
