@@ -188,6 +188,15 @@ static int tt_copy(rp_threads *dst, const rp_threads *src, size_t ss) {
   return 0;
 }
 
+/* A thread made by clone(CLONE_THREAD) before it first runs: listed from
+ * position `from` (after the clone) to `to` (its first instruction) with
+ * the registers it starts with (its first instruction's state before). */
+typedef struct rp_birth {
+  uint32_t tid;
+  uint64_t from, to;
+  uint8_t *state; /* NULL while its first instruction is not indexed */
+} rp_birth;
+
 typedef struct rp_checkpoint {
   uint64_t pos;
   size_t log_off; /* where record pos starts */
@@ -228,6 +237,8 @@ struct tc_replay {
   size_t ncps, cap_cps;
   rp_mapent *maplog;
   size_t nmaplog, cap_maplog;
+  rp_birth *births;
+  size_t nbirths, cap_births;
 
   /* the log: written to a file while opening (an index file, or an
    * unlinked temporary one) after RP_HDR bytes of header, then mapped */
@@ -797,6 +808,34 @@ static int open_accesses(rp_open *o, uint32_t n, const tc_mem_access *m,
   return 0;
 }
 
+/* While opening: memory now, as far as it is known. 1 if all of it. */
+static int open_read(tc_replay *r, uint64_t addr, size_t len, uint8_t *out) {
+  for (size_t i = 0; i < len; i++) {
+    const rp_page *pg = map_get(&r->pages, (addr + i) / RP_PAGE);
+    size_t off = (size_t)((addr + i) % RP_PAGE);
+    if (!pg || !pg->cur || !bit_get(pg->cur + RP_PAGE, off))
+      return 0;
+    out[i] = pg->cur[off];
+  }
+  return 1;
+}
+
+/* A clone's or clone3's flags (clone3: the first field of its struct
+ * clone_args, in memory); 0 for any other call or where unknown. */
+static uint64_t clone_flags(rp_open *o, const tc_syscall_event *e) {
+  if (!e->name)
+    return 0;
+  if (strcmp(e->name, "clone") == 0)
+    return e->args[0];
+  uint8_t b[8];
+  if (strcmp(e->name, "clone3") != 0 || !open_read(o->r, e->args[0], 8, b))
+    return 0;
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)b[o->r->arch->big_endian ? 7 - i : i] << (8 * i);
+  return v;
+}
+
 static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
   tc_replay *r = o->r;
   size_t ss = r->arch->state_size;
@@ -835,6 +874,13 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
       memcpy(o->chg, e->regs, o->nchg * sizeof *o->chg);
     o->next_tid = e->tid;
     o->have_next = true;
+    for (size_t i = 0; i < r->nbirths; i++)
+      if (!r->births[i].state && r->births[i].tid == e->tid) {
+        if (!(r->births[i].state = malloc(ss)))
+          goto oom;
+        memcpy(r->births[i].state, e->state_before, ss);
+        r->births[i].to = o->pos;
+      }
     o->saw_mem |= e->nmem > 0;
     if (open_accesses(o, e->nmem, e->mem, true))
       goto oom;
@@ -853,6 +899,20 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
   case TC_EV_SYSCALL:
     if (open_accesses(o, ev->u.sys.nmem, ev->u.sys.mem, false))
       goto oom;
+    if (o->started && ev->u.sys.part == 0 && ev->u.sys.ret > 0 &&
+        ev->u.sys.ret <= UINT32_MAX &&
+        (clone_flags(o, &ev->u.sys) & 0x10000) /* CLONE_THREAD */) {
+      if (r->nbirths == r->cap_births) {
+        size_t cap = r->cap_births ? r->cap_births * 2 : 8;
+        rp_birth *b = realloc(r->births, cap * sizeof *b);
+        if (!b)
+          goto oom;
+        r->births = b;
+        r->cap_births = cap;
+      }
+      r->births[r->nbirths++] =
+          (rp_birth){(uint32_t)ev->u.sys.ret, o->pos + 1, UINT64_MAX, NULL};
+    }
     if (o->started && ev->u.sys.part == 0 && ev->u.sys.name &&
         strcmp(ev->u.sys.name, "exit") == 0) {
       /* the thread ends (exit_group ends the recording) */
@@ -913,7 +973,7 @@ oom:
  * the server's own, checked against the trace it was made from. */
 #define RP_HDR 4096u
 #define RP_MAGIC "TCRPIDX1"
-enum { RP_IDX_VERSION = 1 };
+enum { RP_IDX_VERSION = 2 };
 
 typedef struct rp_header {
   char magic[8];
@@ -1051,6 +1111,15 @@ static int save_index(tc_replay *r, const uint64_t id[3]) {
   for (size_t i = 0; i < r->nmaplog && !bad; i++)
     bad |= put_u64(&b, r->maplog[i].pos) || put_u64(&b, r->maplog[i].addr) ||
            put_u64(&b, r->maplog[i].size) || put_u64(&b, r->maplog[i].kind);
+  size_t nb = 0; /* the births whose first instruction came */
+  for (size_t i = 0; i < r->nbirths; i++)
+    nb += r->births[i].state != NULL;
+  bad |= put_u64(&b, nb);
+  for (size_t i = 0; i < r->nbirths && !bad; i++)
+    if (r->births[i].state)
+      bad |= put_u32(&b, r->births[i].tid) || put_u64(&b, r->births[i].from) ||
+             put_u64(&b, r->births[i].to) ||
+             put_raw(&b, r->births[i].state, ss);
   bad |= put_u64(&b, r->version_bytes);
   rp_header h;
   memset(&h, 0, sizeof h);
@@ -1236,6 +1305,20 @@ static int load_index(tc_replay *r, const uint64_t id[3]) {
         (kind != ML_ZERO && kind != ML_UNMAP))
       goto bad;
     e->kind = (uint8_t)kind;
+  }
+  if (!take_u64(&in, &n) || n > (uint64_t)(in.end - in.p) / (20 + ss) ||
+      (n && !(r->births = calloc((size_t)n, sizeof *r->births))))
+    goto bad;
+  r->cap_births = (size_t)n;
+  for (uint64_t i = 0; i < n; i++) {
+    rp_birth *bi = &r->births[i];
+    const uint8_t *s;
+    if (!take_u32(&in, &bi->tid) || !take_u64(&in, &bi->from) ||
+        !take_u64(&in, &bi->to) || !(s = take(&in, ss)) ||
+        !(bi->state = malloc(ss)))
+      goto bad;
+    memcpy(bi->state, s, ss);
+    r->nbirths = (size_t)i + 1;
   }
   if (!take_u64(&in, &r->version_bytes) || in.p != in.end)
     goto bad;
@@ -1514,6 +1597,11 @@ static void free_index(tc_replay *r) {
   free(r->maplog);
   r->maplog = NULL;
   r->nmaplog = r->cap_maplog = 0;
+  for (size_t i = 0; i < r->nbirths; i++)
+    free(r->births[i].state);
+  free(r->births);
+  r->births = NULL;
+  r->nbirths = r->cap_births = 0;
   if (r->map)
     munmap(r->map, r->map_len);
   r->map = r->log = NULL;
@@ -1631,7 +1719,25 @@ int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
   }
   while (r->at.pos < pos)
     step_at(r);
+  /* a thread cloned before pos whose first instruction is not indexed
+   * yet: index on to it (its registers) */
+  for (size_t i = 0; i < r->nbirths && r->bo; i++)
+    if (!r->births[i].state && r->births[i].from <= pos) {
+      if (build_to(r, r->built + RP_BUILD_STEP, err))
+        return -1;
+      i = (size_t)-1; /* again */
+    }
   return 0;
+}
+
+/* A thread born (cloned) and not yet run at the position, or NULL. */
+static const rp_birth *born(const tc_replay *r, uint32_t tid) {
+  for (size_t i = 0; i < r->nbirths; i++) {
+    const rp_birth *b = &r->births[i];
+    if (b->tid == tid && b->state && b->from <= r->at.pos && r->at.pos < b->to)
+      return b;
+  }
+  return NULL;
 }
 
 size_t tc_replay_threads(const tc_replay *r, uint32_t *tids, size_t max) {
@@ -1639,12 +1745,18 @@ size_t tc_replay_threads(const tc_replay *r, uint32_t *tids, size_t max) {
   if (n < max)
     tids[n] = r->at.tid;
   n++;
-  /* the others in tid order */
+  /* the others in tid order (those seen running, those born since) */
   uint32_t last = 0;
-  for (size_t k = 0; k < r->threads.n; k++) {
+  for (size_t k = 0; k < r->threads.n + r->nbirths; k++) {
     uint32_t best = UINT32_MAX;
-    for (size_t i = 0; i < r->threads.n; i++) {
-      uint32_t t = r->threads.v[i].tid;
+    for (size_t i = 0; i < r->threads.n + r->nbirths; i++) {
+      uint32_t t;
+      if (i < r->threads.n)
+        t = r->threads.v[i].tid;
+      else if (born(r, r->births[i - r->threads.n].tid))
+        t = r->births[i - r->threads.n].tid;
+      else
+        continue;
       if ((k == 0 || t > last) && t < best && t != r->at.tid)
         best = t;
     }
@@ -1664,7 +1776,8 @@ const uint8_t *tc_replay_thread_state(const tc_replay *r, uint32_t tid) {
   for (size_t i = 0; i < r->threads.n; i++)
     if (r->threads.v[i].tid == tid)
       return r->threads.v[i].state;
-  return NULL;
+  const rp_birth *b = born(r, tid);
+  return b ? b->state : NULL;
 }
 
 /* Is addr in a map without data (zeros until written) at pos? */

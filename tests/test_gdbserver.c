@@ -1353,6 +1353,95 @@ static void test_range_step(void) {
   free(off);
 }
 
+/* threads2-64's clone and its worker's first instruction. */
+typedef struct clone_truth {
+  uint64_t clone_at, first;
+  uint32_t tid, main_tid;
+  uint8_t state[4096];
+  size_t ss;
+} clone_truth;
+
+static int clone_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  clone_truth *c = ctx;
+  if (ev->kind == TC_EV_SYSCALL && ev->u.sys.name && !c->tid &&
+      strncmp(ev->u.sys.name, "clone", 5) == 0 && ev->u.sys.ret > 0) {
+    c->clone_at = ev->u.sys.insn_index;
+    c->tid = (uint32_t)ev->u.sys.ret;
+    c->main_tid = ev->u.sys.tid;
+  }
+  if (ev->kind == TC_EV_INSN && c->tid && !c->first &&
+      ev->u.insn.tid == c->tid) {
+    c->first = ev->u.insn.index;
+    memcpy(c->state, ev->u.insn.state_before, c->ss);
+  }
+  return 0;
+}
+
+/* A thread made by clone is a gdb thread from the clone on, with the
+ * registers it starts with (those of its first instruction, later in
+ * the recording), not only from its first instruction; also from an
+ * index file. */
+static void test_clone_thread(void) {
+  const char *t = record("threads", "threads2-64", NULL);
+  tc_error err = {{0}};
+  clone_truth *c = calloc(1, sizeof *c);
+  tc_replay *rp = tc_replay_open(t, NULL, 512, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+  const tc_arch *arch = tc_replay_arch(rp);
+  c->ss = arch->state_size;
+  CU_ASSERT_EQUAL_FATAL(tc_read_trace(t, NULL, clone_sink, c, &err), 0);
+  CU_ASSERT_FATAL(c->tid && c->first > c->clone_at + 1);
+  uint32_t tids[8];
+  for (int pass = 0; pass < 2; pass++) {
+    /* before the clone: one thread; after it, two, the new one with its
+     * first registers; at its first instruction it runs */
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, c->clone_at, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_threads(rp, tids, 8), 1);
+    CU_ASSERT_PTR_NULL(tc_replay_thread_state(rp, c->tid));
+    uint64_t mid[] = {c->clone_at + 1, (c->clone_at + c->first) / 2,
+                      c->first - 1};
+    for (int k = 0; k < 3; k++) {
+      CU_ASSERT_EQUAL(tc_replay_seek(rp, mid[k], &err), 0);
+      CU_ASSERT_EQUAL(tc_replay_threads(rp, tids, 8), 2);
+      CU_ASSERT_EQUAL(tids[1], c->tid);
+      const uint8_t *st = tc_replay_thread_state(rp, c->tid);
+      CU_ASSERT(st && memcmp(st, c->state, c->ss) == 0);
+    }
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, c->first, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_tid(rp), c->tid);
+    CU_ASSERT_EQUAL(memcmp(tc_replay_state(rp), c->state, c->ss), 0);
+    tc_replay_free(rp);
+    if (pass == 0) { /* again from an index file */
+      const char *idx = tu_tmp("threads-test.gdbidx");
+      remove(idx);
+      tc_replay_opts o = {.interval = 512, .index_path = idx};
+      rp = tc_replay_open_opts(t, NULL, &o, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+      CU_ASSERT_EQUAL(tc_replay_build(rp, UINT64_MAX, &err), 0);
+      tc_replay_free(rp);
+      rp = tc_replay_open_opts(t, NULL, &o, &err);
+      CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+      CU_ASSERT_EQUAL(tc_replay_index_state(rp), TC_REPLAY_INDEX_READ);
+    }
+  }
+  /* gdb: right after the clone, `info threads` lists the worker, whose
+   * pc is its first instruction's */
+  char cmds[512];
+  snprintf(cmds, sizeof cmds,
+           "monitor seek %" PRIu64 "\nmaintenance flush register-cache\n"
+           "echo @@threads\\n\ninfo threads\nthread 2\n"
+           "printf \"@@pc=%%lx\\n\", $pc\n",
+           c->clone_at + 1);
+  char *out = gdb_run(t, tu_guest("threads2-64"), cmds);
+  const char *th = strstr(out, "@@threads");
+  CU_ASSERT_PTR_NOT_NULL(th && strstr(th, "Thread 1001"));
+  CU_ASSERT_EQUAL(at_val(out, "pc", 0),
+                  tc_state_get(arch, c->state, arch->pc_reg));
+  free(out);
+  free(c);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"engine: state and memory at every instruction", test_engine},
@@ -1380,6 +1469,7 @@ int main(void) {
       {"index file, indexed as asked", test_index_file},
       {"index file with gdb", test_index_file_gdb},
       {"range stepping (vCont;r)", test_range_step},
+      {"a cloned thread before its first instruction", test_clone_thread},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }
