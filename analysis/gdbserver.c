@@ -357,7 +357,7 @@ static void monitor(gs_session *s, const char *cmd, gs_out *o) {
     snprintf(line, sizeof line,
              "at instruction %" PRIu64 " of %" PRIu64
              " (run `maintenance flush register-cache` so gdb rereads the "
-             "registers)\n",
+             "registers, or define a hookpost-monitor that does)\n",
              tc_replay_pos(s->rp), tc_replay_insns(s->rp));
     gs_console(s, line);
     out_str(o, "OK");

@@ -27,7 +27,7 @@ _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
   --count --last --syscalls-only --syscall -e"
 _tracecorn_opts_info="-h --help"
-_tracecorn_opts_gdbserver="--stdio --listen --interval --stats -q --quiet -h --help"
+_tracecorn_opts_gdbserver="--stdio --listen --interval --index --no-index --stats -q --quiet -h --help"
 _tracecorn_opts_formats=""
 _tracecorn_arches="x86_64 x86 arm arm64 mips mipsel"
 

@@ -1442,6 +1442,39 @@ static void test_clone_thread(void) {
   free(c);
 }
 
+/* `monitor seek` cannot make gdb drop its register cache (qRcmd has no
+ * stop reply); a hookpost-monitor that flushes it makes the registers
+ * follow each seek, as the docs say. */
+static void test_seek_hook(void) {
+  const char *t = record("crackme", "crackme64", "open-sesame");
+  tc_error err = {{0}};
+  tc_replay *rp = tc_replay_open(t, NULL, 0, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+  const tc_arch *a = tc_replay_arch(rp);
+  uint64_t pcs[2];
+  for (int i = 0; i < 2; i++) {
+    CU_ASSERT_EQUAL(tc_replay_seek(rp, 100 + 100 * (uint64_t)i, &err), 0);
+    pcs[i] = tc_state_get(a, tc_replay_state(rp), a->pc_reg);
+  }
+  tc_replay_free(rp);
+  CU_ASSERT_NOT_EQUAL(pcs[0], pcs[1]);
+  char *out = gdb_run(t, NULL,
+                      "printf \"@@pc=%lx\\n\", $pc\n"
+                      "define hookpost-monitor\n"
+                      "maintenance flush register-cache\nend\n"
+                      "monitor seek 100\nprintf \"@@pc=%lx\\n\", $pc\n"
+                      "monitor seek 200\nprintf \"@@pc=%lx\\n\", $pc\n");
+  CU_ASSERT_EQUAL(at_val(out, "pc", 1), pcs[0]);
+  CU_ASSERT_EQUAL(at_val(out, "pc", 2), pcs[1]);
+  free(out);
+  /* without the hook gdb keeps the registers it had */
+  out = gdb_run(t, NULL,
+                "printf \"@@pc=%lx\\n\", $pc\n"
+                "monitor seek 100\nprintf \"@@pc=%lx\\n\", $pc\n");
+  CU_ASSERT_EQUAL(at_val(out, "pc", 1), at_val(out, "pc", 0));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"engine: state and memory at every instruction", test_engine},
@@ -1470,6 +1503,7 @@ int main(void) {
       {"index file with gdb", test_index_file_gdb},
       {"range stepping (vCont;r)", test_range_step},
       {"a cloned thread before its first instruction", test_clone_thread},
+      {"monitor seek with a hookpost-monitor", test_seek_hook},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }
