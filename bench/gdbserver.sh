@@ -60,6 +60,11 @@ def T(label, cmd):
     -ex 'watch *(long *)((char *)&sink + 40)' \
     -ex "python T('watch sink[5] + reverse-continue', 'reverse-continue')" \
     -ex 'delete' \
+    -ex "python T('monitor seek $insns (the end)', 'monitor seek $insns')" \
+    -ex 'maintenance flush register-cache' \
+    -ex 'watch *(long *)((char *)&sink - 64)' \
+    -ex "python T('watch a word never written + reverse-continue', 'reverse-continue')" \
+    -ex 'delete' \
     -ex "python T('monitor seek 100', 'monitor seek 100')" \
     -ex 'maintenance flush register-cache' \
     -ex 'break *_start' \
