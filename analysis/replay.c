@@ -599,7 +599,7 @@ static void bloom_mem(uint8_t *b, int kind, uint64_t addr, uint64_t size) {
 
 /* ---------------------------------------------------------------- opening */
 
-enum { RP_BUILD_STEP = 1 << 18 }; /* instructions a run indexes at a time */
+enum { RP_BUILD_STEP = 1 << 16 }; /* instructions a run indexes at a time */
 
 typedef struct rp_open {
   tc_replay *r;
