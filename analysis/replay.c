@@ -508,29 +508,43 @@ typedef int (*op_fn)(void *ctx, int kind, uint64_t addr, uint64_t size,
 
 /* The log is read within its bounds: one read from an index file may be
  * damaged (its tables are checked against their hash, the log is not); a
- * record that would run past the end ends the log there. */
+ * record that would run past the end ends the log there. state NULL: the
+ * registers are skipped (a run that needs only the accesses and threads). */
 static size_t apply_record(const tc_replay *r, size_t off, uint8_t *state,
                            uint32_t *tid, op_fn op, void *ctx) {
   if (off >= r->log_len)
     return r->log_len;
   const uint8_t *p = r->log + off, *end = r->log + r->log_len;
   const tc_arch *a = r->arch;
-  uint64_t nregs = get_uvb(&p, end);
-  for (uint64_t i = 0; i < nregs && p < end; i++) {
-    uint64_t reg = get_uvb(&p, end);
+  uint64_t rlen = get_uvb(&p, end);
+  if (rlen > (uint64_t)(end - p))
+    return r->log_len;
+  const uint8_t *rend = p + rlen;
+  while (state && p < rend) {
+    uint64_t reg = get_uvb(&p, rend);
     const tc_reg_info *ri = &a->regs[reg < a->nregs ? reg : 0];
-    uint8_t *dst = state + ri->offset;
     if (ri->size <= 8) {
-      uint64_t x = get_uvb(&p, end);
+      uint64_t x = get_uvb(&p, rend);
+      uint8_t *dst = state + ri->offset;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      if (ri->size == 8) { /* byte b of x is byte b of the register */
+        uint64_t v;
+        memcpy(&v, dst, 8);
+        v ^= x;
+        memcpy(dst, &v, 8);
+        continue;
+      }
+#endif
       for (unsigned b = 0; b < ri->size; b++)
         dst[b] ^= (uint8_t)(x >> (8 * b));
     } else {
-      if ((size_t)(end - p) < ri->size)
+      if ((size_t)(rend - p) < ri->size)
         return r->log_len;
-      memcpy(dst, p, ri->size);
+      memcpy(state + ri->offset, p, ri->size);
       p += ri->size;
     }
   }
+  p = rend;
   uint64_t nops = get_uvb(&p, end);
   for (uint64_t i = 0; i < nops && p < end; i++) {
     int kind = *p++;
@@ -603,7 +617,8 @@ enum { RP_BUILD_STEP = 1 << 16 }; /* instructions a run indexes at a time */
 
 typedef struct rp_open {
   tc_replay *r;
-  rp_buf rec; /* the record being built (its operations) */
+  rp_buf rec;       /* the record being built (its operations) */
+  rp_buf regs, hdr; /* its registers; its head (reused) */
   uint32_t nops;
   uint8_t *cur, *next; /* state at the position; state after it */
   uint8_t *after;      /* the instruction's own state_after */
@@ -700,8 +715,8 @@ static int checkpoint(rp_open *o, uint64_t pos) {
 static int finish_record(rp_open *o) {
   tc_replay *r = o->r;
   const tc_arch *a = r->arch;
-  rp_buf hdr = {0};
-  uint32_t n = 0;
+  rp_buf *rg = &o->regs, *hdr = &o->hdr;
+  rg->n = hdr->n = 0;
   if (r->ncps) { /* the pcs before and after it, for the run filters */
     uint8_t *b = r->cps[r->ncps - 1].bloom;
     bloom_pc(b, tc_state_get(a, o->cur, a->pc_reg));
@@ -711,33 +726,29 @@ static int finish_record(rp_open *o) {
    * which differs from its state_before in its regs[] only. */
   bool listed = o->have_chg && memcmp(o->next, o->after, a->state_size) == 0;
   uint32_t count = listed ? o->nchg : a->nregs;
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass && put_uv(&hdr, n))
+  for (uint32_t k = 0; k < count; k++) {
+    uint16_t i = listed ? o->chg[k] : (uint16_t)k;
+    if (i >= a->nregs)
+      continue;
+    const tc_reg_info *ri = &a->regs[i];
+    const uint8_t *x = o->cur + ri->offset, *y = o->next + ri->offset;
+    if (memcmp(x, y, ri->size) == 0)
+      continue;
+    if (put_uv(rg, i))
       goto oom;
-    for (uint32_t k = 0; k < count; k++) {
-      uint16_t i = listed ? o->chg[k] : (uint16_t)k;
-      if (i >= a->nregs)
-        continue;
-      const tc_reg_info *ri = &a->regs[i];
-      const uint8_t *x = o->cur + ri->offset, *y = o->next + ri->offset;
-      if (memcmp(x, y, ri->size) == 0)
-        continue;
-      if (!pass) {
-        n++;
-        continue;
-      }
-      if (put_uv(&hdr, i))
+    if (ri->size <= 8) {
+      uint64_t v = 0;
+      for (unsigned b = 0; b < ri->size; b++)
+        v |= (uint64_t)(x[b] ^ y[b]) << (8 * b);
+      if (put_uv(rg, v))
         goto oom;
-      if (ri->size <= 8) {
-        uint64_t v = 0;
-        for (unsigned b = 0; b < ri->size; b++)
-          v |= (uint64_t)(x[b] ^ y[b]) << (8 * b);
-        if (put_uv(&hdr, v))
-          goto oom;
-      } else if (put_raw(&hdr, y, ri->size))
-        goto oom;
-    }
+    } else if (put_raw(rg, y, ri->size))
+      goto oom;
   }
+  /* the registers' bytes first: a run that needs only the accesses skips
+   * them */
+  if (put_uv(hdr, rg->n) || put_raw(hdr, rg->p, rg->n))
+    goto oom;
   if (o->next_tid != o->cur_tid) {
     /* the thread switched out keeps its state after its instruction */
     if (!o->gone && o->have_chg) {
@@ -755,22 +766,19 @@ static int finish_record(rp_open *o) {
     o->nops++;
   }
   o->gone = false;
-  if (put_uv(&hdr, o->nops))
+  if (put_uv(hdr, o->nops))
     goto oom;
-  if (fwrite(hdr.p, 1, hdr.n, r->logf) != hdr.n ||
+  if (fwrite(hdr->p, 1, hdr->n, r->logf) != hdr->n ||
       (o->rec.n && fwrite(o->rec.p, 1, o->rec.n, r->logf) != o->rec.n)) {
-    free(hdr.p);
     return -2;
   }
-  r->log_len += hdr.n + o->rec.n;
-  free(hdr.p);
+  r->log_len += hdr->n + o->rec.n;
   o->rec.n = 0;
   o->nops = 0;
   memcpy(o->cur, o->next, a->state_size);
   o->cur_tid = o->next_tid;
   return 0;
 oom:
-  free(hdr.p);
   return -1;
 }
 
@@ -973,7 +981,7 @@ oom:
  * the server's own, checked against the trace it was made from. */
 #define RP_HDR 4096u
 #define RP_MAGIC "TCRPIDX1"
-enum { RP_IDX_VERSION = 2 };
+enum { RP_IDX_VERSION = 3 };
 
 typedef struct rp_header {
   char magic[8];
@@ -1198,11 +1206,11 @@ static int load_index(tc_replay *r, const uint64_t id[3]) {
   rp_header h;
   size_t ss = r->arch->state_size;
   if (fstat(fd, &st) != 0 || pread(fd, &h, sizeof h, 0) != sizeof h ||
-      memcmp(h.magic, RP_MAGIC, 8) != 0 || h.version != RP_IDX_VERSION ||
-      h.layout != rp_layout())
+      memcmp(h.magic, RP_MAGIC, 8) != 0)
     goto no;
   why = "made for another trace, interval or version: rebuilt";
-  if (h.trace_size != id[0] || h.trace_mtime_ns != id[1] ||
+  if (h.version != RP_IDX_VERSION || h.layout != rp_layout() ||
+      h.trace_size != id[0] || h.trace_mtime_ns != id[1] ||
       h.trace_hash != id[2] || h.interval != r->interval ||
       h.arch_id != (uint64_t)r->arch->id || h.state_size != ss ||
       h.nregs != r->arch->nregs)
@@ -1364,6 +1372,8 @@ static void open_free(rp_open *o) {
   free(o->after);
   free(o->chg);
   free(o->rec.p);
+  free(o->regs.p);
+  free(o->hdr.p);
   free(o);
 }
 
@@ -1914,6 +1924,9 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
   uint64_t stop = backwards ? 0 : UINT64_MAX;
   rp_scan sc = {.s = s};
   bool scan_mem = s->nwatches > 0;
+  /* the registers matter to breakpoints and range steps only */
+  uint8_t *rs =
+      s->npcs || (s->step && s->range_lo < s->range_hi) ? c.state : NULL;
   if (!backwards) {
     memcpy(c.state, r->at.state, r->arch->state_size);
     size_t k = cp_for(r, c.pos);
@@ -1943,8 +1956,8 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
         k++; /* the record now applied ends interval k */
       sc.hit = false;
       uint32_t qtid = c.tid; /* the thread that runs record c.pos */
-      c.off = apply_record(r, c.off, c.state, &c.tid, scan_mem ? scan_op : NULL,
-                           &sc);
+      c.off =
+          apply_record(r, c.off, rs, &c.tid, scan_mem ? scan_op : NULL, &sc);
       c.pos++;
       if ((c.pos & 0x3ffff) == 0 && s->interrupted && s->interrupted(s->ctx)) {
         hit->why = TC_REPLAY_INTERRUPTED;
@@ -1995,8 +2008,8 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
         bool brk = at_break(r, s, c.state, &which);
         uint32_t qtid = c.tid;
         sc.hit = false;
-        c.off = apply_record(r, c.off, c.state, &c.tid,
-                             scan_mem ? scan_op : NULL, &sc);
+        c.off =
+            apply_record(r, c.off, rs, &c.tid, scan_mem ? scan_op : NULL, &sc);
         if (sc.hit) {
           *hit = sc.h;
           hit->tid = qtid;
