@@ -10,7 +10,7 @@ _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --se
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow
-  -h --help"
+  --tty -h --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
 _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry

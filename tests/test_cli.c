@@ -134,6 +134,80 @@ static void test_verify_streams(void) {
 
 /* Under a pty, record shows a progress line and then the summary; in a
  * pipe it shows only the summary. */
+/* Output of `sh -c cmd` run on a new pseudo-terminal of 91x37. */
+static char *run_on_pty(const char *cmd) {
+  int master;
+  struct winsize ws = {.ws_row = 37, .ws_col = 91};
+  pid_t pid = forkpty(&master, NULL, NULL, &ws);
+  if (pid < 0)
+    return NULL;
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  size_t len = 0, cap = 1 << 16;
+  char *buf = calloc(cap, 1);
+  for (;;) {
+    ssize_t k = read(master, buf + len, cap - 1 - len);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0 || (len += (size_t)k) + 1 >= cap)
+      break; /* EIO once the child has gone */
+  }
+  buf[len] = 0;
+  waitpid(pid, NULL, 0);
+  close(master);
+  return buf;
+}
+
+/* record --tty: the program's terminal answers as it does natively (or
+ * under qemu-user: the reference must start, it prints the size), its modes are
+ * back after the run even when the program left them raw; without --tty the
+ * program sees no terminal. */
+static void test_tty(void) {
+  static const struct {
+    const char *guest, *runner;
+  } cases[] = {
+      {"tty64", ""}, {"tty32", ""}, {"tty-arm64", "qemu-aarch64-static"}};
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "%s %s; echo @@; %s record -q --tty -o %s -- %s; echo @@; "
+             "%s record -q -o %s -- %s",
+             cases[i].runner, tu_guest(cases[i].guest), TC_CLI, tu_tmp("tty-a"),
+             tu_guest(cases[i].guest), TC_CLI, tu_tmp("tty-b"),
+             tu_guest(cases[i].guest));
+    char *out = run_on_pty(cmd);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    char *sep = strstr(out, "@@"), *sep2 = sep ? strstr(sep + 2, "@@") : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sep2);
+    *sep = *sep2 = 0;
+    const char *native = out, *tty = sep + 2, *plain = sep2 + 2;
+    while (*tty == '\r' || *tty == '\n')
+      tty++;
+    CU_ASSERT_PTR_NOT_NULL(strstr(native, "winsize: 91 cols 37 rows"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(native, "isatty: 1 1 1"));
+    CU_ASSERT_STRING_EQUAL(tty, native);
+    CU_ASSERT_PTR_NOT_NULL(strstr(plain, "isatty: 0 0 0"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(plain, "termios: none"));
+    free(out);
+  }
+  /* a program that leaves the terminal raw: natively it stays raw, under
+   * record --tty the terminal gets its modes back */
+  char cmd[8192];
+  snprintf(cmd, sizeof cmd,
+           "%s stay-raw >/dev/null; stty -a | grep -o -- ' -*echo ' | head -1; "
+           "stty sane; %s record -q --tty -o %s -- %s stay-raw >/dev/null; "
+           "stty -a | grep -o -- ' -*echo ' | head -1",
+           tu_guest("tty64"), TC_CLI, tu_tmp("tty-c"), tu_guest("tty64"));
+  char *out = run_on_pty(cmd);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, " -echo "));
+  const char *after = strstr(out, " -echo ");
+  CU_ASSERT_PTR_NOT_NULL(after && strstr(after + 7, " echo "));
+  free(out);
+}
+
 static void test_progress_on_terminal(void) {
   int master;
   pid_t pid = forkpty(&master, NULL, NULL, NULL);
@@ -903,6 +977,7 @@ int main(void) {
       {"-E overrides the inherited environment", test_env_override},
       {"verify: verdicts on stderr or --report", test_verify_streams},
       {"progress on a terminal only", test_progress_on_terminal},
+      {"record --tty: the terminal as natively; modes restored", test_tty},
       {"dump: colour, no trailing spaces, keyframes, --symbols",
        test_dump_presentation},
       {"record --trace-func / --trace-range", test_record_window},

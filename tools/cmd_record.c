@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -178,7 +179,13 @@ void usage_record(FILE *f) {
           "succeed ends\n"
           "                        the recording there (with a notice; "
           "status 0); calls\n"
-          "                        that fail still return their error\n");
+          "                        that fail still return their error\n"
+          "      --tty             the program's standard streams that are "
+          "terminals\n"
+          "                        answer as terminals (window size, modes; "
+          "x86, arm,\n"
+          "                        arm64); without it the program sees no "
+          "terminal\n");
 }
 
 /* Progress on a terminal: a line on stderr redrawn four times a second
@@ -289,6 +296,7 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       {"keyframe", required_argument, 0, 12},
       {"sched-quantum", required_argument, 0, 20},
       {"no-follow", no_argument, 0, 21},
+      {"tty", no_argument, 0, 23},
       {"writer-option", required_argument, 0, 'O'},
       {"host-stat", no_argument, 0, 15},
       {"max-memory", required_argument, 0, 16},
@@ -457,6 +465,9 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
     case 21:
       a->opt.no_follow_exec = 1;
       break;
+    case 23:
+      a->opt.tty = 1;
+      break;
     case 'h':
       usage_record(stdout);
       return 0;
@@ -579,10 +590,12 @@ static int open_outputs(tc_session *s, record_args *a, record_outputs *o,
 
   /* Outputs. The whole list is checked before any file is created (a typo
    * must not leave half-made traces behind). "all" means every format with
-   * a writer; those that cannot hold this arch are named and skipped. A
+   * a writer that can hold this arch: the others are left out without a
+   * word (x64dbg's trac on an arm program is not what "all" asked for). A
    * format asked for by name that cannot hold the arch is refused with a
    * message; the other a->formats still run. */
   const tc_format *chosen[MAX_FORMATS];
+  bool grouped[MAX_FORMATS] = {false}; /* chosen by "all"/"readable" only */
   int nchosen = 0;
   bool all = false;
   char list[1024];
@@ -597,8 +610,10 @@ static int open_outputs(tc_session *s, record_args *a, record_outputs *o,
         for (int i = 0; i < nchosen; i++)
           dup |= chosen[i] == *f;
         if (!dup && (*f)->open_writer && (!readable || (*f)->open_reader) &&
-            nchosen < MAX_FORMATS)
+            nchosen < MAX_FORMATS) {
+          grouped[nchosen] = true;
           chosen[nchosen++] = *f;
+        }
       }
       continue;
     }
@@ -612,7 +627,10 @@ static int open_outputs(tc_session *s, record_args *a, record_outputs *o,
     }
     bool dup = false;
     for (int i = 0; i < nchosen; i++)
-      dup |= chosen[i] == fmt;
+      if (chosen[i] == fmt) {
+        dup = true;
+        grouped[i] = false; /* named too: its refusal is worth a line */
+      }
     if (!dup && nchosen < MAX_FORMATS)
       chosen[nchosen++] = fmt;
   }
@@ -673,11 +691,8 @@ static int open_outputs(tc_session *s, record_args *a, record_outputs *o,
   for (int i = 0; i < nchosen; i++) {
     const tc_format *fmt = chosen[i];
     tc_error why = {{0}};
-    if (all && fmt->supports && fmt->supports(info->arch, &why) < 0) {
-      if (!a->opt.quiet)
-        fprintf(stderr, "tracecorn: %s: skipped (%s)\n", fmt->name, why.msg);
+    if (grouped[i] && fmt->supports && fmt->supports(info->arch, &why) < 0)
       continue;
-    }
     int k = snprintf(o->paths[o->npaths], PATH_MAX, "%s%s%s", a->prefix,
                      o->stream ? "" : fmt->extension(info->arch),
                      a->zst ? ".zst" : "");
@@ -816,7 +831,16 @@ int cmd_record(int argc, char **argv) {
       !a->opt.quiet && isatty(2) && progress_start(&prog, s) == 0;
   tc_run_result res;
   tc_run_result_init(&res);
+  /* --tty: the program may change its terminals' modes (raw mode); they
+   * get back what they had, whatever way the run ends. */
+  struct termios saved_tty[3];
+  bool tty_saved[3] = {false, false, false};
+  for (int fd = 0; fd < 3 && a->opt.tty; fd++)
+    tty_saved[fd] = isatty(fd) && tcgetattr(fd, &saved_tty[fd]) == 0;
   rc = tc_session_run(s, &res, &err);
+  for (int fd = 0; fd < 3; fd++)
+    if (tty_saved[fd])
+      tcsetattr(fd, TCSANOW, &saved_tty[fd]);
   alarm(0);
   if (show_progress)
     progress_stop(&prog);

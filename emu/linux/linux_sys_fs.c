@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/linux/linux_abi.h"
 #include "common/linux/linux_abi_tables.h"
 #include "common/linux/linux_xlat.h"
 #include "emu/linux/linux_sys.h"
@@ -579,11 +581,20 @@ static void normalize_stat(tc_emu *emu, struct stat *st, uint64_t hash) {
   }
 }
 
-/* Stat of a guest fd; stdio fds get a fixed pipe-like answer. */
+/* Stat of a guest fd; stdio fds get a fixed pipe-like answer, or under
+ * tc_options.tty the terminal they are (its device; times of the virtual
+ * epoch), so glibc line-buffers a terminal as natively. */
 static int fd_stat(tc_emu *emu, int fd, struct stat *st) {
   tc_fd *f = tc_sys_fd(emu, fd);
   if (!f)
     return -EBADF;
+  if (!f->owned && emu->opt.tty && isatty(f->host_fd) &&
+      fstat(f->host_fd, st) == 0) {
+    st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec =
+        VIRT_EPOCH_SEC;
+    st->st_atim.tv_nsec = st->st_mtim.tv_nsec = st->st_ctim.tv_nsec = 0;
+    return 0;
+  }
   if (!f->owned) {
     memset(st, 0, sizeof *st);
     st->st_dev = 0xc; /* pipefs 0:12 */
@@ -1337,6 +1348,67 @@ static int64_t sys_fcntl(tc_sys_call *c) {
   }
 }
 
+/* tc_options.tty: a guest fd that is the host's terminal answers its
+ * queries and mode changes from it, where the arch has Linux's generic
+ * termios (its struct is then the host kernel's, field by field: four
+ * 32-bit flag words, c_line, 19 control characters). Everything else is
+ * not a terminal. */
+enum {
+  TTY_TCGETS = 0x5401,
+  TTY_TCSETS = 0x5402,
+  TTY_TCSETSW = 0x5403,
+  TTY_TCSETSF = 0x5404,
+  TTY_TIOCGWINSZ = 0x5413,
+  TTY_TERMIOS_SIZE = 36,
+  TTY_WINSIZE_SIZE = 8
+};
+
+static int64_t tty_ioctl(tc_sys_call *c, const tc_fd *f) {
+  tc_emu *emu = c->emu;
+  const tc_linux_abi *abi = emu->arch->linux_abi;
+  if (!emu->opt.tty || !abi || !abi->termios_generic || f->kind != TC_FD_HOST ||
+      !isatty(f->host_fd))
+    return -ENOTTY;
+  uint32_t req = (uint32_t)c->a[1];
+  uint8_t host[TTY_TERMIOS_SIZE], guest[TTY_TERMIOS_SIZE];
+  switch (req) {
+  case TTY_TCGETS:
+  case TTY_TIOCGWINSZ: {
+    size_t n = req == TTY_TCGETS ? TTY_TERMIOS_SIZE : TTY_WINSIZE_SIZE;
+    if (ioctl(f->host_fd, req == TTY_TCGETS ? TCGETS : TIOCGWINSZ, host) < 0)
+      return -errno;
+    /* the same layout; the guest's byte order (4-byte words, 2-byte
+     * winsize fields) */
+    unsigned word = req == TTY_TCGETS ? 4 : 2;
+    size_t words = 4;
+    for (size_t i = 0; i < words; i++) {
+      uint64_t v = 0;
+      memcpy(&v, host + i * word, word);
+      tc_abi_put(emu->arch, guest + i * word, word, v);
+    }
+    memcpy(guest + words * word, host + words * word, n - words * word);
+    return tc_sys_write(emu, c->a[2], guest, n) < 0 ? -EFAULT : 0;
+  }
+  case TTY_TCSETS:
+  case TTY_TCSETSW:
+  case TTY_TCSETSF: {
+    if (tc_sys_read(emu, c->a[2], guest, sizeof guest) < 0)
+      return -EFAULT;
+    for (size_t i = 0; i < 4; i++) {
+      uint32_t v = (uint32_t)tc_abi_get(emu->arch, guest + i * 4, 4);
+      memcpy(host + i * 4, &v, 4);
+    }
+    memcpy(host + 16, guest + 16, sizeof host - 16);
+    unsigned long hreq = req == TTY_TCSETS    ? TCSETS
+                         : req == TTY_TCSETSW ? TCSETSW
+                                              : TCSETSF;
+    return ioctl(f->host_fd, hreq, host) < 0 ? -errno : 0;
+  }
+  default:
+    return -ENOTTY;
+  }
+}
+
 static int64_t sys_ioctl(tc_sys_call *c) {
   tc_fd *f = tc_sys_fd(c->emu, tc_sys_int(c, 0));
   if (!f)
@@ -1358,8 +1430,8 @@ static int64_t sys_ioctl(tc_sys_call *c) {
   }
   default:
     /* TCGETS, TIOCGWINSZ and every other terminal request: no fd of the
-     * emulated process is a terminal. */
-    return -ENOTTY;
+     * emulated process is a terminal, unless --tty (tty_ioctl). */
+    return tty_ioctl(c, f);
   }
 }
 

@@ -495,6 +495,14 @@ typedef struct tc_options {
    * said on stderr, the process still runs and is recorded in the other
    * files, and tc_session_run fails at the end (the CLI's status 125). */
   int force;
+  /* The guest's fds that are the host's terminals answer as terminals:
+   * their queries (TCGETS, TIOCGWINSZ) and mode changes (TCSETS, TCSETSW,
+   * TCSETSF) go to the host's terminal, on the arches with Linux's generic
+   * termios (x86, arm, arm64). Off (the default), no fd of the guest is a
+   * terminal (ENOTTY), so a recording does not depend on where it ran. The
+   * library does not restore a terminal's modes the program changed: the
+   * caller does (the tracecorn command's --tty does). */
+  int tty;
 } tc_options;
 
 /* tc_options.writer_threads */
