@@ -1235,6 +1235,38 @@ static void test_index_file(void) {
     tc_replay_free(rd);
     remove(dmg);
   }
+  /* a damaged log (not hashed: the file is read, answers may be wrong)
+   * never makes a seek, a read or a run go out of bounds (ASan builds) */
+  free(bytes);
+  bytes = tu_read_file(idx, &len);
+  CU_ASSERT_FATAL(bytes && len > 8192);
+  uint64_t log_len;
+  memcpy(&log_len, bytes + 80, 8); /* rp_header.log_len */
+  CU_ASSERT_FATAL(log_len > 1000 && log_len < len);
+  uint64_t x = 7;
+  for (int k = 0; k < 400; k++)
+    bytes[4096 + tu_xorshift(&x) % log_len] ^= (uint8_t)(1 + k % 255);
+  CU_ASSERT_EQUAL(tu_write_file(dmg, bytes, len), 0);
+  rd = tc_replay_open_opts(t, NULL, &od, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rd);
+  CU_ASSERT_EQUAL(tc_replay_index_state(rd), TC_REPLAY_INDEX_READ);
+  uint8_t buf[256];
+  for (int k = 0; k < 300; k++) {
+    if (tc_replay_seek(rd, tu_xorshift(&x) % (n + 1), &err) == 0)
+      tc_replay_read(rd, tc_state_get(a, tc_replay_state(rd), a->sp_reg),
+                     sizeof buf, buf);
+  }
+  tc_replay_watch w = {tc_state_get(a, tc_replay_state(rd), a->sp_reg), 8,
+                       TC_MEM_READ | TC_MEM_WRITE};
+  tc_replay_stops sw = {.pcs = &pc1, .npcs = 1, .watches = &w, .nwatches = 1};
+  tc_replay_hit h;
+  for (int back = 0; back < 2; back++) {
+    tc_replay_seek(rd, back ? n : 0, &err);
+    tc_replay_run(rd, back, &sw, &h, &err);
+    tc_replay_run(rd, back, NULL, &h, &err);
+  }
+  tc_replay_free(rd);
+  remove(dmg);
   free(bytes);
   /* not an index (the trace itself); a place it cannot be written */
   char bad_idx[4200];
