@@ -27,7 +27,7 @@ PKGS="build-essential cmake pkg-config
       gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross
       gcc-sparc64-linux-gnu libc6-dev-sparc64-cross
       debhelper lintian zsh man-db groff-base bsdextrautils
-      python3-minimal bc
+      python3-minimal bc python3-pytest dh-python
       g++-i686-linux-gnu g++-aarch64-linux-gnu g++-arm-linux-gnueabihf
       g++-mipsel-linux-gnu"
 missing=""

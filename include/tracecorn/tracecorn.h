@@ -647,6 +647,107 @@ TC_API const char *tc_escape_text(const char *in, char *out, size_t max);
 TC_API int tc_read_trace(const char *path, const tc_format *fmt,
                          tc_event_sink sink, void *ctx, tc_error *err);
 
+/* ------------------------------------------------------ reading step by step
+ * tc_read_trace pushes events into a callback; a tc_trace is the same
+ * reader pulled one event at a time, with random access (the Python
+ * binding, python/, is built on it). Not thread-safe: one thread per
+ * handle. */
+typedef struct tc_trace tc_trace;
+
+/* Opens a trace of any readable format (fmt NULL = detected; zstd files
+ * as they are). NULL with a message when it cannot be read. */
+TC_API tc_trace *tc_trace_open(const char *path, const tc_format *fmt,
+                               tc_error *err);
+/* Closes it; NULL is ignored. */
+TC_API void tc_trace_close(tc_trace *t);
+/* What the file says about its recording, valid until tc_trace_close or
+ * tc_trace_seek. */
+TC_API const tc_trace_info *tc_trace_get_info(tc_trace *t);
+/* The format it is read with. */
+TC_API const tc_format *tc_trace_format(tc_trace *t);
+/* The next event: 1 with *ev set (valid until the next call on t), 0 at the
+ * end, -1 with a message (a corrupt or truncated file; every later call
+ * fails the same way). */
+TC_API int tc_trace_next(tc_trace *t, const tc_event **ev, tc_error *err);
+/* Positions t so that the next events are a KEYFRAME holding the state
+ * before instruction insn, then INSN insn and the rest of the trace:
+ * through the format's own seek when it has one (tct: MAP, UNMAP and
+ * PROTECT events without data may come first), else by reading the file
+ * again from its start. 0, or -1 with a message (no such instruction). */
+TC_API int tc_trace_seek(tc_trace *t, uint64_t insn, tc_error *err);
+
+/* The next event as one self-contained record of little-endian fields
+ * (the layout version is TC_PACK_VERSION; docs/python.md gives it), for
+ * bindings that would rather not mirror tc_event. Returns 1 with *len set
+ * to the record's size: written into buf when *len <= cap, else nothing
+ * is written and the event stays next (call again with a larger buf);
+ * 0 at the end; -1 with a message. */
+TC_API int tc_trace_next_packed(tc_trace *t, void *buf, size_t cap,
+                                size_t *len, tc_error *err);
+/* The layout of tc_trace_next_packed's records. */
+#define TC_PACK_VERSION 1
+/* tc_trace_columns' kind bit of a write the kernel made (a syscall's
+ * writes, a signal frame), counted as its instruction's. */
+enum { TC_MEM_KERNEL = 4 };
+
+/* Columns of tc_trace_columns: what each element is. Instruction table:
+ * one row per INSN event; memory table: one row per access of those
+ * instructions, then their syscall's and signal frame's kernel writes. */
+typedef enum tc_column {
+  TC_COL_INDEX = 0, /* uint64_t: the instruction's index */
+  TC_COL_PC,        /* uint64_t */
+  TC_COL_TID,       /* uint32_t */
+  TC_COL_SIZE,      /* uint8_t: its length in bytes */
+  TC_COL_NMEM,      /* uint32_t: its memory table rows */
+  TC_COL_MEM_INDEX, /* uint64_t: the instruction a memory row belongs to */
+  TC_COL_MEM_ADDR,  /* uint64_t */
+  TC_COL_MEM_SIZE,  /* uint32_t */
+  TC_COL_MEM_KIND,  /* uint8_t: TC_MEM_READ or TC_MEM_WRITE, | TC_MEM_KERNEL */
+  TC_COL_COUNT
+} tc_column;
+
+/* Reads on from where t is, filling arrays of instruction fields instead
+ * of handing out events (the other events are skipped): cols[c] points at
+ * an array for column c, or is NULL (not wanted); ncols is how many
+ * entries cols has (columns past it are not wanted). Stops before the
+ * instruction that would overflow max_insns rows or max_mem memory rows
+ * (it stays next; one with more than max_mem accesses is an error) and
+ * sets *n_insns, *n_mem to the rows filled. Returns 1 when it stopped
+ * there (call again), 0 at the end of the trace, -1 with a message (the
+ * rows filled before are valid). */
+TC_API int tc_trace_columns(tc_trace *t, void *const *cols, int ncols,
+                            size_t max_insns, size_t max_mem, size_t *n_insns,
+                            size_t *n_mem, tc_error *err);
+
+/* The state of a recording at any instruction, as `tracecorn gdbserver`
+ * sees it: opening reads the trace once and keeps an index (checkpoints
+ * and an effect log in an unlinked temporary file), so that any position
+ * is rebuilt quickly. A trace that ends early (truncated, corrupt) is kept
+ * up to its last whole instruction (tc_timeline_truncated says why). */
+typedef struct tc_timeline tc_timeline;
+
+/* NULL with a message if nothing of the trace is usable. */
+TC_API tc_timeline *tc_timeline_open(const char *path, const tc_format *fmt,
+                                     tc_error *err);
+/* NULL is ignored. */
+TC_API void tc_timeline_free(tc_timeline *tl);
+/* Instructions in the recording: positions are 0 .. tc_timeline_insns. */
+TC_API uint64_t tc_timeline_insns(const tc_timeline *tl);
+/* NULL when the trace was read to its end, else the reader's message. */
+TC_API const char *tc_timeline_truncated(const tc_timeline *tl);
+/* The whole register state before instruction pos (position insns: after
+ * the last one), a state image of the trace's arch valid until the next
+ * call on tl, and its thread in *tid (may be NULL). Registers the format
+ * does not hold read as zero. NULL with a message past the end. */
+TC_API const uint8_t *tc_timeline_state(tc_timeline *tl, uint64_t pos,
+                                        uint32_t *tid, tc_error *err);
+/* Memory at position pos: copies [addr, addr + len) into out up to the
+ * first byte the recording does not hold (outside every map then, or a
+ * recording without memory) and returns how many bytes it copied, or -1
+ * with a message past the end. */
+TC_API int64_t tc_timeline_read(tc_timeline *tl, uint64_t pos, uint64_t addr,
+                                size_t len, uint8_t *out, tc_error *err);
+
 /* -------------------------------------------------- summary, verify, convert
  * Each report is filled as far as its size (set by its init function)
  * holds; a call given one that was not initialised fails. */
