@@ -20,7 +20,10 @@ struct tc_trace {
   tc_event cur; /* the reader's next event, not handed out yet (have) */
   tc_event key; /* a KEYFRAME a read-forward seek made: next (have_key) */
   bool have, have_key, end, failed;
+  bool seen_exit; /* else the end is a synthetic EXIT (as tc_convert's) */
+  uint64_t insns; /* INSN events handed out since the start or the seek */
   char msg[sizeof(((tc_error *)0)->msg)];
+  char exit_msg[128];
 };
 
 /* ------------------------------------------------------------ the reader */
@@ -103,21 +106,36 @@ static int peek(tc_trace *t, const tc_event **ev, tc_error *err) {
     int rc = t->fmt->next_event(t->rd, &t->cur, &e);
     if (rc < 0)
       return trace_fail(t, &e, err);
-    if (rc == 0) {
-      t->end = true;
+    t->end = rc == 0;
+    if (rc == 0 && t->seen_exit)
       return 0;
+    if (rc == 0) {
+      /* Formats without an exit record (TRAC, tfile) still end as the
+       * event model promises, as tc_convert ends them. */
+      snprintf(t->exit_msg, sizeof t->exit_msg,
+               "no exit record in the %s input", t->fmt->name);
+      memset(&t->cur, 0, sizeof t->cur);
+      t->cur.kind = TC_EV_EXIT;
+      t->cur.u.exit.reason = TC_EXIT_ERROR;
+      t->cur.u.exit.insn_count = t->insns;
+      t->cur.u.exit.message = t->exit_msg;
     }
     t->have = true;
+    if (t->cur.kind == TC_EV_EXIT)
+      t->seen_exit = true;
   }
   *ev = &t->cur;
   return 1;
 }
 
 static void take(tc_trace *t) {
-  if (t->have_key)
+  if (t->have_key) {
     t->have_key = false;
-  else
-    t->have = false;
+    return;
+  }
+  t->have = false;
+  if (t->cur.kind == TC_EV_INSN)
+    t->insns++;
 }
 
 int tc_trace_next(tc_trace *t, const tc_event **ev, tc_error *err) {
@@ -128,7 +146,8 @@ int tc_trace_next(tc_trace *t, const tc_event **ev, tc_error *err) {
 }
 
 int tc_trace_seek(tc_trace *t, uint64_t insn, tc_error *err) {
-  t->have = t->have_key = t->end = t->failed = false;
+  t->have = t->have_key = t->end = t->failed = t->seen_exit = false;
+  t->insns = 0;
   tc_error e = {{0}};
   if (t->fmt->seek) {
     if (t->fmt->seek(t->rd, insn, &e) < 0)
@@ -162,6 +181,7 @@ int tc_trace_seek(tc_trace *t, uint64_t insn, tc_error *err) {
       t->key.u.key.tid = ev->u.insn.tid;
       t->key.u.key.state = ev->u.insn.state_before;
       t->have_key = ev->u.insn.state_before != NULL;
+      t->insns = 0;
       return 0;
     }
     take(t);

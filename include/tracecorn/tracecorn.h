@@ -667,7 +667,9 @@ TC_API const tc_trace_info *tc_trace_get_info(tc_trace *t);
 TC_API const tc_format *tc_trace_format(tc_trace *t);
 /* The next event: 1 with *ev set (valid until the next call on t), 0 at the
  * end, -1 with a message (a corrupt or truncated file; every later call
- * fails the same way). */
+ * fails the same way). A file without an exit record (TRAC, tfile...)
+ * ends with an EXIT of reason TC_EXIT_ERROR that says so, as tc_convert
+ * writes it, so the stream always ends with an EXIT. */
 TC_API int tc_trace_next(tc_trace *t, const tc_event **ev, tc_error *err);
 /* Positions t so that the next events are a KEYFRAME holding the state
  * before instruction insn, then INSN insn and the rest of the trace:

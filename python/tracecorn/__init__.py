@@ -37,6 +37,11 @@ def _b(s):
     return s if isinstance(s, bytes) else os.fsencode(s)
 
 
+def _cs(x):
+    """A char[N] field (ctypes gives bytes, or an array of them) as str."""
+    return _s(x if isinstance(x, bytes) else x.value)
+
+
 def version():
     """The loaded library's version, "MAJOR.MINOR.PATCH"."""
     return _s(_L().tc_version())
@@ -158,7 +163,7 @@ def _format(name, what="format"):
 
 # ------------------------------------------------------------------ events
 
-_EXIT_REASONS = {1: "exited", 2: "signaled", 3: "max_insns", 4: "interrupted", 5: "error"}
+_EXIT_REASONS = {1: "exited", 2: "killed", 3: "max-insns", 4: "interrupted", 5: "error"}
 _FAULT_KINDS = {1: "unmapped_read", 2: "unmapped_write", 3: "unmapped_fetch",
                 4: "prot_read", 5: "prot_write", 6: "prot_fetch",
                 7: "invalid_insn", 8: "divide", 9: "other"}
@@ -351,7 +356,7 @@ class Fault(Event):
 
 
 class Exit(Event):
-    """``reason`` ("exited", "signaled", "max_insns", "interrupted",
+    """``reason`` ("exited", "killed", "max-insns", "interrupted",
     "error"), ``status``, ``signal``, ``insns``, ``message``."""
     __slots__ = ("reason", "status", "signal", "insns", "message")
     kind = "exit"
@@ -638,14 +643,14 @@ class Summary:
         L = _L()
         self.format = _s(L.tc_format_name(s.format)) if s.format else None
         self.arch = Arch._of(s.arch).name if s.arch else None
-        self.exe = _s(s.exe_path.value)
+        self.exe = _cs(s.exe_path)
         self.entry = s.entry
         self.insns, self.syscalls, self.maps = s.insns, s.syscalls, s.maps
         self.faults, self.keyframes = s.faults, s.keyframes
         self.first_pc, self.last_pc = s.first_pc, s.last_pc
         self.exit_status = s.exit_status if s.have_exit else None
-        self.exit_message = _s(s.exit_message.value) or None
-        self.modules = [_s(s.modules[i].value) for i in range(s.nmodules)]
+        self.exit_message = _cs(s.exit_message) or None
+        self.modules = [_cs(s.modules[i]) for i in range(s.nmodules)]
         self.more_modules = s.more_modules
 
     def __repr__(self):
@@ -701,7 +706,7 @@ def verify(reference, path, format=None):
         c, r = Check(), t.checks[i]
         c.name = _s(L.tc_verify_check_name(i))
         c.held, c.mismatches, c.insn = bool(r.held), r.mismatches, r.insn
-        c.field, c.expected, c.found = _s(r.field.value), _s(r.expected.value), _s(r.found.value)
+        c.field, c.expected, c.found = _cs(r.field), _cs(r.expected), _cs(r.found)
         v.checks[c.name] = c
     v.ok = all(c.mismatches == 0 for c in v.checks.values())
     return v
@@ -713,8 +718,8 @@ class Conversion:
 
     def __init__(self, r):
         self.lossless = r.dropped_kinds == 0
-        self.dropped = _s(r.dropped.value)
-        self.rebuilt = _s(r.rebuilt.value)
+        self.dropped = _cs(r.dropped)
+        self.rebuilt = _cs(r.rebuilt)
 
     def __repr__(self):
         return f"<Conversion lossless={self.lossless} dropped={self.dropped!r}>"

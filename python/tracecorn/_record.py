@@ -8,7 +8,7 @@ import sys
 from . import _lib
 from ._lib import RecordError
 
-_REASONS = {1: "exited", 2: "signaled", 3: "max_insns", 4: "interrupted", 5: "error"}
+_REASONS = {1: "exited", 2: "killed", 3: "max-insns", 4: "interrupted", 5: "error"}
 
 
 class Recording:
