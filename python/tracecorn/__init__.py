@@ -16,12 +16,14 @@ import struct
 import sys
 
 from . import _lib
+from ._elf import symbols
 from ._lib import Error, ReadError, RecordError, load
 
 __all__ = [
     "Error", "ReadError", "RecordError", "load", "version", "open", "Trace",
     "Arch", "arch", "Format", "formats", "record", "Recording", "convert",
-    "verify", "info", "COLUMNS",
+    "verify", "info", "COLUMNS", "symbols", "MEM_READ", "MEM_WRITE",
+    "MEM_KERNEL",
 ]
 
 
@@ -98,9 +100,14 @@ class Arch:
 
     def disasm(self, pc, code):
         """One instruction's text ("mov rax, qword ptr [rbp - 8]")."""
+        return self.decode(pc, code)[1]
+
+    def decode(self, pc, code):
+        """(length, text) of the instruction at the start of ``code``
+        (length 0, "(bad)": none). On arm an odd pc means Thumb."""
         out = ctypes.create_string_buffer(160)
-        _L().tc_disasm(self._ptr, pc, bytes(code), len(code), out, 160)
-        return _s(out.value)
+        n = _L().tc_disasm(self._ptr, pc, bytes(code), len(code), out, 160)
+        return n, _s(out.value)
 
     def __repr__(self):
         return f"<tracecorn.Arch {self.name}>"
