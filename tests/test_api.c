@@ -461,6 +461,202 @@ static void test_results_size(void) {
   CU_ASSERT_EQUAL(cr.dropped_kinds, 0);
 }
 
+/* ------------------------------------------------- reading step by step */
+
+typedef struct seen {
+  uint64_t events, insns;
+} seen;
+
+static int count_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  seen *s = ctx;
+  s->events++;
+  s->insns += ev->kind == TC_EV_INSN;
+  return 0;
+}
+
+/* A recording of fib64 in tct and trac (a format without seek or exit). */
+static const char *pull_trace(const char *ext) {
+  static char path[2][4200];
+  int i = strcmp(ext, ".tct") != 0;
+  const char *prefix = tu_tmp("pull");
+  if (!tu_have(path[0]) || !path[0][0]) {
+    CU_ASSERT_EQUAL_FATAL(sh(NULL,
+                             "%s record -q -f tct,trac -o %s -- %s >/dev/null",
+                             TC_CLI, prefix, tu_guest("fib64")),
+                          0);
+    snprintf(path[0], sizeof path[0], "%s.tct", prefix);
+    snprintf(path[1], sizeof path[1], "%s.trace64", prefix);
+  }
+  return path[i];
+}
+
+/* tc_trace gives the events tc_read_trace does (a trac file then a
+ * synthetic EXIT), packed records one per event, columns one row per
+ * instruction, and a seek a KEYFRAME then the instruction. */
+static void test_pull_reader(void) {
+  static const char *const exts[] = {".tct", ".trace64"};
+  for (int f = 0; f < 2; f++) {
+    const char *path = pull_trace(exts[f]);
+    tc_error err = {{0}};
+    seen pushed = {0, 0};
+    CU_ASSERT_EQUAL_FATAL(tc_read_trace(path, NULL, count_sink, &pushed, &err),
+                          0);
+    tc_trace *t = tc_trace_open(path, NULL, &err);
+    tc_trace *p = tc_trace_open(path, NULL, &err);
+    CU_ASSERT_FATAL(t && p);
+    const tc_arch *arch = tc_trace_get_info(t)->arch;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(arch);
+    uint64_t n = 0, insns = 0, *pcs = calloc(pushed.insns, sizeof *pcs);
+    size_t cap = 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    const tc_event *ev = NULL;
+    int last_kind = 0, last_reason = 0, rc;
+    while ((rc = tc_trace_next(t, &ev, &err)) == 1) {
+      n++;
+      last_kind = ev->kind;
+      if (ev->kind == TC_EV_EXIT)
+        last_reason = ev->u.exit.reason;
+      if (ev->kind == TC_EV_INSN && insns < pushed.insns)
+        pcs[insns++] = ev->u.insn.pc;
+      /* the same event, packed: grown once when it does not fit */
+      CU_ASSERT_EQUAL(tc_trace_next_packed(p, buf, cap, &len, &err), 1);
+      if (len > cap) {
+        buf = realloc(buf, cap = len);
+        CU_ASSERT_EQUAL(tc_trace_next_packed(p, buf, cap, &len, &err), 1);
+      }
+      CU_ASSERT(len >= 1 && buf[0] == ev->kind);
+      if (ev->kind == TC_EV_INSN && len >= 17) {
+        uint64_t pc = 0;
+        for (int b = 0; b < 8; b++)
+          pc |= (uint64_t)buf[9 + b] << (8 * b);
+        CU_ASSERT_EQUAL(pc, ev->u.insn.pc);
+      }
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(tc_trace_next_packed(p, buf, cap, &len, &err), 0);
+    CU_ASSERT_EQUAL(insns, pushed.insns);
+    CU_ASSERT_EQUAL(last_kind, TC_EV_EXIT);
+    /* tct holds the exit; a trac file ends with the synthetic one */
+    CU_ASSERT_EQUAL(n, pushed.events + (f == 1));
+    CU_ASSERT_EQUAL(last_reason, f == 0 ? TC_EXIT_EXITED : TC_EXIT_ERROR);
+
+    /* columns, in chunks of 1000 instructions */
+    CU_ASSERT_EQUAL(tc_trace_seek(t, 0, &err), 0);
+    uint64_t col_pc[1000], col_idx[1000], total = 0;
+    uint8_t kinds[4000];
+    void *cols[TC_COL_COUNT] = {0};
+    cols[TC_COL_PC] = col_pc;
+    cols[TC_COL_INDEX] = col_idx;
+    cols[TC_COL_MEM_KIND] = kinds;
+    size_t ni = 0, nm = 0;
+    bool same = true;
+    do {
+      rc = tc_trace_columns(t, cols, TC_COL_COUNT, 1000, 4000, &ni, &nm, &err);
+      for (size_t k = 0; k < ni && total + k < insns; k++)
+        same &= col_pc[k] == pcs[total + k];
+      for (size_t k = 0; k < nm; k++)
+        same &= (kinds[k] & 3) != 0;
+      total += ni;
+    } while (rc == 1);
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT(same);
+    CU_ASSERT_EQUAL(total, insns);
+
+    /* seek: a KEYFRAME (after tct's maps) then the instruction */
+    for (uint64_t at = 0; at < insns; at += insns / 5 + 1) {
+      CU_ASSERT_EQUAL_FATAL(tc_trace_seek(t, at, &err), 0);
+      while ((rc = tc_trace_next(t, &ev, &err)) == 1 &&
+             ev->kind != TC_EV_KEYFRAME)
+        CU_ASSERT(ev->kind == TC_EV_MAP || ev->kind == TC_EV_UNMAP ||
+                  ev->kind == TC_EV_PROTECT);
+      CU_ASSERT_FATAL(rc == 1);
+      CU_ASSERT_EQUAL(ev->u.key.insn_index, at);
+      CU_ASSERT_EQUAL(tc_state_get(arch, ev->u.key.state, tc_arch_pc_reg(arch)),
+                      pcs[at]);
+      CU_ASSERT_EQUAL(tc_trace_next(t, &ev, &err), 1);
+      CU_ASSERT(ev->kind == TC_EV_INSN && ev->u.insn.index == at &&
+                ev->u.insn.pc == pcs[at]);
+    }
+    CU_ASSERT_EQUAL(tc_trace_seek(t, insns + 10, &err), -1);
+    CU_ASSERT(err.msg[0] != 0);
+    free(buf);
+    free(pcs);
+    tc_trace_close(t);
+    tc_trace_close(p);
+  }
+  /* a truncated copy: an error with a message, and the same again */
+  const char *cut = tu_tmp("pull-cut.tct");
+  CU_ASSERT_EQUAL(sh(NULL, "head -c 20000 %s > %s", pull_trace(".tct"), cut),
+                  0);
+  tc_error err = {{0}};
+  tc_trace *t = tc_trace_open(cut, NULL, &err);
+  if (t) {
+    const tc_event *ev;
+    int rc;
+    while ((rc = tc_trace_next(t, &ev, &err)) == 1)
+      ;
+    CU_ASSERT_EQUAL(rc, -1);
+    char first[512];
+    snprintf(first, sizeof first, "%s", err.msg);
+    CU_ASSERT(first[0] != 0);
+    memset(&err, 0, sizeof err);
+    CU_ASSERT_EQUAL(tc_trace_next(t, &ev, &err), -1);
+    CU_ASSERT_STRING_EQUAL(err.msg, first);
+    tc_trace_close(t);
+  } else {
+    CU_ASSERT(err.msg[0] != 0);
+  }
+  tc_trace_close(NULL);
+  CU_ASSERT_PTR_NULL(tc_trace_open(tu_tmp("no-such.tct"), NULL, &err));
+}
+
+/* tc_timeline: the state before instruction n is INSN n's state_before,
+ * and memory after an instruction holds what it wrote. */
+static void test_timeline(void) {
+  tc_error err = {{0}};
+  const char *path = pull_trace(".tct");
+  tc_timeline *tl = tc_timeline_open(path, NULL, &err);
+  tc_trace *t = tc_trace_open(path, NULL, &err);
+  CU_ASSERT_FATAL(tl && t);
+  const tc_arch *arch = tc_trace_get_info(t)->arch;
+  size_t ss = tc_arch_state_size(arch);
+  CU_ASSERT_PTR_NULL(tc_timeline_truncated(tl));
+  const tc_event *ev;
+  uint64_t checked = 0, writes = 0;
+  while (tc_trace_next(t, &ev, &err) == 1) {
+    if (ev->kind != TC_EV_INSN || ev->u.insn.index % 97)
+      continue;
+    const tc_insn_event *e = &ev->u.insn;
+    uint32_t tid = 0;
+    const uint8_t *st = tc_timeline_state(tl, e->index, &tid, &err);
+    CU_ASSERT_FATAL(st != NULL);
+    CU_ASSERT(memcmp(st, e->state_before, ss) == 0);
+    CU_ASSERT_EQUAL(tid, e->tid);
+    for (uint32_t m = 0; m < e->nmem; m++) {
+      if (e->mem[m].kind != TC_MEM_WRITE || e->mem[m].size > 64)
+        continue;
+      uint8_t got[64];
+      CU_ASSERT_EQUAL(tc_timeline_read(tl, e->index + 1, e->mem[m].addr,
+                                       e->mem[m].size, got, &err),
+                      (int64_t)e->mem[m].size);
+      CU_ASSERT(memcmp(got, e->mem[m].after, e->mem[m].size) == 0);
+      writes++;
+    }
+    checked++;
+  }
+  CU_ASSERT(checked > 50 && writes > 5);
+  uint64_t n = tc_timeline_insns(tl);
+  CU_ASSERT_PTR_NOT_NULL(tc_timeline_state(tl, n, NULL, &err));
+  CU_ASSERT_PTR_NULL(tc_timeline_state(tl, n + 1, NULL, &err));
+  CU_ASSERT(strstr(err.msg, "past the end") != NULL);
+  uint8_t b;
+  CU_ASSERT_EQUAL(tc_timeline_read(tl, n + 1, 0, 1, &b, &err), -1);
+  tc_trace_close(t);
+  tc_timeline_free(tl);
+  tc_timeline_free(NULL);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"exports_are_the_map", test_exports_are_the_map},
@@ -471,6 +667,8 @@ int main(void) {
       {"format_accessors", test_format_accessors},
       {"options_size", test_options_size},
       {"results_size", test_results_size},
+      {"pull_reader", test_pull_reader},
+      {"timeline", test_timeline},
       {NULL, NULL}};
   return tu_run_suite("api", cases);
 }
