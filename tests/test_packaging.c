@@ -670,6 +670,10 @@ static void test_install(void) {
       "share/zsh/site-functions/_tracecorn",
       "share/doc/tracecorn/api.md",
       "share/doc/tracecorn/examples/Makefile",
+      "lib/python3/dist-packages/tracecorn/__init__.py",
+      "lib/python3/dist-packages/tracecorn/_config.py",
+      "share/doc/tracecorn/python.md",
+      "share/doc/tracecorn/python-examples/who_wrote.py",
       NULL};
   for (int i = 0; files[i]; i++) {
     char p[4096];
@@ -677,6 +681,28 @@ static void test_install(void) {
     if (!tu_have(p))
       fprintf(stderr, "\nnot installed: %s\n", files[i]);
     CU_ASSERT(tu_have(p));
+  }
+  /* the installed Python package loads the installed library by itself
+   * (its _config.py), not the build tree's; not in sanitizer builds, whose
+   * library an uninstrumented python3 cannot load */
+  if (!TC_SANITIZED) {
+    CU_ASSERT_EQUAL(
+        shx(&out, 0,
+            "cd / && env -u TRACECORN_LIBRARY PYTHONDONTWRITEBYTECODE=1 "
+            "PYTHONPATH=%s/lib/python3/dist-packages /usr/bin/python3 -c "
+            "'import tracecorn, tracecorn._lib as l; "
+            "print(tracecorn.version(), l.library_path, tracecorn.__file__)'",
+            prefix),
+        0);
+    char want[4200];
+    snprintf(want, sizeof want,
+             TC_VERSION_STRING " %s/lib/libtracecorn.so." TC_SOVERSION
+                               " %s/lib/python3/dist-packages/tracecorn/",
+             prefix, prefix);
+    CU_ASSERT(out && !strncmp(out, want, strlen(want)));
+    if (!out || strncmp(out, want, strlen(want)))
+      fprintf(stderr, "\ninstalled python: %s\nexpected %s\n", out, want);
+    free(out);
   }
   /* the installed CLI runs; man finds the installed page */
   CU_ASSERT_EQUAL(shx(&out, 0, "%s/bin/tracecorn --version", prefix), 0);
@@ -772,9 +798,9 @@ static void test_debs(void) {
   CU_ASSERT_EQUAL_FATAL(
       shx(&ma, 0, "dpkg-architecture -qDEB_HOST_MULTIARCH | tr -d '\\n'"), 0);
   static const char *const pkgs[] = {"tracecorn", ("libtracecorn" TC_SOVERSION),
-                                     "libtracecorn-dev"};
-  char debs[3][4096];
-  for (int i = 0; i < 3; i++) {
+                                     "libtracecorn-dev", "python3-tracecorn"};
+  char debs[4][4096];
+  for (int i = 0; i < 4; i++) {
     CU_ASSERT_EQUAL(shx(&out, 0, "ls %s/%s_%s-*.deb | tr -d '\\n'", out_dir,
                         pkgs[i], TC_VERSION_STRING),
                     0);
@@ -813,15 +839,29 @@ static void test_debs(void) {
             strstr(out, "libunicorn-dev"));
   free(out);
 
+  /* the Python module, for every architecture, on the shared library */
+  CU_ASSERT_EQUAL(shx(&out, 0, "dpkg-deb -c %s", debs[3]), 0);
+  CU_ASSERT(
+      out &&
+      strstr(out, "./usr/lib/python3/dist-packages/tracecorn/__init__.py") &&
+      strstr(out, "/tracecorn/_config.py") &&
+      strstr(out, "./usr/share/doc/python3-tracecorn/python.md"));
+  free(out);
+  CU_ASSERT_EQUAL(shx(&out, 0, "dpkg-deb -f %s Depends Architecture", debs[3]),
+                  0);
+  CU_ASSERT(out && strstr(out, "libtracecorn" TC_SOVERSION " (>= ") &&
+            strstr(out, "python3") && strstr(out, "Architecture: all"));
+  free(out);
+
   /* installable: apt resolves them against this system without changing
    * it (--simulate) */
-  MUST("apt-get install --simulate --no-install-recommends %s %s %s", debs[0],
-       debs[1], debs[2]);
+  MUST("apt-get install --simulate --no-install-recommends %s %s %s %s",
+       debs[0], debs[1], debs[2], debs[3]);
   /* and they work: unpacked side by side, the CLI runs and an example
    * builds from the -dev package's pkg-config file */
   const char *root = tu_tmp("debroot");
-  MUST("rm -rf %s && for d in %s %s %s; do dpkg-deb -x $d %s; done", root,
-       debs[0], debs[1], debs[2], root);
+  MUST("rm -rf %s && for d in %s %s %s %s; do dpkg-deb -x $d %s; done", root,
+       debs[0], debs[1], debs[2], debs[3], root);
   CU_ASSERT_EQUAL(shx(&out, 0,
                       "LD_LIBRARY_PATH=%s/usr/lib/%s "
                       "%s/usr/bin/tracecorn --version",
@@ -839,6 +879,20 @@ static void test_debs(void) {
        root, root, root, ma, ma, TC_C_COMPILER, root, root, ma, ma, root, ma);
   CU_ASSERT_EQUAL(shx(&out, 0, "%s/embed_raw", root), 0);
   CU_ASSERT(out && strstr(out, "exit status 42"));
+  free(out);
+  /* the module finds libtracecorn1's library by its SONAME */
+  CU_ASSERT_EQUAL(shx(&out, 0,
+                      "cd / && env -u TRACECORN_LIBRARY "
+                      "PYTHONDONTWRITEBYTECODE=1 LD_LIBRARY_PATH=%s/usr/lib/%s "
+                      "PYTHONPATH=%s/usr/lib/python3/dist-packages "
+                      "/usr/bin/python3 -c 'import tracecorn; "
+                      "print(tracecorn.version(), tracecorn.__file__, "
+                      "tracecorn.arch(\"arm64\").pc)'",
+                      root, ma, root),
+                  0);
+  CU_ASSERT(out && strstr(out, TC_VERSION_STRING " ") &&
+            strstr(out, "/usr/lib/python3/dist-packages/tracecorn/") &&
+            strstr(out, " pc\n"));
   free(out);
   /* lintian: no error and no warning (tags that do not apply to a
    * package outside the archive are overridden in debian/) */
