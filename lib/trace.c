@@ -357,22 +357,40 @@ static void pack(packer *k, const tc_arch *arch, const tc_event *ev) {
   }
 }
 
-int tc_trace_next_packed(tc_trace *t, void *buf, size_t cap, size_t *len,
-                         tc_error *err) {
-  const tc_event *ev;
-  int rc = peek(t, &ev, err);
-  if (rc != 1)
-    return rc;
+int tc_trace_read_packed(tc_trace *t, void *buf, size_t cap, size_t max,
+                         size_t *n, size_t *len, tc_error *err) {
   const tc_arch *arch = tc_trace_get_info(t)->arch;
-  packer k = {NULL, 0};
-  pack(&k, arch, ev);
-  *len = k.n;
-  if (k.n > cap || !buf)
-    return 1; /* kept for a larger buffer */
-  k.p = buf;
-  k.n = 0;
-  pack(&k, arch, ev);
-  take(t);
+  size_t used = 0, count = 0;
+  *n = *len = 0;
+  while (!max || count < max) {
+    const tc_event *ev;
+    int rc = peek(t, &ev, err);
+    if (rc != 1) {
+      if (count) /* the end or the error at the next call */
+        break;
+      return rc;
+    }
+    packer k = {NULL, 0};
+    pack(&k, arch, ev);
+    if (k.n > UINT32_MAX) {
+      tc_error_set(err, "an event of %zu bytes is too large to pack", k.n);
+      return count ? 1 : -1;
+    }
+    if (!buf || k.n + 4 > cap - used) {
+      if (count)
+        break;
+      *len = k.n + 4; /* the room it needs */
+      return 1;
+    }
+    packer out = {(uint8_t *)buf + used, 0};
+    put32(&out, (uint32_t)k.n);
+    pack(&out, arch, ev);
+    used += out.n;
+    count++;
+    take(t);
+  }
+  *n = count;
+  *len = used;
   return 1;
 }
 

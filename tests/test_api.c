@@ -492,8 +492,9 @@ static const char *pull_trace(const char *ext) {
 }
 
 /* tc_trace gives the events tc_read_trace does (a trac file then a
- * synthetic EXIT), packed records one per event, columns one row per
- * instruction, and a seek a KEYFRAME then the instruction. */
+ * synthetic EXIT), packed records the same events one by one or many at a
+ * time, columns one row per instruction, and a seek a KEYFRAME then the
+ * instruction. */
 static void test_pull_reader(void) {
   static const char *const exts[] = {".tct", ".trace64"};
   for (int f = 0; f < 2; f++) {
@@ -519,26 +520,61 @@ static void test_pull_reader(void) {
         last_reason = ev->u.exit.reason;
       if (ev->kind == TC_EV_INSN && insns < pushed.insns)
         pcs[insns++] = ev->u.insn.pc;
-      /* the same event, packed: grown once when it does not fit */
-      CU_ASSERT_EQUAL(tc_trace_next_packed(p, buf, cap, &len, &err), 1);
-      if (len > cap) {
+      /* the same event, packed alone: grown once when it does not fit */
+      size_t k = 0;
+      CU_ASSERT_EQUAL(tc_trace_read_packed(p, buf, cap, 1, &k, &len, &err), 1);
+      if (k == 0) {
+        CU_ASSERT(len > cap);
         buf = realloc(buf, cap = len);
-        CU_ASSERT_EQUAL(tc_trace_next_packed(p, buf, cap, &len, &err), 1);
+        CU_ASSERT_EQUAL(tc_trace_read_packed(p, buf, cap, 1, &k, &len, &err),
+                        1);
       }
-      CU_ASSERT(len >= 1 && buf[0] == ev->kind);
-      if (ev->kind == TC_EV_INSN && len >= 17) {
+      CU_ASSERT(k == 1 && len >= 5 && buf[4] == ev->kind);
+      uint32_t rlen = (uint32_t)buf[0] | (uint32_t)buf[1] << 8 |
+                      (uint32_t)buf[2] << 16 | (uint32_t)buf[3] << 24;
+      CU_ASSERT_EQUAL(rlen + 4, len);
+      if (ev->kind == TC_EV_INSN && len >= 21) {
         uint64_t pc = 0;
         for (int b = 0; b < 8; b++)
-          pc |= (uint64_t)buf[9 + b] << (8 * b);
+          pc |= (uint64_t)buf[4 + 9 + b] << (8 * b);
         CU_ASSERT_EQUAL(pc, ev->u.insn.pc);
       }
     }
     CU_ASSERT_EQUAL(rc, 0);
-    CU_ASSERT_EQUAL(tc_trace_next_packed(p, buf, cap, &len, &err), 0);
+    size_t k = 0;
+    CU_ASSERT_EQUAL(tc_trace_read_packed(p, buf, cap, 1, &k, &len, &err), 0);
+    /* many at a time: the same number of records, each whole */
+    CU_ASSERT_EQUAL(tc_trace_seek(p, 0, &err), 0);
+    size_t big = 1 << 22, records = 0, bad = 0;
+    uint8_t *many = malloc(big);
+    while ((rc = tc_trace_read_packed(p, many, big, 0, &k, &len, &err)) == 1) {
+      CU_ASSERT(k > 0);
+      size_t off = 0;
+      for (size_t r = 0; r < k; r++) {
+        uint32_t l = (uint32_t)many[off] | (uint32_t)many[off + 1] << 8 |
+                     (uint32_t)many[off + 2] << 16 |
+                     (uint32_t)many[off + 3] << 24;
+        bad += many[off + 4] < TC_EV_INSN || many[off + 4] > TC_EV_SIGNAL;
+        off += 4 + l;
+      }
+      bad += off != len;
+      records += k;
+      if (k == 0)
+        break;
+    }
+    CU_ASSERT_EQUAL(rc, 0);
+    CU_ASSERT_EQUAL(bad, 0);
+    free(many);
     CU_ASSERT_EQUAL(insns, pushed.insns);
     CU_ASSERT_EQUAL(last_kind, TC_EV_EXIT);
     /* tct holds the exit; a trac file ends with the synthetic one */
     CU_ASSERT_EQUAL(n, pushed.events + (f == 1));
+    /* after a seek to 0: the maps (without data), a KEYFRAME (trac: made
+     * by the seek), the rest */
+    if (!(records >= insns && records <= n + 1))
+      fprintf(stderr, "\n%s: %zu records, %llu events, %llu insns\n", path,
+              records, (unsigned long long)n, (unsigned long long)insns);
+    CU_ASSERT(records >= insns && records <= n + 1);
     CU_ASSERT_EQUAL(last_reason, f == 0 ? TC_EXIT_EXITED : TC_EXIT_ERROR);
 
     /* columns, in chunks of 1000 instructions */
@@ -553,10 +589,10 @@ static void test_pull_reader(void) {
     bool same = true;
     do {
       rc = tc_trace_columns(t, cols, TC_COL_COUNT, 1000, 4000, &ni, &nm, &err);
-      for (size_t k = 0; k < ni && total + k < insns; k++)
-        same &= col_pc[k] == pcs[total + k];
-      for (size_t k = 0; k < nm; k++)
-        same &= (kinds[k] & 3) != 0;
+      for (size_t r = 0; r < ni && total + r < insns; r++)
+        same &= col_pc[r] == pcs[total + r];
+      for (size_t r = 0; r < nm; r++)
+        same &= (kinds[r] & 3) != 0;
       total += ni;
     } while (rc == 1);
     CU_ASSERT_EQUAL(rc, 0);

@@ -678,15 +678,20 @@ TC_API int tc_trace_next(tc_trace *t, const tc_event **ev, tc_error *err);
  * again from its start. 0, or -1 with a message (no such instruction). */
 TC_API int tc_trace_seek(tc_trace *t, uint64_t insn, tc_error *err);
 
-/* The next event as one self-contained record of little-endian fields
- * (the layout version is TC_PACK_VERSION; docs/python.md gives it), for
- * bindings that would rather not mirror tc_event. Returns 1 with *len set
- * to the record's size: written into buf when *len <= cap, else nothing
- * is written and the event stays next (call again with a larger buf);
- * 0 at the end; -1 with a message. */
-TC_API int tc_trace_next_packed(tc_trace *t, void *buf, size_t cap,
-                                size_t *len, tc_error *err);
-/* The layout of tc_trace_next_packed's records. */
+/* The next events as self-contained records of little-endian fields (the
+ * layout version is TC_PACK_VERSION; docs/python.md gives it), for
+ * bindings that would rather not mirror tc_event and cross into C once
+ * per many events: each record is a uint32_t little-endian length then
+ * the record. Packs as many whole events as fit in cap bytes, at most max
+ * (0: no limit), and sets *n to how many and *len to the bytes used.
+ * When even the next event does not fit, packs none: *n = 0 and *len =
+ * the bytes it needs (its length included; call again with that much).
+ * Returns 1 (events packed, or the room asked for), 0 at the end, -1 with
+ * a message (events packed before an error come first; the error at the
+ * next call). */
+TC_API int tc_trace_read_packed(tc_trace *t, void *buf, size_t cap, size_t max,
+                                size_t *n, size_t *len, tc_error *err);
+/* The layout of tc_trace_read_packed's records. */
 #define TC_PACK_VERSION 1
 /* tc_trace_columns' kind bit of a write the kernel made (a syscall's
  * writes, a signal frame), counted as its instruction's. */

@@ -232,3 +232,20 @@ def test_convert(recorded, tmp_path):
     with tracecorn.open(part) as t:
         first = next(e for e in t if e.kind == "insn")
     assert first.index == 100
+
+
+def test_bulk_after_iteration(recorded):
+    """events() after some iteration gives the rest: what iteration had
+    read ahead is not lost."""
+    path = tct_of(recorded, "fib64")
+    with tracecorn.open(path) as t:
+        insns = [e for e in t if e.kind == "insn"]
+    for skip in (1, 37, 500):
+        with tracecorn.open(path) as t:
+            taken = [next(t) for _ in range(skip)]
+            done = sum(e.kind == "insn" for e in taken)
+            cols = t.events(fields=("index", "pc", "mem_index", "mem_addr"))
+        assert list(cols["index"]) == [e.index for e in insns[done:]]
+        assert list(cols["pc"]) == [e.pc for e in insns[done:]]
+        assert len(cols["mem_addr"]) == len(cols["mem_index"]) > 0
+        assert cols["mem_index"][0] >= done - 1  # a syscall of the last one taken

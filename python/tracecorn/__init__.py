@@ -219,6 +219,7 @@ def _str(raw, off):
 
 
 _U16 = struct.Struct("<H")
+_U32 = struct.Struct("<I")
 _MEMHDR = struct.Struct("<QIB")
 _INSN = struct.Struct("<QQIB16sHHI")  # after the kind byte
 _INSN_END = 1 + _INSN.size
@@ -478,12 +479,14 @@ class Trace:
         self._fmt = L.tc_trace_format(self._h)
         self.format = _s(L.tc_format_name(self._fmt))
         self._read_info()
-        self._cap = 1 << 16
+        self._cap = 1 << 18
         self._buf = ctypes.create_string_buffer(self._cap)
-        self._len = ctypes.c_size_t()
+        self._n, self._len = ctypes.c_size_t(), ctypes.c_size_t()
         self._err = err
         self._tl = None
-        self._next = L.tc_trace_next_packed
+        self._read = L.tc_trace_read_packed
+        # events packed by the library and not handed out yet
+        self._chunk, self._off, self._end = b"", 0, 0
 
     def _read_info(self):
         i = self._L.tc_trace_get_info(self._h).contents
@@ -521,22 +524,43 @@ class Trace:
         return self
 
     def __next__(self):
-        h, buf, n = self._h, self._buf, self._len
-        if not h:
-            raise Error("the trace is closed")
-        rc = self._next(h, buf, self._cap, ctypes.byref(n), ctypes.byref(self._err))
-        if rc == 1:
-            size = n.value
-            if size > self._cap:  # a big event: grow and take it again
-                self._cap = max(size, 2 * self._cap)
-                self._buf = buf = ctypes.create_string_buffer(self._cap)
-                rc = self._next(h, buf, self._cap, ctypes.byref(n), ctypes.byref(self._err))
-                if rc != 1:
-                    _raise(self._err)
-            return _decode(buf.raw[:size] if size > 4096 else ctypes.string_at(buf, size), self.arch)
-        if rc == 0:
-            raise StopIteration
-        _raise(self._err)
+        off = self._off
+        if off >= self._end:
+            self._refill()
+            off = 0
+        chunk = self._chunk
+        (n,) = _U32.unpack_from(chunk, off)
+        off += 4
+        self._off = off + n
+        return _decode(chunk[off:off + n], self.arch)
+
+    def _refill(self):
+        """The next events from the library, packed, many per call."""
+        h = self._live()
+        while True:
+            rc = self._read(h, self._buf, self._cap, 0, ctypes.byref(self._n),
+                            ctypes.byref(self._len), ctypes.byref(self._err))
+            if rc == 0:
+                raise StopIteration
+            if rc < 0:
+                _raise(self._err)
+            if self._n.value:
+                break
+            # one event larger than the buffer (a big map's data): grow it
+            self._cap = max(self._len.value, 2 * self._cap)
+            self._buf = ctypes.create_string_buffer(self._cap)
+        self._end = self._len.value
+        self._chunk = ctypes.string_at(self._buf, self._end)
+        self._off = 0
+
+    def _pending(self):
+        """The events packed but not handed out, taken now."""
+        chunk, off, end = self._chunk, self._off, self._end
+        self._chunk, self._off, self._end = b"", 0, 0
+        while off < end:
+            (n,) = _U32.unpack_from(chunk, off)
+            yield _decode(chunk[off + 4:off + 4 + n], self.arch)
+            off += 4 + n
 
     def instructions(self):
         """Only the instructions (Insn events) from where the trace is."""
@@ -547,6 +571,7 @@ class Trace:
     def seek(self, insn):
         """Moves so that the next events are a Keyframe with the state
         before instruction ``insn``, then that instruction."""
+        self._chunk, self._off, self._end = b"", 0, 0
         if self._L.tc_trace_seek(self._live(), insn, ctypes.byref(self._err)) < 0:
             _raise(self._err)
         self._read_info()
@@ -565,6 +590,25 @@ class Trace:
             if f not in COLUMNS:
                 raise Error(f"unknown field {f!r} (known: {', '.join(COLUMNS)})")
         out = {f: array.array(COLUMNS[f][1]) for f in fields}
+        for ev in self._pending():  # what iteration had read ahead
+            row = {}
+            if ev.kind == "insn":
+                row = {"index": ev.index, "pc": ev.pc, "tid": ev.tid, "size": ev.size,
+                       "nmem": len(ev.mem)}
+                mem = [(m.addr, m.size, MEM_READ if m.kind == "r" else MEM_WRITE)
+                       for m in ev.mem]
+            elif ev.kind in ("syscall", "signal"):
+                mem = [(m.addr, m.size, MEM_WRITE | MEM_KERNEL) for m in ev.mem]
+            else:
+                continue
+            for f in fields:
+                if f in row:
+                    out[f].append(row[f])
+            for addr, size, kind in mem:
+                for f, v in (("mem_index", ev.index), ("mem_addr", addr),
+                             ("mem_size", size), ("mem_kind", kind)):
+                    if f in out:
+                        out[f].append(v)
         bufs = {f: array.array(COLUMNS[f][1], bytes(chunk * array.array(COLUMNS[f][1]).itemsize))
                 for f in fields}
         ptrs = (ctypes.c_void_p * len(COLUMNS))()

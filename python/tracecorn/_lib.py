@@ -2,8 +2,8 @@
 """ctypes declarations of libtracecorn's public API (include/tracecorn/tracecorn.h).
 
 Only what the binding calls is declared. Events never cross as C structs: the
-library packs each one into a record of little-endian fields
-(tc_trace_next_packed, docs/python.md). The structs mirrored here are those the
+library packs them into records of little-endian fields, many per call
+(tc_trace_read_packed, docs/python.md). The structs mirrored here are those the
 API makes the caller allocate: they start with ``size``, which the library reads
 to know how much of them the caller knows, so a mirror of the first fields is
 valid by the API's own rules (docs/api.md, "Structs that grow"); and
@@ -219,7 +219,10 @@ _SIGS = {
     "tc_trace_get_info": (ctypes.POINTER(tc_trace_info), [_P]),
     "tc_trace_format": (_P, [_P]),
     "tc_trace_seek": (c_int, [_P, c_u64, E]),
-    "tc_trace_next_packed": (c_int, [_P, _P, c_size_t, ctypes.POINTER(c_size_t), E]),
+    "tc_trace_read_packed": (
+        c_int,
+        [_P, _P, c_size_t, c_size_t, ctypes.POINTER(c_size_t), ctypes.POINTER(c_size_t), E],
+    ),
     "tc_trace_columns": (
         c_int,
         [_P, ctypes.POINTER(_P), c_int, c_size_t, c_size_t,
