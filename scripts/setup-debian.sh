@@ -11,7 +11,8 @@
 # (tests/test_packaging.c). python3-minimal and bc (with perl-base, mawk and
 # coreutils, always there) are the distribution's dynamically linked
 # programs that tests/test_differential.c records; the g++ cross compilers
-# build its C++ guest for each arch.
+# build its C++ guest for each arch. python3-pytest runs the Python
+# package's tests (tests/test_python.c); dh-python builds python3-tracecorn.
 set -eu
 PKGS="build-essential cmake pkg-config
       libunicorn-dev libcapstone-dev libzstd-dev libcunit1-dev
