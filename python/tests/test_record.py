@@ -34,6 +34,7 @@ CASES = [
      dict(formats="all", max_insns=300, keyframe=64), []),
     ("fork64", ["-f", "tct,trac", "-z"], dict(formats="tct,trac", zst=True), []),
     ("hello-mips", ["-f", "readable", "--no-memory"], dict(formats="readable", memory=False), []),
+    ("hello64", ["-f", "tct", "--tty", "--host-stat"], dict(tty=True, host_stat=True), []),
 ]
 
 

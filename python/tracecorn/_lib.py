@@ -99,6 +99,7 @@ class tc_options(ctypes.Structure):
         ("no_follow_exec", c_int),
         ("writer_threads", c_int),
         ("force", c_int),
+        ("tty", c_int),
     ]
 
 
@@ -315,7 +316,7 @@ def _check_mirrors():
     ok = (o.size == ctypes.sizeof(o) and o.record_memory == 1
           and o.keyframe_interval == 4096 and o.stack_size == 8 << 20
           and (o.stdin_fd, o.stdout_fd, o.stderr_fd) == (0, 1, 2)
-          and o.max_insns == 0 and o.force == 0)
+          and o.max_insns == 0 and o.force == 0 and o.tty == 0)
     if not ok:
         raise Error("tracecorn: the Python package's tc_options does not match "
                     f"the library {library_path}")

@@ -41,7 +41,7 @@ def record(argv, formats="tct", output=None, root=None, env=None,
            sched_quantum=0, no_follow=False, host_stat=False,
            writer_options=(), trace_ranges=(), trace_funcs=(), zst=False,
            force=False, quiet=False, stdin=None, stdout=None, stderr=None,
-           raw=None, arch=None, base=None, entry=None):
+           raw=None, arch=None, base=None, entry=None, tty=False):
     """Records a program as ``tracecorn record`` does, with the same
     options under their long names: ``argv`` (the program then its
     arguments; a string is one program without arguments), ``formats``
@@ -50,7 +50,9 @@ def record(argv, formats="tct", output=None, root=None, env=None,
     program's base name here), ``env`` (a dict or "K=V" list; the guest's
     whole environment unless ``inherit_env``), ``root``, ``cwd``,
     ``max_insns``... The guest's stdin/stdout/stderr are this process's
-    unless given (a file or fd). ``raw`` (bytes or a path) records raw code
+    unless given (a file or fd); ``tty=True`` lets those that are terminals
+    answer as terminals (--tty; their modes are restored after the run).
+    ``raw`` (bytes or a path) records raw code
     of ``arch`` at ``base`` instead. Returns a Recording; raises
     RecordError when nothing could be recorded."""
     from . import _L
@@ -115,6 +117,7 @@ def record(argv, formats="tct", output=None, root=None, env=None,
     o.sched_quantum = sched_quantum
     o.no_follow_exec = int(bool(no_follow))
     o.force = int(bool(force))
+    o.tty = int(bool(tty))
 
     err = _lib.tc_error()
     s = L.tc_session_new(ctypes.byref(o), ctypes.byref(err))
@@ -205,7 +208,19 @@ def _run(L, s, o, argv, formats, output, zst, force, quiet, raw, base, entry,
             pass
     r = _lib.tc_run_result()
     r.size = ctypes.sizeof(r)
-    rc = L.tc_session_run(s, ctypes.byref(r), ctypes.byref(err))
+    saved = {}
+    if o.tty:  # the program may change its terminals' modes: put them back
+        import termios
+        for fd in (o.stdin_fd, o.stdout_fd, o.stderr_fd):
+            try:
+                saved[fd] = termios.tcgetattr(fd)
+            except (termios.error, OSError):
+                pass
+    try:
+        rc = L.tc_session_run(s, ctypes.byref(r), ctypes.byref(err))
+    finally:
+        for fd, mode in saved.items():
+            termios.tcsetattr(fd, termios.TCSANOW, mode)
     if rc < 0 and r.reason == 0:
         raise RecordError(err.text())
     res.error = err.text() if rc < 0 else None
