@@ -869,7 +869,7 @@ int gs_feed(gs_session *s, const uint8_t *buf, size_t n) {
 gs_session *gs_new(tc_replay *rp, int (*write)(void *, const char *, size_t),
                    void *wctx, tc_error *err) {
   const tc_arch *arch = tc_replay_arch(rp);
-  const tf_layout *row = tf_layout_for_arch(arch->id);
+  const tf_layout *row = tf_layout_for_table(arch);
   if (!row) {
     tc_error_set(err, "gdbserver: no GDB register layout for %s yet",
                  arch->name);

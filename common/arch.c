@@ -52,6 +52,22 @@ const tc_arch *tc_arch_by_elf(uint16_t machine, int is64, int big_endian) {
   return NULL;
 }
 
+const tc_arch *tc_arch_with_fpu(const tc_arch *arch) {
+  return arch && !arch->base ? arch->with_fpu : NULL;
+}
+
+unsigned tc_arch_wire_id(const tc_arch *arch) {
+  return (unsigned)arch->id | (arch->base ? TC_ARCH_WIRE_FPU : 0u);
+}
+
+const tc_arch *tc_arch_by_wire_id(uint64_t wire) {
+  if (wire & TC_ARCH_WIRE_FPU)
+    return wire >> 9 ? NULL
+                     : tc_arch_with_fpu(tc_arch_by_id(
+                           (tc_arch_id)(wire & ~(uint64_t)TC_ARCH_WIRE_FPU)));
+  return wire >> 8 ? NULL : tc_arch_by_id((tc_arch_id)wire);
+}
+
 /* The public accessors (the struct is private: common/arch.h). */
 const char *tc_arch_name(const tc_arch *arch) { return arch->name; }
 

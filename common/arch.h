@@ -113,7 +113,29 @@ struct tc_arch {
   /* Where the Linux ABI's values and layouts differ from the host's
    * (common/linux/linux_abi_tables.h); NULL until the table is set. */
   const struct tc_linux_abi *linux_abi;
+  /* NULL for an arch's own table; for a variant with more registers (mips
+   * with its FPU: recordings on an engine that reads it), the arch's own
+   * table, whose registers are the variant's first ones at the same
+   * offsets. tc_arch_by_id gives the arch's own table; a format says which
+   * one a trace holds (docs/arches.md, "MIPS FPU registers"). */
+  const struct tc_arch *base;
+  /* The variant with the FPU registers (mips, mipsel), or NULL. */
+  const struct tc_arch *with_fpu;
 };
+
+/* The variant of arch with its FPU registers (mips and mipsel o32), or
+ * NULL if the arch has none. */
+const tc_arch *tc_arch_with_fpu(const tc_arch *arch);
+/* The arch's own table: arch itself, or the one a variant extends. */
+static inline const tc_arch *tc_arch_base(const tc_arch *a) {
+  return a->base ? a->base : a;
+}
+/* One number per table, base tables and variants alike, for formats that
+ * name the table in a header (tct): the arch id, plus TC_ARCH_WIRE_FPU
+ * for the FPU variant. tc_arch_by_wire_id: NULL for an unknown number. */
+enum { TC_ARCH_WIRE_FPU = 0x100 };
+unsigned tc_arch_wire_id(const tc_arch *arch);
+const tc_arch *tc_arch_by_wire_id(uint64_t wire);
 
 /* The arch folder's engine.inc lines, TC_ENGINE_MODES(NAME, UC_ARCH_x, N,
  * UC_MODE_x, N, CS_ARCH_x, N, CS_MODE_x, N), as constants NAME_uc_arch,

@@ -676,7 +676,7 @@ int tc_load_elf(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
 static int load_interp(tc_emu *emu, const tc_elf_interp *in, uint64_t *bias,
                        tc_error *err) {
   const tc_elf_image *ii = in->img;
-  if (ii->arch != emu->arch || ii->has_interp) {
+  if (ii->arch != tc_arch_base(emu->arch) || ii->has_interp) {
     tc_error_set(err, "%s: not a %s program interpreter", in->guest_path,
                  emu->arch->name);
     return -1;
@@ -730,7 +730,7 @@ int tc_load_elf_exec(tc_emu *emu, const tc_elf_image *img, const uint8_t *data,
     return -1;
   }
   const tc_arch *arch = emu->arch;
-  if (img->arch != arch) {
+  if (img->arch != tc_arch_base(arch)) {
     tc_error_set(err, "%s is a %s program but the emulator runs %s", guest_path,
                  img->arch->name, arch->name);
     return -1;

@@ -374,6 +374,242 @@ static void test_gdb_tfile(void) {
   }
 }
 
+/* The first instruction (at or after `from`) whose after-state has
+ * register `name` equal to v; -1 if none. */
+static long first_with(const evlog *l, size_t from, const char *name,
+                       uint64_t v) {
+  int r = tc_arch_reg_index(l->arch, name);
+  if (r < 0)
+    return -1;
+  for (size_t i = from; i < l->n; i++)
+    if (l->ev[i].kind == TC_EV_INSN &&
+        tc_state_get(l->arch, l->ev[i].u.insn.state_after, r) == v)
+      return (long)i;
+  return -1;
+}
+
+/* mips+fpu (tc_arch_with_fpu) extends mips: the arch's own registers
+ * first, at the same indices, offsets and sizes (readers of either table
+ * compare them, verify among them), then f0-f31, fcsr, fir after them;
+ * the tct header's number names each table. */
+static void test_mips_fpu_table(void) {
+  for (int id = TC_ARCH_MIPS; id <= TC_ARCH_MIPSEL; id++) {
+    const tc_arch *base = tc_arch_by_id((tc_arch_id)id);
+    const tc_arch *fpu = tc_arch_with_fpu(base);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fpu);
+    CU_ASSERT_PTR_EQUAL(tc_arch_base(fpu), base);
+    CU_ASSERT_PTR_EQUAL(tc_arch_base(base), base);
+    CU_ASSERT_EQUAL(fpu->nregs, base->nregs + 34);
+    CU_ASSERT_EQUAL(fpu->pc_reg, base->pc_reg);
+    CU_ASSERT_EQUAL(fpu->sp_reg, base->sp_reg);
+    for (int r = 0; r < base->nregs; r++) {
+      CU_ASSERT_STRING_EQUAL(fpu->regs[r].name, base->regs[r].name);
+      CU_ASSERT_EQUAL(fpu->regs[r].offset, base->regs[r].offset);
+      CU_ASSERT_EQUAL(fpu->regs[r].size, base->regs[r].size);
+    }
+    uint32_t end = base->state_size;
+    for (int r = base->nregs; r < fpu->nregs; r++) {
+      CU_ASSERT_EQUAL(fpu->regs[r].offset, end);
+      CU_ASSERT(fpu->regs[r].flags & TC_REG_FPU);
+      end += fpu->regs[r].size;
+    }
+    CU_ASSERT_EQUAL(end, fpu->state_size);
+    CU_ASSERT_EQUAL(tc_arch_reg_index(fpu, "f0"), base->nregs);
+    CU_ASSERT_PTR_EQUAL(tc_arch_by_wire_id(tc_arch_wire_id(fpu)), fpu);
+    CU_ASSERT_PTR_EQUAL(tc_arch_by_wire_id(tc_arch_wire_id(base)), base);
+    CU_ASSERT_EQUAL(tc_arch_wire_id(base), (unsigned)id);
+  }
+  CU_ASSERT_PTR_NULL(tc_arch_with_fpu(tc_arch_by_id(TC_ARCH_MIPS64EL)));
+  CU_ASSERT_PTR_NULL(tc_arch_with_fpu(tc_arch_by_id(TC_ARCH_ARM)));
+  CU_ASSERT_PTR_NULL(tc_arch_by_wire_id(0x100 | TC_ARCH_ARM));
+  CU_ASSERT_PTR_NULL(tc_arch_by_wire_id(0x205));
+}
+
+/* A mips+fpu trace reads on any build, whatever its engine: the tct
+ * header names the table (tests/data/hello-mipsel-fpu.tct, recorded on
+ * Unicorn 2.1.4), and its conversion to a tfile gives gdb fcsr and fir. */
+static void test_mips_fpu_trace_reads(void) {
+  const char *tct = TC_SOURCE_DIR "/tests/data/hello-mipsel-fpu.tct";
+  evlog l;
+  memset(&l, 0, sizeof l);
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(evlog_read(&l, tct, &err), 0);
+  const tc_arch *base = tc_arch_by_id(TC_ARCH_MIPSEL);
+  CU_ASSERT_PTR_EQUAL(l.arch, tc_arch_with_fpu(base));
+  int fir = tc_arch_reg_index(l.arch, "fir");
+  CU_ASSERT_FATAL(fir >= 0);
+  uint64_t v = 0;
+  size_t ninsn = 0;
+  for (size_t i = 0; i < l.n; i++)
+    if (l.ev[i].kind == TC_EV_INSN) {
+      v = tc_state_get(l.arch, l.ev[i].u.insn.state_before, fir);
+      ninsn++;
+    }
+  CU_ASSERT_EQUAL(v, 0x739300); /* the engine's 74Kf FPU */
+  CU_ASSERT(ninsn > 10);
+  evlog_free(&l);
+  char tf[4300], *out = NULL;
+  snprintf(tf, sizeof tf, "%s.tf", tu_tmp("hello-mipsel-fpu"));
+  CU_ASSERT_EQUAL(tu_runf(&out, 1, "%s convert %s %s", TC_CLI, tct, tf), 0);
+  free(out);
+  int st = tu_runf(&out, 1,
+                   "gdb-multiarch -batch -nx -ex 'target tfile %s' "
+                   "-ex 'tfind 3' -ex 'p/x $fir' -ex 'p/x $fcsr' "
+                   "-ex 'p/x $restart'",
+                   tf);
+  CU_ASSERT_EQUAL(st, 0);
+  const char *o = out ? out : "";
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "$1 = 0x739300\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "$2 = 0x0\n"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(o, "$3 = <unavailable>\n"));
+  if (!strstr(o, "$1 = 0x739300\n"))
+    fprintf(stderr, "\ngdb on %s: [%s]\n", tf, o);
+  free(out);
+}
+
+/* mips FPU registers (issue 37): where the engine reads them
+ * (tc_engine_mips_fpu_readable: Unicorn 2.1.3+), traces carry f0-f31,
+ * fcsr and fir and signal frames save and restore them as Linux does;
+ * elsewhere the trace has the arch's own table, without them (no made-up
+ * zeros), and frames say sc_used_math 0. fpsig's output equals qemu-user's
+ * either way (in `signal`, f20/f22 after a handler that clobbered them);
+ * its `frame` line is Linux's (qemu-user 7.2 does not save or restore
+ * FCSR). Recorded --no-memory where the engine refuses mips with memory
+ * hooks (2.1.4), as a user must. */
+static void test_mips_fpu(void) {
+  bool fpu = tc_engine_mips_fpu_readable();
+  const char *guests[] = {"fpsig-mips", "fpsig-mipsel"};
+  const char *modes[] = {"compute", "signal", "frame"};
+  for (int g = 0; g < 2; g++) {
+    const char *prog = tu_guest(guests[g]);
+    const tc_arch *base = tc_arch_by_id(g ? TC_ARCH_MIPSEL : TC_ARCH_MIPS);
+    const char *nomem =
+        tc_engine_refusal(base, true, (char[512]){0}, 512) ? "--no-memory" : "";
+    if (tc_engine_refusal(base, false, (char[512]){0}, 512)) {
+      CU_ASSERT_EQUAL(tu_expect_refusal(prog), 1);
+      continue;
+    }
+    for (int m = 0; m < 3; m++) {
+      char label[128], out_prefix[4200];
+      snprintf(label, sizeof label, "%s-%s", guests[g], modes[m]);
+      snprintf(out_prefix, sizeof out_prefix, "%s", tu_tmp(label));
+      char *out = NULL;
+      int st =
+          tu_runf(&out, 1, "%s record -q %s -f tct,text,tfile -o %s -- %s %s",
+                  TC_CLI, nomem, out_prefix, prog, modes[m]);
+      CU_ASSERT_EQUAL(st, 0);
+      const char *o = out ? out : "";
+      if (m < 2) {
+        const char *args[] = {modes[m], NULL};
+        tu_ref_run ref;
+        char why[512];
+        CU_ASSERT_FATAL(tu_reference_run(TU_REF_AUTO, tu_tmpdir(), prog, args,
+                                         &ref, why, sizeof why) == 0);
+        CU_ASSERT_STRING_EQUAL(ref.out, o);
+        if (strcmp(ref.out, o) != 0)
+          fprintf(stderr, "\n%s: %s [%s] vs tracecorn [%s]\n", label, ref.how,
+                  ref.out, o);
+        free(ref.out);
+      } else {
+        /* Linux: FCSR (rounding +inf) back after sigreturn; the frame
+         * held f21:f20 as one 64-bit value, FCSR and used_math 1. Without
+         * the FPU: used_math 0, nothing saved, FCSR as the handler left
+         * it (toward zero). */
+        const char *want =
+            fpu ? "after sigreturn fcsr 0x2; frame sc_fpregs[20] "
+                  "3fb999999999999a sc_fpc_csr 0x2 sc_used_math 1\n"
+                : "after sigreturn fcsr 0x1; frame sc_fpregs[20] "
+                  "0000000000000000 sc_fpc_csr 0 sc_used_math 0\n";
+        CU_ASSERT_PTR_NOT_NULL(strstr(o, want));
+        if (!strstr(o, want))
+          fprintf(stderr, "\n%s: want [%s] in [%s]\n", label, want, o);
+      }
+      free(out);
+      evlog l;
+      memset(&l, 0, sizeof l);
+      tc_error err = {{0}};
+      char path[4300];
+      snprintf(path, sizeof path, "%s.tct", out_prefix);
+      CU_ASSERT_EQUAL_FATAL(evlog_read(&l, path, &err), 0);
+      CU_ASSERT_EQUAL(tc_arch_id_of(l.arch), tc_arch_id_of(base));
+      if (!fpu) {
+        /* the arch's own table: no FPU register, the bytes of before */
+        CU_ASSERT_PTR_EQUAL(l.arch, base);
+        CU_ASSERT_EQUAL(tc_arch_reg_index(l.arch, "f0"), -1);
+        evlog_free(&l);
+        continue;
+      }
+      CU_ASSERT_EQUAL(tc_arch_reg_count(l.arch), 70);
+      long fcsr_frame = -1; /* INSN events before the one after the ctc1 */
+      uint64_t d_pc = 0;    /* the second add.d's */
+      uint64_t fir = 0;
+      if (m == 0) {
+        /* add.d $f4, $f0, $f2: 0.1 + 0.2 to nearest, then toward -inf
+         * after `ctc1 $8, $31` set FCSR to 3 (inexact: 0x1007) */
+        long a = first_with(&l, 0, "f5", 0x3fd33333u);
+        CU_ASSERT(a >= 0 && first_with(&l, (size_t)a, "f4", 0x33333334u) == a);
+        long c = first_with(&l, 0, "fcsr", 3);
+        CU_ASSERT(c > a);
+        long d = c < 0 ? -1 : first_with(&l, (size_t)c, "f4", 0x33333333u);
+        CU_ASSERT(d > c && first_with(&l, (size_t)d, "fcsr", 0x1007) == d);
+        if (d > c)
+          d_pc = l.ev[d].u.insn.pc;
+        CU_ASSERT(first_with(&l, 0, "fir", 0) < 0); /* an FPU is there */
+        for (size_t i = 0; i < l.n && !fir; i++)
+          if (l.ev[i].kind == TC_EV_INSN)
+            fir = tc_state_get(l.arch, l.ev[i].u.insn.state_after,
+                               tc_arch_reg_index(l.arch, "fir"));
+        for (long i = 0; c >= 0 && i <= c; i++)
+          fcsr_frame += l.ev[i].kind == TC_EV_INSN;
+        fcsr_frame += fcsr_frame >= 0;
+      } else {
+        /* the handler's clobber is in the trace, and so is the restore */
+        long k = first_with(&l, 0, "f21", 0x7ff4deadu);
+        CU_ASSERT(k >= 0);
+        CU_ASSERT(k >= 0 && first_with(&l, (size_t)k, "f21", 0x3fb99999u) > k);
+      }
+      evlog_free(&l);
+      /* gdb reads the FPU registers from the tfile (and the gdbserver's
+       * tdesc is the same row): fcsr and fir at the frame after the ctc1,
+       * whose state is that instruction's after-state */
+      if (m == 0 && fcsr_frame > 0) {
+        snprintf(path, sizeof path, "%s.tf", out_prefix);
+        char *gout = NULL;
+        int gs = tu_runf(&gout, 1,
+                         "gdb-multiarch -batch -nx %s -ex 'target tfile %s' "
+                         "-ex 'tfind %ld' -ex 'p/x $fcsr' -ex 'p/x $fir'",
+                         g ? "" : "-ex 'set endian big'", path, fcsr_frame);
+        CU_ASSERT_EQUAL(gs, 0);
+        char want[64];
+        snprintf(want, sizeof want, "$2 = 0x%llx\n", (unsigned long long)fir);
+        CU_ASSERT_PTR_NOT_NULL(strstr(gout ? gout : "", "$1 = 0x3\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(gout ? gout : "", want));
+        if (!strstr(gout ? gout : "", want))
+          fprintf(stderr, "\n%s: want fcsr 0x3, %s in [%s]\n", label, want,
+                  gout);
+        free(gout);
+        /* tracecorn gdbserver: the same registers, at the second add.d
+         * (before it: fcsr 3, f4:f5 the first sum) */
+        gs = tu_runf(&gout, 1,
+                     "gdb-multiarch -batch -nx %s -ex 'target remote | %s "
+                     "gdbserver --stdio %s.tct' -ex 'break *0x%llx' "
+                     "-ex continue -ex 'p/x $fcsr' -ex 'p/x $f4' "
+                     "-ex 'p/x $f5'",
+                     g ? "" : "-ex 'set endian big'", TC_CLI, out_prefix,
+                     (unsigned long long)d_pc);
+        CU_ASSERT_EQUAL(gs, 0);
+        const char *go = gout ? gout : "";
+        CU_ASSERT_PTR_NOT_NULL(strstr(go, "$1 = 0x3\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(go, "$2 = 0x33333334\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(go, "$3 = 0x3fd33333\n"));
+        if (!strstr(go, "$2 = 0x33333334\n"))
+          fprintf(stderr, "\n%s gdbserver: [%s]\n", label, go);
+        free(gout);
+      }
+    }
+  }
+}
+
 /* The engine probes (issue 37, emu/engine/probes.c) on whichever Unicorn
  * this build uses: a refusal is one line naming the engine's version and
  * the arch; without memory hooks the memory-hook defects do not refuse;
@@ -513,6 +749,9 @@ int main(void) {
       {"gdb-multiarch reads the tfiles", test_gdb_tfile},
       {"capstone register names", test_capstone_names},
       {"engine probes", test_engine_probes},
+      {"mips+fpu extends mips", test_mips_fpu_table},
+      {"a mips+fpu trace reads on any build", test_mips_fpu_trace_reads},
+      {"mips FPU registers in traces and signal frames", test_mips_fpu},
       {"statfs and fstatfs = reference run", test_statfs},
       {NULL, NULL}};
   return tu_run_suite("arches", cases);

@@ -150,6 +150,11 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     free(emu);
     return NULL;
   }
+  /* mips and mipsel carry their FPU registers where the engine reads them
+   * (probes.c); elsewhere the arch's own table, as before. */
+  const tc_arch *with_fpu = tc_arch_with_fpu(arch);
+  if (!arch->base && with_fpu && tc_engine_mips_fpu_readable())
+    emu->arch = arch = with_fpu;
   int uc_arch_id, mode;
   uc_err e = UC_ERR_ARCH;
   if (tc_uc_arch_mode(arch, &uc_arch_id, &mode))

@@ -22,10 +22,13 @@
  * the instruction's start before each hooked access; without memory hooks
  * (record --no-memory) those arches record correctly and are not refused.
  *
- * And one capability, recorded rather than refused: whether the MIPS FPU
- * registers can be read (2.0.1 and 2.1.1 read F0-F31 as 0 whatever the
- * program put there; 2.1.3+ read them). Where they cannot, nothing shows
- * them: no trace or signal frame holds made-up FPU values. */
+ * And one capability, used rather than refused: whether the MIPS FPU
+ * registers can be read and written (2.0.1 and 2.1.1 read F0-F31 as 0
+ * whatever the program put there and have no FCSR; 2.1.3+ have both).
+ * Where they can, mips and mipsel processes get the arch table with the
+ * FPU registers (tc_arch_with_fpu; tc_emu_new), so traces and signal
+ * frames hold them; where they cannot, nothing shows them: no trace or
+ * signal frame holds made-up FPU values. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -240,19 +243,28 @@ static bool mips64_ll_works(void) {
   return ok;
 }
 
-/* `lui t0, 0x1234; ori t0, t0, 0x5678; mtc1 t0, $f2`: the FPU register
- * must read back what the program put there (mipsel o32). */
+/* `lui t0, 0x1234; ori t0, t0, 0x5678; mtc1 t0, $f2; li t1, 3;
+ * ctc1 t1, $31`: f2 and FCSR must read back what the program put there,
+ * FIR must read (non-zero: an FPU is there) and f4 must take a write
+ * (mipsel o32). 2.0.1 and 2.1.1 read f2 as 0 and have no FCSR. */
 static bool mips_fpu_readable(void) {
-  static const uint32_t code[4] = {0x3c081234, 0x35085678, 0x44881000, 0};
+  static const uint32_t code[6] = {0x3c081234, 0x35085678, 0x44881000,
+                                   0x24090003, 0x44c9f800, 0};
   uint32_t intno = 0;
   uc_engine *uc =
-      scratch(UC_ARCH_MIPS, UC_MODE_MIPS32, -1, code, 4, false, false, &intno);
+      scratch(UC_ARCH_MIPS, UC_MODE_MIPS32, -1, code, 6, false, false, &intno);
   if (!uc)
     return false;
-  uint64_t f2 = 0;
-  bool ok = uc_emu_start(uc, PROBE_CODE, PROBE_CODE + 12, 0, 0) == UC_ERR_OK &&
+  uint64_t f2 = 0, f4 = 0x3ff00000u, back = 0;
+  uint32_t fcsr = 0, fir = 0;
+  bool ok = uc_emu_start(uc, PROBE_CODE, PROBE_CODE + 20, 0, 0) == UC_ERR_OK &&
             intno == 0 && uc_reg_read(uc, UC_MIPS_REG_F2, &f2) == 0 &&
-            (uint32_t)f2 == 0x12345678u;
+            (uint32_t)f2 == 0x12345678u &&
+            uc_reg_read(uc, UC_MIPS_REG_CP0_STATUS + 2, &fcsr) == 0 &&
+            fcsr == 3 &&
+            uc_reg_read(uc, UC_MIPS_REG_CP0_STATUS + 1, &fir) == 0 &&
+            fir != 0 && uc_reg_write(uc, UC_MIPS_REG_F4, &f4) == 0 &&
+            uc_reg_read(uc, UC_MIPS_REG_F4, &back) == 0 && back == f4;
   uc_close(uc);
   return ok;
 }

@@ -326,7 +326,7 @@ static int prepare(tc_sys_call *c, int dirfd, const char *path, int flags,
   if (!(x->data = tc_loader_read_fd(fd, x->guest, &x->size, &err)))
     return -EACCES;
   if (tc_elf_parse(x->data, x->size, &x->img, &err) < 0 ||
-      x->img.arch != emu->arch)
+      x->img.arch != tc_arch_base(emu->arch))
     return -ENOEXEC;
   if (x->img.has_interp) {
     x->have_interp = true;

@@ -851,7 +851,7 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
   }
   w->written = 8;
   put_u8(w, REC_HEADER);
-  put_uv(w, (uint64_t)info->arch->id);
+  put_uv(w, (uint64_t)tc_arch_wire_id(info->arch));
   put_uv(w, info->entry);
   put_uv(w, info->load_base);
   put_uv(w, info->pid);
@@ -1860,7 +1860,7 @@ static int read_header(tc_reader *r, tc_error *err) {
   for (int i = 0; i < 6; i++)
     if (get_uv(r, &v[i], err) < 0)
       return -1;
-  const tc_arch *a = tc_arch_by_id((tc_arch_id)v[0]);
+  const tc_arch *a = tc_arch_by_wire_id(v[0]);
   if (!a) {
     tc_error_set(err, "tct: %s: unknown arch id %llu", r->path,
                  (unsigned long long)v[0]);

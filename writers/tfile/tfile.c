@@ -210,8 +210,8 @@ static int tfile_supports(const tc_arch *arch, tc_error *err) {
     tc_error_set(err, "tfile: no architecture");
     return -1;
   }
-  const tf_layout *row = tf_layout_for_arch(arch->id);
-  if (!row || tc_arch_by_id(arch->id) != arch) {
+  const tf_layout *row = tf_layout_for_table(arch);
+  if (!row || tc_arch_by_id(arch->id) != tc_arch_base(arch)) {
     tc_error_set(err,
                  "tfile: no GDB register layout verified for arch %s "
                  "(tfile supports x86_64, x86, arm, arm64, mips and mipsel)",
@@ -228,7 +228,7 @@ static int tfile_supports(const tc_arch *arch, tc_error *err) {
  * reserved-zero. */
 static void compute_held(const tc_arch *arch, uint8_t *held) {
   memset(held, 0, arch->nregs);
-  const tf_layout *row = tf_layout_for_arch(arch->id);
+  const tf_layout *row = tf_layout_for_table(arch);
   tf_map m;
   if (!row || map_from_row(&m, arch, row, row->rsize, NULL) != 0)
     return;
@@ -590,7 +590,7 @@ static tc_writer *tfile_open_writer(const char *path, const tc_trace_info *info,
     return NULL;
   }
   w->arch = arch;
-  w->row = tf_layout_for_arch(arch->id);
+  w->row = tf_layout_for_table(arch);
   if (parse_options(w, info, err) != 0 ||
       map_from_row(&w->map, arch, w->row, w->row->rsize, err) != 0) {
     writer_free(w);
@@ -1801,6 +1801,13 @@ static tc_reader *tfile_open_reader(const char *path, tc_error *err) {
       row = tf_layout_for_gdb_arch(row->gdb_arch, be);
   }
   r->arch = tc_arch_by_id(row->arch);
+  /* mips: a block that goes on to fir holds the FPU registers (a recording
+   * on an engine that reads them): the mips+fpu table. */
+  const tf_layout *fpu_row = tf_layout_with_fpu(row);
+  if (r->arch && fpu_row && rsize >= fpu_row->rsize) {
+    r->arch = tc_arch_with_fpu(r->arch);
+    row = fpu_row;
+  }
   if (!r->arch) {
     tc_error_set(err, "tfile: %s: architecture %s is not emulated by tracecorn",
                  path, row->gdb_arch);

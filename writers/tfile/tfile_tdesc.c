@@ -259,10 +259,12 @@ static const tf_reg regs_arm[] = {
 /* mips o32: GDB's mips-cpu/cp0/fpu/linux, numbered as GDB's mips
  * registers (zero..ra, sr, lo, hi, bad, cause, pc, f0..). The tdesc names
  * r0..r31 are tracecorn's zero..ra. tracecorn's mips state has no status,
- * badvaddr, cause (written as zero: they precede pc in the block) and no
- * FPU (Unicorn 2.0.1 cannot read it): the block ends after pc, so GDB shows
- * f0..f31, fcsr, fir and restart as <unavailable>. The fpu feature stays
- * in the tdesc because GDB rejects a mips tdesc without it. */
+ * badvaddr, cause (written as zero: they precede pc in the block). Its FPU
+ * registers are in a trace only where the engine reads them (the "+fpu"
+ * table, regs_mips_fpu below); without them the block ends after pc, so
+ * GDB shows f0..f31, fcsr, fir and restart as <unavailable>. The fpu
+ * feature stays in the tdesc because GDB rejects a mips tdesc without
+ * it. */
 #define MCPU "org.gnu.gdb.mips.cpu"
 #define MCP0 "org.gnu.gdb.mips.cp0"
 #define MFPU "org.gnu.gdb.mips.fpu"
@@ -273,45 +275,19 @@ static const tf_reg regs_arm[] = {
 #define MZ(n, ty, feat, num)                                                   \
   { n, 32, ty, feat, NULL, TF_ZERO, num }
 #define MF(i) MZ("f" #i, "ieee_single", MFPU, 38 + i)
+#define MIPS_CPU_REGS                                                          \
+  MR(0, "zero"), MR(1, "at"), MR(2, "v0"), MR(3, "v1"), MR(4, "a0"),           \
+      MR(5, "a1"), MR(6, "a2"), MR(7, "a3"), MR(8, "t0"), MR(9, "t1"),         \
+      MR(10, "t2"), MR(11, "t3"), MR(12, "t4"), MR(13, "t5"), MR(14, "t6"),    \
+      MR(15, "t7"), MR(16, "s0"), MR(17, "s1"), MR(18, "s2"), MR(19, "s3"),    \
+      MR(20, "s4"), MR(21, "s5"), MR(22, "s6"), MR(23, "s7"), MR(24, "t8"),    \
+      MR(25, "t9"), MR(26, "k0"), MR(27, "k1"), MR(28, "gp"), MR(29, "sp"),    \
+      MR(30, "fp"), MR(31, "ra"), MRN("lo", "int32", MCPU, 33),                \
+      MRN("hi", "int32", MCPU, 34), MRN("pc", "code_ptr", MCPU, 37),           \
+      MZ("status", "int32", MCP0, 32), MZ("badvaddr", "int32", MCP0, 35),      \
+      MZ("cause", "int32", MCP0, 36)
 static const tf_reg regs_mips[] = {
-    MR(0, "zero"),
-    MR(1, "at"),
-    MR(2, "v0"),
-    MR(3, "v1"),
-    MR(4, "a0"),
-    MR(5, "a1"),
-    MR(6, "a2"),
-    MR(7, "a3"),
-    MR(8, "t0"),
-    MR(9, "t1"),
-    MR(10, "t2"),
-    MR(11, "t3"),
-    MR(12, "t4"),
-    MR(13, "t5"),
-    MR(14, "t6"),
-    MR(15, "t7"),
-    MR(16, "s0"),
-    MR(17, "s1"),
-    MR(18, "s2"),
-    MR(19, "s3"),
-    MR(20, "s4"),
-    MR(21, "s5"),
-    MR(22, "s6"),
-    MR(23, "s7"),
-    MR(24, "t8"),
-    MR(25, "t9"),
-    MR(26, "k0"),
-    MR(27, "k1"),
-    MR(28, "gp"),
-    MR(29, "sp"),
-    MR(30, "fp"),
-    MR(31, "ra"),
-    MRN("lo", "int32", MCPU, 33),
-    MRN("hi", "int32", MCPU, 34),
-    MRN("pc", "code_ptr", MCPU, 37),
-    MZ("status", "int32", MCP0, 32),
-    MZ("badvaddr", "int32", MCP0, 35),
-    MZ("cause", "int32", MCP0, 36),
+    MIPS_CPU_REGS,
     MF(0),
     MF(1),
     MF(2),
@@ -348,6 +324,47 @@ static const tf_reg regs_mips[] = {
     MZ("fir", "int32", MFPU, 71),
     MZ("restart", "int32", MLINUX, 72),
 };
+/* The same with the FPU registers from the trace (mips+fpu: engines that
+ * read them): the block ends after fir. */
+#define MFR(i) MRN("f" #i, "ieee_single", MFPU, 38 + i)
+static const tf_reg regs_mips_fpu[] = {
+    MIPS_CPU_REGS,
+    MFR(0),
+    MFR(1),
+    MFR(2),
+    MFR(3),
+    MFR(4),
+    MFR(5),
+    MFR(6),
+    MFR(7),
+    MFR(8),
+    MFR(9),
+    MFR(10),
+    MFR(11),
+    MFR(12),
+    MFR(13),
+    MFR(14),
+    MFR(15),
+    MFR(16),
+    MFR(17),
+    MFR(18),
+    MFR(19),
+    MFR(20),
+    MFR(21),
+    MFR(22),
+    MFR(23),
+    MFR(24),
+    MFR(25),
+    MFR(26),
+    MFR(27),
+    MFR(28),
+    MFR(29),
+    MFR(30),
+    MFR(31),
+    MRN("fcsr", "int32", MFPU, 70),
+    MRN("fir", "int32", MFPU, 71),
+    MZ("restart", "int32", MLINUX, 72),
+};
 
 #define ROW(id, gdb, size, regs)                                               \
   { id, gdb, size, regs, sizeof regs / sizeof regs[0] }
@@ -362,6 +379,31 @@ static const tf_layout layouts[] = {
     ROW(TC_ARCH_MIPS, "mips", 152, regs_mips),
     ROW(TC_ARCH_MIPSEL, "mips", 152, regs_mips),
 };
+
+/* mips+fpu: the same tdesc, a block that goes on to fir (72 registers of
+ * 4 bytes). Not in layouts[]: a reader finds them by the block size of a
+ * mips file (tf_layout_with_fpu). */
+static const tf_layout fpu_layouts[] = {
+    ROW(TC_ARCH_MIPS, "mips", 288, regs_mips_fpu),
+    ROW(TC_ARCH_MIPSEL, "mips", 288, regs_mips_fpu),
+};
+
+const tf_layout *tf_layout_with_fpu(const tf_layout *row) {
+  for (size_t i = 0; i < sizeof fpu_layouts / sizeof fpu_layouts[0]; i++)
+    if (fpu_layouts[i].arch == row->arch)
+      return &fpu_layouts[i];
+  return NULL;
+}
+
+const tf_layout *tf_layout_for_table(const tc_arch *arch) {
+  const tf_layout *row = tf_layout_for_arch(arch->id);
+  if (row && arch->base)
+    return arch->base == tc_arch_by_id(arch->id) &&
+                   arch == tc_arch_with_fpu(arch->base)
+               ? tf_layout_with_fpu(row)
+               : NULL;
+  return row;
+}
 
 const tf_layout *tf_layout_for_arch(tc_arch_id id) {
   for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)

@@ -38,6 +38,12 @@ typedef struct tf_layout {
 
 /* The row for a tracecorn arch id, or NULL. */
 const tf_layout *tf_layout_for_arch(tc_arch_id id);
+/* The row for an arch table: tf_layout_for_arch's for an arch's own
+ * table, the row with the FPU registers for mips+fpu (tc_arch_with_fpu);
+ * NULL if none. */
+const tf_layout *tf_layout_for_table(const tc_arch *arch);
+/* The FPU row of a row's arch (mips, mipsel), or NULL. */
+const tf_layout *tf_layout_with_fpu(const tf_layout *row);
 /* The row whose <architecture> is `gdb_arch` for a target of that byte
  * order (big_endian 1/0; -1: any), else the first row of that
  * <architecture>, or NULL. */

@@ -106,6 +106,8 @@ static int default_wire(const tc_arch *arch, int reg) {
 }
 
 int ucir_holds_reg(const tc_arch *arch, int reg) {
+  if (reg >= tc_arch_base(arch)->nregs)
+    return 0; /* mips+fpu's FPU registers: not carried */
   return reg == arch->pc_reg || default_wire(arch, reg) != WIRE_NONE;
 }
 
@@ -1162,7 +1164,11 @@ tc_writer *ucir_open_writer(const char *path, const tc_trace_info *info,
     memcpy(w->init_state, info->initial_state, a->state_size);
   for (int r = 0; r < a->nregs; r++) {
     const tc_reg_info *ri = &a->regs[r];
-    if (all_regs)
+    /* mips+fpu's FPU registers are not carried: the header names the
+     * arch only, and a reader takes the arch's own table */
+    if (r >= tc_arch_base(a)->nregs)
+      w->wire[r] = WIRE_NONE;
+    else if (all_regs)
       w->wire[r] = r == a->pc_reg || ri->uc_id < 0 || ri->uc_id > 0xFFFF
                        ? WIRE_NONE
                    : ri->size <= 8 ? WIRE_REG

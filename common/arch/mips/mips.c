@@ -21,11 +21,23 @@ static const tc_syscall_name sysnames_mips64[] = {
 #include "common/arch/mips/sysnames-mips64.inc"
 };
 
-
 static const tc_reg_info regs_mips[] = {
 #include "common/arch/mips/regs-mips.inc"
 };
 /* state image: 144 bytes, 36 registers */
+
+static const tc_reg_info regs_mips_fpu[] = {
+#include "common/arch/mips/regs-mips.inc"
+/* then, at offsets 144 on (this comment keeps clang-format from sorting
+ * the two includes): */
+#include "common/arch/mips/regs-mips-fpu.inc"
+};
+/* state image: 280 bytes, 70 registers */
+
+/* mips and mipsel with the FPU registers (f0-f31, fcsr, fir), for
+ * engines that read them (tc_engine_mips_fpu_readable); the same arch
+ * otherwise. */
+static const tc_arch arch_mips_fpu, arch_mipsel_fpu;
 
 static const tc_reg_info regs_mips64[] = {
 #include "common/arch/mips/regs-mips64.inc"
@@ -43,8 +55,9 @@ enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
 
 /* mips: o32 (big- and little-endian) and n64 (little-endian). `syscall`
  * arrives as interrupt 17 with the PC already past it; errors come back as
- * a positive errno with a3 = 1. Unicorn 2.0.1 cannot read the FPU
- * registers, so the state holds the integer ones and UserLocal (TLS). */
+ * a positive errno with a3 = 1. The state holds the integer registers and
+ * UserLocal (TLS); the "+fpu" variants add the FPU's, recorded only where
+ * the engine reads them (Unicorn 2.0.1 and 2.1.1 read them as 0). */
 #define MIPS_O32_SYS(names_, count_)                                           \
   {                                                                            \
     .traps = {{TC_TRAP_INTR, 17, 0, 0}}, .nr_reg = MIPS_V0,                    \
@@ -79,6 +92,7 @@ const tc_arch tc_arch_desc_mips = {
     .mmap_top = MMAP_TOP_O32,
     .stack_align = 8,
     .linux_abi = &tc_linux_abi_mips_o32,
+    .with_fpu = &arch_mips_fpu,
 };
 
 const tc_arch tc_arch_desc_mipsel = {
@@ -106,6 +120,63 @@ const tc_arch tc_arch_desc_mipsel = {
     .mmap_top = MMAP_TOP_O32,
     .stack_align = 8,
     .linux_abi = &tc_linux_abi_mips_o32,
+    .with_fpu = &arch_mipsel_fpu,
+};
+
+static const tc_arch arch_mips_fpu = {
+    .id = TC_ARCH_MIPS,
+    .name = "mips",
+    .big_endian = 1,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips_fpu,
+    .nregs = TC_ARCH_COUNT(regs_mips_fpu),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 280,
+    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+    .aliases = (const char *const[]){"mipsbe", NULL},
+    .uc_arch = mips_uc_arch,
+    .uc_mode = mips_uc_mode,
+    .cs_arch = mips_cs_arch,
+    .cs_mode = mips_cs_mode,
+    .stack_top = STACK_TOP_O32,
+    .mmap_top = MMAP_TOP_O32,
+    .stack_align = 8,
+    .linux_abi = &tc_linux_abi_mips_o32,
+    .base = &tc_arch_desc_mips,
+};
+
+static const tc_arch arch_mipsel_fpu = {
+    .id = TC_ARCH_MIPSEL,
+    .name = "mipsel",
+    .big_endian = 0,
+    .ptr_size = 4,
+    .page_size = 4096,
+    .max_insn_size = 4,
+    .regs = regs_mips_fpu,
+    .nregs = TC_ARCH_COUNT(regs_mips_fpu),
+    .pc_reg = MIPS_PC,
+    .sp_reg = MIPS_SP,
+    .flags_reg = TC_NO_REG,
+    .state_size = 280,
+    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
+    .elf_platform = NULL,
+    .elf_machine = 8, /* EM_MIPS */
+    .aliases = (const char *const[]){NULL},
+    .uc_arch = mipsel_uc_arch,
+    .uc_mode = mipsel_uc_mode,
+    .cs_arch = mipsel_cs_arch,
+    .cs_mode = mipsel_cs_mode,
+    .stack_top = STACK_TOP_O32,
+    .mmap_top = MMAP_TOP_O32,
+    .stack_align = 8,
+    .linux_abi = &tc_linux_abi_mips_o32,
+    .base = &tc_arch_desc_mipsel,
 };
 
 /* n64: eight argument registers ($4-$11; six used by syscalls). */

@@ -12,10 +12,20 @@
  * sf_pad[2], sigcontext, sigset (16 bytes)}; rt_sigframe {rs_ass[4],
  * rs_pad[2], siginfo, ucontext {flags, link, stack, sigcontext at 24,
  * sigmask}}. sigcontext: regmask, status, pc (u64), regs[32] (u64),
- * fpregs[32], acx, fpc_csr, fpc_eir, used_math, dsp, mdhi, mdlo (u64),
- * hi1..lo3. Unicorn 2.0.1 cannot read the FPU registers, so used_math is
- * 0 and the FP registers are neither saved nor restored. */
+ * fpregs[32] (u64), acx, fpc_csr, fpc_eir, used_math, dsp, mdhi, mdlo
+ * (u64), hi1..lo3. The FPU state is saved where the arch table has it
+ * (mips+fpu: an engine that reads the FPU) as Linux's
+ * copy_fp_to_sigcontext writes it for an o32 process (FR=0,
+ * TIF_32BIT_FPREGS): fpregs[2k] = f(2k+1):f(2k) as one 64-bit value, the
+ * odd slots unwritten, fpc_csr = FCSR, used_math 1 (tracecorn's processes
+ * own the FPU from the start); sigreturn restores them when used_math is
+ * set. Elsewhere (Unicorn 2.0.1, 2.1.1 read the FPU as 0) used_math is 0
+ * and the FP registers are neither saved nor restored: no made-up
+ * values. */
 enum {
+  M_SC_FPREGS = 272,
+  M_SC_FPC_CSR = 532,
+  M_SC_USED_MATH = 540,
   M_SC = 24,
   M_SF_MASK = M_SC + 592,
   M_SIGFRAME = M_SF_MASK + 16,
@@ -36,6 +46,11 @@ static const char *const mips_regs[32] = {
     "t3",   "t4", "t5", "t6", "t7", "s0", "s1", "s2", "s3", "s4", "s5",
     "s6",   "s7", "t8", "t9", "k0", "k1", "gp", "sp", "fp", "ra"};
 
+/* Whether this process's arch table has the FPU registers (f0 = fN). */
+static int mips_fpu_first(tc_emu *emu) {
+  return tc_arch_reg_index(emu->arch, "f0");
+}
+
 static void mips_fill_sc(tc_emu *emu, uint8_t *sc, const tc_sig_desc *d) {
   const tc_arch *a = emu->arch;
   tc_abi_put(a, sc + 8, 8, d->resume);
@@ -43,6 +58,29 @@ static void mips_fill_sc(tc_emu *emu, uint8_t *sc, const tc_sig_desc *d) {
     tc_abi_put(a, sc + 16 + 8 * i, 8, tc_linux_reg(emu, mips_regs[i]));
   tc_abi_put(a, sc + 552, 8, tc_linux_reg(emu, "hi"));
   tc_abi_put(a, sc + 560, 8, tc_linux_reg(emu, "lo"));
+  int f0 = mips_fpu_first(emu);
+  if (f0 < 0)
+    return;
+  for (int k = 0; k < 32; k += 2) {
+    uint64_t lo = tc_emu_reg(emu, f0 + k) & 0xffffffffu;
+    uint64_t hi = tc_emu_reg(emu, f0 + k + 1) & 0xffffffffu;
+    tc_abi_put(a, sc + M_SC_FPREGS + 8 * k, 8, hi << 32 | lo);
+  }
+  tc_abi_put(a, sc + M_SC_FPC_CSR, 4, tc_linux_reg(emu, "fcsr"));
+  tc_abi_put(a, sc + M_SC_USED_MATH, 4, 1);
+}
+
+static void mips_restore_fpu(tc_emu *emu, const uint8_t *sc) {
+  const tc_arch *a = emu->arch;
+  int f0 = mips_fpu_first(emu);
+  if (f0 < 0 || tc_abi_get(a, sc + M_SC_USED_MATH, 4) == 0)
+    return;
+  for (int k = 0; k < 32; k += 2) {
+    uint64_t v = tc_abi_get(a, sc + M_SC_FPREGS + 8 * k, 8);
+    tc_emu_set_reg(emu, f0 + k, v & 0xffffffffu);
+    tc_emu_set_reg(emu, f0 + k + 1, v >> 32);
+  }
+  tc_linux_set_reg(emu, "fcsr", tc_abi_get(a, sc + M_SC_FPC_CSR, 4));
 }
 
 static int mips_o32_signal_frame(tc_emu *emu, tc_linux_state *st,
@@ -98,6 +136,7 @@ static int64_t mips_o32_sigreturn_frame(tc_sys_call *c, bool rt) {
     tc_linux_set_reg(emu, mips_regs[i], tc_abi_get(a, sc + 16 + 8 * i, 8));
   tc_linux_set_reg(emu, "hi", tc_abi_get(a, sc + 552, 8));
   tc_linux_set_reg(emu, "lo", tc_abi_get(a, sc + 560, 8));
+  mips_restore_fpu(emu, sc);
   tc_linux_set_reg(emu, "pc", tc_abi_get(a, sc + 8, 8));
   c->st->sigmask =
       tc_sigframe_get_sigset(a, f + (rt ? M_UC + M_UC_MASK : M_SF_MASK));
