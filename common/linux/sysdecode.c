@@ -1002,6 +1002,9 @@ typedef enum argk {
   K_TIMESPEC_OUT,
   K_TIMESPEC64_IN,
   K_TIMESPEC64_OUT,
+  K_UTIMENS_IN,   /* utimensat's times: NULL or two timespecs */
+  K_LOFF_PTR,     /* NULL or a loff_t in: [N] */
+  K_UTIMENS64_IN, /* the same, 64-bit (utimensat_time64) */
   K_TIMESPEC_REM, /* nanosleep's remainder: only meaningful (and decoded)
                      when a signal interrupted the sleep */
   K_TIMESPEC64_REM,
@@ -1126,6 +1129,20 @@ static const sysdesc syscalls[] = {
     {"ftruncate64", R_DEC, 0, {K_INT, K_OFF64}},
     {"truncate", R_DEC, 0, {K_PATH, K_OFF}},
     {"fsync", R_DEC, 0, {K_INT}},
+    {"sync", R_DEC, 0, {K_END}},
+    {"copy_file_range",
+     R_DEC,
+     0,
+     {K_INT, K_LOFF_PTR, K_INT, K_LOFF_PTR, K_ULONG, K_UINT}},
+    {"syncfs", R_DEC, 0, {K_INT}},
+    {"chmod", R_DEC, 0, {K_PATH, K_MODE}},
+    {"fchmod", R_DEC, 0, {K_INT, K_MODE}},
+    {"fchmodat", R_DEC, 0, {K_DIRFD, K_PATH, K_MODE}},
+    {"utimensat", R_DEC, 0, {K_DIRFD, K_PATH, K_UTIMENS_IN, K_ATFLAGS}},
+    {"utimensat_time64",
+     R_DEC,
+     0,
+     {K_DIRFD, K_PATH, K_UTIMENS64_IN, K_ATFLAGS}},
     {"fdatasync", R_DEC, 0, {K_INT}},
     {"dup", R_DEC, 0, {K_INT}},
     {"dup2", R_DEC, 0, {K_INT, K_INT}},
@@ -1638,6 +1655,46 @@ static void put_timespec(call *c, uint64_t addr, bool in, unsigned w,
     return;
   sb_printf(c->b, "{tv_sec=%" PRId64 ", %s=%" PRId64 "}", get_int(c->a, buf, w),
             frac, get_int(c->a, buf + w, w));
+}
+
+/* utimensat's times as strace prints them: UTIME_NOW / UTIME_OMIT by
+ * name, else the timespec and its date in UTC (strace uses the local time
+ * zone: the same under TZ=UTC). */
+static void put_utimens(call *c, uint64_t addr, unsigned w) {
+  if (!addr) {
+    sb_puts(c->b, "NULL");
+    return;
+  }
+  uint8_t buf[32];
+  if (!read_struct(c, addr, buf, 4 * w, true))
+    return;
+  sb_putc(c->b, '[');
+  for (int k = 0; k < 2; k++) {
+    int64_t sec = get_int(c->a, buf + 2 * k * w, w);
+    int64_t nsec = get_int(c->a, buf + (2 * k + 1) * w, w);
+    if (k)
+      sb_puts(c->b, ", ");
+    if (nsec == (1 << 30) - 1) {
+      sb_puts(c->b, "UTIME_NOW");
+      continue;
+    }
+    if (nsec == (1 << 30) - 2) {
+      sb_puts(c->b, "UTIME_OMIT");
+      continue;
+    }
+    sb_printf(c->b, "{tv_sec=%" PRId64 ", tv_nsec=%" PRId64 "}", sec, nsec);
+    time_t t = (time_t)sec;
+    struct tm tm;
+    char date[64];
+    if (gmtime_r(&t, &tm) &&
+        strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm)) {
+      if (nsec)
+        sb_printf(c->b, " /* %s.%09" PRId64 "+0000 */", date, nsec);
+      else
+        sb_printf(c->b, " /* %s+0000 */", date);
+    }
+  }
+  sb_putc(c->b, ']');
 }
 
 static const xlat clone_flags[] = {{0x100, "CLONE_VM"},
@@ -2495,6 +2552,18 @@ static void put_arg(call *c, int i) {
   case K_TIMESPEC64_IN:
   case K_TIMESPEC64_OUT:
     put_timespec(c, v, c->desc->args[i] == K_TIMESPEC64_IN, 8, "tv_nsec");
+    break;
+  case K_LOFF_PTR: {
+    uint8_t lb[8];
+    if (!v)
+      sb_puts(b, "NULL");
+    else if (read_struct(c, v, lb, 8, true))
+      sb_printf(b, "[%" PRId64 "]", get_int(c->a, lb, 8));
+    break;
+  }
+  case K_UTIMENS_IN:
+  case K_UTIMENS64_IN:
+    put_utimens(c, v, c->desc->args[i] == K_UTIMENS64_IN ? 8 : c->a->ptr_size);
     break;
   case K_TIMESPEC_REM:
   case K_TIMESPEC64_REM: {

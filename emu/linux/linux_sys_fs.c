@@ -1269,6 +1269,157 @@ static int64_t sys_fsync(tc_sys_call *c) {
   return tc_sys_fd(c->emu, tc_sys_int(c, 0)) ? 0 : -EBADF;
 }
 
+/* sync(2), syncfs(2): the guest's writes are the host's page cache's
+ * already; nothing to wait for (a host-wide sync on a guest's behalf would
+ * make every recording as slow as the slowest disk). */
+static int64_t sys_sync(tc_sys_call *c) {
+  (void)c;
+  return 0;
+}
+static int64_t sys_syncfs(tc_sys_call *c) { return sys_fsync(c); }
+
+/* ---------------------------------------------- chmod, utimensat (issue 32) */
+
+/* The host file a guest path names, symlinks in its last component
+ * followed inside the root when follow (chmod always, utimensat without
+ * AT_SYMLINK_NOFOLLOW), as Linux does; the synthesised /proc entries
+ * refuse (EACCES). The op gets (dirfd, name). */
+static int64_t path_call(tc_sys_call *c, int dirfd, uint64_t path, bool follow,
+                         int (*op)(int dirfd, const char *name, void *arg),
+                         void *arg) {
+  char gpath[TC_PATH_MAX];
+  int r = tc_sys_read_path(c->emu, path, gpath, sizeof gpath);
+  if (r < 0)
+    return r;
+  tc_gfs_loc loc;
+  if ((r = tc_guestfs_walk(c->emu, dirfd, gpath, follow ? TC_GFS_FOLLOW : 0,
+                           &loc)) < 0)
+    return r;
+  if (loc.kind != TC_GFS_REAL)
+    r = -EACCES;
+  else if (op(loc.dirfd, tc_guestfs_loc_name(&loc), arg) < 0)
+    r = -errno;
+  tc_guestfs_loc_done(&loc);
+  return r;
+}
+
+/* The walk followed any link: the host call acts on the file itself and
+ * never follows a link out of the root. */
+static int op_chmod(int dirfd, const char *name, void *mode) {
+  return fchmodat(dirfd, name, *(mode_t *)mode, 0);
+}
+
+static int64_t sys_chmod(tc_sys_call *c) {
+  mode_t mode = (mode_t)(c->a[1] & 07777);
+  return path_call(c, TC_AT_FDCWD, c->a[0], true, op_chmod, &mode);
+}
+static int64_t sys_fchmodat(tc_sys_call *c) {
+  mode_t mode = (mode_t)(c->a[2] & 07777);
+  return path_call(c, tc_sys_int(c, 0), c->a[1], true, op_chmod, &mode);
+}
+
+/* A file the guest opened itself (not the standard streams tracecorn lends
+ * it: the guest cannot change the host's terminal or output files). */
+static tc_fd *own_host_fd(tc_sys_call *c, int fd, int *err) {
+  tc_fd *f = tc_sys_fd(c->emu, fd);
+  *err = !f ? -EBADF : f->kind != TC_FD_HOST || !f->owned ? -EPERM : 0;
+  return *err ? NULL : f;
+}
+
+static int64_t sys_fchmod(tc_sys_call *c) {
+  int r;
+  tc_fd *f = own_host_fd(c, tc_sys_int(c, 0), &r);
+  if (!f)
+    return r;
+  return fchmod(f->host_fd, (mode_t)(c->a[1] & 07777)) < 0 ? -errno : 0;
+}
+
+/* utimensat(dirfd, path, times, flags): times NULL = now; UTIME_NOW and
+ * UTIME_OMIT in tv_nsec as Linux; a NULL path acts on dirfd itself. */
+typedef struct utime_arg {
+  struct timespec ts[2];
+  int flags;
+} utime_arg;
+
+static int op_utimens(int dirfd, const char *name, void *arg) {
+  const utime_arg *u = arg;
+  return utimensat(dirfd, name, u->ts, AT_SYMLINK_NOFOLLOW);
+}
+
+static int64_t do_utimensat(tc_sys_call *c, bool time64) {
+  int dirfd = tc_sys_int(c, 0), flags = tc_sys_int(c, 3);
+  if (flags & ~TC_AT_SYMLINK_NOFOLLOW)
+    return -EINVAL;
+  utime_arg u = {.ts = {{0, UTIME_NOW}, {0, UTIME_NOW}}, .flags = flags};
+  if (c->a[2]) {
+    const tc_arch *a = c->emu->arch;
+    unsigned n = tc_abi_timespec_size(a, time64);
+    uint8_t b[32];
+    int r = tc_sys_read(c->emu, c->a[2], b, 2 * n);
+    if (r < 0)
+      return r;
+    for (int k = 0; k < 2; k++) {
+      int64_t sec, nsec;
+      tc_abi_decode_timespec(a, time64, b + k * n, &sec, &nsec);
+      if (nsec != UTIME_NOW && nsec != UTIME_OMIT &&
+          (nsec < 0 || nsec >= 1000000000))
+        return -EINVAL;
+      u.ts[k].tv_sec = (time_t)sec;
+      u.ts[k].tv_nsec = (long)nsec;
+    }
+  }
+  if (!c->a[1]) { /* futimens(dirfd) */
+    int r;
+    tc_fd *f = own_host_fd(c, dirfd, &r);
+    if (!f)
+      return r;
+    return futimens(f->host_fd, u.ts) < 0 ? -errno : 0;
+  }
+  return path_call(c, dirfd, c->a[1], !(flags & TC_AT_SYMLINK_NOFOLLOW),
+                   op_utimens, &u);
+}
+static int64_t sys_utimensat(tc_sys_call *c) { return do_utimensat(c, false); }
+static int64_t sys_utimensat_time64(tc_sys_call *c) {
+  return do_utimensat(c, true);
+}
+
+/* copy_file_range(2) between two files the guest opened: the host's own
+ * call on their host fds (offsets: the guest's loff_t, read and written
+ * back, or the files' positions). cp and install use it; without it they
+ * fall back to another sequence of calls than under Linux. */
+static int64_t sys_copy_file_range(tc_sys_call *c) {
+  if (c->a[5] != 0)
+    return -EINVAL;
+  int r;
+  tc_fd *in = own_host_fd(c, tc_sys_int(c, 0), &r);
+  if (!in)
+    return r == -EPERM ? -EINVAL : r;
+  tc_fd *out = own_host_fd(c, tc_sys_int(c, 2), &r);
+  if (!out)
+    return r == -EPERM ? -EINVAL : r;
+  const tc_arch *a = c->emu->arch;
+  loff_t off[2];
+  uint64_t at[2] = {c->a[1], c->a[3]};
+  for (int k = 0; k < 2; k++) {
+    uint8_t b[8];
+    if (at[k] && (r = tc_sys_read(c->emu, at[k], b, 8)) < 0)
+      return r;
+    off[k] = at[k] ? (loff_t)tc_abi_get(a, b, 8) : 0;
+  }
+  uint64_t len = a->ptr_size == 4 ? (uint32_t)c->a[4] : c->a[4];
+  ssize_t n = copy_file_range(in->host_fd, at[0] ? &off[0] : NULL, out->host_fd,
+                              at[1] ? &off[1] : NULL, (size_t)len, 0);
+  if (n < 0)
+    return -errno;
+  for (int k = 0; k < 2; k++) {
+    uint8_t b[8];
+    tc_abi_put(a, b, 8, (uint64_t)off[k]);
+    if (at[k] && (r = tc_sys_write(c->emu, at[k], b, 8)) < 0)
+      return r;
+  }
+  return n;
+}
+
 /* ------------------------------------------------------------ dup, fcntl */
 
 static int64_t sys_dup(tc_sys_call *c) {
@@ -1685,6 +1836,14 @@ const tc_sys_entry tc_sys_fs_table[] = {
     {"ftruncate64", sys_ftruncate64},
     {"fsync", sys_fsync},
     {"fdatasync", sys_fsync},
+    {"sync", sys_sync},
+    {"copy_file_range", sys_copy_file_range},
+    {"syncfs", sys_syncfs},
+    {"chmod", sys_chmod},
+    {"fchmod", sys_fchmod},
+    {"fchmodat", sys_fchmodat},
+    {"utimensat", sys_utimensat},
+    {"utimensat_time64", sys_utimensat_time64},
     {"dup", sys_dup},
     {"dup2", sys_dup2},
     {"dup3", sys_dup3},
