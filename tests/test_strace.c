@@ -208,7 +208,7 @@ static void compare_native(const char *guest, const char *list) {
 
 /* Everyday coreutils calls that tracecorn answered ENOSYS (issue 32's
  * survey: `touch` and `chmod` failed, `install -m` too): utimensat,
- * fchmodat, fchmod, sync. Each command runs natively under strace in one
+ * fchmodat, fchmod, sync; cp's FICLONE (was ENOTTY). Each command runs natively under strace in one
  * directory and recorded in another with the same names: the files end
  * with the same modes and times, and `tracecorn strace` prints strace's
  * lines (TZ=UTC: strace dates its timespecs in the local zone). */
@@ -226,6 +226,9 @@ static void test_coreutils_calls(void) {
        * (sys_no_xattr: deliberate); the mode it ends with is compared */
       {"/usr/bin/install -m 604 f2 g", "fchmodat,copy_file_range"},
       {"/usr/bin/sync", "sync"},
+      /* cp tries a reflink first (FICLONE: the host file system's answer,
+       * EOPNOTSUPP on ext4), then copy_file_range */
+      {"/usr/bin/cp f2 h", "ioctl,copy_file_range"},
   };
   const char *sides[2] = {"native", "tracecorn"};
   char *stats[2];

@@ -106,10 +106,10 @@ typedef struct tc_linux_abi {
   size_t n_signals;
   /* bytes of the kernel's sigset_t (8; mips 16) */
   unsigned sigset_size;
-  /* Linux's generic terminal ioctls and struct termios (asm-generic's
-   * numbers, 4 flag words, c_line, 19 control characters: x86, arm,
-   * arm64); mips and sparc have their own */
-  uint8_t termios_generic;
+  /* asm-generic's ioctl numbering (_IOC's direction bits at 30-31), its
+   * terminal ioctls and struct termios (4 flag words, c_line, 19 control
+   * characters): x86, arm, arm64; mips and sparc have their own */
+  uint8_t ioctl_generic;
 } tc_linux_abi;
 
 #define TC_ABI_COUNT(a) (sizeof(a) / sizeof((a)[0]))

@@ -889,10 +889,20 @@ static const xlat poll_events[] = {
     {0x200, "POLLWRBAND"}, {0x400, "POLLMSG"},   {0x2000, "POLLRDHUP"}};
 
 static const xlat ioctl_reqs[] = {
-    {0x5401, "TCGETS"},     {0x5402, "TCSETS"},     {0x5403, "TCSETSW"},
-    {0x5404, "TCSETSF"},    {0x540f, "TIOCGPGRP"},  {0x5410, "TIOCSPGRP"},
-    {0x5413, "TIOCGWINSZ"}, {0x5414, "TIOCSWINSZ"}, {0x541b, "FIONREAD"},
-    {0x5421, "FIONBIO"},    {0x5450, "FIONCLEX"},   {0x5451, "FIOCLEX"}};
+    {0x5401, "TCGETS"},
+    {0x5402, "TCSETS"},
+    {0x5403, "TCSETSW"},
+    {0x5404, "TCSETSF"},
+    {0x540f, "TIOCGPGRP"},
+    {0x5410, "TIOCSPGRP"},
+    {0x5413, "TIOCGWINSZ"},
+    {0x5414, "TIOCSWINSZ"},
+    {0x541b, "FIONREAD"},
+    {0x5421, "FIONBIO"},
+    {0x5450, "FIONCLEX"},
+    {0x5451, "FIOCLEX"},
+    {0x40049409, "BTRFS_IOC_CLONE or FICLONE"},
+    {0x4020940d, "BTRFS_IOC_CLONE_RANGE or FICLONERANGE"}};
 
 static const xlat ioctl_mips_reqs[] = {
     {0x540d, "TCGETS"},         {0x540e, "TCSETS"},
@@ -2082,8 +2092,9 @@ static void put_user_desc(call *c, uint64_t addr) {
             (bits >> 3) & 1, (bits >> 4) & 1, (bits >> 5) & 1, (bits >> 6) & 1);
 }
 
-/* struct termios, abbreviated as strace shows it. */
-static void put_termios(call *c, uint64_t addr) {
+/* struct termios, abbreviated as strace shows it: what TCGETS returned
+ * (in false) or what TCSETS* passed (in true). */
+static void put_termios(call *c, uint64_t addr, bool in) {
   static const xlat bauds[] = {
       {0, "B0"},           {1, "B50"},         {2, "B75"},
       {3, "B110"},         {4, "B134"},        {5, "B150"},
@@ -2092,11 +2103,14 @@ static void put_termios(call *c, uint64_t addr) {
       {12, "B4800"},       {13, "B9600"},      {14, "B19200"},
       {15, "B38400"},      {010001, "B57600"}, {010002, "B115200"},
       {010003, "B230400"}, {010004, "B460800"}};
-  if (!out_ok(c, addr))
+  if (!in && !out_ok(c, addr))
     return;
   uint8_t t[16];
-  if (!read_struct(c, addr, t, sizeof t, false))
+  if (!read_struct(c, addr, t, sizeof t, in)) {
+    if (in)
+      put_addr(c->b, addr);
     return;
+  }
   uint64_t oflag = get_guest(c->a, t + 4, 4), cflag = get_guest(c->a, t + 8, 4),
            lflag = get_guest(c->a, t + 12, 4);
   sb_putc(c->b, '{');
@@ -2121,7 +2135,21 @@ static void put_ioctl(call *c, int r) {
     return;
   sb_puts(b, ", ");
   if (name && !strcmp(name, "TCGETS")) {
-    put_termios(c, arg);
+    put_termios(c, arg, false);
+  } else if (name && !strncmp(name, "TCSETS", 6)) {
+    put_termios(c, arg, true);
+  } else if (name && strstr(name, "FICLONE") && !strstr(name, "RANGE")) {
+    sb_printf(b, "%d", (int)(int32_t)arg); /* the source fd */
+  } else if (name && strstr(name, "FICLONERANGE")) {
+    uint8_t fcr[32];
+    if (arg && read_struct(c, arg, fcr, sizeof fcr, true))
+      sb_printf(b,
+                "{src_fd=%" PRId64 ", src_offset=%" PRIu64
+                ", src_length=%" PRIu64 ", dest_offset=%" PRIu64 "}",
+                get_int(c->a, fcr, 8), get_guest(c->a, fcr + 8, 8),
+                get_guest(c->a, fcr + 16, 8), get_guest(c->a, fcr + 24, 8));
+    else
+      put_addr(b, arg);
   } else if (name && !strcmp(name, "TIOCGWINSZ")) {
     uint8_t w[8];
     if (out_ok(c, arg) && read_struct(c, arg, w, 8, false))

@@ -9,6 +9,7 @@
  * pipe or a file. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1517,7 +1518,7 @@ enum {
 static int64_t tty_ioctl(tc_sys_call *c, const tc_fd *f) {
   tc_emu *emu = c->emu;
   const tc_linux_abi *abi = emu->arch->linux_abi;
-  if (!emu->opt.tty || !abi || !abi->termios_generic || f->kind != TC_FD_HOST ||
+  if (!emu->opt.tty || !abi || !abi->ioctl_generic || f->kind != TC_FD_HOST ||
       !isatty(f->host_fd))
     return -ENOTTY;
   uint32_t req = (uint32_t)c->a[1];
@@ -1578,6 +1579,36 @@ static int64_t sys_ioctl(tc_sys_call *c) {
       return r;
     f->flags = on ? (f->flags | O_NONBLOCK) : (f->flags & ~O_NONBLOCK);
     return 0;
+  }
+  case 0x40049409:   /* FICLONE (asm-generic's _IOW numbering) */
+  case 0x4020940d: { /* FICLONERANGE */
+    /* The host file system's answer, as a native cp gets it (ext4:
+     * EOPNOTSUPP; btrfs, xfs: a reflink), between two files the guest
+     * opened; the source is the guest's fd. */
+    const tc_linux_abi *abi = c->emu->arch->linux_abi;
+    if (!abi || !abi->ioctl_generic)
+      return -ENOTTY;
+    uint8_t range[32];
+    int64_t src = (int64_t)(int32_t)c->a[2];
+    if ((uint32_t)c->a[1] == 0x4020940d) {
+      if (tc_sys_read(c->emu, c->a[2], range, sizeof range) < 0)
+        return -EFAULT;
+      src = (int64_t)tc_abi_get(c->emu->arch, range, 8);
+    }
+    tc_fd *from =
+        src >= 0 && src <= INT32_MAX ? tc_sys_fd(c->emu, (int)src) : NULL;
+    if (!from || from->kind != TC_FD_HOST)
+      return -EBADF;
+    if (f->kind != TC_FD_HOST)
+      return -EINVAL;
+    if ((uint32_t)c->a[1] == 0x40049409)
+      return ioctl(f->host_fd, FICLONE, from->host_fd) < 0 ? -errno : 0;
+    struct file_clone_range r = {
+        .src_fd = from->host_fd,
+        .src_offset = tc_abi_get(c->emu->arch, range + 8, 8),
+        .src_length = tc_abi_get(c->emu->arch, range + 16, 8),
+        .dest_offset = tc_abi_get(c->emu->arch, range + 24, 8)};
+    return ioctl(f->host_fd, FICLONERANGE, &r) < 0 ? -errno : 0;
   }
   default:
     /* TCGETS, TIOCGWINSZ and every other terminal request: no fd of the

@@ -71,5 +71,5 @@ const tc_linux_abi tc_linux_abi_arm = {
     .open_flags = open_arm,
     .n_open_flags = TC_ABI_COUNT(open_arm),
     .sigset_size = 8,
-    .termios_generic = 1,
+    .ioctl_generic = 1,
 };

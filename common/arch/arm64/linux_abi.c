@@ -45,5 +45,5 @@ const tc_linux_abi tc_linux_abi_arm64 = {
     .open_flags = open_arm64,
     .n_open_flags = TC_ABI_COUNT(open_arm64),
     .sigset_size = 8,
-    .termios_generic = 1,
+    .ioctl_generic = 1,
 };

@@ -81,7 +81,7 @@ const tc_linux_abi tc_linux_abi_x86_64 = {
     .statfs = &tc_statfs_generic64,
     .statfs64 = NULL,
     .sigset_size = 8,
-    .termios_generic = 1,
+    .ioctl_generic = 1,
 };
 
 const tc_linux_abi tc_linux_abi_i386 = {
@@ -90,5 +90,5 @@ const tc_linux_abi tc_linux_abi_i386 = {
     .statfs = &tc_statfs_generic32,
     .statfs64 = &tc_statfs64_generic32,
     .sigset_size = 8,
-    .termios_generic = 1,
+    .ioctl_generic = 1,
 };
