@@ -48,7 +48,18 @@
 #include "tools/debug_env.h"
 #include "writers/format.h"
 
-enum { ROW_BARE, ROW_CODE, ROW_CODE_MEM, ROW_RECORDER, ROW_WRITER };
+/* ROW_RUN: record -j N's run phase alone (TRACECORN_PAR_RUN_ONLY);
+ * ROW_JOBS: tct with record -j N (bench/parallel.sh). */
+enum {
+  ROW_BARE,
+  ROW_CODE,
+  ROW_CODE_MEM,
+  ROW_RECORDER,
+  ROW_WRITER,
+  ROW_RUN,
+  ROW_JOBS
+};
+static int jobs; /* -j N */
 
 typedef struct row {
   const char *label;
@@ -188,8 +199,12 @@ static int run_session(const row *rw, char **argv, int memory, const char *dir,
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&o, &err);
   tc_debug_options dbg = tc_debug_from_env();
+  if (rw->kind == ROW_RUN)
+    dbg.par_run_only = 1;
   if (s)
     tc_session_set_debug(s, &dbg);
+  if (s && (rw->kind == ROW_RUN || rw->kind == ROW_JOBS))
+    tc_session_set_jobs(s, jobs);
   char path[4096] = "";
   if (!s || tc_session_load_elf(s, argv[0], (const char *const *)argv, &err)) {
     fprintf(stderr, "bench_speed: %s\n", err.msg);
@@ -251,6 +266,10 @@ static int run_row(const row *rw, char **argv, int memory, sample *out) {
     smp.rss_kb = ru.ru_maxrss;
     smp.cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6 - smp.cpu;
+    /* record -j's segments run in child processes */
+    getrusage(RUSAGE_CHILDREN, &ru);
+    smp.cpu += (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     if (rc == 0 && write(fd[1], &smp, sizeof smp) != (ssize_t)sizeof smp)
       rc = -1;
     _exit(rc == 0 ? 0 : 1);
@@ -299,6 +318,8 @@ static void print_split(const row *rows, int nrows, const double *wall,
          (wall[ROW_RECORDER] - wall[ROW_CODE_MEM]) * ns,
          wall[ROW_RECORDER] * ns);
   for (int k = ROW_WRITER; k < nrows; k++) {
+    if (rows[k].kind != ROW_WRITER)
+      continue;
     printf("  %s: +%.1f wall", rows[k].label,
            (wall[k] - wall[ROW_RECORDER]) * ns);
     if (cpu[k] > wall[k] * 1.02)
@@ -309,8 +330,10 @@ static void print_split(const row *rows, int nrows, const double *wall,
 
 static void usage(void) {
   fprintf(stderr, "usage: bench_speed [-r ROUNDS] [-f FMT,FMT...] "
-                  "[-O FMT.KEY=VALUE]... [--no-memory] -- PROGRAM [ARGS...] "
-                  "[-- PROGRAM ...]\n");
+                  "[-O FMT.KEY=VALUE]... [--no-memory] [-j N] -- PROGRAM "
+                  "[ARGS...] [-- PROGRAM ...]\n"
+                  "  -j N: also the rows \"run phase\" (record -j's run "
+                  "alone) and \"tct -j N\"\n");
   exit(2);
 }
 
@@ -327,6 +350,8 @@ int main(int argc, char **argv) {
       writer_opts[nwriter_opts++] = argv[++i];
     else if (strcmp(argv[i], "--no-memory") == 0)
       memory = 0;
+    else if (strcmp(argv[i], "-j") == 0 && i + 1 < argc)
+      jobs = atoi(argv[++i]);
     else
       usage();
   }
@@ -349,6 +374,19 @@ int main(int argc, char **argv) {
       return 2;
     }
     rows[nrows++] = (row){f->name, ROW_WRITER, f};
+  }
+  static char jlabel[32];
+  int run_row_k = -1, jobs_row_k = -1, tct_row_k = -1;
+  for (int k = 0; k < nrows; k++)
+    if (rows[k].fmt && strcmp(rows[k].fmt->name, "tct") == 0)
+      tct_row_k = k;
+  if (jobs > 1 && nrows + 2 <= MAX_ROWS) {
+    const tc_format *tct = tc_format_by_name("tct");
+    snprintf(jlabel, sizeof jlabel, "tct -j %d", jobs);
+    run_row_k = nrows;
+    rows[nrows++] = (row){"run phase (-j)", ROW_RUN, tct};
+    jobs_row_k = nrows;
+    rows[nrows++] = (row){jlabel, ROW_JOBS, tct};
   }
 
   int failed = 0;
@@ -403,7 +441,7 @@ int main(int argc, char **argv) {
       printf("| %-20s | %9.3f | %10.2f | %8.3f | %8.3f | ", rows[k].label, t,
              t > 0 ? (double)insns / t / 1e6 : 0, median(ratio, rounds),
              median(cpu, rounds));
-      if (rows[k].kind == ROW_WRITER)
+      if (rows[k].kind == ROW_WRITER || rows[k].kind == ROW_JOBS)
         printf("%8.2f | ", insns ? median(bytes, rounds) / (double)insns : 0);
       else
         printf("%8s | ", "-");
@@ -412,6 +450,15 @@ int main(int argc, char **argv) {
       cpus[k] = median(cpu, rounds);
     }
     print_split(rows, nrows, wall, cpus, insns);
+    if (run_row_k >= 0 && wall[run_row_k] > 0)
+      printf("  record -j: the run phase runs at %.0f %% of the engine's speed "
+             "(unicorn, no per-instruction hook)\n",
+             100.0 * wall[ROW_BARE] / wall[run_row_k]);
+    if (jobs_row_k >= 0 && tct_row_k >= 0 && wall[jobs_row_k] > 0)
+      printf("  record -j: tct -j %d takes %.2f x less wall time than tct "
+             "(-j 1), %.2f x its CPU\n",
+             jobs, wall[tct_row_k] / wall[jobs_row_k],
+             cpus[tct_row_k] > 0 ? cpus[jobs_row_k] / cpus[tct_row_k] : 0);
     fflush(stdout);
     if (i < argc)
       argv[i] = saved;

@@ -33,6 +33,16 @@ typedef struct tc_debug_options {
    * abandons such an engine is tested for real
    * (TRACECORN_TEST_STALL=NAME). */
   const char *stall_syscall;
+  /* Test hook (tests/test_parallel.c): record -j N's run phase writes
+   * its Nth syscall record (1-based) with the instruction index off by
+   * one, so the replay's divergence check is tested for real
+   * (TRACECORN_TEST_CORRUPT_LOG=N). */
+  unsigned long long test_corrupt_log;
+  /* Benchmark hook (bench/parallel.sh): record -j N runs its run phase
+   * only (no checkpoint, no segment) and writes no trace, so the run
+   * phase's speed can be set against the bare engine
+   * (TRACECORN_PAR_RUN_ONLY=1). */
+  int par_run_only;
 } tc_debug_options;
 
 #endif

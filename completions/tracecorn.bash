@@ -10,13 +10,13 @@ _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --se
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow
-  --tty -h --help"
+  --tty -j --jobs -h --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
 _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow --report
-  --tty -h --help"
+  --tty -j --jobs -h --help"
 # dump and strace share the selection options (--range to -e).
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle --root
   --range --pc --mem --reads --writes --reg --from --to --skip --count --last
@@ -114,7 +114,8 @@ _tracecorn() {
     *:--max-memory | *:--max-procs | *:-O | *:--writer-option | *:--cache-every | \
     *:--keyframe | *:--sched-quantum | *:--trace-range | *:--trace-func | dump:--from | \
     strace:--from | *:--range | *:--pc | *:--skip | *:--count | \
-    *:--syscall | strace:-s | gdbserver:--listen | gdbserver:--interval)
+    *:--syscall | strace:-s | gdbserver:--listen | gdbserver:--interval | \
+    record:-j | verify:-j | *:--jobs)
     # A value of the user's own: no file names.
     compopt +o default +o bashdefault 2>/dev/null
     return

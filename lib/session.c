@@ -20,6 +20,7 @@
 #include "emu/engine/emu.h"
 #include "emu/linux/linux_sys.h"
 #include "loaders/loader.h"
+#include "parallel.h"
 #include "pipe.h"
 #include "recorder/recorder.h"
 #include "recorder/sched.h"
@@ -27,6 +28,7 @@
 #include "tracecorn/tracecorn.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
+#include "writers/tct/tct_part.h"
 
 #define MAX_OUTPUTS 16
 
@@ -91,6 +93,7 @@ struct tc_session {
   uint8_t *initial_state;
   output out[MAX_OUTPUTS];
   int nout;
+  int jobs; /* record -j N (tc_session_set_jobs) */
 };
 
 static void child_free(child_proc *c);
@@ -961,6 +964,56 @@ static void process_ended(void *ctx, void *user, const tc_run_result *r,
   child_free(c);
 }
 
+void tc_session_set_jobs(tc_session *s, int jobs) {
+  s->jobs = jobs > 0 ? jobs : 1;
+}
+
+/* record -j N (lib/parallel.h): what it covers, else one line why not
+ * (nothing ran then, nothing is written). */
+static int run_parallel(tc_session *s, tc_run_result *res, tc_error *err) {
+  output *o = &s->out[0];
+  const char *why = NULL;
+  size_t n = strlen(o->path);
+  if (s->nout != 1 || !o->fmt || strcmp(o->fmt->name, "tct") != 0)
+    why = "-j N writes one tct file only yet (issue 34); record other "
+          "formats with -j 1, or convert the tct trace";
+  else if (o->stream)
+    why = "-j N writes a file, not a stream";
+  else if (n > 4 && strcmp(o->path + n - 4, ".zst") == 0)
+    why = "-j N does not write .zst yet (zstd compresses the .tct after)";
+  else
+    why = tc_parallel_refusal(&s->info, &s->opt, s->jobs);
+  if (why) {
+    tc_error_set(err, "record %s", why);
+    return -1;
+  }
+  o->fmt->close_writer(o->w, NULL);
+  o->w = NULL;
+  note_pid(s, s->emu->pid);
+  tc_par_args a = {
+      s->emu,   &s->info, o->tmp, s->jobs, tc_tct_chunk_insns(&s->info),
+      s->debug, &s->rec};
+  tc_run_result r;
+  tc_run_result_init(&r);
+  int rc = tc_parallel_record(&a, &r, err);
+  if (res)
+    tc_sized_out(res, &r, sizeof r);
+  if (rc < 0) {
+    tc_outfile_discard(o->tmp);
+    o->failed = true;
+    s->failed_outputs++;
+    return -1;
+  }
+  tc_error cerr = {{0}};
+  if (tc_outfile_commit(o->tmp, o->path, &cerr) < 0) {
+    tc_error_set(err, "%s", cerr.msg);
+    o->failed = true;
+    s->failed_outputs++;
+    return -1;
+  }
+  return 0;
+}
+
 int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
   if (tc_sized_check(res, "tc_run_result", err) < 0)
     return -1;
@@ -968,6 +1021,8 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     tc_error_set(err, "no program loaded");
     return -1;
   }
+  if (s->jobs > 1)
+    return run_parallel(s, res, err);
   if (resolve_window(s, &s->win, err) < 0)
     return -1;
   start_writer_threads(s);

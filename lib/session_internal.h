@@ -14,4 +14,9 @@
  * tc_session_load_elf / tc_session_load_raw. */
 void tc_session_set_debug(tc_session *s, const tc_debug_options *debug);
 
+/* record -j N (lib/parallel.h, docs/speed.md): N > 1 records the
+ * program in segments on N processes; what it does not cover yet is
+ * refused by tc_session_run with one line. Before tc_session_run. */
+void tc_session_set_jobs(tc_session *s, int jobs);
+
 #endif

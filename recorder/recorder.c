@@ -163,6 +163,20 @@ struct tc_recorder {
   int nexec;
   bool exec_overflow; /* more executable ranges than exec_lo holds */
 
+  /* record -j (lib/parallel.c, tc_recorder_set_light): the run phase
+   * has only a code hook that counts (light) and emits nothing; it stops
+   * before instruction ckpt_next and calls ckpt there (a fork), every
+   * ckpt_every instructions. lpend*: what have_pending and pendp tell the
+   * full hook of the last instruction (rep passes count as they do). A
+   * segment (tc_recorder_materialize) stops before instruction seg_to:
+   * seg_end. */
+  bool light, ckpt_due, seg_end, lpend, lpend_rep;
+  uint64_t lpend_pc, ckpt_every, ckpt_next, seg_to;
+  tc_checkpoint_fn ckpt;
+  void *ckpt_ctx;
+  uc_hook light_hook;
+  const char *light_refusal; /* what the run phase cannot log */
+
   uint16_t changed_buf[512];
   /* Registers in which state_next may differ from state_cur: the last
    * instruction's changes (the buffers swap), or all after a resync. */
@@ -725,6 +739,11 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   r->rep_tail = false;
   if (r->stop_requested || r->oom || r->executed >= r->insn_limit) {
     if (!r->stop_requested && !r->oom && r->executed < r->max_limit) {
+      if (r->seg_to && r->executed >= r->seg_to) {
+        r->seg_end = r->stopped = true; /* the segment's end (record -j) */
+        uc_emu_stop(uc);
+        return;
+      }
       /* The thread's turn is over, before this instruction runs. */
       r->switch_due = true;
       uc_emu_stop(uc);
@@ -769,6 +788,71 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
     tc_emu_fault(r->emu, TC_FAULT_OTHER, addr, SIGSEGV);
   } else if (d->emulate) {
     /* Stopped before it runs; tc_recorder_run carries it out. */
+    r->emulate_at = addr;
+    r->emulate_kind = d->emulate;
+    r->emulate_size = d->size;
+    memcpy(r->emulate_bytes, d->bytes, sizeof r->emulate_bytes);
+    uc_emu_stop(uc);
+  }
+}
+
+/* The run phase's code hook (record -j): what hook_code does to count
+ * instructions, stop and run what tracecorn runs itself, and nothing it
+ * does to record them. */
+static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
+                            void *user) {
+  tc_recorder *r = user;
+  if (r->emu->sparc_private && tc_sparc_hidden(r->emu, addr))
+    return;
+  if (r->lpend) {
+    r->lpend = false;
+    if (r->lpend_rep && addr == r->lpend_pc && r->count_reg >= 0 &&
+        tc_emu_reg(r->emu, r->count_reg) == 0) {
+      r->rep_tail = true; /* the rep's no-op pass (hook_code) */
+      r->rep_pc = addr;
+      return;
+    }
+  } else if (r->rep_tail && addr == r->rep_pc) {
+    return;
+  }
+  r->rep_tail = false;
+  if (r->stop_requested || r->oom || r->executed >= r->insn_limit) {
+    if (!r->stop_requested && !r->oom && r->executed < r->max_limit) {
+      if (r->executed == r->ckpt_next)
+        r->ckpt_due = true;
+      else
+        r->switch_due = true;
+      uc_emu_stop(uc);
+      return;
+    }
+    if (r->max_insns && r->executed >= r->max_limit)
+      r->hit_max = true;
+    r->stopped = true;
+    uc_emu_stop(uc);
+    return;
+  }
+  r->executed++;
+  r->emu->cur_pc = addr;
+  const tc_decoded *d = tc_decoder_peek(r->dec, addr);
+  if (!d || d->size != size) {
+    uint8_t bytes[16] = {0};
+    uint32_t n = size > 16 ? 16 : size;
+    uc_mem_read(uc, addr, bytes, n);
+    bool thumb = r->arch->id == TC_ARCH_ARM &&
+                 (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & 0x20));
+    d = tc_decoder_get(r->dec, addr, bytes, n, thumb);
+    if (!d) {
+      r->oom = true;
+      uc_emu_stop(uc);
+      return;
+    }
+  }
+  r->lpend = true;
+  r->lpend_rep = d->is_rep;
+  r->lpend_pc = d->pc;
+  if (d->privileged) {
+    tc_emu_fault(r->emu, TC_FAULT_OTHER, addr, SIGSEGV);
+  } else if (d->emulate) {
     r->emulate_at = addr;
     r->emulate_kind = d->emulate;
     r->emulate_size = d->size;
@@ -870,6 +954,8 @@ static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
 static void push_kernel_ev(tc_recorder *r, tc_event_kind kind, uint64_t addr,
                            uint64_t size, uint32_t prot, const char *name,
                            uint64_t off) {
+  if (r->light)
+    return; /* the run phase records nothing */
   if (r->skipping && !r->have_pending) {
     /* a syscall outside the window: its maps are still recorded (the
      * address space stays right), at once */
@@ -929,7 +1015,7 @@ static void obs_protect(void *ctx, uint64_t addr, uint64_t size,
 static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
                              const uint8_t *nw, size_t size) {
   tc_recorder *r = ctx;
-  if (r->skipping && !r->have_pending) {
+  if (r->light || (r->skipping && !r->have_pending)) {
     check_code_write(r, addr, size);
     return;
   }
@@ -967,7 +1053,7 @@ static void obs_kernel_write(void *ctx, uint64_t addr, const uint8_t *old,
 
 static void obs_syscall(void *ctx, const tc_syscall_record *rec) {
   tc_recorder *r = ctx;
-  if (r->skipping && !r->have_pending)
+  if (r->light || (r->skipping && !r->have_pending))
     return; /* outside the window */
   r->sys = *rec;
   r->have_sys = true;
@@ -975,12 +1061,16 @@ static void obs_syscall(void *ctx, const tc_syscall_record *rec) {
 
 static void obs_signal_frame(void *ctx) {
   tc_recorder *r = ctx;
+  if (r->light)
+    return;
   mem_clear(&r->sigmem);
   r->in_signal_frame = true;
 }
 
 static void obs_signal(void *ctx, const tc_signal_event *rec) {
   tc_recorder *r = ctx;
+  if (r->light)
+    return;
   r->in_signal_frame = false;
   r->sig = *rec;
   r->have_sig = !(r->skipping && !r->have_pending);
@@ -1151,6 +1241,9 @@ void tc_recorder_stop_max(tc_recorder *r) {
 }
 
 uint64_t tc_recorder_insns(const tc_recorder *r) {
+  /* record -j's run phase emits none: how far it ran */
+  if (r->light)
+    return *(const volatile uint64_t *)&r->executed;
   return __atomic_load_n(&r->insn_index, __ATOMIC_RELAXED);
 }
 
@@ -1278,6 +1371,12 @@ static bool deliver_fault(tc_recorder *r) {
   tc_emu *emu = r->emu;
   if (r->stop_requested || !tc_linux_fault_handled(emu))
     return false;
+  if (r->light) {
+    /* record -j's run phase does not log a signal's delivery yet */
+    r->light_refusal = "a fault went to the guest's signal handler";
+    r->stopped = true;
+    return false;
+  }
   emit_fault(r);
   if (!tc_linux_deliver_fault(emu)) {
     tc_emu_kill(emu, 11); /* the frame could not be written */
@@ -1317,6 +1416,15 @@ static void swap_func_activation(tc_recorder *r, uint32_t from, uint32_t to) {
     }
 }
 
+/* record -j: the run phase stops at its next checkpoint, a segment at
+ * its end. */
+static void clamp_limit(tc_recorder *r) {
+  if (r->light && r->ckpt_next < r->insn_limit)
+    r->insn_limit = r->ckpt_next;
+  if (r->seg_to && r->seg_to < r->insn_limit)
+    r->insn_limit = r->seg_to;
+}
+
 /* A new turn: a quantum when other threads or processes share the CPU,
  * else only --max-insns. */
 static void set_turn_limit(tc_recorder *r) {
@@ -1327,6 +1435,7 @@ static void set_turn_limit(tc_recorder *r) {
           ? r->executed + r->quantum
           : UINT64_MAX;
   r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  clamp_limit(r);
 }
 
 /* The engine stopped for the scheduler (a quantum ended, or a syscall
@@ -1339,6 +1448,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   tc_emu_restart_pc(emu);
   if (r->have_pending)
     finalize(r, tc_emu_reg(emu, r->arch->pc_reg), true);
+  r->lpend = false;
   r->switch_due = false;
   if (emu->execed) {
     /* execve: the new image runs from here; its whole start state as a
@@ -1389,6 +1499,25 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
 static int recorder_begin(tc_recorder *r, tc_error *err) {
   tc_emu *emu = r->emu;
   r->began = true;
+  if (r->light) {
+    /* the run phase: its first checkpoint is the start (the child that
+     * writes the first segment begins the stream as below) */
+    r->ckpt(r->ckpt_ctx, r, 0);
+    r->ckpt_next = r->ckpt_every;
+    exec_ranges_rebuild(r);
+    emu->obs = (tc_emu_observer){
+        r,           obs_map,          obs_unmap, obs_protect, obs_kernel_write,
+        obs_syscall, obs_signal_frame, obs_signal};
+    uc_err e = uc_hook_add(emu->uc, &r->light_hook, UC_HOOK_CODE,
+                           (void *)hook_code_light, r, 1, 0);
+    if (e) {
+      tc_error_set(err, "unicorn: cannot install the run's hook: %s",
+                   uc_strerror(e));
+      return -1;
+    }
+    clamp_limit(r);
+    return 0;
+  }
   if (emit_initial_maps(r, err) < 0)
     return -1;
   read_all_regs(r, r->state_cur);
@@ -1405,6 +1534,7 @@ static int recorder_begin(tc_recorder *r, tc_error *err) {
     r->insn_limit = r->executed + r->quantum < r->max_limit
                         ? r->executed + r->quantum
                         : r->max_limit;
+  clamp_limit(r);
   return 0;
 }
 
@@ -1472,6 +1602,17 @@ int tc_recorder_turn(tc_recorder *r, tc_error *err) {
     }
     if (emu->exited || r->stopped)
       break;
+    if (r->ckpt_due) {
+      /* record -j: a checkpoint (the callback forks; its child goes on
+       * as the segment's recorder and never returns here) */
+      r->ckpt_due = false;
+      r->ckpt(r->ckpt_ctx, r, r->executed);
+      r->ckpt_next += r->ckpt_every;
+      r->insn_limit = r->max_limit;
+      clamp_limit(r);
+      spins = 0;
+      continue;
+    }
     if (r->switch_due || emu->resched) {
       /* Another process's turn after a quantum or a yield; a clone or
        * fork (KEEP) goes on. */
@@ -1526,8 +1667,16 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
   }
   /* Flush the last record, or the faulting instruction's (recorded even
    * outside the window: the fault ends the program). */
+  if (r->seg_end) {
+    /* a segment of record -j that is not the last: no EXIT */
+    if (res)
+      *res = r->stats;
+    return r->run_rc;
+  }
   tc_emu_restart_pc(emu);
-  if (emu->faulted && !r->fault_emitted) {
+  if (r->light) {
+    r->insn_index = r->executed; /* the run phase emitted nothing */
+  } else if (emu->faulted && !r->fault_emitted) {
     emit_fault(r);
   } else if (emu->faulted) {
     /* delivery failed after the FAULT was written: Linux's SIGSEGV */
@@ -1602,4 +1751,56 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
     /* alone, a process is never blocked or asked to give way */
   }
   return tc_recorder_finish(r, res, err);
+}
+
+void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
+                           void *ctx) {
+  r->light = true;
+  r->ckpt_every = every;
+  r->ckpt = fn;
+  r->ckpt_ctx = ctx;
+}
+
+int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
+                            void *ctx, tc_error *err) {
+  tc_emu *emu = r->emu;
+  r->light = false;
+  if (r->light_hook) {
+    uc_hook_del(emu->uc, r->light_hook);
+    r->light_hook = 0;
+  }
+  r->emit = emit;
+  r->emit_ctx = ctx;
+  r->seg_to = to;
+  r->lpend = r->rep_tail = false;
+  /* a fresh decoder: the run phase's was never told of code the guest
+   * wrote (it has no memory hooks) */
+  tc_decoder_free(r->dec);
+  if (!(r->dec = tc_decoder_new(r->arch, err)))
+    return -1;
+  if (r->executed == 0) {
+    r->began = false; /* tc_recorder_turn begins the stream */
+    return 0;
+  }
+  /* where a recording from the start would be: a KEYFRAME before this
+   * instruction (the segment starts on a keyframe), the hooks */
+  r->insn_index = r->executed;
+  if (r->keyframe_interval)
+    r->keyframe_countdown =
+        r->keyframe_interval - (uint32_t)(r->executed % r->keyframe_interval);
+  read_all_regs(r, r->state_cur);
+  r->stale_all = true;
+  emit_keyframe(r);
+  exec_ranges_rebuild(r);
+  if (install_hooks(r, err) < 0)
+    return -1;
+  r->insn_limit = r->max_limit;
+  clamp_limit(r);
+  return 0;
+}
+
+bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
+
+const char *tc_recorder_light_refusal(const tc_recorder *r) {
+  return r->light_refusal;
 }

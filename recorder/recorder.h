@@ -93,4 +93,22 @@ uint64_t tc_recorder_executed(const tc_recorder *r);
 void tc_recorder_set_budget(tc_recorder *r, uint64_t remaining);
 void tc_recorder_stop_max(tc_recorder *r);
 
+/* record -j N (lib/parallel.c, docs/speed.md): the run phase and its
+ * segments. tc_recorder_set_light, before the run: the recorder only
+ * counts instructions (and runs what tracecorn runs itself), emits
+ * nothing, and before instruction 0 and every `every` instructions
+ * calls fn outside the engine, where the caller forks. In the child,
+ * tc_recorder_materialize makes it a full recorder from there (emitting
+ * to emit): the start of the stream at 0, else a KEYFRAME; it stops
+ * before instruction `to` (tc_recorder_segment_ended, and no EXIT) unless
+ * the guest ends first. Then tc_recorder_run as usual. */
+typedef void (*tc_checkpoint_fn)(void *ctx, tc_recorder *r, uint64_t index);
+void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
+                           void *ctx);
+int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
+                            void *ctx, tc_error *err);
+bool tc_recorder_segment_ended(const tc_recorder *r);
+/* What stopped the run phase because it cannot log it, or NULL. */
+const char *tc_recorder_light_refusal(const tc_recorder *r);
+
 #endif

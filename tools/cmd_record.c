@@ -185,7 +185,20 @@ void usage_record(FILE *f) {
           "                        answer as terminals (window size, modes; "
           "x86, arm,\n"
           "                        arm64); without it the program sees no "
-          "terminal\n");
+          "terminal\n"
+          "  -j, --jobs N          record on N cores (default 1): the program "
+          "runs once\n"
+          "                        at the engine's speed and N processes "
+          "record its\n"
+          "                        segments (one per tct chunk) from the "
+          "run's log;\n"
+          "                        the same bytes as -j 1. Covers one tct "
+          "output of an\n"
+          "                        x86-64/i386 program with one thread and "
+          "process and\n"
+          "                        no signal handlers run; anything else is "
+          "refused\n"
+          "                        (docs/speed.md)\n");
 }
 
 /* Progress on a terminal: a line on stderr redrawn four times a second
@@ -252,6 +265,7 @@ typedef struct record_args {
   const char *prefix, *formats, *raw;
   uint64_t base, entry;
   bool have_base, have_entry, inherit_env, force, zst;
+  int jobs; /* -j N */
   const char *env[MAX_ENV + 1];
   int nenv;
   /* Writer options, "FORMAT.KEY=VALUE"; the aliases are kept in walias so
@@ -307,6 +321,7 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       {"trace-func", required_argument, 0, 19},
       {"ucir-layout", required_argument, 0, 13},
       {"cache-every", required_argument, 0, 14},
+      {"jobs", required_argument, 0, 'j'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   tc_options_init(&a->opt);
@@ -316,7 +331,8 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
   a->formats = "tct";
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "+o:f:qzE:O:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "+o:f:qzE:O:j:h", longopts, NULL)) !=
+         -1) {
     if ((c == 'O' || c == 13 || c == 14) && a->nwopts == MAX_WOPTS) {
       fprintf(stderr, "tracecorn: too many writer options (at most %d)\n",
               MAX_WOPTS);
@@ -424,6 +440,17 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       else
         a->have_entry = true;
       break;
+    case 'j': {
+      uint64_t j;
+      if (parse_u64(optarg, &j) < 0 || j == 0 || j > 64) {
+        fprintf(stderr,
+                "tracecorn: -j: not a number of jobs from 1 to 64: %s\n",
+                optarg);
+        return 2;
+      }
+      a->jobs = (int)j;
+      break;
+    }
     case 9:
       if (parse_u64(optarg, &a->opt.max_insns) < 0 || a->opt.max_insns == 0) {
         fprintf(stderr, "tracecorn: --max-insns: not a positive number: %s\n",
@@ -795,6 +822,7 @@ int cmd_record(int argc, char **argv) {
     return 125;
   }
   tc_session_set_debug(s, &a->debug);
+  tc_session_set_jobs(s, a->jobs);
   if (load_program(s, a, &err) < 0) {
     tc_session_free(s);
     return 125;

@@ -12,6 +12,8 @@
  *   TRACECORN_PIPE_CHECK=1        writer_threads_check
  *   TRACECORN_CONTINUOUS=0        not_continuous
  *   TRACECORN_TEST_STALL=NAME     stall_syscall (tests/test_limits.c)
+ *   TRACECORN_TEST_CORRUPT_LOG=N  test_corrupt_log (tests/test_parallel.c)
+ *   TRACECORN_PAR_RUN_ONLY=1      par_run_only (bench/parallel.sh)
  *
  * Unknown values leave the default, as the library did when it read
  * them. */
@@ -54,6 +56,11 @@ static inline tc_debug_options tc_debug_from_env(void) {
   if (tc_env_is("TRACECORN_CONTINUOUS", "0"))
     d.not_continuous = 1;
   d.stall_syscall = getenv("TRACECORN_TEST_STALL");
+  const char *corrupt = getenv("TRACECORN_TEST_CORRUPT_LOG");
+  if (corrupt)
+    d.test_corrupt_log = strtoull(corrupt, NULL, 10);
+  if (tc_env_is("TRACECORN_PAR_RUN_ONLY", "1"))
+    d.par_run_only = 1;
   return d;
 }
 

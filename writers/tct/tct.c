@@ -29,6 +29,7 @@
 #include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
+#include "writers/tct/tct_part.h"
 
 /* Version 4 (TCTRACE4: version 3's records in chunks, a CHUNK record
  * starting each, and the footer) is written; all four are read. Version 2
@@ -527,6 +528,12 @@ struct tc_writer {
   tct_sum sum;
   bool sys_more; /* the last SYSCALL had more parts (counts calls once) */
   uint64_t sys_more_index;
+  /* A part of a parallel recording (tc_tct_open_part, record -j): the
+   * INSN events before it (the grid counts from the trace's start), and
+   * whether its first KEYFRAME still has to start its first chunk (no
+   * frame is open before it). */
+  uint64_t insn_base;
+  bool part, part_first;
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -687,8 +694,11 @@ static int w_flush(tc_writer *w, bool end, tc_error *err) {
  * state the header's initial one, as the reader sets them. */
 static int start_chunk(tc_writer *w, uint64_t insn, uint32_t tid,
                        tc_error *err) {
-  if (w_flush_job(w, true, false, err) < 0)
+  if (w->part_first) {
+    w->part_first = false; /* a part's first chunk: no frame before it */
+  } else if (w_flush_job(w, true, false, err) < 0) {
     return -1;
+  }
   tct_chunk c = {insn, 0, w->nmaplog, tid};
   if (grow_push((void **)&w->chunks, &w->nchunks, &w->chunks_cap, sizeof c,
                 &c) < 0) {
@@ -704,7 +714,7 @@ static int start_chunk(tc_writer *w, uint64_t insn, uint32_t tid,
   memcpy(w->state, w->initial, w->arch->state_size);
   w->have_state = false; /* a KEYFRAME or a STATE comes first */
   w->chunk_bytes = w->rec_bytes + w->len;
-  w->chunk_insns = w->sum.insns;
+  w->chunk_insns = w->insn_base + w->sum.insns;
   put_u8(w, REC_CHUNK);
   put_uv(w, insn);
   put_uv(w, tid);
@@ -756,8 +766,10 @@ static void writer_free(tc_writer *w) {
  * (docs/speed.md); -O tct.level=N picks another (1..19). */
 #define TCT_DEFAULT_LEVEL 2
 
-static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
-                                  tc_error *err) {
+/* A writer of the whole trace (part false), or of a part of a parallel
+ * recording that starts at instruction first (tc_tct_open_part). */
+static tc_writer *tct_open(const char *path, const tc_trace_info *info,
+                           bool part, uint64_t first, tc_error *err) {
   static const char *const known[] = {"level", "chunk", NULL};
   if (tc_writer_options_check(info, "tct", known, err) < 0)
     return NULL;
@@ -845,6 +857,19 @@ static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
     goto fail;
   }
   w->worker_started = true;
+  w->part = part;
+  if (part && first > 0) {
+    /* a later part: its frames follow the earlier parts' (tc_tct_join);
+     * its first KEYFRAME starts its first chunk */
+    if (info->initial_state) {
+      memcpy(w->state, info->initial_state, info->arch->state_size);
+      memcpy(w->initial, info->initial_state, info->arch->state_size);
+      w->has_initial = true;
+    }
+    w->insn_base = w->chunk_insns = first;
+    w->part_first = true;
+    return w;
+  }
   if (fwrite(tct_magic, 1, 8, w->f) != 8) {
     tc_error_set(err, "tct: %s: write failed: %s", path, strerror(errno));
     goto fail;
@@ -891,6 +916,11 @@ fail:
     fclose(w->f);
   writer_free(w);
   return NULL;
+}
+
+static tc_writer *tct_open_writer(const char *path, const tc_trace_info *info,
+                                  tc_error *err) {
+  return tct_open(path, info, false, 0, err);
 }
 
 /* The register (index) whose low `size` bytes in state are `bytes`, or
@@ -1224,13 +1254,19 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     return -1;
   }
   if (ev->kind == TC_EV_KEYFRAME || ev->kind == TC_EV_INSN) {
-    /* a chunk starts at a KEYFRAME, or before an INSN at twice the size
-     * where none comes */
+    /* a chunk starts at the first KEYFRAME on or past each multiple of
+     * max_insns instructions (the grid: where chunks start depends on the
+     * instruction count alone, so record -j cuts its work there), at a
+     * KEYFRAME once the chunk holds max_bytes of records, or before an
+     * INSN at twice the size where no KEYFRAME comes */
     bool key = ev->kind == TC_EV_KEYFRAME;
     uint64_t k = key ? 1 : 2;
-    if (w->max_insns &&
-        (w->rec_bytes + w->len - w->chunk_bytes >= k * w->max_bytes ||
-         w->sum.insns - w->chunk_insns >= k * w->max_insns) &&
+    uint64_t n = w->insn_base + w->sum.insns;
+    bool due = w->max_insns &&
+               (w->rec_bytes + w->len - w->chunk_bytes >= k * w->max_bytes ||
+                (key ? n / w->max_insns != w->chunk_insns / w->max_insns
+                     : n - w->chunk_insns >= 2 * w->max_insns));
+    if ((due || (key && w->part_first)) &&
         start_chunk(w, key ? ev->u.key.insn_index : ev->u.insn.index,
                     key ? ev->u.key.tid : ev->u.insn.tid, err) < 0)
       return -1;
@@ -1571,10 +1607,69 @@ static int write_footer(tc_writer *w, tc_error *err) {
   return rc;
 }
 
+/* A part's trailer: the byte length of its frames (u64 LE), then this. */
+static const char tct_part_tag[8] = {'T', 'C', 'T', 'P', 'A', 'R', 'T', '1'};
+
+/* A part of a parallel recording ends with what the footer needs of it
+ * (tc_tct_join reads it): its summary, map log, chunks and frame ends,
+ * uncompressed, then the frames' length and tct_part_tag. */
+static int write_part_meta(tc_writer *w, tc_error *err) {
+  w->len = 0;
+  const tct_sum *s = &w->sum;
+  put_uv(w, s->insns);
+  put_uv(w, s->syscalls);
+  put_uv(w, s->maps);
+  put_uv(w, s->faults);
+  put_uv(w, s->keyframes);
+  put_uv(w, s->first_pc);
+  put_uv(w, s->last_pc);
+  put_u8(w, (uint8_t)s->have_exit);
+  put_sv(w, s->exit_status);
+  put_str(w, s->exit_message);
+  put_uv(w, w->nmaplog);
+  for (size_t i = 0; i < w->nmaplog; i++) {
+    const tct_maplog *m = &w->maplog[i];
+    put_u8(w, m->kind);
+    put_uv(w, m->addr);
+    put_uv(w, m->size);
+    put_uv(w, m->prot);
+    if (m->kind == REC_MAP) {
+      put_str(w, m->name);
+      put_uv(w, m->file_offset);
+    }
+  }
+  put_uv(w, w->nchunks);
+  for (size_t i = 0; i < w->nchunks; i++) {
+    put_uv(w, w->chunks[i].insn);
+    put_uv(w, w->chunks[i].tid);
+    put_uv(w, w->chunks[i].offset);
+    put_uv(w, w->chunks[i].nmaps);
+  }
+  put_uv(w, w->nframe_ends);
+  for (size_t i = 0; i < w->nframe_ends; i++)
+    put_uv(w, w->frame_ends[i]);
+  uint8_t t[16];
+  for (int i = 0; i < 8; i++)
+    t[i] = (uint8_t)(w->written >> (8 * i));
+  memcpy(t + 8, tct_part_tag, 8);
+  put_bytes(w, t, sizeof t);
+  if (w->failed) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
+  }
+  if (fwrite(w->buf, 1, w->len, w->f) != w->len) {
+    tc_error_set(err, "tct: %s: write failed: %s", w->path, strerror(errno));
+    return -1;
+  }
+  w->len = 0;
+  return 0;
+}
+
 static int tct_close_writer(tc_writer *w, tc_error *err) {
-  int rc = w_flush(w, true, err);
+  /* a part that never started its chunk has no frame to end */
+  int rc = w->part_first ? worker_wait(w, err) : w_flush(w, true, err);
   if (rc == 0 && !w->failed)
-    rc = write_footer(w, err);
+    rc = w->part ? write_part_meta(w, err) : write_footer(w, err);
   worker_stop(w);
   if (fclose(w->f) != 0 && rc == 0) {
     tc_error_set(err, "tct: %s: %s", w->path, strerror(errno));
@@ -2845,3 +2940,196 @@ const tc_format tc_format_tct = {
     .summary = tct_summary,
     .own_thread = 1,
 };
+
+/* ============================================================ parts */
+
+tc_writer *tc_tct_open_part(const char *path, const tc_trace_info *info,
+                            uint64_t first, tc_error *err) {
+  return tct_open(path, info, true, first, err);
+}
+
+int tc_tct_write_part(tc_writer *w, const tc_event *ev, tc_error *err) {
+  return tct_write_event(w, ev, err);
+}
+
+int tc_tct_close_part(tc_writer *w, tc_error *err) {
+  return tct_close_writer(w, err);
+}
+
+uint64_t tc_tct_chunk_insns(const tc_trace_info *info) {
+  const char *opt = tc_writer_option(info, "tct", "chunk");
+  if (!opt)
+    return TCT_CHUNK_INSNS;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(opt, &end, 10);
+  return !*opt || *end || *opt == '-' || errno || v > (1ull << 40) ? 0 : v;
+}
+
+tc_writer *tc_tct_join_open(const char *path, const tc_trace_info *info,
+                            tc_error *err) {
+  tc_writer *w = calloc(1, sizeof *w);
+  if (!w) {
+    tc_error_set(err, "out of memory");
+    return NULL;
+  }
+  pthread_mutex_init(&w->mu, NULL);
+  pthread_cond_init(&w->cv, NULL);
+  w->arch = info->arch;
+  w->path = strdup(path);
+  w->f = tc_outfile_fopen(path, "wb");
+  if (!w->f || !w->path) {
+    tc_error_set(err, "tct: cannot create %s: %s", path,
+                 w->f ? "out of memory" : strerror(errno));
+    if (w->f)
+      fclose(w->f);
+    writer_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+/* Reads a part's meta (write_part_meta) and merges it into the join. */
+static int join_meta(tc_writer *j, const uint8_t *body, size_t n,
+                     uint64_t base) {
+  fcur c = {body, body + n};
+  tct_sum p = {0};
+  uint64_t have_exit = 0, v;
+  int64_t st = 0;
+  char *msg = NULL;
+  if (f_uv(&c, &p.insns) < 0 || f_uv(&c, &p.syscalls) < 0 ||
+      f_uv(&c, &p.maps) < 0 || f_uv(&c, &p.faults) < 0 ||
+      f_uv(&c, &p.keyframes) < 0 || f_uv(&c, &p.first_pc) < 0 ||
+      f_uv(&c, &p.last_pc) < 0 || c.p >= c.end)
+    return -1;
+  have_exit = *c.p++;
+  if (f_sv(&c, &st) < 0 || f_str(&c, &msg) < 0)
+    return -1;
+  if (p.insns && j->sum.insns == 0)
+    j->sum.first_pc = p.first_pc;
+  if (p.insns)
+    j->sum.last_pc = p.last_pc;
+  j->sum.insns += p.insns;
+  j->sum.syscalls += p.syscalls;
+  j->sum.maps += p.maps;
+  j->sum.faults += p.faults;
+  j->sum.keyframes += p.keyframes;
+  if (have_exit) {
+    j->sum.have_exit = 1;
+    j->sum.exit_status = (int)st;
+    free(j->sum.exit_message);
+    j->sum.exit_message = msg;
+  } else {
+    free(msg);
+  }
+  uint64_t maps_before = j->nmaplog;
+  if (f_uv(&c, &v) < 0 || v > n)
+    return -1;
+  for (uint64_t i = 0; i < v; i++) {
+    tct_maplog e = {0};
+    uint64_t prot;
+    if (c.p >= c.end)
+      return -1;
+    e.kind = *c.p++;
+    if (f_uv(&c, &e.addr) < 0 || f_uv(&c, &e.size) < 0 || f_uv(&c, &prot) < 0)
+      return -1;
+    e.prot = (uint32_t)prot;
+    if (e.kind == REC_MAP &&
+        (f_str(&c, &e.name) < 0 || f_uv(&c, &e.file_offset) < 0)) {
+      free(e.name);
+      return -1;
+    }
+    if (grow_push((void **)&j->maplog, &j->nmaplog, &j->maplog_cap, sizeof e,
+                  &e) < 0) {
+      free(e.name);
+      return -1;
+    }
+  }
+  if (f_uv(&c, &v) < 0 || v > n)
+    return -1;
+  for (uint64_t i = 0; i < v; i++) {
+    tct_chunk ch;
+    uint64_t tid;
+    if (f_uv(&c, &ch.insn) < 0 || f_uv(&c, &tid) < 0 ||
+        f_uv(&c, &ch.offset) < 0 || f_uv(&c, &ch.nmaps) < 0)
+      return -1;
+    ch.tid = (uint32_t)tid;
+    ch.offset += base;
+    ch.nmaps += maps_before;
+    if (grow_push((void **)&j->chunks, &j->nchunks, &j->chunks_cap, sizeof ch,
+                  &ch) < 0)
+      return -1;
+  }
+  if (f_uv(&c, &v) < 0 || v > n)
+    return -1;
+  for (uint64_t i = 0; i < v; i++) {
+    uint64_t e;
+    if (f_uv(&c, &e) < 0)
+      return -1;
+    e += base;
+    if (grow_push((void **)&j->frame_ends, &j->nframe_ends, &j->frame_ends_cap,
+                  sizeof e, &e) < 0)
+      return -1;
+  }
+  return 0;
+}
+
+int tc_tct_join_add(tc_writer *j, const char *part, tc_error *err) {
+  FILE *f = fopen(part, "rb");
+  uint8_t t[16];
+  long size = -1;
+  if (!f || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 16 ||
+      fseek(f, size - 16, SEEK_SET) != 0 || fread(t, 1, 16, f) != 16 ||
+      memcmp(t + 8, tct_part_tag, 8) != 0) {
+    tc_error_set(err, "tct: %s: not a part of a parallel recording", part);
+    if (f)
+      fclose(f);
+    return -1;
+  }
+  uint64_t at = le_get(t, 8);
+  if (at > (uint64_t)size - 16) {
+    fclose(f);
+    tc_error_set(err, "tct: %s: a part with a bad trailer", part);
+    return -1;
+  }
+  size_t mn = (size_t)((uint64_t)size - 16 - at);
+  uint8_t *meta = malloc(mn ? mn : 1);
+  uint8_t *buf = malloc(1 << 20);
+  int rc = 0;
+  if (!meta || !buf || fseek(f, (long)at, SEEK_SET) != 0 ||
+      fread(meta, 1, mn, f) != mn || fseek(f, 0, SEEK_SET) != 0) {
+    tc_error_set(err, "tct: %s: cannot read it", part);
+    rc = -1;
+  }
+  uint64_t base = j->written;
+  for (uint64_t left = at; rc == 0 && left > 0;) {
+    size_t k = left < (1u << 20) ? (size_t)left : (1u << 20);
+    if (fread(buf, 1, k, f) != k) {
+      tc_error_set(err, "tct: %s: cannot read it", part);
+      rc = -1;
+    } else if (fwrite(buf, 1, k, j->f) != k) {
+      tc_error_set(err, "tct: %s: write failed: %s", j->path, strerror(errno));
+      rc = -1;
+    }
+    left -= k;
+  }
+  j->written += at;
+  if (rc == 0 && join_meta(j, meta, mn, base) < 0) {
+    tc_error_set(err, "tct: %s: a part with a corrupt index", part);
+    rc = -1;
+  }
+  free(meta);
+  free(buf);
+  fclose(f);
+  return rc;
+}
+
+int tc_tct_join_close(tc_writer *j, bool ok, tc_error *err) {
+  int rc = ok ? write_footer(j, err) : 0;
+  if (fclose(j->f) != 0 && rc == 0) {
+    tc_error_set(err, "tct: %s: %s", j->path, strerror(errno));
+    rc = -1;
+  }
+  writer_free(j);
+  return rc;
+}

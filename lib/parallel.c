@@ -1,0 +1,857 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* record -j N (lib/parallel.h): a run phase at the engine's speed that
+ * forks a checkpoint every N instructions, children that record their
+ * segment from the run's log of syscalls, and the join of their tct
+ * parts. docs/speed.md ("Recording on several cores") tells the design
+ * and what is covered. */
+#include "lib/parallel.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "emu/linux/linux_sys.h"
+#include "writers/tct/tct_part.h"
+
+#define PAR_MAX_JOBS 64
+
+/* What a child says back (shared memory, one slot per running child). */
+typedef struct par_slot {
+  int status; /* 0 written, 1 failed, 2 diverged from the log */
+  bool last;  /* it ran to the guest's end (its part has the EXIT) */
+  char msg[480];
+  tc_run_result res;
+} par_slot;
+
+typedef struct par_shared {
+  uint64_t published; /* bytes of the log written (the run phase's) */
+  uint64_t run_at;    /* every syscall before this instruction is in it */
+  int run_done;       /* no record comes after `published` */
+  par_slot slot[PAR_MAX_JOBS];
+} par_shared;
+
+typedef struct par_seg {
+  pid_t pid;
+  int slot;
+  uint64_t first, log_off;
+  bool done;
+  char path[4200];
+} par_seg;
+
+typedef struct par {
+  const tc_par_args *a;
+  tc_emu *emu;
+  tc_recorder *rec;
+  const tc_os_ops *inner; /* the emulated Linux */
+  tc_os_ops ops;          /* run phase: log; child: replay */
+  par_shared *sh;
+  int log_fd;
+  uint64_t log_len; /* the run phase: bytes written */
+  uint64_t nrecords;
+  /* the record being built (run phase) or read (child) */
+  uint8_t *buf;
+  size_t len, cap;
+  bool oom;
+  tc_emu_observer saved; /* the recorder's, around a logged call */
+  uint8_t *before, *after;
+  char refused[400];
+  /* run phase: segments and the join */
+  par_seg *segs;
+  size_t nsegs, cap_segs, next_join;
+  int nlive;
+  bool slot_used[PAR_MAX_JOBS];
+  tc_writer *join;
+  char failed[600];
+  tc_run_result res;
+  bool have_res;
+  bool killing; /* the recording failed: the children are killed */
+  uint64_t syscalls, mem_accesses; /* of every segment */
+  /* child */
+  bool child;
+  uint64_t log_off, seg_to;
+  int slot;
+  tc_writer *part;
+  tc_error part_err;
+  bool part_failed;
+  bool held;
+  tc_event held_ev;
+  uint8_t *held_state;
+  char sysname[64];
+  char mapname[128];
+} par;
+
+/* The os ops have no context: one parallel recording at a time per
+ * process (the run phase, or one child). */
+static par *g_par;
+
+/* ------------------------------------------------------------- the log */
+
+static void put(par *p, const void *d, size_t n) {
+  if (p->len + n > p->cap) {
+    size_t cap = p->cap ? p->cap : 4096;
+    while (cap < p->len + n)
+      cap *= 2;
+    uint8_t *nb = realloc(p->buf, cap);
+    if (!nb) {
+      p->oom = true;
+      return;
+    }
+    p->buf = nb;
+    p->cap = cap;
+  }
+  memcpy(p->buf + p->len, d, n);
+  p->len += n;
+}
+#define PUT(p, v)                                                              \
+  do {                                                                         \
+    __typeof__(v) put_v_ = (v);                                                \
+    put(p, &put_v_, sizeof put_v_);                                            \
+  } while (0)
+
+static void put_str(par *p, const char *s) {
+  size_t n = s ? strlen(s) : 0;
+  if (n > 255)
+    n = 255;
+  PUT(p, (uint8_t)n);
+  put(p, s ? s : "", n);
+}
+
+static void refuse(par *p, const char *why) {
+  if (!p->refused[0])
+    snprintf(p->refused, sizeof p->refused, "%s", why);
+}
+
+static void lg_map(void *ctx, const tc_region *g, const uint8_t *data) {
+  par *p = ctx;
+  PUT(p, (uint8_t)'M');
+  PUT(p, g->start);
+  PUT(p, g->end);
+  PUT(p, g->prot);
+  PUT(p, g->file_offset);
+  put_str(p, g->name);
+  if (p->saved.on_map)
+    p->saved.on_map(p->saved.ctx, g, data);
+}
+
+static void lg_unmap(void *ctx, uint64_t addr, uint64_t size) {
+  par *p = ctx;
+  PUT(p, (uint8_t)'U');
+  PUT(p, addr);
+  PUT(p, size);
+  if (p->saved.on_unmap)
+    p->saved.on_unmap(p->saved.ctx, addr, size);
+}
+
+static void lg_protect(void *ctx, uint64_t addr, uint64_t size, uint32_t prot) {
+  par *p = ctx;
+  PUT(p, (uint8_t)'P');
+  PUT(p, addr);
+  PUT(p, size);
+  PUT(p, prot);
+  if (p->saved.on_protect)
+    p->saved.on_protect(p->saved.ctx, addr, size, prot);
+}
+
+static void lg_write(void *ctx, uint64_t addr, const uint8_t *old,
+                     const uint8_t *nw, size_t size) {
+  par *p = ctx;
+  PUT(p, (uint8_t)'W');
+  PUT(p, addr);
+  PUT(p, (uint64_t)size);
+  put(p, nw, size);
+  if (p->saved.on_kernel_write)
+    p->saved.on_kernel_write(p->saved.ctx, addr, old, nw, size);
+}
+
+static void lg_syscall(void *ctx, const tc_syscall_record *rec) {
+  par *p = ctx;
+  PUT(p, (uint8_t)'S');
+  PUT(p, rec->nr);
+  put_str(p, rec->name);
+  put(p, rec->args, sizeof rec->args);
+  PUT(p, rec->ret);
+  PUT(p, (uint8_t)rec->unknown);
+  PUT(p, (uint8_t)rec->compat);
+  if (p->saved.on_syscall)
+    p->saved.on_syscall(p->saved.ctx, rec);
+}
+
+static void lg_signal_frame(void *ctx) {
+  par *p = ctx;
+  refuse(p, "the guest took a signal in a handler");
+  if (p->saved.on_signal_frame)
+    p->saved.on_signal_frame(p->saved.ctx);
+}
+
+static void lg_signal(void *ctx, const tc_signal_event *rec) {
+  par *p = ctx;
+  refuse(p, "the guest took a signal in a handler");
+  if (p->saved.on_signal)
+    p->saved.on_signal(p->saved.ctx, rec);
+}
+
+static int write_all(int fd, const uint8_t *d, size_t n) {
+  while (n) {
+    ssize_t k = write(fd, d, n);
+    if (k < 0 && errno == EINTR)
+      continue;
+    if (k <= 0)
+      return -1;
+    d += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* The run phase's syscall: the kernel runs it (its host I/O happens once,
+ * here), and what it did to the guest goes to the log. */
+static void run_syscall(tc_emu *emu) {
+  par *p = g_par;
+  const tc_arch *a = emu->arch;
+  uint64_t index = tc_recorder_executed(p->rec) - 1;
+  p->len = 0;
+  PUT(p, (uint64_t)0); /* the length, set below */
+  PUT(p, index);
+  PUT(p, emu->cur_pc);
+  PUT(p, tc_emu_reg(emu, a->sys.nr_reg));
+  tc_emu_read_state(emu, p->before);
+  p->saved = emu->obs;
+  emu->obs =
+      (tc_emu_observer){p,        lg_map,     lg_unmap,        lg_protect,
+                        lg_write, lg_syscall, lg_signal_frame, lg_signal};
+  p->inner->syscall(emu);
+  emu->obs = p->saved;
+  tc_emu_read_state(emu, p->after);
+  for (int i = 0; i < a->nregs; i++) {
+    const tc_reg_info *r = &a->regs[i];
+    if (tc_emu_reg_absent(a, i) ||
+        memcmp(p->before + r->offset, p->after + r->offset, r->size) == 0)
+      continue;
+    if (i == a->pc_reg) {
+      if (!emu->exited)
+        refuse(p, "a syscall moved the PC (a signal return or an exec)");
+      continue;
+    }
+    PUT(p, (uint8_t)'R');
+    PUT(p, (uint16_t)i);
+    put(p, p->after + r->offset, r->size);
+  }
+  PUT(p, (uint8_t)'E');
+  PUT(p, (uint8_t)emu->exited);
+  PUT(p, (int32_t)emu->exit_code);
+  PUT(p, (int32_t)emu->exit_signal);
+  PUT(p, (int32_t)emu->resched);
+  if (emu->nthreads > 0)
+    refuse(p, "the guest made a thread");
+  if (tc_procs_others_live(emu) > 0)
+    refuse(p, "the guest made a process (fork, vfork, clone)");
+  if (emu->execed || emu->exec_stopped)
+    refuse(p, "the guest called execve");
+  if (emu->restart_pending)
+    refuse(p, "a syscall blocked");
+  uint64_t len = p->len;
+  memcpy(p->buf, &len, sizeof len);
+  p->nrecords++;
+  if (p->a->debug.test_corrupt_log &&
+      p->nrecords == p->a->debug.test_corrupt_log && !p->oom) {
+    /* test switch: this record claims the next instruction */
+    uint64_t wrong = index + 1;
+    memcpy(p->buf + 8, &wrong, sizeof wrong);
+  }
+  if (p->oom || write_all(p->log_fd, p->buf, p->len) < 0) {
+    refuse(p, "the run's log could not be written (out of memory or disk)");
+  } else {
+    p->log_len += p->len;
+    __atomic_store_n(&p->sh->published, p->log_len, __ATOMIC_RELEASE);
+  }
+  if (p->refused[0])
+    tc_recorder_stop(p->rec, 125);
+}
+
+static uint64_t run_others_mapped(const tc_emu *emu) {
+  return g_par->inner->others_mapped(emu);
+}
+
+static void run_release(tc_emu *emu) { g_par->inner->release(emu); }
+
+/* ------------------------------------------------------------- a child */
+
+static void child_exit(par *p, int status, const char *msg) {
+  par_slot *s = &p->sh->slot[p->slot];
+  if (msg && !s->msg[0])
+    snprintf(s->msg, sizeof s->msg, "%s", msg);
+  s->status = status;
+  _exit(status);
+}
+
+/* The replay made a syscall the log does not have where it is: the
+ * engine or tracecorn is not deterministic here; nothing is written. */
+static void diverged(par *p, const char *what) {
+  char m[480];
+  snprintf(m, sizeof m,
+           "the replay of instructions from %llu diverged from the run's "
+           "log at instruction %llu: %s",
+           (unsigned long long)(p->seg_to - p->a->every),
+           (unsigned long long)(tc_recorder_executed(p->rec) - 1), what);
+  if (p->part)
+    tc_tct_close_part(p->part, NULL);
+  child_exit(p, 2, m);
+}
+
+/* Reads the next record of the log into p->buf, waiting for the run
+ * phase to write it; false if the run ended without it. */
+static bool next_record(par *p) {
+  for (;;) {
+    uint64_t pub = __atomic_load_n(&p->sh->published, __ATOMIC_ACQUIRE);
+    uint64_t len = 0;
+    if (pub >= p->log_off + 8 &&
+        pread(p->log_fd, &len, 8, (off_t)p->log_off) == 8 &&
+        pub >= p->log_off + len) {
+      p->len = 0;
+      if (len < 8 || len > SIZE_MAX / 2)
+        return false;
+      size_t n = (size_t)len;
+      if (n > p->cap) {
+        uint8_t *nb = realloc(p->buf, n);
+        if (!nb)
+          child_exit(p, 1, "out of memory reading the run's log");
+        p->buf = nb;
+        p->cap = n;
+      }
+      size_t got = 0;
+      while (got < n) {
+        ssize_t k =
+            pread(p->log_fd, p->buf + got, n - got, (off_t)(p->log_off + got));
+        if (k <= 0)
+          child_exit(p, 1, "cannot read the run's log");
+        got += (size_t)k;
+      }
+      p->len = n;
+      p->log_off += len;
+      return true;
+    }
+    /* the run has passed this instruction (it waits for this segment
+     * at a checkpoint, or ended) and logged no syscall there */
+    uint64_t here = tc_recorder_executed(p->rec) - 1;
+    if ((__atomic_load_n(&p->sh->run_done, __ATOMIC_ACQUIRE) ||
+         __atomic_load_n(&p->sh->run_at, __ATOMIC_ACQUIRE) > here) &&
+        pub == __atomic_load_n(&p->sh->published, __ATOMIC_ACQUIRE))
+      return false;
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+typedef struct cur {
+  par *p;
+  size_t at;
+} cur;
+
+static void take(cur *c, void *out, size_t n) {
+  if (c->at + n > c->p->len)
+    diverged(c->p, "a corrupt record in the run's log");
+  memcpy(out, c->p->buf + c->at, n);
+  c->at += n;
+}
+#define TAKE(c, v) take(c, &(v), sizeof(v))
+
+static void take_str(cur *c, char *out, size_t max) {
+  uint8_t n;
+  TAKE(c, n);
+  char tmp[256];
+  take(c, tmp, n);
+  size_t k = n < max - 1 ? n : max - 1;
+  memcpy(out, tmp, k);
+  out[k] = 0;
+}
+
+/* A child's syscall: the kernel is not called; the log's record of the
+ * run's call at this instruction is applied through the same engine
+ * calls, so the recorder sees what it saw in a recording from the
+ * start. */
+static void replay_syscall(tc_emu *emu) {
+  par *p = g_par;
+  const tc_arch *a = emu->arch;
+  char what[200];
+  if (!next_record(p)) {
+    diverged(p, "the run made no more syscalls");
+    return;
+  }
+  cur c = {p, 8};
+  uint64_t index, pc, nr;
+  TAKE(&c, index);
+  TAKE(&c, pc);
+  TAKE(&c, nr);
+  uint64_t here = tc_recorder_executed(p->rec) - 1;
+  uint64_t nr_here = tc_emu_reg(emu, a->sys.nr_reg);
+  if (index != here || pc != emu->cur_pc || nr != nr_here) {
+    snprintf(what, sizeof what,
+             "the log has syscall %llu at instruction %llu (pc 0x%llx), the "
+             "replay made syscall %llu at pc 0x%llx",
+             (unsigned long long)nr, (unsigned long long)index,
+             (unsigned long long)pc, (unsigned long long)nr_here,
+             (unsigned long long)emu->cur_pc);
+    diverged(p, what);
+  }
+  for (;;) {
+    uint8_t op;
+    TAKE(&c, op);
+    switch (op) {
+    case 'M': {
+      uint64_t start, end, off;
+      uint32_t prot;
+      TAKE(&c, start);
+      TAKE(&c, end);
+      TAKE(&c, prot);
+      TAKE(&c, off);
+      take_str(&c, p->mapname, sizeof p->mapname);
+      if (tc_emu_map(emu, start, end - start, prot, p->mapname, off) < 0)
+        diverged(p, "a mapping of the log could not be made again");
+      break;
+    }
+    case 'U': {
+      uint64_t addr, size;
+      TAKE(&c, addr);
+      TAKE(&c, size);
+      if (tc_emu_unmap(emu, addr, size) < 0)
+        diverged(p, "an unmap of the log could not be made again");
+      break;
+    }
+    case 'P': {
+      uint64_t addr, size;
+      uint32_t prot;
+      TAKE(&c, addr);
+      TAKE(&c, size);
+      TAKE(&c, prot);
+      if (tc_emu_protect(emu, addr, size, prot) < 0)
+        diverged(p, "an mprotect of the log could not be made again");
+      break;
+    }
+    case 'W': {
+      uint64_t addr, n;
+      TAKE(&c, addr);
+      TAKE(&c, n);
+      if (c.at + n > p->len)
+        diverged(p, "a corrupt record in the run's log");
+      if (tc_emu_write(emu, addr, p->buf + c.at, (size_t)n) < 0)
+        diverged(p, "a kernel write of the log could not be made again");
+      c.at += n;
+      break;
+    }
+    case 'S': {
+      tc_syscall_record rec;
+      memset(&rec, 0, sizeof rec);
+      uint8_t unknown, compat;
+      TAKE(&c, rec.nr);
+      take_str(&c, p->sysname, sizeof p->sysname);
+      take(&c, rec.args, sizeof rec.args);
+      TAKE(&c, rec.ret);
+      TAKE(&c, unknown);
+      TAKE(&c, compat);
+      rec.name = p->sysname;
+      rec.unknown = unknown;
+      rec.compat = compat;
+      if (emu->obs.on_syscall)
+        emu->obs.on_syscall(emu->obs.ctx, &rec);
+      break;
+    }
+    case 'R': {
+      uint16_t i;
+      TAKE(&c, i);
+      if (i >= a->nregs)
+        diverged(p, "a corrupt record in the run's log");
+      uint8_t v[64];
+      take(&c, v, a->regs[i].size);
+      tc_emu_write_reg_bytes(emu, i, v, a->regs[i].size);
+      break;
+    }
+    case 'E': {
+      uint8_t exited;
+      int32_t code, sig, resched;
+      TAKE(&c, exited);
+      TAKE(&c, code);
+      TAKE(&c, sig);
+      TAKE(&c, resched);
+      if (exited) {
+        emu->exited = true;
+        emu->exit_code = code;
+        emu->exit_signal = sig;
+        uc_emu_stop(emu->uc);
+      }
+      if (resched) {
+        emu->resched = resched;
+        uc_emu_stop(emu->uc);
+      }
+      return;
+    }
+    default:
+      diverged(p, "a corrupt record in the run's log");
+    }
+  }
+}
+
+static void child_write(par *p, const tc_event *ev) {
+  if (!p->part_failed && tc_tct_write_part(p->part, ev, &p->part_err) < 0)
+    p->part_failed = true;
+}
+
+/* A segment's events go to its part, but for the KEYFRAME before the
+ * next segment's first instruction, which that segment writes; it is
+ * held until the run shows whether one follows (the guest may end right
+ * after it: then the EXIT follows it here). */
+static void child_emit(void *ctx, const tc_event *ev) {
+  par *p = ctx;
+  if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->seg_to &&
+      !p->held) {
+    p->held = true;
+    p->held_ev = *ev;
+    memcpy(p->held_state, ev->u.key.state, p->emu->arch->state_size);
+    p->held_ev.u.key.state = p->held_state;
+    return;
+  }
+  if (p->held) {
+    child_write(p, &p->held_ev);
+    p->held = false;
+  }
+  child_write(p, ev);
+}
+
+static void child_main(par *p, uint64_t first) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGALRM, &sa, NULL);
+  alarm(0);
+  p->child = true;
+  p->seg_to = first + p->a->every;
+  p->ops = *p->inner;
+  p->ops.syscall = replay_syscall;
+  p->emu->os = &p->ops;
+  free(p->segs); /* the parent's */
+  p->segs = NULL;
+  p->held_state = malloc(p->emu->arch->state_size);
+  tc_error err = {{0}};
+  if (!p->held_state)
+    child_exit(p, 1, "out of memory");
+  char part[4200];
+  snprintf(part, sizeof part, "%s.part%llu", p->a->path,
+           (unsigned long long)first);
+  p->part = tc_tct_open_part(part, p->a->info, first, &err);
+  if (!p->part)
+    child_exit(p, 1, err.msg);
+  if (tc_recorder_materialize(p->rec, p->seg_to, child_emit, p, &err) < 0)
+    child_exit(p, 1, err.msg);
+  tc_run_result res;
+  tc_run_result_init(&res);
+  int rc = tc_recorder_run(p->rec, &res, &err);
+  bool last = !tc_recorder_segment_ended(p->rec);
+  if (p->held && last)
+    child_write(p, &p->held_ev);
+  tc_error cerr = {{0}};
+  int crc = tc_tct_close_part(p->part, &cerr);
+  par_slot *s = &p->sh->slot[p->slot];
+  s->last = last;
+  s->res = res;
+  if (p->part_failed)
+    child_exit(p, 1, p->part_err.msg);
+  if (crc < 0)
+    child_exit(p, 1, cerr.msg);
+  if (rc < 0 && last && res.reason == 0)
+    child_exit(p, 1, err.msg[0] ? err.msg : "the segment failed");
+  child_exit(p, 0, NULL);
+}
+
+/* ---------------------------------------------------------- run phase */
+
+static void set_failed(par *p, const char *msg) {
+  if (!p->failed[0])
+    snprintf(p->failed, sizeof p->failed, "%s", msg);
+}
+
+static void reaped(par *p, par_seg *g, int st);
+
+/* Collects the finished children (waiting for one if block); false if
+ * none finished. Only its own children, by pid: a program using the
+ * library may have others. */
+static bool reap(par *p, bool block) {
+  bool any = false;
+  for (;;) {
+    for (size_t i = p->next_join; i < p->nsegs; i++) {
+      par_seg *g = &p->segs[i];
+      int st;
+      if (g->done || waitpid(g->pid, &st, WNOHANG) != g->pid)
+        continue;
+      reaped(p, g, st);
+      any = true;
+    }
+    if (any || !block || p->nlive == 0)
+      return any;
+    struct timespec ts = {0, 500000};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static void reaped(par *p, par_seg *g, int st) {
+  g->done = true;
+  p->nlive--;
+  par_slot *s = &p->sh->slot[g->slot];
+  if (p->killing && WIFSIGNALED(st)) {
+    /* killed with the recording */
+  } else if (!WIFEXITED(st) || WEXITSTATUS(st) != s->status) {
+    char m[200];
+    snprintf(m, sizeof m,
+             "the recorder of instructions from %llu died (status 0x%x)",
+             (unsigned long long)g->first, st);
+    set_failed(p, m);
+  } else if (s->status) {
+    set_failed(p, s->msg);
+  } else {
+    p->syscalls += s->res.syscalls;
+    p->mem_accesses += s->res.mem_accesses;
+    if (s->last) {
+      p->res = s->res;
+      p->have_res = true;
+    }
+  }
+  p->slot_used[g->slot] = false;
+}
+
+/* Appends the finished parts, in order, to the joined file. */
+static void join_ready(par *p) {
+  while (p->next_join < p->nsegs && p->segs[p->next_join].done) {
+    par_seg *g = &p->segs[p->next_join++];
+    tc_error err = {{0}};
+    if (!p->failed[0] && !p->killing &&
+        tc_tct_join_add(p->join, g->path, &err) < 0)
+      set_failed(p, err.msg);
+    unlink(g->path);
+  }
+  /* the log before the oldest segment still recording is read no more */
+  uint64_t keep = p->log_len;
+  for (size_t i = p->next_join; i < p->nsegs; i++)
+    if (!p->segs[i].done && p->segs[i].log_off < keep)
+      keep = p->segs[i].log_off;
+  keep &= ~(uint64_t)0xfffff;
+  if (keep)
+    fallocate(p->log_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+              (off_t)keep);
+}
+
+static void checkpoint(void *ctx, tc_recorder *r, uint64_t index) {
+  par *p = ctx;
+  (void)r;
+  __atomic_store_n(&p->sh->run_at, index, __ATOMIC_RELEASE);
+  if (p->a->debug.par_run_only)
+    return; /* the benchmark of the run phase alone */
+  while (reap(p, false)) {
+  }
+  join_ready(p);
+  while (p->nlive >= p->a->jobs && reap(p, true))
+    join_ready(p);
+  if (p->failed[0]) {
+    tc_recorder_stop(p->rec, 125);
+    return;
+  }
+  if (p->nsegs == p->cap_segs) {
+    size_t cap = p->cap_segs ? p->cap_segs * 2 : 64;
+    par_seg *n = realloc(p->segs, cap * sizeof *n);
+    if (!n) {
+      set_failed(p, "out of memory");
+      tc_recorder_stop(p->rec, 125);
+      return;
+    }
+    p->segs = n;
+    p->cap_segs = cap;
+  }
+  int slot = 0;
+  while (p->slot_used[slot])
+    slot++;
+  memset(&p->sh->slot[slot], 0, sizeof p->sh->slot[slot]);
+  par_seg *g = &p->segs[p->nsegs];
+  memset(g, 0, sizeof *g);
+  g->first = index;
+  g->slot = slot;
+  g->log_off = p->log_len;
+  snprintf(g->path, sizeof g->path, "%s.part%llu", p->a->path,
+           (unsigned long long)index);
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    char m[160];
+    snprintf(m, sizeof m, "cannot fork a checkpoint: %s", strerror(errno));
+    set_failed(p, m);
+    tc_recorder_stop(p->rec, 125);
+    return;
+  }
+  if (pid == 0) {
+    p->slot = slot;
+    p->log_off = p->log_len;
+    child_main(p, index); /* never returns */
+  }
+  g->pid = pid;
+  p->slot_used[slot] = true;
+  p->nsegs++;
+  p->nlive++;
+}
+
+const char *tc_parallel_refusal(const tc_trace_info *info,
+                                const tc_options *opt, int jobs) {
+  if (jobs > PAR_MAX_JOBS)
+    return "-j: at most 64 jobs";
+  if (info->arch->id != TC_ARCH_X86_64 && info->arch->id != TC_ARCH_X86)
+    return "-j N records x86-64 and i386 programs only yet; record with -j 1";
+  if (!opt->keyframe_interval)
+    return "-j N needs keyframes (--keyframe 0 turns them off)";
+  if (opt->trace_ranges || opt->trace_funcs)
+    return "-j N does not take --trace-range/--trace-func yet; record with "
+           "-j 1";
+  uint64_t chunk = tc_tct_chunk_insns(info);
+  if (!chunk)
+    return "-j N cuts the work at tct's chunks: -O tct.chunk=0 leaves one";
+  if (chunk % opt->keyframe_interval)
+    return "-j N needs the tct chunk size (-O tct.chunk) to be a multiple "
+           "of the keyframe interval (--keyframe)";
+  return NULL;
+}
+
+static void null_emit(void *ctx, const tc_event *ev) {
+  (void)ctx;
+  (void)ev;
+}
+
+int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
+                       tc_error *err) {
+  if (g_par) {
+    tc_error_set(err, "-j N: one parallel recording at a time per process");
+    return -1;
+  }
+  par *p = calloc(1, sizeof *p);
+  char logpath[] = "/tmp/tracecorn-log-XXXXXX";
+  if (!p)
+    goto oom;
+  p->a = a;
+  p->emu = a->emu;
+  p->log_fd = -1;
+  p->before = malloc(a->emu->arch->state_size);
+  p->after = malloc(a->emu->arch->state_size);
+  p->sh = mmap(NULL, sizeof *p->sh, PROT_READ | PROT_WRITE,
+               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p->sh == MAP_FAILED) {
+    p->sh = NULL;
+    goto oom;
+  }
+  if (!p->before || !p->after)
+    goto oom;
+  if ((p->log_fd = mkstemp(logpath)) < 0) {
+    tc_error_set(err, "-j N: cannot create the run's log: %s", strerror(errno));
+    goto fail;
+  }
+  unlink(logpath);
+  if (!(p->join = tc_tct_join_open(a->path, a->info, err)))
+    goto fail;
+  if (!(p->rec = tc_recorder_new(a->emu, null_emit, NULL, err)))
+    goto fail;
+  tc_recorder_set_light(p->rec, a->every, checkpoint, p);
+  p->inner = a->emu->os;
+  p->ops = *p->inner;
+  p->ops.syscall = run_syscall;
+  p->ops.others_mapped = run_others_mapped;
+  p->ops.release = run_release;
+  a->emu->os = &p->ops;
+  g_par = p;
+  if (a->running)
+    __atomic_store_n(a->running, p->rec, __ATOMIC_RELEASE);
+  tc_run_result rr;
+  tc_run_result_init(&rr);
+  tc_error rerr = {{0}};
+  int rc = tc_recorder_run(p->rec, &rr, &rerr);
+  if (a->running)
+    __atomic_store_n(a->running, NULL, __ATOMIC_RELEASE);
+  __atomic_store_n(&p->sh->run_done, 1, __ATOMIC_RELEASE);
+  if (tc_recorder_light_refusal(p->rec))
+    refuse(p, tc_recorder_light_refusal(p->rec));
+  if (p->refused[0] || p->failed[0] || rr.reason == TC_EXIT_INTERRUPTED ||
+      rc < 0) {
+    p->killing = true;
+    for (size_t i = 0; i < p->nsegs; i++)
+      if (!p->segs[i].done)
+        kill(p->segs[i].pid, SIGKILL);
+  }
+  while (p->nlive > 0 && reap(p, true)) {
+  }
+  join_ready(p);
+  a->emu->os = p->inner;
+  g_par = NULL;
+  int out = 0;
+  if (p->refused[0]) {
+    tc_error_set(err,
+                 "record -j N does not cover this program yet (issue 34): "
+                 "%s at instruction %llu; record it with -j 1 (no trace "
+                 "written)",
+                 p->refused, (unsigned long long)tc_recorder_executed(p->rec));
+    out = -1;
+  } else if (p->failed[0]) {
+    tc_error_set(err, "-j N: %s (no trace written)", p->failed);
+    out = -1;
+  } else if (rr.reason == TC_EXIT_INTERRUPTED) {
+    tc_error_set(err, "interrupted: record -j N keeps no partial trace");
+    out = -1;
+  } else if (rc < 0) {
+    tc_error_set(err, "%s", rerr.msg);
+    out = -1;
+  } else if (a->debug.par_run_only) {
+    p->res = rr; /* the run's own result; no trace */
+  } else if (!p->have_res) {
+    tc_error_set(err, "-j N: no segment ended the recording");
+    out = -1;
+  }
+  *res = out == 0 ? p->res : rr;
+  if (out == 0) {
+    res->syscalls = p->syscalls;
+    res->mem_accesses = p->mem_accesses;
+  }
+  if (out < 0 && res->reason == 0)
+    res->reason = TC_EXIT_ERROR, res->status = 125;
+  tc_error jerr = {{0}};
+  if (tc_tct_join_close(p->join, out == 0 && !a->debug.par_run_only, &jerr) <
+          0 &&
+      out == 0) {
+    tc_error_set(err, "%s", jerr.msg);
+    out = -1;
+  }
+  p->join = NULL;
+  tc_recorder_free(p->rec);
+  close(p->log_fd);
+  munmap(p->sh, sizeof *p->sh);
+  free(p->segs);
+  free(p->buf);
+  free(p->before);
+  free(p->after);
+  free(p);
+  return out;
+oom:
+  tc_error_set(err, "out of memory");
+fail:
+  if (p) {
+    if (p->join)
+      tc_tct_join_close(p->join, false, NULL);
+    if (p->log_fd >= 0)
+      close(p->log_fd);
+    if (p->sh)
+      munmap(p->sh, sizeof *p->sh);
+    free(p->before);
+    free(p->after);
+    free(p);
+  }
+  return -1;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* record -j N (issue 34, lib/parallel.c, docs/speed.md): the run phase
+ * at the engine's speed, a forked checkpoint per tct chunk, children that
+ * record their segment from the run's syscall log, the parts joined. The
+ * joined file must be byte for byte the -j 1 recording (small chunks:
+ * many segments), for static and dynamic programs, syscalls and file
+ * I/O, faults, exits and --max-insns inside a segment or on its edge; the
+ * guest's own I/O happens once; what -j N does not cover is refused in
+ * one line and writes nothing; a replay that leaves the log is caught
+ * (a corrupted log record, the debug switch TRACECORN_TEST_CORRUPT_LOG). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+/* Records guest args with opts to DIR/out.tct (run in DIR, stdin empty);
+ * the exit status; *log gets stdout and stderr. */
+static int rec(char **log, const char *dir, const char *opts, const char *out,
+               const char *guest, const char *args, const char *env) {
+  return tu_runf(
+      log, 1, "cd %s && %s %s record -q -o %s %s -- %s %s </dev/null", dir,
+      env ? env : "", TC_CLI, out, opts, tu_guest(guest), args ? args : "");
+}
+
+/* -j 1 and -j N (N = 2, 4) of the same program give the same file and
+ * the same status and output. */
+static void same_as_serial(const char *guest, const char *args,
+                           const char *opts) {
+  char dir[512], o1[600], on[600];
+  snprintf(dir, sizeof dir, "%s", tu_tmp("par"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  char *l1 = NULL;
+  int r1 = rec(&l1, dir, opts, "s1", guest, args, NULL);
+  snprintf(o1, sizeof o1, "%s/s1.tct", dir);
+  CU_ASSERT_FATAL(tu_have(o1));
+  for (int j = 2; j <= 4; j += 2) {
+    char o[600], *ln = NULL;
+    snprintf(o, sizeof o, "-j %d %s", j, opts);
+    /* a fresh directory: a guest's files start as they did */
+    tu_runf(NULL, 1, "cd %s && rm -f sysmix.txt *.tmp", dir);
+    int rn = rec(&ln, dir, o, "sn", guest, args, NULL);
+    snprintf(on, sizeof on, "%s/sn.tct", dir);
+    if (rn != r1 || !tu_same_file(o1, on))
+      fprintf(stderr, "%s %s -j %d: status %d vs %d, %s\n", guest,
+              args ? args : "", j, rn, r1, ln ? ln : "");
+    CU_ASSERT_EQUAL(rn, r1);
+    CU_ASSERT_TRUE(tu_same_file(o1, on));
+    /* the guest's output, once (the segments never call the kernel) */
+    CU_ASSERT_STRING_EQUAL(ln ? ln : "", l1 ? l1 : "");
+    free(ln);
+    unlink(on);
+  }
+  free(l1);
+}
+
+static void test_static(void) {
+  same_as_serial("fib64", NULL, "-O tct.chunk=8192");
+  same_as_serial("hello64", NULL, "-O tct.chunk=4096");
+  same_as_serial("glibc32", NULL, "-O tct.chunk=8192");
+  same_as_serial("insns64", NULL, "-O tct.chunk=4096");
+}
+
+static void test_dynamic(void) {
+  same_as_serial("dyn64", NULL, "-O tct.chunk=16384");
+  same_as_serial("cxxdyn32", NULL, "-O tct.chunk=65536");
+}
+
+/* Files written and read back, stat, mmap, many syscalls. */
+static void test_syscalls_files(void) {
+  same_as_serial("sysmix64", NULL, "-O tct.chunk=4096");
+  same_as_serial("statfs64", NULL, "-O tct.chunk=8192");
+}
+
+/* Several megabytes of trace, hundreds of segments; the guest exits in
+ * the middle of its last one. */
+static void test_many_segments(void) {
+  same_as_serial("strsort64", NULL, "-O tct.chunk=4096");
+  same_as_serial("loop64", "20000", "-O tct.chunk=8192 --keyframe 1024");
+}
+
+/* --max-insns inside a segment and on its edge; a fault ends the run. */
+static void test_ends(void) {
+  same_as_serial("fib64", NULL, "-O tct.chunk=8192 --max-insns 50000");
+  same_as_serial("fib64", NULL, "-O tct.chunk=8192 --max-insns 49152");
+  same_as_serial("segv64", NULL, "-O tct.chunk=4096");
+  same_as_serial("priv64", NULL, "-O tct.chunk=4096");
+}
+
+/* What -j N does not cover yet: one line, status 125, no file. */
+static void refused(const char *guest, const char *opts, const char *what) {
+  char dir[512], out[600];
+  snprintf(dir, sizeof dir, "%s", tu_tmp("parref"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  char *log = NULL;
+  int rc = rec(&log, dir, opts, "r", guest, NULL, NULL);
+  if (rc != 125 || !log || !strstr(log, what))
+    fprintf(stderr, "%s %s: %d: %s\n", guest, opts, rc, log ? log : "");
+  CU_ASSERT_EQUAL(rc, 125);
+  CU_ASSERT_PTR_NOT_NULL(log && strstr(log, what));
+  snprintf(out, sizeof out, "%s/r.tct", dir);
+  CU_ASSERT_FALSE(tu_have(out));
+  char *ls = NULL;
+  tu_runf(&ls, 1, "ls -A %s", dir);
+  CU_ASSERT_STRING_EQUAL(ls ? ls : "", ""); /* no part, no partial file */
+  free(ls);
+  free(log);
+}
+
+static void test_refusals(void) {
+  refused("threads2-64", "-j 2", "made a thread");
+  refused("fork64", "-j 2", "made a process");
+  refused("sigself64", "-j 2", "signal");
+  refused("sigfault64", "-j 2", "signal handler");
+  refused("hello64", "-j 2 -f text", "tct");
+  refused("hello64", "-j 2 -f tct,trac", "tct");
+  refused("hello64", "-j 2 -O tct.chunk=1000", "multiple of the keyframe");
+  refused("hello64", "-j 2 -O tct.chunk=0", "chunk");
+  refused("fib-arm64", "-j 2", "x86-64");
+}
+
+/* A log record that does not match the replay: reported with the
+ * instruction, nothing written. */
+static void test_divergence(void) {
+  char dir[512], out[600];
+  snprintf(dir, sizeof dir, "%s", tu_tmp("pardiv"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  char *log = NULL;
+  int rc = rec(&log, dir, "-j 2 -O tct.chunk=4096", "d", "fib64", NULL,
+               "TRACECORN_TEST_CORRUPT_LOG=5");
+  CU_ASSERT_EQUAL(rc, 125);
+  CU_ASSERT_PTR_NOT_NULL(log && strstr(log, "diverged from the run's log at "
+                                            "instruction"));
+  if (log && !strstr(log, "diverged"))
+    fprintf(stderr, "divergence: %d: %s\n", rc, log);
+  snprintf(out, sizeof out, "%s/d.tct", dir);
+  CU_ASSERT_FALSE(tu_have(out));
+  free(log);
+}
+
+int main(void) {
+  static const tu_case cases[] = {
+      {"static programs: -j 2, -j 4 = -j 1", test_static},
+      {"dynamic programs", test_dynamic},
+      {"syscalls and file I/O, guest output once", test_syscalls_files},
+      {"many segments", test_many_segments},
+      {"--max-insns and faults inside and on a segment's edge", test_ends},
+      {"what -j N does not cover: refused", test_refusals},
+      {"a replay that leaves the log: caught", test_divergence},
+      {NULL, NULL}};
+  return tu_run_suite("parallel", cases);
+}
