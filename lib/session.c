@@ -969,49 +969,83 @@ void tc_session_set_jobs(tc_session *s, int jobs) {
 }
 
 /* record -j N (lib/parallel.h): what it covers, else one line why not
- * (nothing ran then, nothing is written). */
+ * (nothing ran then, nothing is written). The trace is recorded as tct
+ * in parallel (into the tct output, or a temporary file beside the first
+ * output); every other format is converted from it (the same bytes as
+ * recording it: the tct holds every event, each writer gets the same
+ * stream). */
 static int run_parallel(tc_session *s, tc_run_result *res, tc_error *err) {
-  output *o = &s->out[0];
   const char *why = NULL;
-  size_t n = strlen(o->path);
-  if (s->nout != 1 || !o->fmt || strcmp(o->fmt->name, "tct") != 0)
-    why = "-j N writes one tct file only yet (issue 34); record other "
-          "formats with -j 1, or convert the tct trace";
-  else if (o->stream)
-    why = "-j N writes a file, not a stream";
-  else if (n > 4 && strcmp(o->path + n - 4, ".zst") == 0)
-    why = "-j N does not write .zst yet (zstd compresses the .tct after)";
-  else
+  int tct = -1;
+  for (int i = 0; i < s->nout && !why; i++) {
+    const output *o = &s->out[i];
+    size_t n = strlen(o->path);
+    if (!o->fmt)
+      why = "-j N writes files, not library sinks";
+    else if (o->stream)
+      why = "-j N writes files, not a stream";
+    else if (n > 4 && strcmp(o->path + n - 4, ".zst") == 0)
+      why = "-j N does not write .zst yet (zstd compresses the files after)";
+    else if (strcmp(o->fmt->name, "tct") == 0)
+      tct = i;
+  }
+  if (!why)
     why = tc_parallel_refusal(&s->info, &s->opt, s->jobs);
   if (why) {
     tc_error_set(err, "record %s", why);
     return -1;
   }
-  o->fmt->close_writer(o->w, NULL);
-  o->w = NULL;
+  char tmp_tct[PATH_MAX + 16];
+  if (tct >= 0)
+    snprintf(tmp_tct, sizeof tmp_tct, "%s", s->out[tct].tmp);
+  else
+    snprintf(tmp_tct, sizeof tmp_tct, "%s.j.tct", s->out[0].tmp);
+  for (int i = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    o->fmt->close_writer(o->w, NULL);
+    o->w = NULL;
+    if (i != tct)
+      tc_outfile_discard(o->tmp);
+  }
   note_pid(s, s->emu->pid);
   tc_par_args a = {
-      s->emu,   &s->info, o->tmp, s->jobs, tc_tct_chunk_insns(&s->info),
+      s->emu,   &s->info, tmp_tct, s->jobs, tc_tct_chunk_insns(&s->info),
       s->debug, &s->rec};
   tc_run_result r;
   tc_run_result_init(&r);
   int rc = tc_parallel_record(&a, &r, err);
   if (res)
     tc_sized_out(res, &r, sizeof r);
-  if (rc < 0) {
-    tc_outfile_discard(o->tmp);
-    o->failed = true;
-    s->failed_outputs++;
-    return -1;
+  const tc_format *tct_fmt = tc_format_by_name("tct");
+  for (int i = 0; i < s->nout && rc == 0; i++) {
+    output *o = &s->out[i];
+    if (i == tct)
+      continue;
+    tc_error cerr = {{0}};
+    if (tc_convert_opts(tmp_tct, tct_fmt, o->fmt, o->tmp, 0,
+                        s->opt.writer_options, &cerr) < 0) {
+      tc_error_set(err, "%s: %s", o->path, cerr.msg);
+      rc = -1;
+    }
   }
-  tc_error cerr = {{0}};
-  if (tc_outfile_commit(o->tmp, o->path, &cerr) < 0) {
-    tc_error_set(err, "%s", cerr.msg);
-    o->failed = true;
-    s->failed_outputs++;
-    return -1;
+  if (tct < 0 && !s->debug.par_run_only)
+    unlink(tmp_tct);
+  for (int i = 0; i < s->nout; i++) {
+    output *o = &s->out[i];
+    tc_error cerr = {{0}};
+    if (rc == 0 && tc_outfile_commit(o->tmp, o->path, &cerr) < 0) {
+      tc_error_set(err, "%s", cerr.msg);
+      rc = -1;
+    }
+    if (rc < 0) {
+      tc_outfile_discard(o->tmp);
+      o->failed = true;
+      s->failed_outputs++;
+    }
   }
-  return 0;
+  if (tct < 0 && s->debug.par_run_only)
+    unlink(tmp_tct);
+  return rc < 0 ? -1 : 0;
 }
 
 int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {

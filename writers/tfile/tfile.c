@@ -1219,7 +1219,10 @@ static int finish(tc_writer *w, tc_error *err) {
     return w_fail(w, err);
   uint8_t *buf = NULL, *stack = NULL;
   size_t cap = 0, scap = 0;
-  if (grow((void **)&buf, &cap, 6 + d, 1)) {
+  /* the register block is encoded into buf even with no frame to write
+   * (a writer closed before any event: D is then smaller than it) */
+  size_t need = 6 + d > 7 + w->map.rsize ? 6 + d : 7 + w->map.rsize;
+  if (grow((void **)&buf, &cap, need, 1)) {
     free(buf);
     return w_oom(w, err);
   }
