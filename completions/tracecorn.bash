@@ -5,18 +5,18 @@
 # completion time. tests/test_packaging.c checks the option lists below
 # against `tracecorn CMD --help` (both ways).
 
-_tracecorn_cmds="record dump strace convert verify info gdbserver formats"
+_tracecorn_cmds="record dump strace convert verify materialize info gdbserver formats"
 _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow
-  --tty -j --jobs -h --help"
+  --tty -j --jobs --log-only -h --help"
 # verify takes every record option (its -f/-o mean the same) and --report.
 _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
   -O --writer-option --ucir-layout --cache-every --keyframe --sched-quantum --no-follow --report
-  --tty -j --jobs -h --help"
+  --tty -j --jobs --log-only -h --help"
 # dump and strace share the selection options (--range to -e).
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle --root
   --range --pc --mem --reads --writes --reg --from --to --skip --count --last
@@ -26,6 +26,7 @@ _tracecorn_opts_strace="-s -f --format --root --range --pc --mem --reads --write
 _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -q --quiet -h
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
   --count --last --syscalls-only --syscall -e"
+_tracecorn_opts_materialize="-f --format -o --output -j --jobs -q --quiet --force -h --help"
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_gdbserver="--stdio --listen --interval --index --no-index --stats -q --quiet -h --help"
 _tracecorn_opts_formats=""
@@ -72,7 +73,7 @@ _tracecorn() {
   done
 
   case "$cmd:$prev" in
-  record:-f | record:--format)
+  record:-f | record:--format | materialize:-f | materialize:--format)
     _tracecorn_complete_list "$(_tracecorn_formats "$prog" write) all readable"
     return
     ;;
@@ -115,7 +116,7 @@ _tracecorn() {
     *:--keyframe | *:--sched-quantum | *:--trace-range | *:--trace-func | dump:--from | \
     strace:--from | *:--range | *:--pc | *:--skip | *:--count | \
     *:--syscall | strace:-s | gdbserver:--listen | gdbserver:--interval | \
-    record:-j | verify:-j | *:--jobs)
+    record:-j | verify:-j | materialize:-j | *:--jobs)
     # A value of the user's own: no file names.
     compopt +o default +o bashdefault 2>/dev/null
     return

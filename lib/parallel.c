@@ -8,11 +8,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -85,6 +87,10 @@ typedef struct par {
   uint8_t *held_state;
   char sysname[64];
   char mapname[128];
+  /* materialize: the run replays the log too (a divergence there jumps
+   * back out of the syscall) */
+  bool reading;
+  jmp_buf div_jmp;
 } par;
 
 /* The os ops have no context: one parallel recording at a time per
@@ -293,13 +299,20 @@ static void child_exit(par *p, int status, const char *msg) {
 
 /* The replay made a syscall the log does not have where it is: the
  * engine or tracecorn is not deterministic here; nothing is written. */
+static void set_failed(par *p, const char *msg);
+
 static void diverged(par *p, const char *what) {
   char m[480];
   snprintf(m, sizeof m,
            "the replay of instructions from %llu diverged from the run's "
            "log at instruction %llu: %s",
-           (unsigned long long)(p->seg_to - p->a->every),
+           (unsigned long long)(p->child ? p->seg_to - p->a->every : 0),
            (unsigned long long)(tc_recorder_executed(p->rec) - 1), what);
+  if (!p->child) { /* materialize's run */
+    set_failed(p, m);
+    tc_recorder_stop(p->rec, 125);
+    longjmp(p->div_jmp, 1);
+  }
   if (p->part)
     tc_tct_close_part(p->part, NULL);
   child_exit(p, 2, m);
@@ -380,6 +393,8 @@ static void replay_syscall(tc_emu *emu) {
   par *p = g_par;
   const tc_arch *a = emu->arch;
   char what[200];
+  if (!p->child && setjmp(p->div_jmp))
+    return;
   if (!next_record(p)) {
     diverged(p, "the run made no more syscalls");
     return;
@@ -641,7 +656,7 @@ static void join_ready(par *p) {
     if (!p->segs[i].done && p->segs[i].log_off < keep)
       keep = p->segs[i].log_off;
   keep &= ~(uint64_t)0xfffff;
-  if (keep)
+  if (keep && p->a->log_mode == TC_LOG_NONE) /* never a log of the user's */
     fallocate(p->log_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
               (off_t)keep);
 }
@@ -649,9 +664,10 @@ static void join_ready(par *p) {
 static void checkpoint(void *ctx, tc_recorder *r, uint64_t index) {
   par *p = ctx;
   (void)r;
-  __atomic_store_n(&p->sh->run_at, index, __ATOMIC_RELEASE);
-  if (p->a->debug.par_run_only)
-    return; /* the benchmark of the run phase alone */
+  if (!p->reading)
+    __atomic_store_n(&p->sh->run_at, index, __ATOMIC_RELEASE);
+  if (p->a->debug.par_run_only || p->a->log_mode == TC_LOG_WRITE)
+    return; /* the run alone: its benchmark, or --log-only */
   while (reap(p, false)) {
   }
   join_ready(p);
@@ -680,7 +696,7 @@ static void checkpoint(void *ctx, tc_recorder *r, uint64_t index) {
   memset(g, 0, sizeof *g);
   g->first = index;
   g->slot = slot;
-  g->log_off = p->log_len;
+  g->log_off = p->reading ? p->log_off : p->log_len;
   snprintf(g->path, sizeof g->path, "%s.part%llu", p->a->path,
            (unsigned long long)index);
   fflush(stdout);
@@ -695,7 +711,8 @@ static void checkpoint(void *ctx, tc_recorder *r, uint64_t index) {
   }
   if (pid == 0) {
     p->slot = slot;
-    p->log_off = p->log_len;
+    if (!p->reading) /* materialize: where the run's replay is */
+      p->log_off = p->log_len;
     child_main(p, index); /* never returns */
   }
   g->pid = pid;
@@ -729,6 +746,123 @@ static void null_emit(void *ctx, const tc_event *ev) {
   (void)ev;
 }
 
+/* ------------------------------------------------------------- log files */
+
+static const char log_magic[8] = {'T', 'C', 'L', 'O', 'G', '0', '0', '1'};
+
+/* What the log's run started from: the registers, the map and every
+ * mapped byte (FNV-1a). materialize loads the program again and must find
+ * the same, or its replay would not be the run's. */
+static uint64_t start_hash(tc_emu *emu) {
+  uint64_t h = 0xcbf29ce484222325ull;
+#define MIX(ptr, n)                                                            \
+  do {                                                                         \
+    const uint8_t *b_ = (const uint8_t *)(ptr);                                \
+    for (size_t k_ = 0; k_ < (n); k_++)                                        \
+      h = (h ^ b_[k_]) * 0x100000001b3ull;                                     \
+  } while (0)
+  uint8_t *st = malloc(emu->arch->state_size);
+  if (st) {
+    tc_emu_read_state(emu, st);
+    MIX(st, emu->arch->state_size);
+    free(st);
+  }
+  static uint8_t buf[1 << 16];
+  for (size_t i = 0; i < emu->nregions; i++) {
+    const tc_region *g = &emu->regions[i];
+    MIX(&g->start, 8);
+    MIX(&g->end, 8);
+    MIX(&g->prot, 4);
+    MIX(g->name, strlen(g->name));
+    for (uint64_t at = g->start; at < g->end; at += sizeof buf) {
+      size_t n = g->end - at < sizeof buf ? (size_t)(g->end - at) : sizeof buf;
+      if (uc_mem_read(emu->uc, at, buf, n) != UC_ERR_OK)
+        memset(buf, 0, n);
+      MIX(buf, n);
+    }
+  }
+#undef MIX
+  return h;
+}
+
+/* The log's header: magic, the recipe (its length first), the start's
+ * hash. Records follow. */
+static int open_log(par *p, tc_error *err) {
+  const tc_par_args *a = p->a;
+  uint64_t hash = start_hash(a->emu);
+  if (a->log_mode == TC_LOG_WRITE) {
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.partial", a->log_path);
+    p->log_fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    uint64_t n = a->recipe_len;
+    if (p->log_fd < 0 || write_all(p->log_fd, (const uint8_t *)log_magic, 8) ||
+        write_all(p->log_fd, (const uint8_t *)&n, 8) ||
+        write_all(p->log_fd, a->recipe, a->recipe_len) ||
+        write_all(p->log_fd, (const uint8_t *)&hash, 8)) {
+      tc_error_set(err, "%s: %s", tmp, strerror(errno));
+      if (p->log_fd >= 0)
+        unlink(tmp);
+      return -1;
+    }
+    return 0;
+  }
+  p->reading = true;
+  p->log_fd = open(a->log_path, O_RDONLY | O_CLOEXEC);
+  uint8_t head[16];
+  uint64_t n = 0, h = 0;
+  struct stat st;
+  if (p->log_fd < 0 || fstat(p->log_fd, &st) < 0 ||
+      pread(p->log_fd, head, 16, 0) != 16 || memcmp(head, log_magic, 8)) {
+    tc_error_set(err, "%s: not a log of record --log-only", a->log_path);
+    return -1;
+  }
+  memcpy(&n, head + 8, 8);
+  if (n > (uint64_t)st.st_size - 24 ||
+      pread(p->log_fd, &h, 8, (off_t)(16 + n)) != 8) {
+    tc_error_set(err, "%s: a log cut short", a->log_path);
+    return -1;
+  }
+  if (h != hash) {
+    tc_error_set(err,
+                 "%s: the program does not start as it did in the logged run "
+                 "(its file, its libraries' loader, its arguments or "
+                 "options differ): cannot materialize it",
+                 a->log_path);
+    return -1;
+  }
+  p->log_off = 24 + n;
+  p->sh->published = (uint64_t)st.st_size;
+  p->sh->run_at = UINT64_MAX;
+  p->sh->run_done = 1;
+  return 0;
+}
+
+char *tc_parallel_log_recipe(const char *path, size_t *n, tc_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  uint8_t head[16];
+  uint64_t len = 0;
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) < 0 || pread(fd, head, 16, 0) != 16 ||
+      memcmp(head, log_magic, 8)) {
+    tc_error_set(err, "%s: not a log of record --log-only", path);
+    if (fd >= 0)
+      close(fd);
+    return NULL;
+  }
+  memcpy(&len, head + 8, 8);
+  char *r = len <= (uint64_t)st.st_size - 24 ? malloc(len + 1) : NULL;
+  if (!r || pread(fd, r, len, 16) != (ssize_t)len) {
+    tc_error_set(err, "%s: a log cut short", path);
+    free(r);
+    close(fd);
+    return NULL;
+  }
+  close(fd);
+  r[len] = 0;
+  *n = (size_t)len;
+  return r;
+}
+
 int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
                        tc_error *err) {
   if (g_par) {
@@ -752,19 +886,24 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   }
   if (!p->before || !p->after)
     goto oom;
-  if ((p->log_fd = mkstemp(logpath)) < 0) {
+  if (a->log_mode != TC_LOG_NONE) {
+    if (open_log(p, err) < 0)
+      goto fail;
+  } else if ((p->log_fd = mkstemp(logpath)) < 0) {
     tc_error_set(err, "-j N: cannot create the run's log: %s", strerror(errno));
     goto fail;
+  } else {
+    unlink(logpath);
   }
-  unlink(logpath);
-  if (!(p->join = tc_tct_join_open(a->path, a->info, err)))
+  if (a->log_mode != TC_LOG_WRITE &&
+      !(p->join = tc_tct_join_open(a->path, a->info, err)))
     goto fail;
   if (!(p->rec = tc_recorder_new(a->emu, null_emit, NULL, err)))
     goto fail;
   tc_recorder_set_light(p->rec, a->every, checkpoint, p);
   p->inner = a->emu->os;
   p->ops = *p->inner;
-  p->ops.syscall = run_syscall;
+  p->ops.syscall = p->reading ? replay_syscall : run_syscall;
   p->ops.others_mapped = run_others_mapped;
   p->ops.release = run_release;
   a->emu->os = &p->ops;
@@ -809,8 +948,9 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   } else if (rc < 0) {
     tc_error_set(err, "%s", rerr.msg);
     out = -1;
-  } else if (a->debug.par_run_only) {
+  } else if (a->debug.par_run_only || a->log_mode == TC_LOG_WRITE) {
     p->res = rr; /* the run's own result; no trace */
+    p->syscalls = p->nrecords;
   } else if (!p->have_res) {
     tc_error_set(err, "-j N: no segment ended the recording");
     out = -1;
@@ -823,11 +963,24 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   if (out < 0 && res->reason == 0)
     res->reason = TC_EXIT_ERROR, res->status = 125;
   tc_error jerr = {{0}};
-  if (tc_tct_join_close(p->join, out == 0 && !a->debug.par_run_only, &jerr) <
+  if (p->join &&
+      tc_tct_join_close(p->join, out == 0 && !a->debug.par_run_only, &jerr) <
           0 &&
       out == 0) {
     tc_error_set(err, "%s", jerr.msg);
     out = -1;
+  }
+  if (a->log_mode == TC_LOG_WRITE && p->log_fd >= 0) {
+    /* the log is complete: its name (written as NAME.partial) */
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.partial", a->log_path);
+    if (out == 0 && fsync(p->log_fd) == 0 && rename(tmp, a->log_path) == 0) {
+    } else {
+      if (out == 0)
+        tc_error_set(err, "%s: %s", a->log_path, strerror(errno));
+      out = -1;
+      unlink(tmp);
+    }
   }
   p->join = NULL;
   tc_recorder_free(p->rec);

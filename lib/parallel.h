@@ -13,6 +13,7 @@
 
 #include "common/debug_options.h"
 #include "emu/engine/emu.h"
+#include "lib/session_internal.h"
 #include "recorder/recorder.h"
 #include "tracecorn/tracecorn.h"
 
@@ -25,7 +26,18 @@ typedef struct tc_par_args {
   tc_debug_options debug;
   /* set while the run phase runs (the session stops it on Ctrl-C) */
   tc_recorder **running;
+  /* record --log-only (TC_LOG_WRITE: the run only, its log kept in
+   * log_path with the recipe the command gives, no trace) or tracecorn
+   * materialize (TC_LOG_READ: the run replays log_path instead of calling
+   * the kernel; the segments record as usual). */
+  int log_mode;
+  const char *log_path;
+  const void *recipe;
+  size_t recipe_len;
 } tc_par_args;
+
+/* The recipe a log holds (malloc'd, *n bytes), or NULL with err. */
+char *tc_parallel_log_recipe(const char *path, size_t *n, tc_error *err);
 
 /* What record -j N cannot do yet, said in one line (NULL: it can). */
 const char *tc_parallel_refusal(const tc_trace_info *info,

@@ -94,6 +94,11 @@ struct tc_session {
   output out[MAX_OUTPUTS];
   int nout;
   int jobs; /* record -j N (tc_session_set_jobs) */
+  /* record --log-only, tracecorn materialize (tc_session_set_log) */
+  int log_mode;
+  char *log_path;
+  void *recipe;
+  size_t recipe_len;
 };
 
 static void child_free(child_proc *c);
@@ -174,6 +179,8 @@ void tc_session_free(tc_session *s) {
   for (size_t i = 0; i < s->nchild_outs; i++)
     free(s->child_outs[i]);
   free(s->child_outs);
+  free(s->log_path);
+  free(s->recipe);
   free(s);
 }
 
@@ -968,6 +975,25 @@ void tc_session_set_jobs(tc_session *s, int jobs) {
   s->jobs = jobs > 0 ? jobs : 1;
 }
 
+char *tc_session_log_recipe(const char *path, size_t *n, tc_error *err) {
+  return tc_parallel_log_recipe(path, n, err);
+}
+
+int tc_session_set_log(tc_session *s, int mode, const char *path,
+                       const void *recipe, size_t n) {
+  free(s->log_path);
+  free(s->recipe);
+  s->log_path = strdup(path);
+  s->recipe = malloc(n ? n : 1);
+  if (!s->log_path || !s->recipe)
+    return -1;
+  if (n)
+    memcpy(s->recipe, recipe, n);
+  s->recipe_len = n;
+  s->log_mode = mode;
+  return 0;
+}
+
 /* record -j N (lib/parallel.h): what it covers, else one line why not
  * (nothing ran then, nothing is written). The trace is recorded as tct
  * in parallel (into the tct output, or a temporary file beside the first
@@ -989,16 +1015,18 @@ static int run_parallel(tc_session *s, tc_run_result *res, tc_error *err) {
     else if (strcmp(o->fmt->name, "tct") == 0)
       tct = i;
   }
+  if (!why && s->nout == 0 && s->log_mode != TC_LOG_WRITE)
+    why = "-j N: no output";
   if (!why)
     why = tc_parallel_refusal(&s->info, &s->opt, s->jobs);
   if (why) {
     tc_error_set(err, "record %s", why);
     return -1;
   }
-  char tmp_tct[PATH_MAX + 16];
+  char tmp_tct[PATH_MAX + 16] = "";
   if (tct >= 0)
     snprintf(tmp_tct, sizeof tmp_tct, "%s", s->out[tct].tmp);
-  else
+  else if (s->nout > 0)
     snprintf(tmp_tct, sizeof tmp_tct, "%s.j.tct", s->out[0].tmp);
   for (int i = 0; i < s->nout; i++) {
     output *o = &s->out[i];
@@ -1008,9 +1036,17 @@ static int run_parallel(tc_session *s, tc_run_result *res, tc_error *err) {
       tc_outfile_discard(o->tmp);
   }
   note_pid(s, s->emu->pid);
-  tc_par_args a = {
-      s->emu,   &s->info, tmp_tct, s->jobs, tc_tct_chunk_insns(&s->info),
-      s->debug, &s->rec};
+  tc_par_args a = {s->emu,
+                   &s->info,
+                   tmp_tct,
+                   s->jobs,
+                   tc_tct_chunk_insns(&s->info),
+                   s->debug,
+                   &s->rec,
+                   s->log_mode,
+                   s->log_path,
+                   s->recipe,
+                   s->recipe_len};
   tc_run_result r;
   tc_run_result_init(&r);
   int rc = tc_parallel_record(&a, &r, err);
@@ -1028,7 +1064,7 @@ static int run_parallel(tc_session *s, tc_run_result *res, tc_error *err) {
       rc = -1;
     }
   }
-  if (tct < 0 && !s->debug.par_run_only)
+  if (tct < 0 && s->nout > 0 && !s->debug.par_run_only)
     unlink(tmp_tct);
   for (int i = 0; i < s->nout; i++) {
     output *o = &s->out[i];
@@ -1043,7 +1079,7 @@ static int run_parallel(tc_session *s, tc_run_result *res, tc_error *err) {
       s->failed_outputs++;
     }
   }
-  if (tct < 0 && s->debug.par_run_only)
+  if (tct < 0 && s->nout > 0 && s->debug.par_run_only)
     unlink(tmp_tct);
   return rc < 0 ? -1 : 0;
 }
@@ -1055,7 +1091,7 @@ int tc_session_run(tc_session *s, tc_run_result *res, tc_error *err) {
     tc_error_set(err, "no program loaded");
     return -1;
   }
-  if (s->jobs > 1)
+  if (s->jobs > 1 || s->log_mode != TC_LOG_NONE)
     return run_parallel(s, res, err);
   if (resolve_window(s, &s->win, err) < 0)
     return -1;

@@ -6,6 +6,8 @@
 #ifndef TC_LIB_SESSION_INTERNAL_H
 #define TC_LIB_SESSION_INTERNAL_H
 
+#include <stddef.h>
+
 #include "common/debug_options.h"
 #include "tracecorn/tracecorn.h"
 
@@ -18,5 +20,17 @@ void tc_session_set_debug(tc_session *s, const tc_debug_options *debug);
  * program in segments on N processes; what it does not cover yet is
  * refused by tc_session_run with one line. Before tc_session_run. */
 void tc_session_set_jobs(tc_session *s, int jobs);
+/* tc_session_set_log's modes */
+enum { TC_LOG_NONE = 0, TC_LOG_WRITE, TC_LOG_READ };
+/* record --log-only (mode TC_LOG_WRITE: the run alone,
+ * its log written to path with the recipe, no trace) and tracecorn
+ * materialize (TC_LOG_READ: the program loaded as the recipe says is
+ * replayed from the log at path, its trace recorded in segments). 0, or
+ * -1 out of memory. */
+int tc_session_set_log(tc_session *s, int mode, const char *path,
+                       const void *recipe, size_t n);
+/* The recipe a log holds (malloc'd, NUL-terminated, *n bytes without the
+ * NUL), or NULL with err. */
+char *tc_session_log_recipe(const char *path, size_t *n, tc_error *err);
 
 #endif

@@ -125,6 +125,67 @@ static void test_formats(void) {
   same_files("dyn64", "text");
 }
 
+/* record --log-only, then tracecorn materialize: the files record writes
+ * of that run; the guest's effects (its output, its files) happen once,
+ * in the logged run. */
+static void test_log_materialize(void) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", tu_tmp("parlog"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  const char *opts = "-O tct.chunk=4096";
+  char *l1 = NULL, *l2 = NULL, *l3 = NULL;
+  int r1 = rec(&l1, dir, opts, "s", "sysmix64", NULL, NULL);
+  char fmt[64];
+  snprintf(fmt, sizeof fmt, "--log-only %s", opts);
+  tu_runf(NULL, 1, "cd %s && rm -f sysmix.txt && cp %s/s.tct %s/s.keep", dir,
+          dir, dir);
+  int r2 = rec(&l2, dir, fmt, "l", "sysmix64", NULL, NULL);
+  CU_ASSERT_EQUAL(r2, r1);
+  CU_ASSERT_STRING_EQUAL(l2 ? l2 : "", l1 ? l1 : ""); /* its output */
+  char logp[600];
+  snprintf(logp, sizeof logp, "%s/l.tclog", dir);
+  CU_ASSERT_TRUE(tu_have(logp));
+  tu_runf(NULL, 1, "rm -f %s/sysmix.txt", dir);
+  /* from another directory, -j 2, tct and trac */
+  int r3 =
+      tu_runf(&l3, 1, "cd / && %s materialize -q -j 2 -f tct,trac -o %s/m %s",
+              TC_CLI, dir, logp);
+  CU_ASSERT_EQUAL(r3, r1);
+  CU_ASSERT_STRING_EQUAL(l3 ? l3 : "", ""); /* the guest does not run */
+  char a[600], b[600];
+  snprintf(a, sizeof a, "%s/s.keep", dir);
+  snprintf(b, sizeof b, "%s/m.tct", dir);
+  CU_ASSERT_TRUE(tu_same_file(a, b));
+  snprintf(b, sizeof b, "%s/m.trace64", dir);
+  CU_ASSERT_TRUE(tu_have(b));
+  snprintf(b, sizeof b, "%s/sysmix.txt", dir);
+  CU_ASSERT_FALSE(tu_have(b)); /* no file written again */
+  free(l1), free(l2), free(l3);
+
+  /* a corrupted record: the replay leaves the log, nothing written */
+  char *l4 = NULL;
+  rec(NULL, dir, "--log-only -O tct.chunk=4096", "c", "fib64", NULL,
+      "TRACECORN_TEST_CORRUPT_LOG=4");
+  int r4 = tu_runf(&l4, 1, "cd %s && %s materialize -j 2 -o cm c.tclog", dir,
+                   TC_CLI);
+  CU_ASSERT_EQUAL(r4, 125);
+  CU_ASSERT_PTR_NOT_NULL(l4 && strstr(l4, "diverged from the run's log"));
+  snprintf(b, sizeof b, "%s/cm.tct", dir);
+  CU_ASSERT_FALSE(tu_have(b));
+  free(l4);
+
+  /* the program is not the one logged: refused */
+  char *l5 = NULL;
+  tu_runf(NULL, 1, "cp %s %s/prog", tu_guest("hello64"), dir);
+  tu_runf(NULL, 1, "cd %s && %s record -q --log-only -o p -- ./prog", dir,
+          TC_CLI);
+  tu_runf(NULL, 1, "cp %s %s/prog", tu_guest("fib64"), dir);
+  int r5 = tu_runf(&l5, 1, "cd %s && %s materialize p.tclog", dir, TC_CLI);
+  CU_ASSERT_EQUAL(r5, 125);
+  CU_ASSERT_PTR_NOT_NULL(l5 && strstr(l5, "does not start as it did"));
+  free(l5);
+}
+
 /* What -j N does not cover yet: one line, status 125, no file. */
 static void refused(const char *guest, const char *opts, const char *what) {
   char dir[512], out[600];
@@ -184,6 +245,7 @@ int main(void) {
       {"many segments", test_many_segments},
       {"--max-insns and faults inside and on a segment's edge", test_ends},
       {"every format: from the tct, the same files", test_formats},
+      {"record --log-only, tracecorn materialize", test_log_materialize},
       {"what -j N does not cover: refused", test_refusals},
       {"a replay that leaves the log: caught", test_divergence},
       {NULL, NULL}};

@@ -76,6 +76,9 @@ void refuse_clobber(const char *path);
 void usage_record(FILE *f);
 double elapsed_since(const struct timespec *t0);
 int cmd_record(int argc, char **argv);
+/* tracecorn materialize (cmd_record.c: it records as record does) */
+void usage_materialize(FILE *f);
+int cmd_materialize(int argc, char **argv);
 /* Set by verify around its cmd_record into a scratch directory: the files
  * are deleted afterwards, so the summary names none of them (issue 36). */
 extern bool cli_record_to_scratch;

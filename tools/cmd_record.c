@@ -200,6 +200,12 @@ void usage_record(FILE *f) {
           "handler, files\n"
           "                        only (no stream, no -z); anything else is "
           "refused\n"
+          "      --log-only        run the program once at the engine's speed "
+          "and write\n"
+          "                        only its log (PREFIX.tclog: what every "
+          "syscall did);\n"
+          "                        `tracecorn materialize` writes its trace "
+          "later\n"
           "                        (docs/speed.md)\n");
 }
 
@@ -267,7 +273,8 @@ typedef struct record_args {
   const char *prefix, *formats, *raw;
   uint64_t base, entry;
   bool have_base, have_entry, inherit_env, force, zst;
-  int jobs; /* -j N */
+  int jobs;      /* -j N */
+  bool log_only; /* --log-only */
   const char *env[MAX_ENV + 1];
   int nenv;
   /* Writer options, "FORMAT.KEY=VALUE"; the aliases are kept in walias so
@@ -324,6 +331,7 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       {"ucir-layout", required_argument, 0, 13},
       {"cache-every", required_argument, 0, 14},
       {"jobs", required_argument, 0, 'j'},
+      {"log-only", no_argument, 0, 24},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   tc_options_init(&a->opt);
@@ -496,6 +504,9 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       break;
     case 23:
       a->opt.tty = 1;
+      break;
+    case 24:
+      a->log_only = true;
       break;
     case 'h':
       usage_record(stdout);
@@ -808,15 +819,12 @@ static void report(tc_session *s, const record_args *a, const record_outputs *o,
   }
 }
 
-int cmd_record(int argc, char **argv) {
-  static record_args args;
-  record_args *a = &args;
-  memset(a, 0, sizeof *a);
-  int rc = parse_record_args(argc, argv, a);
-  if (rc >= 0)
-    return rc;
-  if ((rc = check_record_args(a)) != 0)
-    return rc;
+/* Records the program a describes (parsed and checked); log_mode: a
+ * run with --log-only (TC_LOG_WRITE, recipe stored in the log) or a
+ * materialisation of a log (TC_LOG_READ). */
+static int record_go(record_args *a, int log_mode, const char *log_path,
+                     const void *recipe, size_t recipe_len) {
+  int rc;
   tc_error err = {{0}};
   tc_session *s = tc_session_new(&a->opt, &err);
   if (!s) {
@@ -825,6 +833,12 @@ int cmd_record(int argc, char **argv) {
   }
   tc_session_set_debug(s, &a->debug);
   tc_session_set_jobs(s, a->jobs);
+  if (log_mode != TC_LOG_NONE &&
+      tc_session_set_log(s, log_mode, log_path, recipe, recipe_len) < 0) {
+    fprintf(stderr, "tracecorn: out of memory\n");
+    tc_session_free(s);
+    return 125;
+  }
   if (load_program(s, a, &err) < 0) {
     tc_session_free(s);
     return 125;
@@ -832,7 +846,7 @@ int cmd_record(int argc, char **argv) {
   static record_outputs outs;
   record_outputs *o = &outs;
   memset(o, 0, sizeof *o);
-  if ((rc = open_outputs(s, a, o, &err)) != 0) {
+  if (log_mode != TC_LOG_WRITE && (rc = open_outputs(s, a, o, &err)) != 0) {
     tc_session_free(s);
     return rc;
   }
@@ -881,8 +895,211 @@ int cmd_record(int argc, char **argv) {
    * nothing and wrote nothing: no summary to give. */
   if (!a->opt.quiet && !(rc < 0 && res.reason == 0))
     report(s, a, o, &res);
+  if (log_mode == TC_LOG_WRITE && rc == 0 && !a->opt.quiet) {
+    char sz[32];
+    human_size(tc_output_size(log_path), sz, sizeof sz);
+    fprintf(stderr,
+            "tracecorn: wrote %s (%s; tracecorn materialize %s writes its "
+            "trace)\n",
+            log_path, sz, log_path);
+  }
   tc_session_free(s);
   if (rc < 0)
     return 125;
   return res.status;
+}
+
+/* The log's name: PREFIX.tclog (-o PREFIX, default the program's base
+ * name), or -o itself when it ends in .tclog. */
+static void log_name(const record_args *a, char *out, size_t max) {
+  const char *pre =
+      a->prefix ? a->prefix : base_name(a->raw ? a->raw : a->prog_argv[0]);
+  size_t n = strlen(pre);
+  bool has = n > 6 && strcmp(pre + n - 6, ".tclog") == 0;
+  snprintf(out, max, "%s%s", pre, has ? "" : ".tclog");
+}
+
+int cmd_record(int argc, char **argv) {
+  static record_args args;
+  record_args *a = &args;
+  memset(a, 0, sizeof *a);
+  int rc = parse_record_args(argc, argv, a);
+  if (rc >= 0)
+    return rc;
+  if ((rc = check_record_args(a)) != 0)
+    return rc;
+  if (!a->log_only)
+    return record_go(a, TC_LOG_NONE, NULL, NULL, 0);
+  if (strcmp(a->formats, "tct") != 0 || a->zst) {
+    fprintf(stderr, "tracecorn: --log-only writes the log alone: give the "
+                    "formats to tracecorn materialize\n");
+    return 2;
+  }
+  /* The recipe: the working directory, then this command's arguments,
+   * each NUL-terminated (materialize parses them again). */
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd)) {
+    fprintf(stderr, "tracecorn: getcwd: %s\n", strerror(errno));
+    return 125;
+  }
+  size_t n = strlen(cwd) + 1;
+  for (int i = 1; i < argc; i++)
+    n += strlen(argv[i]) + 1;
+  char *recipe = malloc(n), *p = recipe;
+  if (!recipe)
+    return 125;
+  p = stpcpy(p, cwd) + 1;
+  for (int i = 1; i < argc; i++)
+    p = stpcpy(p, argv[i]) + 1;
+  char path[PATH_MAX + 8];
+  log_name(a, path, sizeof path);
+  if (!a->force && tc_output_clobbers(path, NULL)) {
+    refuse_clobber(path);
+    free(recipe);
+    return 2;
+  }
+  rc = record_go(a, TC_LOG_WRITE, path, recipe, n);
+  free(recipe);
+  return rc;
+}
+
+void usage_materialize(FILE *f) {
+  fprintf(f, "usage: tracecorn materialize [-f LIST] [-o PREFIX] [-j N] [-q] "
+             "[--force] LOG\n"
+             "\n"
+             "Writes the trace of a run that record --log-only logged: the "
+             "program is\n"
+             "loaded again as that command said (from its working directory; "
+             "the program\n"
+             "and its loader must be the same files), replayed at the engine's "
+             "speed with\n"
+             "every syscall's result and kernel writes taken from the log (the "
+             "kernel is\n"
+             "never called: nothing the program did to files happens again), "
+             "and recorded\n"
+             "in segments as record -j N does: the same files record would "
+             "have written\n"
+             "of that run.\n"
+             "\n"
+             "  -f, --format LIST     formats (default: tct), as record's\n"
+             "  -o, --output PREFIX   output name (default: LOG without "
+             ".tclog)\n"
+             "  -j, --jobs N          record on N cores (default 1)\n"
+             "  -q, --quiet           no summary on stderr\n"
+             "      --force           replace existing files that are not "
+             "traces\n"
+             "  -h, --help            this help\n");
+}
+
+static void materialize_usage_line(void) {
+  fprintf(stderr, "usage: tracecorn materialize [-f LIST] [-o PREFIX] "
+                  "[-j N] LOG\n");
+}
+
+int cmd_materialize(int argc, char **argv) {
+  static const struct option longopts[] = {
+      {"format", required_argument, 0, 'f'},
+      {"output", required_argument, 0, 'o'},
+      {"jobs", required_argument, 0, 'j'},
+      {"quiet", no_argument, 0, 'q'},
+      {"force", no_argument, 0, 1},
+      {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  const char *formats = NULL, *prefix = NULL;
+  int jobs = 1, c;
+  bool quiet = false, force = false;
+  optind = 1;
+  while ((c = getopt_long(argc, argv, "+f:o:j:qh", longopts, NULL)) != -1) {
+    uint64_t v;
+    switch (c) {
+    case 'f':
+      formats = optarg;
+      break;
+    case 'o':
+      prefix = optarg;
+      break;
+    case 'j':
+      if (parse_u64(optarg, &v) < 0 || v == 0 || v > 64) {
+        fprintf(stderr,
+                "tracecorn: -j: not a number of jobs from 1 to 64: %s\n",
+                optarg);
+        return 2;
+      }
+      jobs = (int)v;
+      break;
+    case 'q':
+      quiet = true;
+      break;
+    case 1:
+      force = true;
+      break;
+    case 'h':
+      usage_materialize(stdout);
+      return 0;
+    default:
+      materialize_usage_line();
+      return 2;
+    }
+  }
+  if (optind != argc - 1) {
+    materialize_usage_line();
+    return 2;
+  }
+  const char *logp = argv[optind];
+  static char logabs[PATH_MAX], outabs[PATH_MAX * 2], here[PATH_MAX];
+  if (!realpath(logp, logabs) || !getcwd(here, sizeof here)) {
+    fprintf(stderr, "tracecorn: %s: %s\n", logp, strerror(errno));
+    return 125;
+  }
+  tc_error err = {{0}};
+  size_t n = 0;
+  static char *recipe;
+  recipe = tc_session_log_recipe(logabs, &n, &err);
+  if (!recipe) {
+    fprintf(stderr, "tracecorn: %s\n", err.msg);
+    return 125;
+  }
+  /* outputs are named from here; the program loads from the logged
+   * run's directory */
+  if (prefix && prefix[0] == '/')
+    snprintf(outabs, sizeof outabs, "%s", prefix);
+  else if (prefix)
+    snprintf(outabs, sizeof outabs, "%s/%s", here, prefix);
+  else {
+    snprintf(outabs, sizeof outabs, "%s", logabs);
+    size_t k = strlen(outabs);
+    if (k > 6 && strcmp(outabs + k - 6, ".tclog") == 0)
+      outabs[k - 6] = 0;
+  }
+  static char *rargv[1024];
+  int rargc = 0;
+  rargv[rargc++] = "record";
+  const char *cwd = recipe;
+  for (size_t at = strlen(recipe) + 1; at < n && rargc < 1023;
+       at += strlen(recipe + at) + 1)
+    rargv[rargc++] = recipe + at;
+  rargv[rargc] = NULL;
+  if (chdir(cwd) != 0) {
+    fprintf(stderr, "tracecorn: %s: the logged run's directory %s: %s\n", logp,
+            cwd, strerror(errno));
+    return 125;
+  }
+  static record_args args;
+  record_args *a = &args;
+  memset(a, 0, sizeof *a);
+  int rc = parse_record_args(rargc, rargv, a);
+  if (rc >= 0) {
+    fprintf(stderr, "tracecorn: %s: its recipe does not parse\n", logp);
+    return 125;
+  }
+  a->log_only = false;
+  a->formats = formats ? formats : "tct";
+  a->prefix = outabs;
+  a->jobs = jobs;
+  a->opt.quiet |= quiet;
+  a->force |= force;
+  a->zst = false;
+  if ((rc = check_record_args(a)) != 0)
+    return rc;
+  return record_go(a, TC_LOG_READ, logabs, NULL, 0);
 }

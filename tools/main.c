@@ -34,6 +34,10 @@ void usage(FILE *f) {
           "a trace\n"
           "       tracecorn verify [-f LIST] -- PROGRAM [ARGS]   record and "
           "check round trips\n"
+          "       tracecorn materialize [-f LIST] [-j N] LOG     write the "
+          "trace of a\n"
+          "                                                      record "
+          "--log-only run\n"
           "       tracecorn info FILE                            summarise a "
           "trace\n"
           "       tracecorn gdbserver [--stdio|--listen H:P] FILE   serve it "
@@ -88,6 +92,8 @@ int main(int argc, char **argv) {
     return cmd_info(argc - 1, argv + 1);
   if (strcmp(cmd, "verify") == 0)
     return cmd_verify(argc - 1, argv + 1);
+  if (strcmp(cmd, "materialize") == 0)
+    return cmd_materialize(argc - 1, argv + 1);
   if (strcmp(cmd, "gdbserver") == 0)
     return cmd_gdbserver(argc - 1, argv + 1);
   if (strcmp(cmd, "help") == 0 && argc >= 3) {
@@ -100,7 +106,7 @@ int main(int argc, char **argv) {
     if (strcmp(argv[2], "record") && strcmp(argv[2], "dump") &&
         strcmp(argv[2], "convert") && strcmp(argv[2], "info") &&
         strcmp(argv[2], "verify") && strcmp(argv[2], "strace") &&
-        strcmp(argv[2], "gdbserver")) {
+        strcmp(argv[2], "materialize") && strcmp(argv[2], "gdbserver")) {
       fprintf(stderr, "tracecorn: help: unknown command '%s'\n", argv[2]);
       usage(stderr);
       return 2;
