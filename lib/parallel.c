@@ -931,6 +931,9 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   join_ready(p);
   a->emu->os = p->inner;
   g_par = NULL;
+  /* a process the guest made before the run was refused: never run */
+  for (tc_emu *c; (c = tc_procs_take_new(a->emu));)
+    tc_emu_free(c);
   int out = 0;
   if (p->refused[0]) {
     tc_error_set(err,
