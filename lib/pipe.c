@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* lib/pipe: trace writers on worker threads (pipe.h). */
 #include "pipe.h"
+#include "common/notice.h"
 
 #include "common/arch.h"
 #include "common/small_copy.h"
@@ -377,19 +378,17 @@ static bool consume_block(consumer *c, const pblock *b, tc_mem_access **mbuf,
       if (whole) {
         bool chk = c->p->check && c->have_key;
         if (chk && memcmp(c->before, q, ss) != 0) {
-          fprintf(stderr,
-                  "tracecorn: pipe check: instruction %llu: the "
-                  "state before differs from the one rebuilt\n",
-                  (unsigned long long)e->index);
+          tc_notice("pipe check: instruction %llu: the "
+                    "state before differs from the one rebuilt",
+                    (unsigned long long)e->index);
           abort();
         }
         memcpy(c->before, q, ss);
         q += ss;
         if (chk && memcmp(c->after, q, ss) != 0) {
-          fprintf(stderr,
-                  "tracecorn: pipe check: instruction %llu: the "
-                  "state after differs from the one rebuilt\n",
-                  (unsigned long long)e->index);
+          tc_notice("pipe check: instruction %llu: the "
+                    "state after differs from the one rebuilt",
+                    (unsigned long long)e->index);
           abort();
         }
         memcpy(c->after, q, ss);

@@ -16,6 +16,7 @@
 
 #include "common/elf/modsyms.h"
 #include "common/elf/symbols.h"
+#include "common/notice.h"
 #include "common/sized.h"
 #include "emu/engine/emu.h"
 #include "emu/linux/linux_sys.h"
@@ -485,16 +486,14 @@ static void window_unresolved(tc_session *s) {
   for (int k = 0; k < 2; k++)
     for (size_t j = 0; lists[k] && lists[k][j] && j < TC_WINDOW_MAX; j++)
       if (!s->win_found[k][j])
-        fprintf(stderr,
-                "tracecorn: %s %s: no function or module of that name in the "
-                "program or the libraries it loaded; nothing recorded for "
-                "it\n",
-                k ? "--trace-func" : "--trace-range", lists[k][j]);
+        tc_notice("%s %s: no function or module of that name in the "
+                  "program or the libraries it loaded; nothing recorded for "
+                  "it",
+                  k ? "--trace-func" : "--trace-range", lists[k][j]);
   if (s->win_full)
-    fprintf(stderr,
-            "tracecorn: the recording window holds at most %d ranges and %d "
-            "functions; the names matched more, the rest were not recorded\n",
-            TC_WINDOW_CAP, TC_WINDOW_CAP);
+    tc_notice("the recording window holds at most %d ranges and %d "
+              "functions; the names matched more, the rest were not recorded",
+              TC_WINDOW_CAP, TC_WINDOW_CAP);
 }
 
 uint64_t tc_session_output_bytes(tc_session *s) {
@@ -624,7 +623,7 @@ static void deliver_one(void *ctx, const tc_event *ev) {
                   : o->sink(o->ctx, ev, &o->err);
   if (rc < 0) {
     o->failed = true;
-    fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
+    tc_notice("%s (this output stops here)", o->err.msg);
   }
 }
 
@@ -719,7 +718,7 @@ static void stop_writer_threads(tc_session *s) {
     if (o->async && (failed >> k++) & 1 && !o->failed) {
       o->failed = true;
       tc_error_set(&o->err, "%s: out of memory in its writer thread", o->path);
-      fprintf(stderr, "tracecorn: %s (this output stops here)\n", o->err.msg);
+      tc_notice("%s (this output stops here)", o->err.msg);
     }
     o->async = false;
   }
@@ -786,14 +785,14 @@ static void close_outputs(tc_session *s, output *out, int nout) {
     if (o->w) {
       tc_error cerr = {{0}};
       if (o->fmt->close_writer(o->w, &cerr) < 0) {
-        fprintf(stderr, "tracecorn: %s\n", cerr.msg);
+        tc_notice("%s", cerr.msg);
         o->failed = true;
       }
       o->w = NULL;
       if (o->failed && strcmp(o->tmp, o->path) != 0)
-        fprintf(stderr, "tracecorn: the partial trace is kept as %s\n", o->tmp);
+        tc_notice("the partial trace is kept as %s", o->tmp);
       else if (tc_outfile_commit(o->tmp, o->path, &cerr) < 0) {
-        fprintf(stderr, "tracecorn: %s\n", cerr.msg);
+        tc_notice("%s", cerr.msg);
         o->failed = true;
       }
     }
@@ -899,26 +898,24 @@ static tc_recorder *attach_child(void *ctx, tc_emu *emu, void **user,
     if (po->stream) {
       /* /dev/fd/3, a FIFO, /dev/null: there is no name beside it */
       if (!s->opt.quiet)
-        fprintf(stderr,
-                "tracecorn: process %u is not recorded in %s: a stream "
-                "holds the first process only\n",
-                (unsigned)emu->pid, po->path);
+        tc_notice("process %u is not recorded in %s: a stream "
+                  "holds the first process only",
+                  (unsigned)emu->pid, po->path);
       continue;
     }
     if (child_path(po->path, po->fmt->extension(emu->arch), emu->pid, o->path,
                    sizeof o->path) < 0) {
-      fprintf(stderr, "tracecorn: %s: name too long for process %u\n", po->path,
-              (unsigned)emu->pid);
+      tc_notice("%s: name too long for process %u", po->path,
+                (unsigned)emu->pid);
       s->failed_outputs++;
       continue;
     }
     /* The first outputs' rule (record checks them before any is made):
      * a file that is not a trace is only replaced when forced. */
     if (!s->opt.force && tc_output_clobbers(o->path, po->fmt)) {
-      fprintf(stderr,
-              "tracecorn: %s exists and is not a trace file; not overwriting "
-              "it (--force does): process %u is not recorded there\n",
-              o->path, (unsigned)emu->pid);
+      tc_notice("%s exists and is not a trace file; not overwriting "
+                "it (--force does): process %u is not recorded there",
+                o->path, (unsigned)emu->pid);
       s->failed_outputs++;
       memset(o, 0, sizeof *o);
       continue;
@@ -930,7 +927,7 @@ static tc_recorder *attach_child(void *ctx, tc_emu *emu, void **user,
         po->fmt->close_writer(o->w, NULL);
         tc_outfile_discard(o->tmp);
       }
-      fprintf(stderr, "tracecorn: %s\n", werr.msg);
+      tc_notice("%s", werr.msg);
       s->failed_outputs++;
       memset(o, 0, sizeof *o);
       continue;

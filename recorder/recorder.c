@@ -9,6 +9,7 @@
  * are read after it; --exact reads all of them, and keyframes re-check the
  * whole state. */
 #include "recorder/recorder.h"
+#include "common/notice.h"
 
 #include <setjmp.h>
 #include <signal.h>
@@ -654,10 +655,9 @@ static void finalize(tc_recorder *r, uint64_t next_pc, bool completed) {
       if (completed && memcmp(r->state_tmp, r->state_cur, a->state_size) != 0) {
         for (int i = 0; i < a->nregs && !r->warned_drift; i++)
           if (reg_differs(r, i, r->state_tmp, r->state_cur)) {
-            fprintf(stderr,
-                    "tracecorn: warning: register %s changed unrecorded "
-                    "before instruction %llu; --exact records it\n",
-                    a->regs[i].name, (unsigned long long)r->insn_index);
+            tc_notice("warning: register %s changed unrecorded "
+                      "before instruction %llu; --exact records it",
+                      a->regs[i].name, (unsigned long long)r->insn_index);
             r->warned_drift = true;
           }
         memcpy(r->state_cur, r->state_tmp, a->state_size);
@@ -934,10 +934,9 @@ static void hook_mem_write(uc_engine *uc, uc_mem_type type, uint64_t addr,
       uint8_t want[8] = {0};
       uc_mem_read(uc, addr, want, (size_t)size);
       if (memcmp(want, old, (size_t)size) != 0) {
-        fprintf(stderr,
-                "tracecorn: regfile check: guest memory at 0x%llx "
-                "read directly differs from uc_mem_read\n",
-                (unsigned long long)addr);
+        tc_notice("regfile check: guest memory at 0x%llx "
+                  "read directly differs from uc_mem_read",
+                  (unsigned long long)addr);
         abort();
       }
     }
@@ -1703,7 +1702,7 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
     /* an error of the guest's, said even with -q: it never ends natively
      * (the session says a deadlock of several processes once) */
     if (!r->deadlock_said)
-      fprintf(stderr, "tracecorn: %s\n", message);
+      tc_notice("%s", message);
   } else if (r->hit_max) {
     x.reason = TC_EXIT_MAX_INSNS;
     x.status = 124;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scheduler of a recording's processes (recorder/sched.h). */
 #include "recorder/sched.h"
+#include "common/notice.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -214,7 +215,7 @@ int tc_sched_run(tc_sched *s, tc_run_result *res, tc_error *err) {
       if (wake_by_clock(s, &clock))
         continue;
       deadlock_message(s, err);
-      fprintf(stderr, "tracecorn: %s\n", err->msg);
+      tc_notice("%s", err->msg);
       for (int i = 0; i < TC_MAX_PROCS; i++) {
         proc_slot *q = &s->procs[i];
         if (q->used && !q->done) {
@@ -236,7 +237,7 @@ int tc_sched_run(tc_sched *s, tc_run_result *res, tc_error *err) {
     /* Children made in this turn join the round. */
     for (tc_emu *c; (c = tc_procs_take_new(p->emu));)
       if (attach(s, c, err) < 0)
-        fprintf(stderr, "tracecorn: %s\n", err->msg);
+        tc_notice("%s", err->msg);
     if (turn == TC_TURN_DONE) {
       bool first = p->user == NULL;
       int r = end_process(s, p, first ? res : NULL, err);

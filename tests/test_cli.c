@@ -160,6 +160,28 @@ static char *run_on_pty(const char *cmd) {
   return buf;
 }
 
+/* A notice in the middle of a run stands on a line of its own: the
+ * progress line is cleared before it (tc_set_notice_handler), not
+ * continued by it. */
+static void test_notice_beside_progress(void) {
+  char cmd[4400];
+  snprintf(cmd, sizeof cmd, "%s record -f tct -o %s -- %s 4000000", TC_CLI,
+           tu_tmp("notice"), tu_guest("notice64"));
+  char *out = run_on_pty(cmd);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+  const char *n = strstr(out, "tracecorn: unimplemented syscall 999");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(n);
+  /* the progress line was drawn before it, and cleared: the notice starts
+   * right after "\r\033[K" (or a newline), never after "... s" */
+  const char *p = strstr(out, "insn/s");
+  CU_ASSERT(p != NULL && p < n);
+  CU_ASSERT(n > out && (n[-1] == '\n' || (n >= out + 3 && n[-1] == 'K' &&
+                                          n[-2] == '[' && n[-3] == '\033')));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "syscall 999: -1"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "notice64 exited (status 0)"));
+  free(out);
+}
+
 /* record --tty: the program's terminal answers as it does natively (or
  * under qemu-user: the reference must start, it prints the size), its modes are
  * back after the run even when the program left them raw; without --tty the
@@ -977,6 +999,8 @@ int main(void) {
       {"-E overrides the inherited environment", test_env_override},
       {"verify: verdicts on stderr or --report", test_verify_streams},
       {"progress on a terminal only", test_progress_on_terminal},
+      {"a notice during the progress line has its own line",
+       test_notice_beside_progress},
       {"record --tty: the terminal as natively; modes restored", test_tty},
       {"dump: colour, no trailing spaces, keyframes, --symbols",
        test_dump_presentation},

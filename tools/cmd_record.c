@@ -227,6 +227,27 @@ double elapsed_since(const struct timespec *t0) {
          (double)(t.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
+/* The library's notices while the progress line shows: the line is
+ * cleared first, so a notice stands on a line of its own (the next tick
+ * draws the progress again below it). */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool progress_drawn;
+
+/* A checkpoint forked (record -j N) while the progress thread draws gets
+ * the lock free. */
+static void progress_before_fork(void) { pthread_mutex_lock(&progress_lock); }
+static void progress_after_fork(void) { pthread_mutex_unlock(&progress_lock); }
+
+static void notice_beside_progress(const char *line, void *user) {
+  (void)user;
+  pthread_mutex_lock(&progress_lock);
+  if (progress_drawn)
+    fputs("\r\033[K", stderr);
+  progress_drawn = false;
+  fprintf(stderr, "tracecorn: %s\n", line);
+  pthread_mutex_unlock(&progress_lock);
+}
+
 static void *progress_loop(void *arg) {
   progress *p = arg;
   while (!__atomic_load_n(&p->done, __ATOMIC_ACQUIRE)) {
@@ -238,12 +259,18 @@ static void *progress_loop(void *arg) {
     uint64_t n = tc_session_progress(p->s);
     char sz[32];
     human_size(tc_session_output_bytes(p->s), sz, sizeof sz);
+    pthread_mutex_lock(&progress_lock);
     fprintf(stderr,
             "\rtracecorn: %.1fM instructions, %.2fM insn/s, %s written, "
             "%.1f s\033[K",
             (double)n / 1e6, secs > 0 ? (double)n / secs / 1e6 : 0.0, sz, secs);
+    progress_drawn = true;
+    pthread_mutex_unlock(&progress_lock);
   }
+  pthread_mutex_lock(&progress_lock);
   fputs("\r\033[K", stderr);
+  progress_drawn = false;
+  pthread_mutex_unlock(&progress_lock);
   return NULL;
 }
 
@@ -256,12 +283,19 @@ static int progress_start(progress *p, tc_session *s) {
   pthread_sigmask(SIG_SETMASK, &all, &old);
   int rc = pthread_create(&p->thread, NULL, progress_loop, p);
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  static bool atfork_set;
+  if (rc == 0 && !atfork_set)
+    atfork_set = pthread_atfork(progress_before_fork, progress_after_fork,
+                                progress_after_fork) == 0;
+  if (rc == 0)
+    tc_set_notice_handler(notice_beside_progress, NULL);
   return rc == 0 ? 0 : -1;
 }
 
 static void progress_stop(progress *p) {
   __atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
   pthread_join(p->thread, NULL);
+  tc_set_notice_handler(NULL, NULL);
 }
 
 /* Everything `record` was told, parsed. */

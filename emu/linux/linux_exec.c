@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/notice.h"
 #include "emu/linux/linux_sys.h"
 #include "loaders/loader.h"
 
@@ -411,7 +412,7 @@ static int replace_image(tc_sys_call *c, exec_image *x, const char *execfn,
                        x->have_interp ? &x->interp.in : NULL, &lr, &err) < 0 ||
       tc_linux_process_init(emu) < 0) {
     if (!emu->opt.quiet)
-      fprintf(stderr, "tracecorn: execve %s: %s\n", x->guest, err.msg);
+      tc_notice("execve %s: %s", x->guest, err.msg);
     return -1;
   }
   tc_emu_set_reg(emu, emu->arch->sp_reg, lr.sp);
@@ -475,7 +476,7 @@ static int64_t do_execve(tc_sys_call *c, int dirfd, uint64_t path_addr,
              "ends here",
              path);
     if (!emu->opt.quiet)
-      fprintf(stderr, "tracecorn: %s\n", emu->exec_notice);
+      tc_notice("%s", emu->exec_notice);
     c->action = TC_SYS_ACT_EXEC_STOP;
     c->no_return = true;
   } else if (r == 0) {

@@ -15,6 +15,7 @@
 
 #include "common/linux/linux_abi.h"
 #include "common/linux/linux_xlat.h"
+#include "common/notice.h"
 #include "emu/engine/emu.h"
 #include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
@@ -571,10 +572,9 @@ int64_t tc_signal_wait(tc_sys_call *c, const char *what) {
   if (tc_thread_wait_signal(c, st->sigmask))
     return 0;
   if (!c->emu->opt.quiet)
-    fprintf(stderr,
-            "tracecorn: %s would wait forever (no timer armed and no other "
-            "thread or process to send a signal); returning -EINTR\n",
-            what);
+    tc_notice("%s would wait forever (no timer armed and no other "
+              "thread or process to send a signal); returning -EINTR",
+              what);
   return -EINTR;
 }
 
@@ -678,10 +678,9 @@ static int64_t sigtimedwait_common(tc_sys_call *c, bool time64) {
   if (tc_thread_wait_signal(c, st->sigmask & ~set))
     return 0;
   if (!emu->opt.quiet)
-    fprintf(stderr,
-            "tracecorn: %s would wait forever (nothing pending, no timer and "
-            "no other thread to send a signal); returning -EAGAIN\n",
-            c->name ? c->name : "rt_sigtimedwait");
+    tc_notice("%s would wait forever (nothing pending, no timer and "
+              "no other thread to send a signal); returning -EAGAIN",
+              c->name ? c->name : "rt_sigtimedwait");
   return -EAGAIN;
 }
 

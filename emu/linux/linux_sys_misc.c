@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/linux/linux_xlat.h"
+#include "common/notice.h"
 #include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
@@ -176,11 +177,10 @@ static int64_t send_self(tc_sys_call *c, int sig) {
     } else if (st->sigact[sig].handler != SIG_IGN_V && !st->handler_reported &&
                !c->emu->opt.quiet) {
       /* not silently: the run diverges from Linux here */
-      fprintf(stderr,
-              "tracecorn: signal %d has a guest handler; delivery to "
-              "handlers is not implemented on %s, so it is dropped and the "
-              "program goes on as if it never came\n",
-              sig, c->emu->arch->name);
+      tc_notice("signal %d has a guest handler; delivery to "
+                "handlers is not implemented on %s, so it is dropped and the "
+                "program goes on as if it never came",
+                sig, c->emu->arch->name);
       st->handler_reported = true;
     }
   } else if (is_stop_signal(sig)) {
@@ -279,11 +279,10 @@ static int64_t send_other_thread(tc_sys_call *c, int sig, uint32_t tid) {
       return tc_thread_queue_signal(c->emu, tid, sig, false);
     }
     if (!st->tkill_reported && !c->emu->opt.quiet)
-      fprintf(stderr,
-              "tracecorn: signal %d for thread %u has a guest handler; "
-              "delivery to another thread is not implemented, so it is "
-              "dropped\n",
-              sig, (unsigned)tid);
+      tc_notice("signal %d for thread %u has a guest handler; "
+                "delivery to another thread is not implemented, so it is "
+                "dropped",
+                sig, (unsigned)tid);
     st->tkill_reported = true;
     return 0;
   }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/linux/linux_xlat.h"
+#include "common/notice.h"
 #include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
@@ -222,11 +223,10 @@ static void report_unknown(tc_sys_call *c, uint64_t nr) {
   if (emu->opt.quiet)
     return;
   uint64_t pc = tc_emu_reg(emu, emu->arch->pc_reg);
-  fprintf(stderr,
-          "tracecorn: unimplemented syscall %llu (%s) at pc 0x%llx; "
-          "returning -ENOSYS\n",
-          (unsigned long long)nr, c->name ? c->name : "?",
-          (unsigned long long)pc);
+  tc_notice("unimplemented syscall %llu (%s) at pc 0x%llx; "
+            "returning -ENOSYS",
+            (unsigned long long)nr, c->name ? c->name : "?",
+            (unsigned long long)pc);
 }
 
 /* The handler of the call named `name` in arch's table, or NULL. */
@@ -263,11 +263,10 @@ static tc_sys_fn compat_call(tc_sys_call *c, const tc_linux_compat *cp,
     seen[nr >> 3] |= (uint8_t)(1u << (nr & 7));
   }
   if (!emu->opt.quiet)
-    fprintf(stderr,
-            "tracecorn: int $0x80 in 64-bit code: i386 syscall %llu (%s) "
-            "at pc 0x%llx is not emulated; returning -ENOSYS\n",
-            (unsigned long long)nr, c->name ? c->name : "?",
-            (unsigned long long)emu->cur_pc);
+    tc_notice("int $0x80 in 64-bit code: i386 syscall %llu (%s) "
+              "at pc 0x%llx is not emulated; returning -ENOSYS",
+              (unsigned long long)nr, c->name ? c->name : "?",
+              (unsigned long long)emu->cur_pc);
   return NULL;
 }
 

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/notice.h"
 #include "emu/linux/linux_arch.h"
 #include "emu/linux/linux_sys.h"
 
@@ -436,10 +437,9 @@ static int64_t futex_wait(tc_sys_call *c, int op, bool time64) {
       return -ETIMEDOUT;
     }
     if (!c->st->futex_reported && !emu->opt.quiet)
-      fprintf(stderr,
-              "tracecorn: futex wait at 0x%llx would block forever (no other "
-              "thread can wake it); returning -ETIMEDOUT\n",
-              (unsigned long long)uaddr);
+      tc_notice("futex wait at 0x%llx would block forever (no other "
+                "thread can wake it); returning -ETIMEDOUT",
+                (unsigned long long)uaddr);
     c->st->futex_reported = true;
     return -ETIMEDOUT;
   }

@@ -65,6 +65,19 @@ typedef struct tc_error {
 TC_API void tc_error_set(tc_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* A notice handler (tc_set_notice_handler). */
+typedef void (*tc_notice_fn)(const char *line, void *user);
+
+/* Notices: what the library tells while it records (a syscall it does not
+ * implement, a signal it drops, an output that stops, a partial trace
+ * kept), one line each. By default each goes to stderr as "tracecorn:
+ * LINE\n"; a handler receives LINE (no prefix, no newline) instead, as a
+ * program with its own display wants (the tracecorn command clears its
+ * progress line first). Process-wide; fn NULL restores stderr. The
+ * library calls it from its recording and writer threads, one call at a
+ * time. tc_options.quiet still silences a session's notices. */
+TC_API void tc_set_notice_handler(tc_notice_fn fn, void *user);
+
 /* ------------------------------------------------------------------ arches
  * An arch is a static, immutable table (never freed): its registers and
  * the layout of a "state image", the byte buffer of

@@ -44,6 +44,7 @@
 #include "common/isa/insn_access.h"
 #include "common/md5.h"
 #include "common/memimage.h"
+#include "common/notice.h"
 #include "writers/bap/bap.h"
 #include "writers/bap/bap_frame.pb-c.h"
 #include "writers/bap/bap_pack.h"
@@ -767,11 +768,10 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
   w->cpsr = arch->id == TC_ARCH_ARM ? tc_arch_reg_index(arch, "cpsr") : -1;
   w->le_mips = bap_le_mips_marker(arch) != NULL;
   if (w->le_mips)
-    fprintf(stderr,
-            "bap: warning: %s: BAP's mips is big-endian: this %s trace "
-            "holds instruction words, registers and memory values "
-            "big-endian, as BAP decodes them (see docs/formats/bap.md)\n",
-            path, arch->name);
+    tc_notice("bap: warning: %s: BAP's mips is big-endian: this %s trace "
+              "holds instruction words, registers and memory values "
+              "big-endian, as BAP decodes them (see docs/formats/bap.md)",
+              path, arch->name);
   size_t nr = arch->nregs;
   w->path = strdup(path);
   w->cap = BAP_OUT_BUF + (BAP_OUT_BUF >> 2);
@@ -1875,10 +1875,9 @@ static int recover_unfinished(tc_reader *r, tc_error *err) {
   static char said[4096];
   if (strcmp(said, r->path) != 0) {
     snprintf(said, sizeof said, "%s", r->path);
-    fprintf(stderr,
-            "bap: %s: not finished (no TOC; killed?): read the %" PRIu64
-            " whole frames before the cut at 0x%" PRIx64 "\n",
-            r->path, r->n, r->fsize);
+    tc_notice("bap: %s: not finished (no TOC; killed?): read the %" PRIu64
+              " whole frames before the cut at 0x%" PRIx64,
+              r->path, r->n, r->fsize);
   }
   return 0;
 }

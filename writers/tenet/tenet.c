@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "common/hex.h"
+#include "common/notice.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
@@ -656,10 +657,9 @@ static int tenet_next_event(tc_reader *r, tc_event *ev, tc_error *err) {
     /* A recording that was killed ends in a line cut short (every line
      * tracecorn writes ends in a newline): the trace ends before it, with
      * the instructions of every whole line. */
-    fprintf(stderr,
-            "tenet: %s: line %u is cut short (no newline at the end): "
-            "read up to it\n",
-            r->path, r->lineno);
+    tc_notice("tenet: %s: line %u is cut short (no newline at the end): "
+              "read up to it",
+              r->path, r->lineno);
     r->have_cur = false;
     return 0;
   }

@@ -20,6 +20,7 @@
 #include "common/byteorder.h"
 #include "common/memimage.h"
 #include "common/murmurhash3.h"
+#include "common/notice.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
 #include "writers/trac/trac.h"
@@ -221,10 +222,9 @@ static tc_writer *trac_open_writer(const char *path, const tc_trace_info *info,
   json[L++] = '"';
   json[L++] = '}';
   if (truncated)
-    fprintf(stderr,
-            "trac: %s: program path truncated to fit x64dbg's 16 KiB "
-            "header\n",
-            path);
+    tc_notice("trac: %s: program path truncated to fit x64dbg's 16 KiB "
+              "header",
+              path);
   memcpy(head, "TRAC", 4);
   put_le((uint8_t *)head + 4, L, 4);
 
@@ -501,10 +501,9 @@ static int trac_close_writer(tc_writer *w, tc_error *err) {
     rc = -1;
   }
   if (w->dropped)
-    fprintf(stderr,
-            "trac: %" PRIu64 " memory accesses beyond x64dbg's 32 per "
-            "instruction were dropped\n",
-            w->dropped);
+    tc_notice("trac: %" PRIu64 " memory accesses beyond x64dbg's 32 per "
+              "instruction were dropped",
+              w->dropped);
   tc_memimage_free(w->mem);
   free(w->state);
   free(w->buf);
@@ -937,7 +936,7 @@ static void warn_once(tc_reader *r, unsigned kind, const char *fmt, ...) {
   char msg[400];
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "trac: warning: %s: %s\n", r->path, msg);
+  tc_notice("trac: warning: %s: %s", r->path, msg);
 }
 
 /* Reads exactly n bytes of the block at `boff`; -1 = truncated/IO error. */

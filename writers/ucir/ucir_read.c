@@ -14,6 +14,7 @@
 
 #include "common/byteorder.h"
 #include "common/memimage.h"
+#include "common/notice.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/snappy_frame.h"
@@ -173,7 +174,7 @@ static void r_warn(tc_reader *r, unsigned kind, const char *fmt, ...) {
   char msg[400];
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "ucir: warning: %s: %s\n", r->path, msg);
+  tc_notice("ucir: warning: %s: %s", r->path, msg);
 }
 
 /* ---- source: the decoded op stream */

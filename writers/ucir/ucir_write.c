@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/byteorder.h"
+#include "common/notice.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/snappy_frame.h"
@@ -1181,10 +1182,9 @@ tc_writer *ucir_open_writer(const char *path, const tc_trace_info *info,
   const uc_arch_row *row = arch_row(a);
   const char *aname = row ? row->name : a->name;
   if (!row || !row->usercorn)
-    fprintf(stderr,
-            "ucir: warning: %s: usercorn has no arch \"%s\"; `usercorn "
-            "trace` will refuse this file (tracecorn reads it)\n",
-            path, aname);
+    tc_notice("ucir: warning: %s: usercorn has no arch \"%s\"; `usercorn "
+              "trace` will refuse this file (tracecorn reads it)",
+              path, aname);
   uint8_t hdr[UCIR_HEADER] = {0};
   memcpy(hdr, "UCIR", 4);
   if (layout == LAYOUT_USERCORN)
