@@ -8,9 +8,12 @@
  * guest's own I/O happens once; what -j N does not cover is refused in
  * one line and writes nothing; a replay that leaves the log is caught
  * (a corrupted log record, the debug switch TRACECORN_TEST_CORRUPT_LOG). */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -240,6 +243,36 @@ static void test_divergence(void) {
   free(log);
 }
 
+/* Ctrl-C under -j N: as under -j 1 the command exits 130, but keeps no
+ * trace (a partial one would not be -j 1's) and says so. */
+static void test_interrupt(void) {
+  char tct[4200], err_path[4200];
+  snprintf(tct, sizeof tct, "%s.tct", tu_tmp("par-int"));
+  snprintf(err_path, sizeof err_path, "%s.err", tu_tmp("par-int"));
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    int fd = open("/dev/null", 1), efd = creat(err_path, 0644);
+    dup2(fd, 1);
+    dup2(efd, 2);
+    execl(TC_CLI, TC_CLI, "record", "-j", "2", "-o", tu_tmp("par-int"), "--",
+          tu_guest("loop64"), "200000000", (char *)NULL);
+    _exit(127);
+  }
+  usleep(1500 * 1000);
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CU_ASSERT(WIFEXITED(st));
+  CU_ASSERT_EQUAL(WEXITSTATUS(st), 130);
+  CU_ASSERT_NOT_EQUAL(access(tct, F_OK), 0);
+  char *err = NULL;
+  tu_runf(&err, 0, "cat %s", err_path);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err ? err : "", "keeps no partial trace"));
+  CU_ASSERT_PTR_NULL(strstr(err ? err : "", "INCOMPLETE"));
+  free(err);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"static programs: -j 2, -j 4 = -j 1", test_static},
@@ -251,6 +284,7 @@ int main(void) {
       {"record --log-only, tracecorn materialize", test_log_materialize},
       {"what -j N does not cover: refused", test_refusals},
       {"a replay that leaves the log: caught", test_divergence},
+      {"Ctrl-C: 130, no trace kept", test_interrupt},
       {NULL, NULL}};
   return tu_run_suite("parallel", cases);
 }

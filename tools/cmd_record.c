@@ -815,8 +815,7 @@ static void report(tc_session *s, const record_args *a, const record_outputs *o,
       char sz[32];
       /* never claimed when it is not there */
       struct stat st;
-      if (!o->stream && tc_session_output_ok(s, o->paths[i]) &&
-          stat(o->paths[i], &st) != 0) {
+      if (!o->stream && stat(o->paths[i], &st) != 0) {
         fprintf(stderr, "tracecorn: did not write %s\n", o->paths[i]);
         continue;
       }
@@ -938,6 +937,11 @@ static int record_go(record_args *a, int log_mode, const char *log_path,
             log_path, sz, log_path);
   }
   tc_session_free(s);
+  /* Ctrl-C or SIGTERM under -j N fails the run (no partial trace is kept)
+   * but exits as an interrupted -j 1 does */
+  if (rc < 0 && res.reason == TC_EXIT_INTERRUPTED &&
+      (res.status == 130 || res.status == 143))
+    return res.status;
   if (rc < 0)
     return 125;
   return res.status;
