@@ -2,6 +2,7 @@
 /* lib/pipe: trace writers on worker threads (pipe.h). */
 #include "pipe.h"
 #include "common/notice.h"
+#include "common/threads.h"
 
 #include "common/arch.h"
 #include "common/small_copy.h"
@@ -530,7 +531,7 @@ tc_pipe *tc_pipe_new(const tc_arch *arch, int nconsumers,
     c->regs = calloc(nregs, sizeof *c->regs);
     c->stale_all = true;
     if (!c->before || !c->after || !c->stale || !c->regs ||
-        pthread_create(&c->thread, NULL, consumer_main, c) != 0) {
+        tc_thread_create(&c->thread, consumer_main, c) != 0) {
       free_consumer(c);
       tc_error_set(err, "cannot start a trace writer thread");
       p->n = i;

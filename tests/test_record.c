@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core: recorder, session API, tct round trip, CLI behaviour,
  * determinism, --exact equivalence, faults, limits, native equivalence. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -1033,6 +1034,61 @@ static void test_interrupt(void) {
   evlog_free(&l);
 }
 
+/* The library's own threads (writer threads, tct's compressor) block every
+ * signal: Ctrl-C, SIGTERM and the watchdog alarm are handled on the
+ * recording thread, whose state the handler acts on (the escape jumps on
+ * its stack; from a writer thread it crashed the command, status 139). */
+static void test_threads_block_signals(void) {
+  char partial[4200];
+  snprintf(partial, sizeof partial, "%s.partial.tct", tu_tmp("sigmask"));
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    int fd = open("/dev/null", 1);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    setenv("TRACECORN_WRITER_THREADS", "1", 1);
+    execl(TC_CLI, TC_CLI, "record", "-f", "tct,text,json", "-o",
+          tu_tmp("sigmask"), "--", tu_guest("loop64"), "100000000",
+          (char *)NULL);
+    _exit(127);
+  }
+  for (int i = 0; i < 200 && access(partial, F_OK) != 0; i++)
+    usleep(50 * 1000);
+  usleep(300 * 1000);
+  char dir[64];
+  snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+  DIR *d = opendir(dir);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+  int others = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    int tid = atoi(de->d_name);
+    if (tid <= 0 || tid == (int)pid)
+      continue;
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/%d/status", dir, tid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+      continue; /* gone meanwhile */
+    unsigned long long blk = 0;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "SigBlk: %llx", &blk) == 1)
+        break;
+    fclose(f);
+    others++;
+    /* SIGINT (2), SIGALRM (14), SIGTERM (15) */
+    CU_ASSERT_EQUAL(blk & ((1ull << 1) | (1ull << 13) | (1ull << 14)),
+                    (1ull << 1) | (1ull << 13) | (1ull << 14));
+  }
+  closedir(d);
+  CU_ASSERT(others >= 2); /* tct's compressor and the writer threads */
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 130);
+}
+
 /* ------------------------------------------------------------ the CLI */
 
 static void test_cli_errors(void) {
@@ -1437,6 +1493,7 @@ int main(void) {
       {"guest faults", test_faults},
       {"--max-insns", test_max_insns},
       {"Ctrl-C", test_interrupt},
+      {"the library's threads block signals", test_threads_block_signals},
       {"CLI errors and help", test_cli_errors},
       {"CLI env, output name, dump", test_cli_env_and_output_name},
       {"CLI: -f all, verify every format", test_cli_all_formats},

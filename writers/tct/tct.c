@@ -26,6 +26,7 @@
 #define TCT_HAVE_AVX2_EQUAL 1
 #endif
 
+#include "common/threads.h"
 #include "writers/format.h"
 #include "writers/io/outfile.h"
 #include "writers/io/zst.h"
@@ -852,7 +853,7 @@ static tc_writer *tct_open(const char *path, const tc_trace_info *info,
   w->max_insns = chunk;
   w->max_bytes = chunk == TCT_CHUNK_INSNS ? TCT_CHUNK_BYTES : chunk * 8;
   ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
-  if (pthread_create(&w->worker, NULL, worker_main, w) != 0) {
+  if (tc_thread_create(&w->worker, worker_main, w) != 0) {
     tc_error_set(err, "tct: cannot start the compression thread");
     goto fail;
   }
