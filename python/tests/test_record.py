@@ -6,6 +6,8 @@ import filecmp
 import glob
 import os
 
+import subprocess
+
 import pytest
 
 import tracecorn
@@ -113,3 +115,35 @@ def test_record_errors(tmp_path):
         tracecorn.record([guest("fib64")], output=str(precious))
     assert precious.read_text() == "not a trace\n"
     assert not os.path.exists(tmp_path / "x.tct")
+
+
+def test_record_ctrl_c(tmp_path):
+    """Ctrl-C during record(): the recording stops as the CLI's does (the
+    trace complete, exit status 130 in it), then KeyboardInterrupt."""
+    import signal
+    import sys
+    import time
+    code = ("import os, tracecorn\n"
+            "try:\n"
+            f"    tracecorn.record([{guest('loop64')!r}, '400000000'], output='i',\n"
+            "                     stdout=open(os.devnull, 'w'))\n"
+            "    print('returned')\n"
+            "except KeyboardInterrupt:\n"
+            "    print('KeyboardInterrupt')\n")
+    pkg = os.path.dirname(os.path.dirname(os.path.abspath(tracecorn.__file__)))
+    env = dict(os.environ, PYTHONPATH=pkg)
+    p = subprocess.Popen([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                         stdout=subprocess.PIPE, text=True)
+    partial = tmp_path / "i.partial.tct"
+    for _ in range(200):  # until the recording runs
+        if partial.exists():
+            break
+        time.sleep(0.05)
+    assert partial.exists()
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, _ = p.communicate(timeout=120)
+    assert out.strip() == "KeyboardInterrupt" and p.returncode == 0
+    s = tracecorn.info(str(tmp_path / "i.tct"))
+    assert s.exit_status == 130 and s.insns > 1000
+

@@ -243,6 +243,7 @@ _SIGS = {
     "tc_session_info": (ctypes.POINTER(tc_trace_info), [_P]),
     "tc_session_add_writer": (c_int, [_P, _P, c_char_p, E]),
     "tc_session_run": (c_int, [_P, ctypes.POINTER(tc_run_result), E]),
+    "tc_session_stop": (None, [_P]),
     "tc_session_output_ok": (c_int, [_P, c_char_p]),
     "tc_session_pids": (c_size_t, [_P, ctypes.POINTER(c_u32), c_size_t]),
     "tc_output_is_stream": (c_int, [c_char_p]),

@@ -3,6 +3,7 @@
 
 import ctypes
 import os
+import threading
 import sys
 
 from . import _lib
@@ -216,11 +217,43 @@ def _run(L, s, o, argv, formats, output, zst, force, quiet, raw, base, entry,
                 saved[fd] = termios.tcgetattr(fd)
             except (termios.error, OSError):
                 pass
+    interrupted = False
     try:
-        rc = L.tc_session_run(s, ctypes.byref(r), ctypes.byref(err))
+        if threading.current_thread() is threading.main_thread():
+            # Python runs its SIGINT handler only between bytecodes of the
+            # main thread, never during a ctypes call: the recording runs on
+            # a thread of its own (ctypes lets go of the GIL) while this one
+            # waits, and Ctrl-C stops it as the CLI's does (tc_session_stop:
+            # every trace closed validly, reason "interrupted").
+            # (An Event, not Thread.join: a join that KeyboardInterrupt cuts
+            # short can leave the thread looking finished while it runs.)
+            box, done = [], threading.Event()
+
+            def run():
+                try:
+                    box.append(L.tc_session_run(s, ctypes.byref(r),
+                                                ctypes.byref(err)))
+                finally:
+                    done.set()
+            t = threading.Thread(target=run)
+            t.start()
+            while not done.is_set():
+                try:
+                    done.wait(0.05)
+                except KeyboardInterrupt:
+                    interrupted = True
+                    L.tc_session_stop(s)
+            t.join()
+            rc = box[0]
+        else:
+            rc = L.tc_session_run(s, ctypes.byref(r), ctypes.byref(err))
     finally:
         for fd, mode in saved.items():
             termios.tcsetattr(fd, termios.TCSANOW, mode)
+    if interrupted:
+        # the traces are complete (reason "interrupted"); the script stops
+        # as Ctrl-C asks
+        raise KeyboardInterrupt
     if rc < 0 and r.reason == 0:
         raise RecordError(err.text())
     res.error = err.text() if rc < 0 else None
