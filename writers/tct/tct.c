@@ -1532,14 +1532,10 @@ static void put_le32(uint8_t *p, uint32_t v) {
     p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* Version 4's footer, after the last frame: a skippable frame holding
- * the index as one zstd frame, then the trailer (docs/formats/tct.md). */
-static int write_footer(tc_writer *w, tc_error *err) {
-  if (w->nframe_ends != w->nchunks)
-    return 0; /* cannot happen; no footer: readers scan */
-  w->len = 0;
+/* The summary info prints and the map log, as the footer and a -j part's
+ * meta both hold them. */
+static void put_sum_and_maplog(tc_writer *w) {
   const tct_sum *s = &w->sum;
-  put_uv(w, 1); /* the footer's version */
   put_uv(w, s->insns);
   put_uv(w, s->syscalls);
   put_uv(w, s->maps);
@@ -1562,6 +1558,16 @@ static int write_footer(tc_writer *w, tc_error *err) {
       put_uv(w, m->file_offset);
     }
   }
+}
+
+/* Version 4's footer, after the last frame: a skippable frame holding
+ * the index as one zstd frame, then the trailer (docs/formats/tct.md). */
+static int write_footer(tc_writer *w, tc_error *err) {
+  if (w->nframe_ends != w->nchunks)
+    return 0; /* cannot happen; no footer: readers scan */
+  w->len = 0;
+  put_uv(w, 1); /* the footer's version */
+  put_sum_and_maplog(w);
   put_uv(w, w->nchunks);
   uint64_t insn = 0, off = 0, nmaps = 0;
   for (size_t i = 0; i < w->nchunks; i++) {
@@ -1616,29 +1622,7 @@ static const char tct_part_tag[8] = {'T', 'C', 'T', 'P', 'A', 'R', 'T', '1'};
  * uncompressed, then the frames' length and tct_part_tag. */
 static int write_part_meta(tc_writer *w, tc_error *err) {
   w->len = 0;
-  const tct_sum *s = &w->sum;
-  put_uv(w, s->insns);
-  put_uv(w, s->syscalls);
-  put_uv(w, s->maps);
-  put_uv(w, s->faults);
-  put_uv(w, s->keyframes);
-  put_uv(w, s->first_pc);
-  put_uv(w, s->last_pc);
-  put_u8(w, (uint8_t)s->have_exit);
-  put_sv(w, s->exit_status);
-  put_str(w, s->exit_message);
-  put_uv(w, w->nmaplog);
-  for (size_t i = 0; i < w->nmaplog; i++) {
-    const tct_maplog *m = &w->maplog[i];
-    put_u8(w, m->kind);
-    put_uv(w, m->addr);
-    put_uv(w, m->size);
-    put_uv(w, m->prot);
-    if (m->kind == REC_MAP) {
-      put_str(w, m->name);
-      put_uv(w, m->file_offset);
-    }
-  }
+  put_sum_and_maplog(w);
   put_uv(w, w->nchunks);
   for (size_t i = 0; i < w->nchunks; i++) {
     put_uv(w, w->chunks[i].insn);
