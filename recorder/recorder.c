@@ -716,6 +716,27 @@ static void window_resume(tc_recorder *r) {
   emit_keyframe(r);
 }
 
+/* The decoded instruction at addr: the cache's, or decoded now (the bytes
+ * read from the engine); NULL when out of memory, the run then stops. */
+static inline const tc_decoded *decoded_at(tc_recorder *r, uc_engine *uc,
+                                           uint64_t addr, uint32_t size) {
+  const tc_decoded *d = tc_decoder_peek(r->dec, addr);
+  if (d && d->size == size)
+    return d;
+  uint8_t bytes[16] = {0};
+  uint32_t n = size > 16 ? 16 : size;
+  uc_mem_read(uc, addr, bytes, n);
+  /* arm: the ISA state matters only on a miss (CPSR.T, bit 5). */
+  bool thumb = r->arch->id == TC_ARCH_ARM &&
+               (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & 0x20));
+  d = tc_decoder_get(r->dec, addr, bytes, n, thumb);
+  if (!d) {
+    r->oom = true;
+    uc_emu_stop(uc);
+  }
+  return d;
+}
+
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   tc_recorder *r = user;
   /* SPARC's carry-flag stubs stand for the kernel: never recorded. */
@@ -757,21 +778,9 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   }
   r->executed++;
   r->emu->cur_pc = addr;
-  const tc_decoded *d = tc_decoder_peek(r->dec, addr);
-  if (!d || d->size != size) {
-    uint8_t bytes[16] = {0};
-    uint32_t n = size > 16 ? 16 : size;
-    uc_mem_read(uc, addr, bytes, n);
-    /* arm: the ISA state matters only on a miss (CPSR.T, bit 5). */
-    bool thumb = r->arch->id == TC_ARCH_ARM &&
-                 (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & 0x20));
-    d = tc_decoder_get(r->dec, addr, bytes, n, thumb);
-    if (!d) {
-      r->oom = true;
-      uc_emu_stop(uc);
-      return;
-    }
-  }
+  const tc_decoded *d = decoded_at(r, uc, addr, size);
+  if (!d)
+    return;
   if (r->windowed) {
     bool in = in_window(r, addr);
     if (in && r->skipping)
@@ -833,20 +842,9 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   }
   r->executed++;
   r->emu->cur_pc = addr;
-  const tc_decoded *d = tc_decoder_peek(r->dec, addr);
-  if (!d || d->size != size) {
-    uint8_t bytes[16] = {0};
-    uint32_t n = size > 16 ? 16 : size;
-    uc_mem_read(uc, addr, bytes, n);
-    bool thumb = r->arch->id == TC_ARCH_ARM &&
-                 (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & 0x20));
-    d = tc_decoder_get(r->dec, addr, bytes, n, thumb);
-    if (!d) {
-      r->oom = true;
-      uc_emu_stop(uc);
-      return;
-    }
-  }
+  const tc_decoded *d = decoded_at(r, uc, addr, size);
+  if (!d)
+    return;
   r->lpend = true;
   r->lpend_rep = d->is_rep;
   r->lpend_pc = d->pc;
