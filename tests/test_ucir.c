@@ -256,7 +256,8 @@ static size_t sample_events(tc_event *ev, uint8_t *st0, uint8_t *st1,
   ev[n].kind = TC_EV_UNMAP;
   ev[n++].u.map = (tc_map_event){0x11000, 0x1000, 0, NULL, 0, NULL};
   ev[n].kind = TC_EV_SYSCALL;
-  ev[n].u.sys = (tc_syscall_event){1, 7, 60, "exit", {5}, 0, 0, 1, kacc, 0, 0, 0};
+  ev[n].u.sys =
+      (tc_syscall_event){1, 7, 60, "exit", {5}, 0, 0, 1, kacc, 0, 0, 0};
   n++;
   ev[n].kind = TC_EV_EXIT;
   ev[n++].u.exit = (tc_exit_event){TC_EXIT_EXITED, 5, 0, 2, NULL};
@@ -1016,8 +1017,11 @@ static void test_truncations(void) {
     CU_ASSERT_FATAL(f && n > 200);
     const char *t = tu_tmp("trunc.ucir");
     char msg[512];
-    size_t ok = 0, failed = 0;
-    for (size_t cut = 0; cut < n; cut++) {
+    size_t ok = 0, failed = 0, tried = 0;
+    /* every cut through the header and the first records; past them a
+     * sanitizer build (a full read per cut, 36 s there) takes every 7th */
+    for (size_t cut = 0; cut < n;
+         cut += TC_SANITIZED && cut >= 256 ? 7 : 1, tried++) {
       tu_write_file(t, f, cut);
       int rc = read_rc(t, msg, sizeof msg);
       if (rc == 0) {
@@ -1040,7 +1044,7 @@ static void test_truncations(void) {
       CU_ASSERT_EQUAL(ok, 2);
     }
     CU_ASSERT(ok >= 2);
-    CU_ASSERT(failed > n / 2);
+    CU_ASSERT(failed > tried / 2);
     free(f);
   }
 }
