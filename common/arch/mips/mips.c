@@ -67,117 +67,38 @@ enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
     .first_stack_arg = 4, .stack_arg_offset = 16                               \
   }
 
-const tc_arch tc_arch_desc_mips = {
-    .id = TC_ARCH_MIPS,
-    .name = "mips",
-    .big_endian = 1,
-    .ptr_size = 4,
-    .page_size = 4096,
-    .max_insn_size = 4,
-    .regs = regs_mips,
-    .nregs = TC_ARCH_COUNT(regs_mips),
-    .pc_reg = MIPS_PC,
-    .sp_reg = MIPS_SP,
-    .flags_reg = TC_NO_REG,
-    .state_size = 144,
-    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
-    .elf_platform = NULL,
-    .elf_machine = 8, /* EM_MIPS */
-    .aliases = (const char *const[]){"mipsbe", NULL},
-    .uc_arch = mips_uc_arch,
-    .uc_mode = mips_uc_mode,
-    .cs_arch = mips_cs_arch,
-    .cs_mode = mips_cs_mode,
-    .stack_top = STACK_TOP_O32,
-    .mmap_top = MMAP_TOP_O32,
-    .stack_align = 8,
-    .linux_abi = &tc_linux_abi_mips_o32,
-    .with_fpu = &arch_mips_fpu,
-};
+/* An o32 descriptor: big- or little-endian, the integer table or the one
+ * with the FPU (same indices, then f0-f31, fcsr, fir); base/with_fpu link
+ * the two tables of one arch. */
+#define MIPS_O32(id_, name_, be_, engine_, aliases_, regs_, state_, links_)    \
+  {                                                                            \
+    .id = id_, .name = name_, .big_endian = be_, .ptr_size = 4,                \
+    .page_size = 4096, .max_insn_size = 4, .regs = regs_,                      \
+    .nregs = TC_ARCH_COUNT(regs_), .pc_reg = MIPS_PC, .sp_reg = MIPS_SP,       \
+    .flags_reg = TC_NO_REG, .state_size = state_,                              \
+    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),          \
+    .elf_platform = NULL, .elf_machine = 8 /* EM_MIPS */, .aliases = aliases_, \
+    .uc_arch = engine_##_uc_arch, .uc_mode = engine_##_uc_mode,                \
+    .cs_arch = engine_##_cs_arch, .cs_mode = engine_##_cs_mode,                \
+    .stack_top = STACK_TOP_O32, .mmap_top = MMAP_TOP_O32, .stack_align = 8,    \
+    .linux_abi = &tc_linux_abi_mips_o32, links_                                \
+  }
 
-const tc_arch tc_arch_desc_mipsel = {
-    .id = TC_ARCH_MIPSEL,
-    .name = "mipsel",
-    .big_endian = 0,
-    .ptr_size = 4,
-    .page_size = 4096,
-    .max_insn_size = 4,
-    .regs = regs_mips,
-    .nregs = TC_ARCH_COUNT(regs_mips),
-    .pc_reg = MIPS_PC,
-    .sp_reg = MIPS_SP,
-    .flags_reg = TC_NO_REG,
-    .state_size = 144,
-    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
-    .elf_platform = NULL,
-    .elf_machine = 8, /* EM_MIPS */
-    .aliases = (const char *const[]){NULL},
-    .uc_arch = mipsel_uc_arch,
-    .uc_mode = mipsel_uc_mode,
-    .cs_arch = mipsel_cs_arch,
-    .cs_mode = mipsel_cs_mode,
-    .stack_top = STACK_TOP_O32,
-    .mmap_top = MMAP_TOP_O32,
-    .stack_align = 8,
-    .linux_abi = &tc_linux_abi_mips_o32,
-    .with_fpu = &arch_mipsel_fpu,
-};
+static const char *const mips_aliases[] = {"mipsbe", NULL};
+static const char *const no_aliases[] = {NULL};
 
-static const tc_arch arch_mips_fpu = {
-    .id = TC_ARCH_MIPS,
-    .name = "mips",
-    .big_endian = 1,
-    .ptr_size = 4,
-    .page_size = 4096,
-    .max_insn_size = 4,
-    .regs = regs_mips_fpu,
-    .nregs = TC_ARCH_COUNT(regs_mips_fpu),
-    .pc_reg = MIPS_PC,
-    .sp_reg = MIPS_SP,
-    .flags_reg = TC_NO_REG,
-    .state_size = 280,
-    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
-    .elf_platform = NULL,
-    .elf_machine = 8, /* EM_MIPS */
-    .aliases = (const char *const[]){"mipsbe", NULL},
-    .uc_arch = mips_uc_arch,
-    .uc_mode = mips_uc_mode,
-    .cs_arch = mips_cs_arch,
-    .cs_mode = mips_cs_mode,
-    .stack_top = STACK_TOP_O32,
-    .mmap_top = MMAP_TOP_O32,
-    .stack_align = 8,
-    .linux_abi = &tc_linux_abi_mips_o32,
-    .base = &tc_arch_desc_mips,
-};
-
-static const tc_arch arch_mipsel_fpu = {
-    .id = TC_ARCH_MIPSEL,
-    .name = "mipsel",
-    .big_endian = 0,
-    .ptr_size = 4,
-    .page_size = 4096,
-    .max_insn_size = 4,
-    .regs = regs_mips_fpu,
-    .nregs = TC_ARCH_COUNT(regs_mips_fpu),
-    .pc_reg = MIPS_PC,
-    .sp_reg = MIPS_SP,
-    .flags_reg = TC_NO_REG,
-    .state_size = 280,
-    .sys = MIPS_O32_SYS(sysnames_mips, TC_ARCH_COUNT(sysnames_mips)),
-    .elf_platform = NULL,
-    .elf_machine = 8, /* EM_MIPS */
-    .aliases = (const char *const[]){NULL},
-    .uc_arch = mipsel_uc_arch,
-    .uc_mode = mipsel_uc_mode,
-    .cs_arch = mipsel_cs_arch,
-    .cs_mode = mipsel_cs_mode,
-    .stack_top = STACK_TOP_O32,
-    .mmap_top = MMAP_TOP_O32,
-    .stack_align = 8,
-    .linux_abi = &tc_linux_abi_mips_o32,
-    .base = &tc_arch_desc_mipsel,
-};
+const tc_arch tc_arch_desc_mips =
+    MIPS_O32(TC_ARCH_MIPS, "mips", 1, mips, mips_aliases, regs_mips, 144,
+             .with_fpu = &arch_mips_fpu);
+const tc_arch tc_arch_desc_mipsel =
+    MIPS_O32(TC_ARCH_MIPSEL, "mipsel", 0, mipsel, no_aliases, regs_mips, 144,
+             .with_fpu = &arch_mipsel_fpu);
+static const tc_arch arch_mips_fpu =
+    MIPS_O32(TC_ARCH_MIPS, "mips", 1, mips, mips_aliases, regs_mips_fpu, 280,
+             .base = &tc_arch_desc_mips);
+static const tc_arch arch_mipsel_fpu =
+    MIPS_O32(TC_ARCH_MIPSEL, "mipsel", 0, mipsel, no_aliases, regs_mips_fpu,
+             280, .base = &tc_arch_desc_mipsel);
 
 /* n64: eight argument registers ($4-$11; six used by syscalls). */
 const tc_arch tc_arch_desc_mips64el = {
