@@ -364,6 +364,25 @@ static const uint8_t *version_at(const rp_page *pg, uint32_t cp) {
   return lo ? pg->v[lo - 1].buf : NULL;
 }
 
+/* Files a new page in the map and the list of pages. -1 (out of memory):
+ * a page the map did not take is freed; one it took stays the map's. */
+static int add_page(tc_replay *r, rp_page *pg) {
+  if (map_put(&r->pages, pg->pn, pg)) {
+    free(pg);
+    return -1;
+  }
+  if (r->npages == r->cap_pages) {
+    size_t cap = r->cap_pages ? r->cap_pages * 2 : 256;
+    rp_page **l = realloc(r->page_list, cap * sizeof *l);
+    if (!l)
+      return -1;
+    r->page_list = l;
+    r->cap_pages = cap;
+  }
+  r->page_list[r->npages++] = pg;
+  return 0;
+}
+
 /* Opening: the page now, made if new. */
 static uint8_t *open_page(tc_replay *r, uint64_t pn) {
   rp_page *pg = map_get(&r->pages, pn);
@@ -372,19 +391,8 @@ static uint8_t *open_page(tc_replay *r, uint64_t pn) {
     if (!pg)
       return NULL;
     pg->pn = pn;
-    if (map_put(&r->pages, pn, pg)) {
-      free(pg);
+    if (add_page(r, pg) < 0)
       return NULL;
-    }
-    if (r->npages == r->cap_pages) {
-      size_t cap = r->cap_pages ? r->cap_pages * 2 : 256;
-      rp_page **l = realloc(r->page_list, cap * sizeof *l);
-      if (!l)
-        return NULL;
-      r->page_list = l;
-      r->cap_pages = cap;
-    }
-    r->page_list[r->npages++] = pg;
   }
   if (!pg->cur && !(pg->cur = calloc(1, RP_BUF)))
     return NULL;
@@ -1277,19 +1285,8 @@ static int load_index(tc_replay *r, const uint64_t id[3]) {
       goto bad;
     }
     pg->pn = pn;
-    if (map_put(&r->pages, pn, pg)) {
-      free(pg);
+    if (add_page(r, pg) < 0)
       goto bad;
-    }
-    if (r->npages == r->cap_pages) {
-      size_t cap = r->cap_pages ? r->cap_pages * 2 : 256;
-      rp_page **l = realloc(r->page_list, cap * sizeof *l);
-      if (!l)
-        goto bad;
-      r->page_list = l;
-      r->cap_pages = cap;
-    }
-    r->page_list[r->npages++] = pg;
     if (nv && !(pg->v = calloc(nv, sizeof *pg->v)))
       goto bad;
     pg->capv = nv;
