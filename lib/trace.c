@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/replay.h"
+#include "common/byteorder.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/format.h"
 
@@ -201,23 +202,16 @@ static void put(packer *k, const void *src, size_t n) {
     memcpy(k->p + k->n, src, n);
   k->n += n;
 }
-static void put8(packer *k, uint8_t v) { put(k, &v, 1); }
-static void put16(packer *k, uint16_t v) {
-  uint8_t b[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
-  put(k, b, 2);
-}
-static void put32(packer *k, uint32_t v) {
-  uint8_t b[4];
-  for (int i = 0; i < 4; i++)
-    b[i] = (uint8_t)(v >> (8 * i));
-  put(k, b, 4);
-}
-static void put64(packer *k, uint64_t v) {
+/* little-endian, n bytes (common/byteorder.h) */
+static void put_n(packer *k, uint64_t v, unsigned n) {
   uint8_t b[8];
-  for (int i = 0; i < 8; i++)
-    b[i] = (uint8_t)(v >> (8 * i));
-  put(k, b, 8);
+  put_le(b, v, n);
+  put(k, b, n);
 }
+static void put8(packer *k, uint8_t v) { put(k, &v, 1); }
+static void put16(packer *k, uint16_t v) { put_n(k, v, 2); }
+static void put32(packer *k, uint32_t v) { put_n(k, v, 4); }
+static void put64(packer *k, uint64_t v) { put_n(k, v, 8); }
 /* u16 length, then the bytes (a NULL string: length 0xFFFF, none) */
 static void put_str(packer *k, const char *s) {
   if (!s) {
