@@ -28,6 +28,7 @@
 typedef struct par_slot {
   int status; /* 0 written, 1 failed, 2 diverged from the log */
   bool last;  /* it ran to the guest's end (its part has the EXIT) */
+  bool empty; /* the guest ended before its first instruction */
   char msg[480];
   tc_run_result res;
 } par_slot;
@@ -43,7 +44,7 @@ typedef struct par_seg {
   pid_t pid;
   int slot;
   uint64_t first, log_off;
-  bool done;
+  bool done, empty;
   char path[4200];
 } par_seg;
 
@@ -83,6 +84,10 @@ typedef struct par {
   tc_error part_err;
   bool part_failed;
   bool held;
+  /* begun a few instructions before its first (tc_recorder_set_light):
+   * nothing is written before the KEYFRAME of instruction `first` */
+  bool before_first;
+  uint64_t first, base_syscalls, base_mem;
   tc_event held_ev;
   uint8_t *held_state;
   char sysname[64];
@@ -523,6 +528,12 @@ static void child_write(par *p, const tc_event *ev) {
  * after it: then the EXIT follows it here). */
 static void child_emit(void *ctx, const tc_event *ev) {
   par *p = ctx;
+  if (p->before_first) {
+    if (ev->kind != TC_EV_KEYFRAME || ev->u.key.insn_index != p->first)
+      return; /* the previous segment's */
+    p->before_first = false;
+    tc_recorder_counts(p->rec, &p->base_syscalls, &p->base_mem);
+  }
   if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->seg_to &&
       !p->held) {
     p->held = true;
@@ -547,6 +558,8 @@ static void child_main(par *p, uint64_t first) {
   sigaction(SIGALRM, &sa, NULL);
   alarm(0);
   p->child = true;
+  p->first = first;
+  p->before_first = tc_recorder_executed(p->rec) < first;
   p->seg_to = first + p->a->every;
   p->ops = *p->inner;
   p->ops.syscall = replay_syscall;
@@ -574,8 +587,11 @@ static void child_main(par *p, uint64_t first) {
   tc_error cerr = {{0}};
   int crc = tc_tct_close_part(p->part, &cerr);
   par_slot *s = &p->sh->slot[p->slot];
-  s->last = last;
+  s->empty = p->before_first;
+  s->last = last && !s->empty;
   s->res = res;
+  s->res.syscalls -= p->base_syscalls;
+  s->res.mem_accesses -= p->base_mem;
   if (p->part_failed)
     child_exit(p, 1, p->part_err.msg);
   if (crc < 0)
@@ -629,6 +645,8 @@ static void reaped(par *p, par_seg *g, int st) {
     set_failed(p, m);
   } else if (s->status) {
     set_failed(p, s->msg);
+  } else if (s->empty) {
+    g->empty = true; /* the guest ended in the instructions before it */
   } else {
     p->syscalls += s->res.syscalls;
     p->mem_accesses += s->res.mem_accesses;
@@ -645,7 +663,7 @@ static void join_ready(par *p) {
   while (p->next_join < p->nsegs && p->segs[p->next_join].done) {
     par_seg *g = &p->segs[p->next_join++];
     tc_error err = {{0}};
-    if (!p->failed[0] && !p->killing &&
+    if (!p->failed[0] && !p->killing && !g->empty &&
         tc_tct_join_add(p->join, g->path, &err) < 0)
       set_failed(p, err.msg);
     unlink(g->path);
@@ -663,9 +681,8 @@ static void join_ready(par *p) {
 
 static void checkpoint(void *ctx, tc_recorder *r, uint64_t index) {
   par *p = ctx;
-  (void)r;
-  if (!p->reading)
-    __atomic_store_n(&p->sh->run_at, index, __ATOMIC_RELEASE);
+  if (!p->reading) /* where the run is (a few before index: a delay slot) */
+    __atomic_store_n(&p->sh->run_at, tc_recorder_executed(r), __ATOMIC_RELEASE);
   if (p->a->debug.par_run_only || p->a->log_mode == TC_LOG_WRITE)
     return; /* the run alone: its benchmark, or --log-only */
   while (reap(p, false)) {
@@ -725,8 +742,19 @@ const char *tc_parallel_refusal(const tc_trace_info *info,
                                 const tc_options *opt, int jobs) {
   if (jobs > PAR_MAX_JOBS)
     return "-j: at most 64 jobs";
-  if (info->arch->id != TC_ARCH_X86_64 && info->arch->id != TC_ARCH_X86)
-    return "-j N records x86-64 and i386 programs only yet; record with -j 1";
+  switch (info->arch->id) {
+  case TC_ARCH_X86:
+  case TC_ARCH_X86_64:
+  case TC_ARCH_ARM:
+  case TC_ARCH_ARM64:
+  case TC_ARCH_MIPS:
+  case TC_ARCH_MIPSEL:
+    break;
+  default: /* sparc's register windows and delay slots, mips64el: not
+              checked against -j 1 yet */
+    return "-j N does not record sparc or mips64el programs yet; record "
+           "with -j 1";
+  }
   if (!opt->keyframe_interval)
     return "-j N needs keyframes (--keyframe 0 turns them off)";
   if (opt->trace_ranges || opt->trace_funcs)

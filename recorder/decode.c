@@ -420,12 +420,57 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
   }
 }
 
+/* How many instructions after e are inside its control (tc_decoded's
+ * guards), from its bytes: more than it has is harmless (a stop moves a
+ * little earlier), fewer is not. */
+static unsigned guards_of(const tc_arch *a, const tc_decoded *e) {
+  const uint8_t *b = e->bytes;
+  if (a->id == TC_ARCH_ARM && e->thumb && e->size == 2 && b[1] == 0xbf &&
+      (b[0] & 0xf)) {
+    /* IT (0xbfXY, mask Y != 0): 4 - trailing zeros of the mask */
+    unsigned m = b[0] & 0xf, n = 4;
+    while (!(m & 1))
+      m >>= 1, n--;
+    return n;
+  }
+  if (!tc_arch_is_mips(a) || e->size != 4)
+    return 0;
+  uint32_t w = a->big_endian
+                   ? (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+                   : (uint32_t)b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0];
+  unsigned op = w >> 26, rs = (w >> 21) & 31, rt = (w >> 16) & 31;
+  switch (op) {
+  case 0x00: /* jr, jalr */
+    return (w & 0x3f) == 0x08 || (w & 0x3f) == 0x09;
+  case 0x01: /* bltz, bgez(l), bltzal(l), bgezal(l); DSP's bposge32/64 */
+    return (rt & 0x0c) == 0 || rt == 0x1c || rt == 0x1d;
+  case 0x02: /* j, jal, beq, bne, blez, bgtz */
+  case 0x03:
+  case 0x04:
+  case 0x05:
+  case 0x06:
+  case 0x07:
+  case 0x14: /* the branch-likely forms */
+  case 0x15:
+  case 0x16:
+  case 0x17:
+  case 0x1d: /* jalx */
+    return 1;
+  case 0x11: /* bc1f, bc1t (and -l); bc1any2/4 */
+  case 0x12: /* bc2f, bc2t */
+    return rs == 0x08 || rs == 0x09 || rs == 0x0a;
+  default:
+    return 0;
+  }
+}
+
 static void decode_regs(tc_decoder *d, tc_decoded *e) {
   e->full_read = false;
   e->is_rep = false;
   e->privileged = false;
   e->emulate = TC_DEC_EMU_NONE;
   e->nwrite = 0;
+  e->guards = guards_of(d->arch, e) & 7;
   add_write(e, d->arch->pc_reg);
   if (d->cs_ok && d->arch->id == TC_ARCH_ARM)
     cs_option(d->cs, CS_OPT_MODE, e->thumb ? CS_MODE_THUMB : CS_MODE_ARM);

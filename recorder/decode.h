@@ -35,7 +35,12 @@ typedef struct tc_decoded {
   bool privileged : 1; /* faults in user mode (x86: hlt, cli, in/out,
                           wrmsr...) though Unicorn, running at ring 0, would
                           execute it */
-  uint16_t write[18];  /* the most seen is 12 (arm's push/pop lists) */
+  /* The next `guards` instructions cannot be where a run stops and
+   * resumes: a mips branch's delay slot (1), the instructions a Thumb IT
+   * covers (up to 4). The engine keeps that state only inside a
+   * translated block (record -j stops before such an instruction). */
+  uint8_t guards : 3;
+  uint16_t write[18]; /* the most seen is 12 (arm's push/pop lists) */
 } tc_decoded;
 _Static_assert(sizeof(tc_decoded) == 64, "a decode slot is one cache line");
 

@@ -845,6 +845,17 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   const tc_decoded *d = decoded_at(r, uc, addr, size);
   if (!d)
     return;
+  if (d->guards && r->executed - 1 + d->guards >= r->ckpt_next &&
+      r->executed <= r->ckpt_next) {
+    /* The checkpoint would fall in what this instruction controls (a
+     * delay slot, an IT block), where the engine cannot resume: it is
+     * taken before this instruction instead; the segment's recorder runs
+     * from here and writes from ckpt_next on. */
+    r->executed--;
+    r->ckpt_due = true;
+    uc_emu_stop(uc);
+    return;
+  }
   r->lpend = true;
   r->lpend_rep = d->is_rep;
   r->lpend_pc = d->pc;
@@ -1603,7 +1614,7 @@ int tc_recorder_turn(tc_recorder *r, tc_error *err) {
       /* record -j: a checkpoint (the callback forks; its child goes on
        * as the segment's recorder and never returns here) */
       r->ckpt_due = false;
-      r->ckpt(r->ckpt_ctx, r, r->executed);
+      r->ckpt(r->ckpt_ctx, r, r->ckpt_next);
       r->ckpt_next += r->ckpt_every;
       r->insn_limit = r->max_limit;
       clamp_limit(r);
@@ -1797,6 +1808,12 @@ int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
 }
 
 bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
+
+void tc_recorder_counts(const tc_recorder *r, uint64_t *syscalls,
+                        uint64_t *mem_accesses) {
+  *syscalls = r->stats.syscalls;
+  *mem_accesses = r->stats.mem_accesses;
+}
 
 const char *tc_recorder_light_refusal(const tc_recorder *r) {
   return r->light_refusal;

@@ -97,7 +97,10 @@ void tc_recorder_stop_max(tc_recorder *r);
  * segments. tc_recorder_set_light, before the run: the recorder only
  * counts instructions (and runs what tracecorn runs itself), emits
  * nothing, and before instruction 0 and every `every` instructions
- * calls fn outside the engine, where the caller forks. In the child,
+ * calls fn outside the engine, where the caller forks (with the index
+ * of the segment's first instruction; tc_recorder_executed may be a few
+ * instructions before it, where a delay slot or an IT block would have
+ * put the stop: the segment then writes from index on). In the child,
  * tc_recorder_materialize makes it a full recorder from there (emitting
  * to emit): the start of the stream at 0, else a KEYFRAME; it stops
  * before instruction `to` (tc_recorder_segment_ended, and no EXIT) unless
@@ -108,6 +111,9 @@ void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
 int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
                             void *ctx, tc_error *err);
 bool tc_recorder_segment_ended(const tc_recorder *r);
+/* The syscalls and memory accesses recorded so far. */
+void tc_recorder_counts(const tc_recorder *r, uint64_t *syscalls,
+                        uint64_t *mem_accesses);
 /* What stopped the run phase because it cannot log it, or NULL. */
 const char *tc_recorder_light_refusal(const tc_recorder *r);
 
