@@ -649,6 +649,7 @@ int tc_filter_event(tc_filter_state *s, const tc_event *ev,
                ? pass(ev, out, w, err)
                : hide(ev, out, w, err);
   case TC_EV_EXIT:
+  case TC_EV_TURN: /* a marker of time order, kept whatever the selection */
     return pass(ev, out, w, err);
   }
   return hide(ev, out, w, err);

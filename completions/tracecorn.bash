@@ -21,7 +21,7 @@ _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --se
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle --root
   --range --pc --mem --reads --writes --reg --from --to --skip --count --last
   --syscalls-only --syscall -e -h --help"
-_tracecorn_opts_strace="-s -f --format --root --range --pc --mem --reads --writes --reg
+_tracecorn_opts_strace="-s -f --follow-forks --format --root --range --pc --mem --reads --writes --reg
   --from --to --skip --count --last --syscalls-only --syscall -e -h --help"
 _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -q --quiet -h
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
@@ -81,7 +81,7 @@ _tracecorn() {
     _tracecorn_complete_list "$(_tracecorn_formats "$prog" read) all readable"
     return
     ;;
-  dump:-f | dump:--format | strace:-f | strace:--format | convert:-F | \
+  dump:-f | dump:--format | strace:--format | convert:-F | \
     convert:--from)
     COMPREPLY=($(compgen -W "$(_tracecorn_formats "$prog" read)" -- "$cur"))
     return

@@ -348,6 +348,11 @@ static void pack(packer *k, const tc_arch *arch, const tc_event *ev) {
     put_mem(k, g->mem, g->nmem);
     break;
   }
+  case TC_EV_TURN:
+    put64(k, ev->u.turn.turn);
+    put64(k, ev->u.turn.insn_index);
+    put32(k, ev->u.turn.tid);
+    break;
   }
 }
 

@@ -141,6 +141,9 @@ struct tc_recorder {
   kernel_ev *kev;
   size_t nkev, capkev;
 
+  /* tc_recorder_set_turn: a TURN event goes before the next event */
+  bool turn_pending;
+  uint64_t turn_no;
   uint64_t quantum; /* instructions per thread turn */
   bool switch_due;  /* the quantum ended: the scheduler runs next */
   bool deadlock;    /* every thread blocked for good */
@@ -492,6 +495,16 @@ static void sync_next(tc_recorder *r) {
 
 static void emit_event(tc_recorder *r, const tc_event *ev) {
   r->in_emit = 1;
+  if (r->turn_pending) {
+    /* emitted with the turn's first event, so a turn in which the process
+     * only found itself still blocked leaves nothing in its stream */
+    r->turn_pending = false;
+    tc_event t = {.kind = TC_EV_TURN};
+    t.u.turn.turn = r->turn_no;
+    t.u.turn.insn_index = r->insn_index;
+    t.u.turn.tid = r->emu->tid;
+    r->emit(r->emit_ctx, &t);
+  }
   r->emit(r->emit_ctx, ev);
   r->in_emit = 0;
 }
@@ -1526,11 +1539,16 @@ static int recorder_begin(tc_recorder *r, tc_error *err) {
     clamp_limit(r);
     return 0;
   }
+  /* A child's copied image is its state at the fork: it comes first, as
+   * any stream starts, and its first TURN after it. */
+  bool turn_pending = r->turn_pending;
+  r->turn_pending = false;
   if (emit_initial_maps(r, err) < 0)
     return -1;
   read_all_regs(r, r->state_cur);
   r->stale_all = true;
   emit_keyframe(r);
+  r->turn_pending = turn_pending;
   exec_ranges_rebuild(r);
   emu->obs = (tc_emu_observer){
       r,           obs_map,          obs_unmap, obs_protect, obs_kernel_write,
@@ -1753,6 +1771,11 @@ void tc_recorder_set_deadlock(tc_recorder *r) {
 }
 
 bool tc_recorder_blocked(const tc_recorder *r) { return r->blocked; }
+
+void tc_recorder_set_turn(tc_recorder *r, uint64_t turn) {
+  r->turn_pending = true;
+  r->turn_no = turn;
+}
 
 int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
   while (tc_recorder_turn(r, err) != TC_TURN_DONE) {

@@ -37,6 +37,9 @@ enum { TC_TURN_DONE = 0, TC_TURN_YIELD, TC_TURN_BLOCKED };
 int tc_recorder_turn(tc_recorder *r, tc_error *err);
 int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err);
 bool tc_recorder_blocked(const tc_recorder *r);
+/* The scheduler's turn number `turn` (across the processes) is about to
+ * run: a TC_EV_TURN event goes before the next event this recorder emits. */
+void tc_recorder_set_turn(tc_recorder *r, uint64_t turn);
 /* Every process waits for another for good: this one ends so (the
  * caller has said why). */
 void tc_recorder_set_deadlock(tc_recorder *r);

@@ -22,6 +22,10 @@ struct tc_sched {
   proc_slot procs[TC_MAX_PROCS];
   uint64_t insns_ended; /* executed by the processes that ended */
   bool budget_spent;    /* --max-insns reached: every process stops */
+  /* Turns given since the first fork: numbered in every process's stream
+   * (TC_EV_TURN) so their files merge in time order. */
+  bool several;
+  uint64_t turns;
   /* The recorder inside the engine now (tc_session_escape). */
   tc_recorder *volatile running;
   volatile sig_atomic_t stop_requested;
@@ -231,13 +235,17 @@ int tc_sched_run(tc_sched *s, tc_run_result *res, tc_error *err) {
     if (s->max_insns && !s->stop_requested)
       spend_budget(s, p);
     s->running = p->rec;
+    if (s->several)
+      tc_recorder_set_turn(p->rec, s->turns++);
     int turn = tc_recorder_turn(p->rec, err);
     s->running = NULL;
     clock = p->emu->clock_ns;
     /* Children made in this turn join the round. */
-    for (tc_emu *c; (c = tc_procs_take_new(p->emu));)
+    for (tc_emu *c; (c = tc_procs_take_new(p->emu));) {
+      s->several = true;
       if (attach(s, c, err) < 0)
         tc_notice("%s", err->msg);
+    }
     if (turn == TC_TURN_DONE) {
       bool first = p->user == NULL;
       int r = end_process(s, p, first ? res : NULL, err);

@@ -245,6 +245,12 @@ int evlog_equal(const evlog *a, const evlog *b, char *why, size_t max) {
                x->u.exit.insn_count != y->u.exit.insn_count,
            "exit");
       break;
+    case TC_EV_TURN:
+      DIFF(x->u.turn.turn != y->u.turn.turn ||
+               x->u.turn.insn_index != y->u.turn.insn_index ||
+               x->u.turn.tid != y->u.turn.tid,
+           "turn");
+      break;
     }
   }
   if (a->n != b->n) {

@@ -199,9 +199,25 @@ static void test_child_stream(void) {
     i++;
   }
   CU_ASSERT(maps >= 4 && with_data >= 2);
-  CU_ASSERT_FATAL(i + 1 < child.n);
+  CU_ASSERT_FATAL(i + 2 < child.n);
   CU_ASSERT_EQUAL(child.ev[i].kind, TC_EV_KEYFRAME);
   CU_ASSERT_EQUAL(child.ev[i].u.key.tid, 1001);
+  /* then its first scheduler turn and its first instruction; the parent's
+   * fork came before any turn (its events before its first TURN) */
+  CU_ASSERT_EQUAL(child.ev[i + 1].kind, TC_EV_TURN);
+  CU_ASSERT_EQUAL(child.ev[i + 1].u.turn.insn_index, 0);
+  CU_ASSERT_EQUAL(child.ev[i + 1].u.turn.tid, 1001);
+  size_t fork_at = SIZE_MAX, first_turn = SIZE_MAX;
+  for (size_t k = 0; k < parent.n; k++) {
+    const tc_event *e = &parent.ev[k];
+    if (e->kind == TC_EV_TURN && first_turn == SIZE_MAX)
+      first_turn = k;
+    if (e->kind == TC_EV_SYSCALL && e->u.sys.ret == 1001 && fork_at == SIZE_MAX)
+      fork_at = k;
+  }
+  CU_ASSERT(fork_at < first_turn);
+  CU_ASSERT(first_turn != SIZE_MAX);
+  i++;
   CU_ASSERT_EQUAL(child.ev[i + 1].kind, TC_EV_INSN);
   CU_ASSERT_EQUAL(child.ev[i + 1].u.insn.pc, fork_next_pc);
   size_t other_tid = 0, getppid_ok = 0;

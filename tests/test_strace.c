@@ -208,10 +208,10 @@ static void compare_native(const char *guest, const char *list) {
 
 /* Everyday coreutils calls that tracecorn answered ENOSYS (issue 32's
  * survey: `touch` and `chmod` failed, `install -m` too): utimensat,
- * fchmodat, fchmod, sync; cp's FICLONE (was ENOTTY). Each command runs natively under strace in one
- * directory and recorded in another with the same names: the files end
- * with the same modes and times, and `tracecorn strace` prints strace's
- * lines (TZ=UTC: strace dates its timespecs in the local zone). */
+ * fchmodat, fchmod, sync; cp's FICLONE (was ENOTTY). Each command runs natively
+ * under strace in one directory and recorded in another with the same names:
+ * the files end with the same modes and times, and `tracecorn strace` prints
+ * strace's lines (TZ=UTC: strace dates its timespecs in the local zone). */
 static void test_coreutils_calls(void) {
   static const struct {
     const char *cmd, *calls;
@@ -927,6 +927,247 @@ static void test_random_events(void) {
   CU_ASSERT(lines > 5000);
 }
 
+/* ------------------------------------------------ strace -f (processes) */
+
+typedef struct pline {
+  unsigned pid;
+  char *text; /* the call, without the pid prefix */
+} pline;
+
+/* `tracecorn strace -f` lines: "[pid N] call" or, when one process
+ * lives, "call" (the parent's here: fork64's parent outlives its
+ * children). */
+static size_t parse_merged(char *text, pline *out, size_t max,
+                           unsigned parent) {
+  char *lines[2048];
+  size_t n = split_lines(text, lines, 2048), k = 0;
+  for (size_t i = 0; i < n && k < max; i++) {
+    unsigned pid = parent;
+    char *t = lines[i];
+    if (sscanf(t, "[pid %u] ", &pid) == 1)
+      t = strchr(t, ']') + 2;
+    out[k++] = (pline){pid, t};
+  }
+  return k;
+}
+
+/* The index of pid's first line starting with what (and ending "= ret"
+ * if ret), or -1. */
+static long find_line(const pline *l, size_t n, unsigned pid, const char *what,
+                      const char *ret) {
+  for (size_t i = 0; i < n; i++) {
+    if (l[i].pid != pid || strncmp(l[i].text, what, strlen(what)) != 0)
+      continue;
+    size_t tl = strlen(l[i].text), rl = ret ? strlen(ret) : 0;
+    if (!ret || (tl > rl + 3 && strcmp(l[i].text + tl - rl, ret) == 0 &&
+                 strncmp(l[i].text + tl - rl - 3, " = ", 3) == 0))
+      return (long)i;
+  }
+  return -1;
+}
+
+/* The syscall names of one process in strace -f -o output ("PID call"),
+ * an <unfinished ...> call counted once (its resumption is skipped). */
+static size_t native_names(char *text, unsigned pid, char names[][32],
+                           size_t max) {
+  size_t k = 0;
+  char *lines[4096];
+  size_t n = split_lines(text, lines, 4096);
+  for (size_t i = 0; i < n && k < max; i++) {
+    unsigned p;
+    int off = 0;
+    if (sscanf(lines[i], "%u %n", &p, &off) != 1 || p != pid)
+      continue;
+    const char *t = lines[i] + off;
+    if (!strncmp(t, "<...", 4) || !strncmp(t, "+++", 3) ||
+        !strncmp(t, "---", 3))
+      continue;
+    size_t m = strcspn(t, "(");
+    snprintf(names[k++], 32, "%.*s", (int)(m < 31 ? m : 31), t);
+  }
+  return k;
+}
+
+static void test_follow_forks(void) {
+  const char *tct = record("fork64", "fk", NULL);
+  int st;
+  char *merged = sh(&st, "%s strace -f %s", TC_CLI, tct);
+  CU_ASSERT_EQUAL_FATAL(st, 0);
+  /* the files given one by one merge the same way */
+  char *given = sh(&st,
+                   "cd %s && %s strace fk.tct fk.1001.tct fk.1002.tct "
+                   "fk.1003.tct fk.1004.tct fk.1005.tct",
+                   tu_tmpdir(), TC_CLI);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_STRING_EQUAL(given, merged);
+  free(given);
+  /* -f is strace's: one line of strace -f per call, prefixed while several
+   * processes live */
+  CU_ASSERT_PTR_NOT_NULL(strstr(merged, "[pid  1001] read(3, "));
+  static pline l[2048];
+  char *copy = strdup(merged);
+  size_t n = parse_merged(copy, l, 2048, 1000);
+  CU_ASSERT(n > 60);
+  /* each process's lines, in order, are its own file's strace */
+  unsigned pids[] = {1000, 1001, 1002, 1003, 1004, 1005};
+  for (int p = 0; p < 6; p++) {
+    char *own = p ? sh(&st, "cd %s && %s strace fk.%u.tct", tu_tmpdir(), TC_CLI,
+                       pids[p])
+                  : sh(&st, "%s strace %s", TC_CLI, tct);
+    CU_ASSERT_EQUAL(st, 0);
+    char *ol[1024];
+    size_t no = split_lines(own, ol, 1024), k = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (l[i].pid != pids[p])
+        continue;
+      /* strace's vfork: unfinished while the child runs, resumed after */
+      if (!strcmp(l[i].text, "vfork( <unfinished ...>"))
+        continue;
+      static char joined[8][512];
+      static int njoined;
+      if (!strncmp(l[i].text, "<... vfork resumed>)", 20)) {
+        char *j = joined[njoined++ % 8];
+        snprintf(j, sizeof joined[0], "vfork()%s", l[i].text + 20);
+        l[i].text = j;
+        if (k < no && !strncmp(ol[k], "vfork()", 7)) {
+          /* the same call; only the alignment differs */
+          CU_ASSERT_STRING_EQUAL(strstr(ol[k], " = "),
+                                 strstr(l[i].text, " = "));
+          k++;
+          continue;
+        }
+      }
+      if (k < no && strcmp(ol[k], l[i].text) != 0) {
+        printf("\n  pid %u line %zu: merged %s, own %s\n", pids[p], k,
+               l[i].text, ol[k]);
+        CU_FAIL("a process's merged lines differ from its own strace");
+      }
+      k++;
+    }
+    CU_ASSERT_EQUAL(k, no);
+    free(own);
+  }
+  /* time order: a child runs after the clone that made it, and ends before
+   * the wait that reaps it; the pipe's reader reads after its writer */
+  for (unsigned c = 1001; c <= 1005; c++) {
+    char ret[16];
+    snprintf(ret, sizeof ret, "%u", c);
+    long made = find_line(l, n, 1000, "clone(", ret);
+    long first = -1, end = -1;
+    for (size_t i = 0; i < n; i++)
+      if (l[i].pid == c) {
+        if (first < 0)
+          first = (long)i;
+        if (!strncmp(l[i].text, "+++ ", 4))
+          end = (long)i;
+      }
+    long reaped = find_line(l, n, 1000, "wait4(", ret);
+    CU_ASSERT(end >= 0);
+    if (made >= 0) /* clone children (not vfork's, whose parent waits) */
+      CU_ASSERT(made < first);
+    if (reaped >= 0)
+      CU_ASSERT(end < reaped);
+  }
+  /* vfork's child (1004) runs inside its parent's vfork */
+  long unfinished = find_line(l, n, 1000, "vfork( <unfinished ...>", NULL);
+  long vchild = find_line(l, n, 1004, "exit_group(5)", NULL);
+  long vdone = find_line(l, n, 1000, "vfork()", "1004");
+  CU_ASSERT(unfinished >= 0 && unfinished < vchild && vchild < vdone);
+  long wrote = find_line(l, n, 1001, "write(6, \"got 20\"", NULL);
+  long read = find_line(l, n, 1000, "read(5, \"got 20\"", NULL);
+  CU_ASSERT(wrote >= 0 && read >= 0 && wrote < read);
+  free(copy);
+
+  /* the same processes under real strace -f: the calls each makes (names,
+   * in order) are ours, for the children that ran to their exit */
+  if (strace_works()) {
+    char native[4200];
+    snprintf(native, sizeof native, "%s/fork64.native-f", tu_tmpdir());
+    char *argv[] = {"strace",
+                    "-f",
+                    "-qq",
+                    "-o",
+                    native,
+                    "-e",
+                    "trace=read,write,close,pipe2,exit_group,wait4,kill",
+                    (char *)tu_guest("fork64"),
+                    NULL};
+    run_clean(argv, NULL);
+    size_t nlen = 0;
+    char *ntext = (char *)tu_read_file(native, &nlen);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(ntext);
+    /* native pids in the order they first appear: the parent, then its
+     * children one after another (fork64 waits for each before the next) */
+    unsigned npid[16];
+    int nn = 0;
+    char *tmp = strdup(ntext), *lines[4096];
+    size_t nl = split_lines(tmp, lines, 4096);
+    for (size_t i = 0; i < nl; i++) {
+      unsigned p;
+      if (sscanf(lines[i], "%u", &p) != 1)
+        continue;
+      int seen = 0;
+      for (int j = 0; j < nn; j++)
+        seen |= npid[j] == p;
+      if (!seen && nn < 16)
+        npid[nn++] = p;
+    }
+    free(tmp);
+    char *ours = sh(&st,
+                    "%s strace -f -e "
+                    "trace=read,write,close,pipe2,exit_group,wait4,kill "
+                    "%s",
+                    TC_CLI, tct);
+    static pline ol[2048];
+    size_t on = parse_merged(ours, ol, 2048, 1000);
+    int compared = 0;
+    for (int p = 0; p < 6 && p < nn; p++) {
+      /* a child killed before it ran (the sleeper) may or may not have
+       * made calls: scheduling, not behaviour */
+      char exited[64];
+      snprintf(exited, sizeof exited, "+++ exited with");
+      if (find_line(ol, on, pids[p], exited, NULL) < 0)
+        continue;
+      static char a[512][32], b[512][32];
+      char *t2 = strdup(ntext);
+      size_t na = native_names(t2, npid[p], a, 512);
+      free(t2);
+      size_t nb = 0;
+      for (size_t i = 0; i < on && nb < 512; i++) {
+        if (ol[i].pid != pids[p] || !strncmp(ol[i].text, "+++", 3) ||
+            !strncmp(ol[i].text, "---", 3))
+          continue;
+        size_t m = strcspn(ol[i].text, "(");
+        snprintf(b[nb++], 32, "%.*s", (int)(m < 31 ? m : 31), ol[i].text);
+      }
+      CU_ASSERT_EQUAL(na, nb);
+      for (size_t i = 0; i < na && i < nb; i++)
+        if (strcmp(a[i], b[i]) != 0) {
+          printf("\n  pid %u call %zu: strace %s, tracecorn %s\n", pids[p], i,
+                 a[i], b[i]);
+          CU_FAIL("a process's calls differ from strace -f's");
+          break;
+        }
+      compared++;
+    }
+    CU_ASSERT(compared >= 4);
+    printf("\n  fork64: %d processes' calls equal strace -f's\n", compared);
+    free(ours);
+    free(ntext);
+  }
+  /* a format without turns: each process after the last, said on stderr */
+  char *conv =
+      sh(&st,
+         "cd %s && for p in '' .1001 .1002 .1003 .1004 .1005; do "
+         "%s convert -q fk$p.tct fku$p.ucir 2>/dev/null || exit 1; done && "
+         "%s strace -f fku.ucir 2>&1 >/dev/null",
+         tu_tmpdir(), TC_CLI, TC_CLI);
+  CU_ASSERT_EQUAL(st, 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(conv, "hold no scheduler turns"));
+  free(conv);
+  free(merged);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"x86-64 syscalls equal strace's decoding of a native run",
@@ -944,6 +1185,8 @@ int main(void) {
       {"dump filters against the full dump", test_filters},
       {"strace and json writers, traces without memory", test_writers},
       {"random syscall events decode to well-formed lines", test_random_events},
+      {"strace -f: processes merged in time order = strace -f",
+       test_follow_forks},
       {NULL, NULL}};
   return tu_run_suite("strace", cases);
 }

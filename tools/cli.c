@@ -121,3 +121,69 @@ void refuse_clobber(const char *path) {
           "(--force does)\n",
           path);
 }
+
+static int cmp_pid(const void *a, const void *b) {
+  unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
+  return x < y ? -1 : x > y;
+}
+
+int cli_family_find(const char *path, const char *ext, cli_family *fam,
+                    char *parent, size_t parent_max, unsigned long *child_pid) {
+  memset(fam, 0, sizeof *fam);
+  if (parent_max)
+    parent[0] = 0;
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 0, path);
+  size_t n = strlen(base), e = strlen(ext);
+  bool zst = n > 4 && strcmp(base + n - 4, ".zst") == 0;
+  size_t tail = e + (zst ? 4 : 0);
+  if (!e || n <= tail || strncmp(base + n - tail, ext, e) != 0)
+    return -1;
+  size_t stem = n - tail; /* base[0, stem) is PREFIX */
+  /* A child: PREFIX ends in .PID and PREFIX without it names a file. */
+  size_t d = stem;
+  while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
+    d--;
+  if (d > 1 && d < stem && base[d - 1] == '.') {
+    char up[PATH_MAX];
+    int k = snprintf(up, sizeof up, "%s%.*s%s", dir, (int)(d - 1), base,
+                     base + stem);
+    if (k > 0 && (size_t)k < sizeof up && access(up, F_OK) == 0) {
+      snprintf(parent, parent_max, "%s", up);
+      *child_pid = strtoul(base + d, NULL, 10);
+      return 0;
+    }
+  }
+  DIR *dp = opendir(slash ? dir : ".");
+  if (!dp)
+    return 0;
+  struct dirent *de;
+  while ((de = readdir(dp))) {
+    const char *x = de->d_name;
+    size_t m = strlen(x);
+    if (m <= n + 1 || strncmp(x, base, stem) != 0 || x[stem] != '.' ||
+        strcmp(x + m - tail, base + stem) != 0)
+      continue;
+    char *end;
+    unsigned long pid = strtoul(x + stem + 1, &end, 10);
+    if (end == x + stem + 1 || end != x + m - tail)
+      continue;
+    if (fam->n < CLI_FAMILY_MAX)
+      fam->pids[fam->n++] = pid;
+    else
+      fam->more++;
+  }
+  closedir(dp);
+  qsort(fam->pids, (size_t)fam->n, sizeof *fam->pids, cmp_pid);
+  int kept = 0;
+  for (int i = 0; i < fam->n; i++) {
+    int k = snprintf(fam->paths[kept], sizeof fam->paths[kept], "%s%.*s.%lu%s",
+                     dir, (int)stem, base, fam->pids[i], base + stem);
+    if (k > 0 && (size_t)k < sizeof fam->paths[kept])
+      fam->pids[kept++] = fam->pids[i];
+  }
+  fam->n = kept;
+  return 0;
+}

@@ -19,6 +19,20 @@
 extern const tc_format *g_refused[MAX_FORMATS];
 extern int g_nrefused;
 
+/* The files of a forked recording's other processes: PREFIX.PID.EXT (and
+ * .zst) beside PREFIX.EXT, as record names them (cli.c). */
+#define CLI_FAMILY_MAX 64
+typedef struct cli_family {
+  int n, more; /* pids[0, n) in order; more: past CLI_FAMILY_MAX */
+  unsigned long pids[CLI_FAMILY_MAX];
+  char paths[CLI_FAMILY_MAX][4096];
+} cli_family;
+/* The children of path (its file extension ext), or, when path is itself
+ * a child's file, its parent's path in parent (and its pid). -1: path does
+ * not end in ext. */
+int cli_family_find(const char *path, const char *ext, cli_family *fam,
+                    char *parent, size_t parent_max, unsigned long *child_pid);
+
 /* dump / strace / convert selection options (cmd_dump.c) */
 enum {
   OPT_RANGE = 0x100,

@@ -212,13 +212,213 @@ static int check_root(const char *dir) {
   return 0;
 }
 
+/* ---- strace -f: the calls of a recording's processes in time order */
+
+typedef struct strace_seg {
+  long long turn; /* -1: before the process's first turn */
+  int member;     /* the file it came from: 0 is the first */
+  size_t seq;     /* its place in that file */
+  char *text;     /* whole lines */
+  size_t len;
+} strace_seg;
+
+static int seg_cmp(const void *a, const void *b) {
+  const strace_seg *x = a, *y = b;
+  if (x->turn != y->turn)
+    return x->turn < y->turn ? -1 : 1;
+  if (x->member != y->member)
+    return x->member < y->member ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each file's strace lines with turn markers (strace.turns=1), cut at the
+ * markers into segments; segments sorted by turn (processes run one at a
+ * time, so a turn's lines come after every earlier turn's) and printed
+ * with strace -f's "[pid N] " while more than one process lives. */
+static int strace_merge(const char *const *paths, int npaths,
+                        const tc_format *in, cli_filter *cf, const char *sopt) {
+  filter_done(cf);
+  const char *tmp = getenv("TMPDIR");
+  char dir[PATH_MAX];
+  snprintf(dir, sizeof dir, "%s/tracecorn-strace-XXXXXX",
+           tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    fprintf(stderr,
+            "tracecorn: strace: cannot make a temporary directory: %s\n",
+            strerror(errno));
+    return 1;
+  }
+  const char *wopts[3] = {"strace.turns=1", sopt[0] ? sopt : NULL, NULL};
+  strace_seg *segs = NULL;
+  size_t nsegs = 0, capsegs = 0;
+  char **bufs = calloc((size_t)npaths, sizeof *bufs);
+  unsigned *pids = calloc((size_t)npaths, sizeof *pids);
+  bool *born = calloc((size_t)npaths, sizeof *born);
+  int rc = 0, unordered = 0;
+  if (!bufs || !pids || !born) {
+    fprintf(stderr, "tracecorn: out of memory\n");
+    rc = 1;
+  }
+  for (int i = 0; rc == 0 && i < npaths; i++) {
+    char out[PATH_MAX + 32];
+    snprintf(out, sizeof out, "%s/%d.strace", dir, i);
+    tc_error err = {{0}};
+    int k = tc_convert_filtered(paths[i], in, tc_format_by_name("strace"), out,
+                                &cf->f, wopts, &err);
+    size_t n = 0;
+    char *text = k < 0 ? NULL : read_whole(out, &n);
+    unlink(out);
+    if (k < 0 || !text) {
+      fprintf(stderr, "tracecorn: %s\n",
+              k < 0 ? err.msg : "strace: cannot read back a process's calls");
+      free(text);
+      rc = 1;
+      break;
+    }
+    bufs[i] = text;
+    long long turn = -1;
+    bool marked = false;
+    for (char *p = text, *end = text + n; p < end;) {
+      char *nl = memchr(p, '\n', (size_t)(end - p));
+      char *next = nl ? nl + 1 : end;
+      if (*p == '\036') {
+        if (!strncmp(p, "\036pid ", 5))
+          pids[i] = (unsigned)strtoul(p + 5, NULL, 10);
+        else if (!strncmp(p, "\036turn ", 6)) {
+          turn = strtoll(p + 6, NULL, 10);
+          marked = true;
+        }
+        p = next;
+        continue;
+      }
+      strace_seg *last = nsegs ? &segs[nsegs - 1] : NULL;
+      if (last && last->member == i && last->turn == turn &&
+          last->text + last->len == p) {
+        last->len += (size_t)(next - p);
+      } else {
+        if (nsegs == capsegs) {
+          size_t cap = capsegs ? 2 * capsegs : 64;
+          strace_seg *g = realloc(segs, cap * sizeof *g);
+          if (!g) {
+            fprintf(stderr, "tracecorn: out of memory\n");
+            rc = 1;
+            break;
+          }
+          segs = g;
+          capsegs = cap;
+        }
+        segs[nsegs] = (strace_seg){turn, i, nsegs, p, (size_t)(next - p)};
+        nsegs++;
+      }
+      p = next;
+    }
+    if (i > 0 && !marked)
+      unordered++;
+  }
+  rmdir(dir);
+  if (rc == 0 && unordered) {
+    /* a format without scheduler turns: each process after the last */
+    fprintf(stderr,
+            "tracecorn: strace: %d of the files hold no scheduler turns "
+            "(only tct does): each process's calls follow the previous "
+            "process's, not in time order\n",
+            unordered);
+    for (size_t j = 0; j < nsegs; j++)
+      segs[j].turn = -1;
+  }
+  if (rc == 0)
+    qsort(segs, nsegs, sizeof *segs, seg_cmp);
+  int live = npaths ? 1 : 0;
+  if (npaths)
+    born[0] = true;
+  const char *resumed[8]; /* vfork lines shown as strace's resumptions */
+  int nresumed = 0;
+  for (size_t j = 0; rc == 0 && j < nsegs; j++) {
+    const strace_seg *g = &segs[j];
+    if (!born[g->member]) {
+      /* A child that runs before its parent's fork line: a vfork, whose
+       * parent waits in it. strace shows the call unfinished here and
+       * resumed where it returns. */
+      char want[32];
+      snprintf(want, sizeof want, " = %u\n", pids[g->member]);
+      for (size_t k = j + 1; k < nsegs && nresumed < 8; k++) {
+        const char *t = segs[k].text, *e = t + segs[k].len;
+        const char *hit = NULL;
+        for (const char *q = t; q < e && !hit;) {
+          const char *nl = memchr(q, '\n', (size_t)(e - q));
+          const char *next = nl ? nl + 1 : e;
+          size_t wl = strlen(want);
+          if (!strncmp(q, "vfork()", 7) && (size_t)(next - q) > wl &&
+              !memcmp(next - wl, want, wl))
+            hit = q;
+          q = next;
+        }
+        if (hit) {
+          resumed[nresumed++] = hit;
+          if (live + 1 > 1)
+            printf("[pid %5u] ", pids[segs[k].member]);
+          printf("vfork( <unfinished ...>\n");
+          break;
+        }
+      }
+      born[g->member] = true;
+      live++;
+    }
+    for (const char *p = g->text, *end = g->text + g->len; p < end;) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      size_t len = (size_t)((nl ? nl + 1 : end) - p);
+      if (live > 1)
+        printf("[pid %5u] ", pids[g->member]);
+      bool resumption = false;
+      for (int k = 0; k < nresumed; k++)
+        resumption |= resumed[k] == p;
+      if (resumption) {
+        const char *eq = strstr(p, " = ");
+        printf("%-39s%.*s", "<... vfork resumed>)", (int)(p + len - eq), eq);
+      } else {
+        fwrite(p, 1, len, stdout);
+      }
+      if (!strncmp(p, "+++ ", 4) && live > 0)
+        live--; /* it exited or was killed */
+      else if (!strncmp(p, "clone", 5) || !strncmp(p, "fork(", 5) ||
+               !strncmp(p, "vfork(", 6)) {
+        /* a child is born at its parent's fork, as strace -f counts */
+        const char *eq = NULL;
+        for (const char *q = p; q + 3 < p + len; q++)
+          if (!memcmp(q, " = ", 3))
+            eq = q;
+        unsigned long child = eq ? strtoul(eq + 3, NULL, 10) : 0;
+        for (int m = 0; child && m < npaths; m++)
+          if (!born[m] && pids[m] == child) {
+            born[m] = true;
+            live++;
+          }
+      }
+      p += len;
+    }
+  }
+  if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
+    fprintf(stderr, "tracecorn: strace: writing the output failed: %s\n",
+            strerror(errno));
+    rc = 1;
+  }
+  for (int i = 0; bufs && i < npaths; i++)
+    free(bufs[i]);
+  free(bufs);
+  free(pids);
+  free(born);
+  free(segs);
+  return rc;
+}
+
 int cmd_strace(int argc, char **argv) {
   static const struct option longopts[] = {
       FILTER_LONGOPTS,
       {"from", required_argument, 0, OPT_FROM},
       {"to", required_argument, 0, OPT_TO},
       {"root", required_argument, 0, 'R'},
-      {"format", required_argument, 0, 'f'},
+      {"format", required_argument, 0, 'F'},
+      {"follow-forks", no_argument, 0, 'f'},
       {"help", no_argument, 0, 'h'},
       {0, 0, 0, 0}};
   cli_filter cf;
@@ -227,17 +427,21 @@ int cmd_strace(int argc, char **argv) {
   cf.f.syscalls_only = 1;
   const char *in_fmt_name = NULL;
   char sopt[64] = "";
+  bool follow = false;
   int c;
   optind = 1;
-  while ((c = getopt_long(argc, argv, "f:e:s:h", longopts, NULL)) != -1) {
+  while ((c = getopt_long(argc, argv, "fe:s:h", longopts, NULL)) != -1) {
     int k = filter_option(&cf, c, optarg);
     if (k < 0)
       return 2;
     if (k > 0)
       continue;
     switch (c) {
-    case 'f':
+    case 'F':
       in_fmt_name = optarg;
+      break;
+    case 'f':
+      follow = true;
       break;
     case 'R':
       if (check_root(optarg) < 0)
@@ -254,8 +458,8 @@ int cmd_strace(int argc, char **argv) {
       break;
     }
     case 'h':
-      printf("usage: tracecorn strace [-s N] [-e trace=NAMES] [--format FMT] "
-             "[selection] FILE\n\n"
+      printf("usage: tracecorn strace [-f] [-s N] [-e trace=NAMES] [--format "
+             "FMT] [selection]\n                       FILE [FILE...]\n\n"
              "Prints the syscalls of a trace (any readable format) as "
              "strace does: decoded\narguments (strings, flags, structs), "
              "return values with errno names, the\nsignal that killed the "
@@ -263,7 +467,14 @@ int cmd_strace(int argc, char **argv) {
              "guest memory the trace rebuilds (a trace recorded --no-memory "
              "shows\npointers). -s N: string limit (default 32). --root "
              "DIR: the module paths\n(for --range names) are under DIR. "
-             "Same as `dump --syscalls-only`.\n\n%s",
+             "Same as `dump --syscalls-only`.\n\n"
+             "-f, --follow-forks: also the recording's other processes (the "
+             "files PREFIX.PID.EXT\nbeside FILE that a forking program's "
+             "recording makes), merged in the order they\nran, with strace "
+             "-f's [pid N] prefixes. Several FILEs: those processes, merged\n"
+             "the same way. The order comes from the scheduler's turns, which "
+             "tct files hold;\nfiles of other formats are shown one process "
+             "after another (said on stderr).\n\n%s",
              filter_help);
       return 0;
     default:
@@ -271,10 +482,67 @@ int cmd_strace(int argc, char **argv) {
     }
   }
   const tc_format *in = NULL;
-  if (one_input(argc, "tracecorn strace [options] FILE", in_fmt_name, &in) < 0)
+  if (in_fmt_name && !(in = tc_format_by_name(in_fmt_name))) {
+    fprintf(stderr, "tracecorn: unknown format '%s'\n", in_fmt_name);
     return 2;
+  }
+  if (optind >= argc || (follow && optind != argc - 1)) {
+    fprintf(stderr, "usage: tracecorn strace [options] FILE%s\n",
+            follow ? " (one FILE with -f: its processes are found beside it)"
+                   : " [FILE...]");
+    return 2;
+  }
   const char *wopts[2] = {sopt[0] ? sopt : NULL, NULL};
-  return run_dump(argv[optind], in, tc_format_by_name("strace"), &cf, wopts);
+  if (!follow && optind == argc - 1)
+    return run_dump(argv[optind], in, tc_format_by_name("strace"), &cf, wopts);
+  /* several processes: the files given, or FILE and its children */
+  cli_family *fam = calloc(1, sizeof *fam);
+  const char **paths = calloc(CLI_FAMILY_MAX + 1 + (size_t)argc, sizeof *paths);
+  if (!fam || !paths) {
+    free(fam);
+    free(paths);
+    fprintf(stderr, "tracecorn: out of memory\n");
+    return 1;
+  }
+  int npaths = 0;
+  if (follow) {
+    const char *path = argv[optind];
+    paths[npaths++] = path;
+    /* PREFIX.EXT: EXT is the last dot's, a trailing .zst aside */
+    const char *base = base_name(path);
+    size_t n = strlen(base);
+    if (n > 4 && strcmp(base + n - 4, ".zst") == 0)
+      n -= 4;
+    char ext[64] = "";
+    for (size_t k = n; k-- > 0;)
+      if (base[k] == '.') {
+        snprintf(ext, sizeof ext, "%.*s", (int)(n - k), base + k);
+        break;
+      }
+    char parent[PATH_MAX];
+    unsigned long child_pid = 0;
+    if (ext[0] && cli_family_find(path, ext, fam, parent, sizeof parent,
+                                  &child_pid) == 0) {
+      if (parent[0])
+        fprintf(stderr,
+                "tracecorn: strace: %s is pid %lu's file; its parent's is %s "
+                "(give that one for the whole recording)\n",
+                path, child_pid, parent);
+      if (fam->more)
+        fprintf(stderr,
+                "tracecorn: strace: %d more processes than %d are left out\n",
+                fam->more, CLI_FAMILY_MAX);
+      for (int i = 0; i < fam->n; i++)
+        paths[npaths++] = fam->paths[i];
+    }
+  } else {
+    for (int i = optind; i < argc; i++)
+      paths[npaths++] = argv[i];
+  }
+  int rc = strace_merge(paths, npaths, in, &cf, sopt);
+  free(paths);
+  free(fam);
+  return rc;
 }
 
 int cmd_dump(int argc, char **argv) {

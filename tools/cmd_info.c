@@ -19,77 +19,31 @@
 #include "tools/cli.h"
 #include "writers/format.h"
 
-/* The files of a forked recording's other processes: PREFIX.PID.EXT (and
- * .zst) beside PREFIX.EXT, as record names them. Prints them for the
- * parent's file and the parent for a child's; nothing for a lone one. */
-static int cmp_pid(const void *a, const void *b) {
-  unsigned long x = *(const unsigned long *)a, y = *(const unsigned long *)b;
-  return x < y ? -1 : x > y;
-}
-
+/* The files of a forked recording's other processes beside it: printed
+ * for the parent's file, and the parent for a child's; nothing for a lone
+ * one. */
 static void print_family(const char *path, const char *ext) {
-  const char *slash = strrchr(path, '/');
-  const char *base = slash ? slash + 1 : path;
-  char dir[PATH_MAX];
-  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + 1 : 0, path);
-  size_t n = strlen(base), e = strlen(ext);
-  bool zst = n > 4 && strcmp(base + n - 4, ".zst") == 0;
-  size_t tail = e + (zst ? 4 : 0);
-  if (!e || n <= tail || strncmp(base + n - tail, ext, e) != 0)
+  char parent[PATH_MAX], safe[1024];
+  unsigned long child_pid = 0;
+  cli_family *fam = malloc(sizeof *fam);
+  if (!fam ||
+      cli_family_find(path, ext, fam, parent, sizeof parent, &child_pid) < 0) {
+    free(fam);
     return;
-  size_t stem = n - tail; /* base[0, stem) is PREFIX */
-  char safe[1024], name[NAME_MAX + 1];
-  /* A child: PREFIX ends in .PID and PREFIX without it names a file. */
-  size_t d = stem;
-  while (d > 0 && base[d - 1] >= '0' && base[d - 1] <= '9')
-    d--;
-  if (d > 1 && d < stem && base[d - 1] == '.') {
-    char parent[PATH_MAX];
-    int k = snprintf(parent, sizeof parent, "%s%.*s%s", dir, (int)(d - 1), base,
-                     base + stem);
-    if (k > 0 && (size_t)k < sizeof parent && access(parent, F_OK) == 0) {
-      printf("parent file:  %s (this is pid %.*s's trace)\n",
-             tc_escape_text(parent, safe, sizeof safe), (int)(stem - d),
-             base + d);
-      return;
-    }
   }
-  DIR *dp = opendir(slash ? dir : ".");
-  if (!dp)
-    return;
-  unsigned long pids[64];
-  int npids = 0, more = 0;
-  struct dirent *de;
-  while ((de = readdir(dp))) {
-    const char *x = de->d_name;
-    size_t m = strlen(x);
-    if (m <= n + 1 || strncmp(x, base, stem) != 0 || x[stem] != '.' ||
-        strcmp(x + m - tail, base + stem) != 0)
-      continue;
-    char *end;
-    unsigned long pid = strtoul(x + stem + 1, &end, 10);
-    if (end == x + stem + 1 || end != x + m - tail)
-      continue;
-    if (npids < 64)
-      pids[npids++] = pid;
-    else
-      more++;
+  if (parent[0]) {
+    printf("parent file:  %s (this is pid %lu's trace)\n",
+           tc_escape_text(parent, safe, sizeof safe), child_pid);
+  } else if (fam->n) {
+    printf("processes:    %d more in files of their own (fork):\n",
+           fam->n + fam->more);
+    for (int i = 0; i < fam->n; i++)
+      printf("  pid %-6lu  %s\n", fam->pids[i],
+             tc_escape_text(fam->paths[i], safe, sizeof safe));
+    if (fam->more)
+      printf("  (%d more)\n", fam->more);
   }
-  closedir(dp);
-  if (!npids)
-    return;
-  qsort(pids, (size_t)npids, sizeof *pids, cmp_pid);
-  printf("processes:    %d more in files of their own (fork):\n", npids + more);
-  for (int i = 0; i < npids; i++) {
-    int k = snprintf(name, sizeof name, "%.*s.%lu%s", (int)stem, base, pids[i],
-                     base + stem);
-    if (k < 0 || (size_t)k >= sizeof name)
-      continue;
-    printf("  pid %-6lu  %s%s\n", pids[i],
-           tc_escape_text(dir, safe, sizeof safe), name);
-  }
-  if (more)
-    printf("  (%d more)\n", more);
+  free(fam);
 }
 
 int cmd_info(int argc, char **argv) {

@@ -1175,6 +1175,8 @@ static const sysdesc syscalls[] = {
     {"getpid", R_DEC, 0, {K_END}},
     {"gettid", R_DEC, 0, {K_END}},
     {"getppid", R_DEC, 0, {K_END}},
+    {"fork", R_DEC, 0, {K_END}},
+    {"vfork", R_DEC, 0, {K_END}},
     {"getuid", R_DEC, 0, {K_END}},
     {"geteuid", R_DEC, 0, {K_END}},
     {"getgid", R_DEC, 0, {K_END}},

@@ -174,7 +174,8 @@ typedef enum tc_event_kind {
   TC_EV_KEYFRAME, /* full register state (random-access point) */
   TC_EV_FAULT,    /* the guest faulted (follows the faulting INSN) */
   TC_EV_EXIT,     /* the recording ends; always the last event */
-  TC_EV_SIGNAL    /* a signal delivered to a guest handler (its frame) */
+  TC_EV_SIGNAL,   /* a signal delivered to a guest handler (its frame) */
+  TC_EV_TURN      /* a process's scheduler turn begins (several processes) */
 } tc_event_kind;
 
 enum { TC_MEM_READ = 1, TC_MEM_WRITE = 2 };
@@ -316,6 +317,20 @@ typedef struct tc_signal_event {
   const tc_mem_access *mem;
 } tc_signal_event;
 
+/* TC_EV_TURN: in a recording of several processes (fork), each process's
+ * stream says where its scheduler turns begin. Processes run one at a time
+ * in turns numbered across the whole recording, so the events of turn t of
+ * one process all happened after those of every turn < t of the others:
+ * that is how their files merge in time order (`tracecorn strace -f`). A
+ * process's events before its first TURN happened before any other
+ * process's turn (the first process, before its first fork). Recordings of
+ * one process have none. */
+typedef struct tc_turn_event {
+  uint64_t turn;       /* 0, 1, 2... across every process of the recording */
+  uint64_t insn_index; /* the process's next instruction */
+  uint32_t tid;        /* the thread that runs it */
+} tc_turn_event;
+
 typedef struct tc_event {
   tc_event_kind kind;
   union {
@@ -326,6 +341,7 @@ typedef struct tc_event {
     tc_fault_event fault;
     tc_exit_event exit;
     tc_signal_event sig;
+    tc_turn_event turn;
   } u;
 } tc_event;
 
@@ -400,6 +416,8 @@ enum {
   TC_CAP_SYSCALL_COMPAT = 1u << 18, /* with TC_CAP_SYSCALLS: which calls
                                        went through the compat table
                                        (tc_syscall_event.compat) */
+  TC_CAP_TURNS = 1u << 19,          /* the processes' scheduler turns
+                                       (TC_EV_TURN) */
 };
 enum { TC_MEM_BOUND_WORDS = 32 };
 

@@ -4,11 +4,12 @@
 columns agree with plain iteration."""
 
 import array
+import glob
 
 import pytest
 
 import tracecorn
-from conftest import GUEST_SET, dump_json, guest
+from conftest import GUEST_SET, cli, dump_json, guest
 
 FAULT_TEXT = {
     "unmapped_read": "read of unmapped memory",
@@ -82,6 +83,8 @@ def same_event(p, j, arch):
     elif t == "exit":
         assert (p.reason, p.status, p.signal, p.insns, p.message) == (
             j["reason"], j["status"], j["signal"], j["insns"], j["message"])
+    elif t == "turn":
+        assert (p.turn, p.index, p.tid) == (j["turn"], j["index"], j["tid"])
     else:
         pytest.fail(f"unexpected event type {t}")
 
@@ -249,3 +252,23 @@ def test_bulk_after_iteration(recorded):
         assert list(cols["pc"]) == [e.pc for e in insns[done:]]
         assert len(cols["mem_addr"]) == len(cols["mem_index"]) > 0
         assert cols["mem_index"][0] >= done - 1  # a syscall of the last one taken
+
+
+def test_turns_of_a_forking_recording(tmp_path):
+    """A forking program's files number their scheduler turns across the
+    processes: each turn is one process's, read as dump --json shows it."""
+    cli("record", "-q", "-f", "tct", "-o", str(tmp_path / "fk"), "--",
+        guest("fork64"), cwd=tmp_path)
+    files = sorted(glob.glob(str(tmp_path / "fk*.tct")))
+    assert len(files) == 6
+    turns = []
+    for path in files:
+        _, js = dump_json(path)
+        with tracecorn.open(path) as t:
+            evs = list(t)
+            arch = t.arch
+        assert len(evs) == len(js), path
+        for p, j in zip(evs, js):
+            same_event(p, j, arch)
+        turns += [e.turn for e in evs if e.kind == "turn"]
+    assert turns and len(set(turns)) == len(turns)

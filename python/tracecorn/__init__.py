@@ -229,6 +229,7 @@ _KEY = struct.Struct("<QII")
 _FAULT = struct.Struct("<QQQii")
 _EXIT = struct.Struct("<iiiQ")
 _SIG = struct.Struct("<QIiiQIIQQI")
+_TURN = struct.Struct("<QQI")
 _regfmt = {}
 
 
@@ -382,6 +383,15 @@ class Signal(Event):
         return [(m[1], m[2]) for m in self.mem]
 
 
+class Turn(Event):
+    """A scheduler turn of a recording of several processes begins:
+    ``turn`` (numbered across the processes), ``index`` (the next
+    instruction), ``tid``."""
+    __slots__ = ("turn", "index", "tid")
+    kind = "turn"
+    _show = ("turn", "index")
+
+
 def _decode(raw, a):
     k = raw[0]
     if k == 1:
@@ -441,6 +451,10 @@ def _decode(raw, a):
         (e.index, e.tid, e.signal, e.code, e.addr, e.pid, e.uid, e.handler,
          e.frame, n) = v
         e.mem = _mem(raw, 1 + _SIG.size, n)[0]
+        return e
+    if k == 10:
+        e = Turn()
+        e.turn, e.index, e.tid = _TURN.unpack_from(raw, 1)
         return e
     return Event()  # a kind this package does not know yet
 

@@ -99,6 +99,9 @@ void tc_loss_see(tc_loss *l, const tc_event *ev) {
   case TC_EV_SIGNAL:
     l->signals++;
     break;
+  case TC_EV_TURN:
+    l->turns++;
+    break;
   case TC_EV_EXIT:
     l->have_exit = true;
     l->exit_reason = ev->u.exit.reason;
@@ -245,6 +248,9 @@ int tc_loss_dropped(const tc_loss *l, char *buf, size_t max) {
   if ((s & TC_CAP_SIGNALS) && l->signals && !(d & TC_CAP_SIGNALS))
     add(&b, "%" PRIu64 " signal deliver%s (the frames' bytes are kept)",
         l->signals, l->signals == 1 ? "y" : "ies");
+  if ((s & TC_CAP_TURNS) && l->turns && !(d & TC_CAP_TURNS))
+    add(&b, "the scheduler's turns (the order of this process's events among "
+            "the other processes')");
   if (source_exit(l) && !target_exit(l))
     add(&b, "the exit status");
   return b.items;

@@ -17,7 +17,7 @@ typedef struct tc_loss {
   const tc_format *src, *dst;
   const tc_arch *arch;
   uint64_t insns, reads, writes, syscalls, sysmem, maps, named_maps, data_maps,
-      faults, exit_syscalls, signals, compat_syscalls;
+      faults, exit_syscalls, signals, compat_syscalls, turns;
   bool tids, have_exit;
   tc_exit_reason exit_reason;
   bool first_state_seen;

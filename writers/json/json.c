@@ -193,6 +193,12 @@ static int json_event(tc_writer *w, const tc_event *ev) {
       fputs("null", f);
     fputs("}\n", f);
     break;
+  case TC_EV_TURN:
+    fprintf(f,
+            "{\"type\":\"turn\",\"turn\":%" PRIu64 ",\"index\":%" PRIu64
+            ",\"tid\":%u}\n",
+            ev->u.turn.turn, ev->u.turn.insn_index, ev->u.turn.tid);
+    break;
   }
   return 0;
 }

@@ -6,7 +6,10 @@
  * to keep the memory image that string and struct arguments are read
  * from (common/linux/sysdecode.h). Path "-" writes to stdout.
  *
- * Writer option: strace.s=N, the string limit (strace's -s; default 32). */
+ * Writer options: strace.s=N, the string limit (strace's -s; default 32);
+ * strace.turns=1 (for `tracecorn strace -f`, which merges the processes'
+ * outputs): a first line "\036pid P" and, at each TC_EV_TURN, a line
+ * "\036turn T", so the merge knows whose lines happened when. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,11 +28,12 @@ struct tc_writer {
   bool after_fault; /* the last event was a FAULT (its line is shown) */
   bool compat;      /* the last call went through the compat table */
   uint32_t pid;
+  bool turns; /* strace.turns=1: marker lines (see above) */
 };
 
 static tc_writer *strace_open(const char *path, const tc_trace_info *info,
                               tc_error *err) {
-  static const char *const known[] = {"s", NULL};
+  static const char *const known[] = {"s", "turns", NULL};
   if (tc_writer_options_check(info, "strace", known, err) < 0)
     return NULL;
   unsigned strsize = 0;
@@ -54,6 +58,8 @@ static tc_writer *strace_open(const char *path, const tc_trace_info *info,
   }
   snprintf(w->path, sizeof w->path, "%s", path);
   w->pid = info->pid;
+  const char *turns = tc_writer_option(info, "strace", "turns");
+  w->turns = turns && strcmp(turns, "0") != 0;
   if (strcmp(path, "-") == 0) {
     w->f = stdout;
   } else {
@@ -66,6 +72,13 @@ static tc_writer *strace_open(const char *path, const tc_trace_info *info,
       return NULL;
     }
   }
+  if (w->turns && fprintf(w->f, "\036pid %u\n", w->pid) < 0) {
+    tc_error_set(err, "%s: write failed: %s", path, strerror(errno));
+    tc_outfile_close_stream(w->f, w->own, w->path, NULL);
+    tc_sysdecode_free(w->dec);
+    free(w);
+    return NULL;
+  }
   return w;
 }
 
@@ -77,7 +90,19 @@ static int line(tc_writer *w, const char *text, tc_error *err) {
   return 0;
 }
 
+/* A turn marker (strace.turns=1); nothing else changes. */
+static int turn_line(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (!w->turns)
+    return 0;
+  char mark[32];
+  snprintf(mark, sizeof mark, "\036turn %llu",
+           (unsigned long long)ev->u.turn.turn);
+  return line(w, mark, err);
+}
+
 static int strace_write(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (ev->kind == TC_EV_TURN)
+    return turn_line(w, ev, err);
   int rc = 0;
   switch (ev->kind) {
   case TC_EV_SYSCALL: /* one line per call: later parts add only memory */
@@ -116,6 +141,8 @@ static int strace_write(tc_writer *w, const tc_event *ev, tc_error *err) {
 
 /* An event a filter left out: only its effect on memory matters. */
 static int strace_skip(tc_writer *w, const tc_event *ev, tc_error *err) {
+  if (ev->kind == TC_EV_TURN) /* a selection never hides the time order */
+    return turn_line(w, ev, err);
   return tc_sysdecode_observe_or_fail(w->dec, ev, w->path, err);
 }
 

@@ -73,7 +73,10 @@ enum {
    * the address delta starts at 0 and the state is the header's initial
    * one (a STATE or KEYFRAME comes before the chunk's first INSN unless
    * that is right). */
-  REC_CHUNK = 0x19
+  REC_CHUNK = 0x19,
+  /* A scheduler turn of a recording of several processes (TC_EV_TURN):
+   * turn, insn index, tid. Readers from before it refuse such files. */
+  REC_TURN = 0x1a
 };
 
 /* Version 4's chunks: a chunk starts (a new zstd frame, every cache
@@ -1517,6 +1520,12 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
     put_str(w, x->message);
     break;
   }
+  case TC_EV_TURN:
+    put_u8(w, REC_TURN);
+    put_uv(w, ev->u.turn.turn);
+    put_uv(w, ev->u.turn.insn_index);
+    put_uv(w, ev->u.turn.tid);
+    break;
   }
   if (w->failed) {
     tc_error_set(err, "tct: out of memory");
@@ -2526,6 +2535,16 @@ static int read_event(tc_reader *r, tc_event *ev, tc_error *err) {
       r->saw_exit = true;
       return 1;
     }
+    case REC_TURN: {
+      uint64_t tid;
+      if (get_uv(r, &ev->u.turn.turn, err) < 0 ||
+          get_uv(r, &ev->u.turn.insn_index, err) < 0 ||
+          get_uv(r, &tid, err) < 0)
+        return -1;
+      ev->kind = TC_EV_TURN;
+      ev->u.turn.tid = (uint32_t)tid;
+      return 1;
+    }
     default:
       tc_error_set(err, "tct: %s: corrupt record type 0x%02x at byte %llu",
                    r->path, kind,
@@ -2908,7 +2927,7 @@ const tc_format tc_format_tct = {
             TC_CAP_MEM_EXACT | TC_CAP_SYSCALLS | TC_CAP_MAPS | TC_CAP_FAULTS |
             TC_CAP_EXIT | TC_CAP_TID | TC_CAP_MEM_OLD | TC_CAP_SYSCALL_MEM |
             TC_CAP_SYSCALL_COMPAT | TC_CAP_MODULES | TC_CAP_MAP_DATA |
-            TC_CAP_SIGNALS,
+            TC_CAP_TURNS | TC_CAP_SIGNALS,
     .holds_reg = NULL,
     .extension = tct_extension,
     .supports = NULL,

@@ -413,6 +413,8 @@ static int text_event(tc_writer *w, const tc_event *ev) {
     fputc('\n', f);
     break;
   }
+  case TC_EV_TURN: /* the listing shows one process: no line */
+    break;
   case TC_EV_EXIT: {
     const tc_exit_event *x = &ev->u.exit;
     fprintf(f, "exit    %s", listing_exit_reason(x->reason));

@@ -1027,6 +1027,8 @@ int ucir_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   }
   case TC_EV_EXIT:
     return write_exit(w, &ev->u.exit, err);
+  case TC_EV_TURN: /* usercorn has no record of it (named as a loss) */
+    return 0;
   }
   return 0;
 }
