@@ -30,7 +30,7 @@ _tracecorn_opts_materialize="-f --format -o --output -j --jobs -q --quiet --forc
 _tracecorn_opts_info="-h --help"
 _tracecorn_opts_gdbserver="--stdio --listen --interval --index --no-index --stats -q --quiet -h --help"
 _tracecorn_opts_formats=""
-_tracecorn_arches="x86_64 x86 arm arm64 mips mipsel"
+_tracecorn_arches="x86_64 x86 arm arm64 mips mipsel mips64el sparc64"
 
 # The names of the formats that can be written ($2 = write) or read
 # ($2 = read), from the tracecorn being completed ($1).

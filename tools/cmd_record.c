@@ -129,9 +129,10 @@ void usage_record(FILE *f) {
           "\n"
           "Raw code:\n"
           "      --raw FILE        record a raw code blob instead of an ELF\n"
-          "      --arch ARCH       x86_64, x86, arm, arm64, mips, mipsel "
-          "(aliases: amd64,\n"
-          "                        i386, armhf, aarch64...)\n"
+          "      --arch ARCH       x86_64, x86, arm, arm64, mips, mipsel, "
+          "mips64el,\n"
+          "                        sparc64 (aliases: amd64, i386, armhf, "
+          "aarch64...)\n"
           "      --base ADDR       load address of the blob\n"
           "      --entry ADDR      first instruction (default: --base)\n"
           "\n"
@@ -467,7 +468,7 @@ static int parse_record_args(int argc, char **argv, record_args *a) {
       if (!tc_arch_by_name(optarg)) {
         fprintf(stderr,
                 "tracecorn: unknown --arch %s (known: x86_64, x86, arm, arm64, "
-                "mips, mipsel)\n",
+                "mips, mipsel, mips64el, sparc64)\n",
                 optarg);
         return 2;
       }
