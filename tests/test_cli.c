@@ -2,9 +2,11 @@
 /* The command line as a user meets it (issue 16): help for each command,
  * options checked before the guest starts, the environment given, verify's
  * verdicts apart from the guest's output, progress on a terminal. */
+#include <ctype.h>
 #include <errno.h>
 #include <pty.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -992,6 +994,465 @@ static void test_child_output_clobber(void) {
   free(out);
 }
 
+/* ------------------------------------------------ the docs against it */
+
+/* Issue 36: the README, the man page, the completions and every --help
+ * must not go stale. These checks read the option tables of the command's
+ * own source (tools/), so an option added, renamed or dropped there and
+ * not in a doc fails here; and they run the README's samples. */
+
+typedef struct optset {
+  char cmd[32];
+  char *v[96];
+  int n;
+} optset;
+
+static bool optset_has(const optset *s, const char *name, size_t len) {
+  for (int i = 0; i < s->n; i++)
+    if (strlen(s->v[i]) == len && !strncmp(s->v[i], name, len))
+      return true;
+  return false;
+}
+
+static void optset_add(optset *s, const char *name, size_t len) {
+  if (s->n < 96 && !optset_has(s, name, len))
+    s->v[s->n++] = strndup(name, len);
+}
+
+/* The long names of the struct option entries in [p, end): each is a
+ * string followed by `, no_argument` / `required_argument` / ... */
+static void scan_longopts(optset *s, const char *p, const char *end) {
+  for (const char *q = p; (q = strstr(q, "_argument")) && q < end; q++) {
+    const char *a = q;
+    while (a > p && ((a[-1] >= 'a' && a[-1] <= 'z') || a[-1] == '_'))
+      a--;
+    while (a > p && (a[-1] == ' ' || a[-1] == ',' || a[-1] == '\n'))
+      a--;
+    if (a <= p || a[-1] != '"')
+      continue;
+    const char *e = a - 1, *b = e;
+    while (b > p && b[-1] != '"')
+      b--;
+    if (b > p && e > b)
+      optset_add(s, b, (size_t)(e - b));
+  }
+}
+
+/* Every getopt table of tools/cmd_*.c, by the command it parses for. */
+static int read_cli_options(optset *sets, int max) {
+  static const char *files[] = {"cmd_record.c", "cmd_dump.c", "cmd_convert.c",
+                                "cmd_gdbserver.c"};
+  static const char *fns[][2] = {
+      {"parse_record_args(", "record"}, {"int cmd_materialize(", "materialize"},
+      {"int cmd_strace(", "strace"},    {"int cmd_dump(", "dump"},
+      {"int cmd_convert(", "convert"},  {"int cmd_gdbserver(", "gdbserver"}};
+  char path[4200];
+  snprintf(path, sizeof path, "%s/tools/cli.h", TC_SOURCE_DIR);
+  char *cli = (char *)tu_read_file(path, NULL);
+  CU_ASSERT_FATAL(cli != NULL);
+  const char *fb = strstr(cli, "#define FILTER_LONGOPTS");
+  CU_ASSERT_FATAL(fb != NULL);
+  const char *fe = strstr(fb, "\n\n");
+  optset filter = {.cmd = "filter"};
+  scan_longopts(&filter, fb, fe ? fe : fb + strlen(fb));
+  CU_ASSERT(filter.n >= 10);
+  int n = 0;
+  for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+    snprintf(path, sizeof path, "%s/tools/%s", TC_SOURCE_DIR, files[f]);
+    char *src = (char *)tu_read_file(path, NULL);
+    CU_ASSERT_FATAL(src != NULL);
+    for (char *t = src; (t = strstr(t, "struct option longopts[]"));) {
+      char *end = strstr(t, "{0, 0, 0, 0}");
+      CU_ASSERT_FATAL(end != NULL && n < max);
+      const char *cmd = NULL, *at = NULL;
+      for (size_t k = 0; k < sizeof fns / sizeof *fns; k++) {
+        const char *x = NULL;
+        for (const char *y = src; (y = strstr(y, fns[k][0])) && y < t; y++)
+          x = y;
+        if (x && (!at || x > at)) {
+          at = x;
+          cmd = fns[k][1];
+        }
+      }
+      CU_ASSERT_FATAL(cmd != NULL);
+      optset *s = &sets[n++];
+      memset(s, 0, sizeof *s);
+      snprintf(s->cmd, sizeof s->cmd, "%s", cmd);
+      scan_longopts(s, t, end);
+      if (strstr(t, "FILTER_LONGOPTS") && strstr(t, "FILTER_LONGOPTS") < end)
+        for (int i = 0; i < filter.n; i++)
+          optset_add(s, filter.v[i], strlen(filter.v[i]));
+      t = end;
+    }
+    free(src);
+  }
+  for (int i = 0; i < filter.n; i++)
+    free(filter.v[i]);
+  free(cli);
+  return n;
+}
+
+static void optsets_free(optset *sets, int n) {
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < sets[i].n; k++)
+      free(sets[i].v[k]);
+}
+
+static const optset *optset_of(const optset *sets, int n, const char *cmd) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(sets[i].cmd, cmd))
+      return &sets[i];
+  return NULL;
+}
+
+/* 1 if `--name` stands in text as a whole option name. */
+static bool names_option(const char *text, const char *name) {
+  size_t len = strlen(name);
+  for (const char *p = text; p && (p = strstr(p, "--")); p += 2) {
+    if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '-'))
+      continue;
+    if (!strncmp(p + 2, name, len) &&
+        !(isalnum((unsigned char)p[2 + len]) || p[2 + len] == '-'))
+      return true;
+  }
+  return false;
+}
+
+/* The text between `from` and `to` (or the end), with roff's `\-` as `-`
+ * and its font changes removed; NULL when `from` is not there. */
+static char *section(const char *text, const char *from, const char *to) {
+  const char *b = strstr(text, from);
+  if (!b)
+    return NULL;
+  b += strlen(from);
+  const char *e = strstr(b, to);
+  size_t len = e ? (size_t)(e - b) : strlen(b);
+  char *out = malloc(len + 1), *w = out;
+  for (size_t i = 0; i < len;) {
+    if (b[i] == '\\' && b[i + 1] == '-') {
+      *w++ = '-';
+      i += 2;
+    } else if (b[i] == '\\' && b[i + 1] == 'f' && i + 2 < len) {
+      i += 3;
+    } else {
+      *w++ = b[i++];
+    }
+  }
+  *w = 0;
+  return out;
+}
+
+static char *source_file(const char *rel) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/%s", TC_SOURCE_DIR, rel);
+  size_t len = 0;
+  char *t = (char *)tu_read_file(path, &len);
+  CU_ASSERT_FATAL(t != NULL);
+  return t;
+}
+
+/* Every long option a command's getopt takes is in its --help, in its
+ * section of the man page and in its bash and zsh completions. */
+static void test_options_documented(void) {
+  optset sets[16];
+  int n = read_cli_options(sets, 16);
+  CU_ASSERT_EQUAL(n, 6);
+  const optset *rec = optset_of(sets, n, "record");
+  CU_ASSERT_FATAL(rec != NULL);
+  CU_ASSERT(rec->n >= 30);
+  char *man = source_file("man/tracecorn.1.in");
+  char *bash = source_file("completions/tracecorn.bash");
+  char *zsh = source_file("completions/_tracecorn");
+  for (int i = 0; i < n; i++) {
+    const optset *s = &sets[i];
+    char *help = NULL, key[128];
+    CU_ASSERT_EQUAL(tu_run_merge(&help, TC_CLI, s->cmd, "--help", NULL), 0);
+    snprintf(key, sizeof key, ".SS %.31s\n", s->cmd);
+    char *msec = section(man, key, "\n.SS");
+    snprintf(key, sizeof key, "_tracecorn_opts_%.31s=\"", s->cmd);
+    char *bsec = section(bash, key, "\"");
+    snprintf(key, sizeof key, "\n_tracecorn_cmd_%.31s() {\n", s->cmd);
+    char *zsec = section(zsh, key, "\n}\n");
+    CU_ASSERT_FATAL(help && msec && bsec && zsec);
+    for (int k = 0; k < s->n; k++) {
+      const char *o = s->v[k];
+      if (!strcmp(o, "help"))
+        continue; /* every command's: `tracecorn COMMAND --help` */
+      const char *docs[][2] = {{"--help", help},
+                               {"tracecorn.1", msec},
+                               {"tracecorn.bash", bsec},
+                               {"_tracecorn", zsec}};
+      for (int d = 0; d < 4; d++) {
+        bool ok = names_option(docs[d][1], o);
+        if (!ok)
+          fprintf(stderr, "\n%s: %s --%s is not there\n", docs[d][0], s->cmd,
+                  o);
+        CU_ASSERT(ok);
+      }
+    }
+    free(help);
+    free(msec);
+    free(bsec);
+    free(zsec);
+  }
+  free(man);
+  free(bash);
+  free(zsh);
+  optsets_free(sets, n);
+}
+
+/* 1 if `word` stands in text as a whole word. */
+static bool names_word(const char *text, const char *word) {
+  size_t len = strlen(word);
+  for (const char *p = text; p && (p = strstr(p, word)); p++)
+    if ((p == text || !isalnum((unsigned char)p[-1])) &&
+        !isalnum((unsigned char)p[len]) && p[len] != '_')
+      return true;
+  return false;
+}
+
+/* Every arch tracecorn knows is one --arch lists (help, man page,
+ * completions): they named six of the eight. */
+static void test_arches_documented(void) {
+  char *help = NULL;
+  CU_ASSERT_EQUAL(tu_run_merge(&help, TC_CLI, "record", "--help", NULL), 0);
+  CU_ASSERT_FATAL(help != NULL);
+  char *man = source_file("man/tracecorn.1.in");
+  char *bash = source_file("completions/tracecorn.bash");
+  char *zsh = source_file("completions/_tracecorn");
+  char *h = section(help, "--arch ARCH  ", "--base");
+  char *m = section(man, ".BI \\-\\-arch", ".BI \\-\\-base");
+  char *b = section(bash, "_tracecorn_arches=\"", "\"");
+  char *z = section(zsh, "arch of the raw code]:arch:(", ")");
+  CU_ASSERT_FATAL(h && m && b && z);
+  int n = 0;
+  for (int id = 1; id <= TC_ARCH_MIPS64EL; id++) {
+    const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
+    if (!a)
+      continue;
+    n++;
+    const char *docs[][2] = {
+        {"record --help", h}, {"tracecorn.1", m}, {"bash", b}, {"zsh", z}};
+    for (int d = 0; d < 4; d++) {
+      bool ok = names_word(docs[d][1], a->name);
+      if (!ok)
+        fprintf(stderr, "\n%s: --arch does not list %s\n", docs[d][0], a->name);
+      CU_ASSERT(ok);
+    }
+  }
+  CU_ASSERT(n >= 8);
+  free(h);
+  free(m);
+  free(b);
+  free(z);
+  free(help);
+  free(man);
+  free(bash);
+  free(zsh);
+}
+
+/* Every `tracecorn CMD ... --opt` the README and docs/ show names an
+ * option CMD takes (verify: its own, or record's that it passes on). */
+static void test_docs_options_exist(void) {
+  optset sets[16];
+  int n = read_cli_options(sets, 16);
+  static const char *verify_own[] = {"format", "output", "zst", "report",
+                                     "help"};
+  static const char *docs[] = {
+      "README.md",       "docs/analysis.md",      "docs/api.md",
+      "docs/arches.md",  "docs/gdbserver.md",     "docs/limits.md",
+      "docs/python.md",  "docs/sandbox.md",       "docs/speed.md",
+      "docs/fuzzing.md", "docs/formats/README.md"};
+  int checked = 0;
+  for (size_t d = 0; d < sizeof docs / sizeof *docs; d++) {
+    char *text = source_file(docs[d]);
+    int lineno = 1;
+    for (char *l = text; *l; lineno++) {
+      char *nl = strchr(l, '\n');
+      if (nl)
+        *nl = 0;
+      for (char *p = l; (p = strstr(p, "tracecorn ")); p++) {
+        char cmd[32];
+        if (sscanf(p + 10, "%31[a-z]", cmd) != 1)
+          continue;
+        bool is_verify = !strcmp(cmd, "verify");
+        const optset *s = optset_of(sets, n, is_verify ? "record" : cmd);
+        if (!s && strcmp(cmd, "info") && strcmp(cmd, "formats"))
+          continue; /* not a command: "tracecorn records ..." */
+        /* the command line runs to its closing backquote, a comment or
+         * the end of the line */
+        char *end = p + 10 + strlen(cmd);
+        while (*end && *end != '`' && *end != '#' &&
+               !(end[0] == ' ' && end[1] == ' '))
+          end++;
+        for (char *o = p + 10; o < end; o++) {
+          if (o[0] != '-' || o[1] != '-' || !isalpha((unsigned char)o[2]) ||
+              isalnum((unsigned char)o[-1]))
+            continue;
+          size_t len = 0;
+          while (isalnum((unsigned char)o[2 + len]) || o[2 + len] == '-')
+            len++;
+          bool ok = (s && optset_has(s, o + 2, len)) ||
+                    (len == 4 && !strncmp(o + 2, "help", 4));
+          for (size_t v = 0; is_verify && v < 5; v++)
+            ok |= strlen(verify_own[v]) == len &&
+                  !strncmp(o + 2, verify_own[v], len);
+          if (!ok)
+            fprintf(stderr, "\n%s:%d: tracecorn %s takes no --%.*s\n", docs[d],
+                    lineno, cmd, (int)len, o + 2);
+          CU_ASSERT(ok);
+          checked++;
+        }
+      }
+      l = nl ? nl + 1 : l + strlen(l);
+    }
+    free(text);
+  }
+  CU_ASSERT(checked >= 40);
+  optsets_free(sets, n);
+}
+
+/* The lines of `text` from the one after the line starting with `from` up
+ * to the line starting with `to` (excluded), each without trailing spaces. */
+static int sample_lines(char *text, const char *from, const char *to,
+                        char **lines, int max) {
+  char *b = strstr(text, from);
+  CU_ASSERT_FATAL(b != NULL);
+  b = strchr(b, '\n') + 1;
+  int n = 0;
+  while (*b && strncmp(b, to, strlen(to)) && n < max) {
+    char *nl = strchr(b, '\n');
+    CU_ASSERT_FATAL(nl != NULL);
+    size_t len = (size_t)(nl - b);
+    while (len && b[len - 1] == ' ')
+      len--;
+    lines[n++] = strndup(b, len);
+    b = nl + 1;
+  }
+  return n;
+}
+
+/* Each sample line but "..." is a line of out, in order (with `exact`,
+ * out has no other line). */
+static void check_sample(const char *what, char **lines, int n, const char *out,
+                         bool exact) {
+  const char *p = out ? out : "";
+  int matched = 0;
+  for (int i = 0; i < n; i++) {
+    if (!strcmp(lines[i], "..."))
+      continue;
+    const char *at = NULL;
+    for (const char *q = p; *q;) {
+      const char *nl = strchr(q, '\n');
+      size_t len = nl ? (size_t)(nl - q) : strlen(q);
+      while (len && q[len - 1] == ' ')
+        len--;
+      if (len == strlen(lines[i]) && !strncmp(q, lines[i], len)) {
+        at = q;
+        break;
+      }
+      if (exact)
+        break;
+      q = nl ? nl + 1 : q + strlen(q);
+    }
+    if (!at)
+      fprintf(stderr, "\nREADME's %s sample: not in the output: %s\n", what,
+              lines[i]);
+    CU_ASSERT(at != NULL);
+    if (!at)
+      break;
+    matched++;
+    const char *nl = strchr(at, '\n');
+    p = nl ? nl + 1 : at + strlen(at);
+  }
+  if (exact && *p)
+    fprintf(stderr, "\nREADME's %s sample: more output: %s\n", what, p);
+  CU_ASSERT(!exact || *p == 0);
+  CU_ASSERT(matched > 0);
+}
+
+/* The README's sample sessions, run as it shows them. */
+static void test_readme_samples(void) {
+  char *readme = source_file("README.md");
+  char *lines[64];
+  const char *d = tu_tmp("readme");
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(shf(NULL, "rm -rf %s && mkdir %s && cp %s %s/", d, d,
+                            tu_guest("hello64"), d),
+                        0);
+
+  /* record: the guest's output, then the summary, exactly */
+  int st = shf(&out,
+               "cd %s && %s record -f tct,trac,tfile -- ./hello64 "
+               "world 2>&1",
+               d, TC_CLI);
+  CU_ASSERT_EQUAL(st, 1); /* "exits 1 like hello64 itself" */
+  int n = sample_lines(readme,
+                       "$ tracecorn record -f tct,trac,tfile -- "
+                       "./hello64 world",
+                       "$ ", lines, 64);
+  CU_ASSERT(n == 6);
+  check_sample("record", lines, n, out, true);
+  for (int i = 0; i < n; i++)
+    free(lines[i]);
+  free(out);
+
+  /* dump: its lines in order, "..." for those left out */
+  out = NULL;
+  CU_ASSERT_EQUAL(shf(&out, "cd %s && %s dump hello64.tct", d, TC_CLI), 0);
+  n = sample_lines(readme, "$ tracecorn dump hello64.tct", "$ ", lines, 64);
+  CU_ASSERT(n >= 6);
+  check_sample("dump", lines, n, out, false);
+  for (int i = 0; i < n; i++)
+    free(lines[i]);
+  free(out);
+
+  /* gdb reads the tfile */
+  if (tu_have("/usr/bin/gdb")) {
+    out = NULL;
+    CU_ASSERT_EQUAL(shf(&out,
+                        "cd %s && gdb -nx -batch -ex 'target tfile hello64.tf' "
+                        "-ex 'tfind 3' -ex 'x/i $pc' 2>&1",
+                        d),
+                    0);
+    n = sample_lines(readme, "$ gdb -batch -ex 'target tfile hello64.tf'",
+                     "```", lines, 64);
+    CU_ASSERT(n >= 2);
+    check_sample("gdb", lines, n, out, false);
+    for (int i = 0; i < n; i++)
+      free(lines[i]);
+    free(out);
+  }
+
+  /* verify: the README runs glibc64 (4 s); hello64 gives the same table
+   * and the same lines but for the instruction count */
+  out = NULL;
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && %s verify -q -- ./hello64 2>&1 "
+                      ">/dev/null | sed -E 's/ [0-9]+ instructions/ N "
+                      "instructions/'",
+                      d, TC_CLI),
+                  0);
+  n = sample_lines(readme, "$ tracecorn verify -q -- ./glibc64", "```", lines,
+                   64);
+  CU_ASSERT(n >= 8);
+  for (int i = 0; i < n; i++) {
+    char *num = strstr(lines[i], "ok: ");
+    if (num && isdigit((unsigned char)num[4])) {
+      char *e = num + 4;
+      while (isdigit((unsigned char)*e))
+        e++;
+      memmove(num + 5, e, strlen(e) + 1);
+      num[4] = 'N';
+    }
+  }
+  check_sample("verify", lines, n, out, true);
+  for (int i = 0; i < n; i++)
+    free(lines[i]);
+  free(out);
+  free(readme);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"help CMD = CMD --help", test_help_command},
@@ -1022,6 +1483,12 @@ int main(void) {
        test_json_hostile_names},
       {"child outputs: no non-trace file replaced without --force",
        test_child_output_clobber},
+      {"every getopt option in --help, man page, completions",
+       test_options_documented},
+      {"every arch in --arch's lists", test_arches_documented},
+      {"every option the README and docs/ show exists",
+       test_docs_options_exist},
+      {"the README's samples are what a run prints", test_readme_samples},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }
