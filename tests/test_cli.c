@@ -1451,6 +1451,30 @@ static void test_readme_samples(void) {
     free(lines[i]);
   free(out);
   free(readme);
+
+  /* docs/formats/README.md: what convert names as lost */
+  char *fmts = source_file("docs/formats/README.md");
+  out = NULL;
+  CU_ASSERT_EQUAL(shf(NULL,
+                      "cp %s %s/ && cd %s && %s record -q -- ./sysmix64 "
+                      ">/dev/null 2>&1",
+                      tu_guest("sysmix64"), d, d, TC_CLI),
+                  0);
+  CU_ASSERT_EQUAL(shf(&out,
+                      "cd %s && %s convert sysmix64.tct --to tenet "
+                      "sysmix64.tenet 2>&1",
+                      d, TC_CLI),
+                  0);
+  n = sample_lines(fmts,
+                   "$ tracecorn convert sysmix64.tct --to tenet "
+                   "sysmix64.tenet",
+                   "```", lines, 64);
+  CU_ASSERT(n == 1); /* then "wrote sysmix64.tenet (SIZE)", SIZE by cwd */
+  check_sample("docs/formats convert", lines, n, out, false);
+  for (int i = 0; i < n; i++)
+    free(lines[i]);
+  free(out);
+  free(fmts);
 }
 
 int main(void) {
