@@ -1356,8 +1356,7 @@ static void check_sample(const char *what, char **lines, int n, const char *out,
       q = nl ? nl + 1 : q + strlen(q);
     }
     if (!at)
-      fprintf(stderr, "\nREADME's %s sample: not in the output: %s\n", what,
-              lines[i]);
+      fprintf(stderr, "\nsample %s: not in the output: %s\n", what, lines[i]);
     CU_ASSERT(at != NULL);
     if (!at)
       break;
@@ -1366,12 +1365,36 @@ static void check_sample(const char *what, char **lines, int n, const char *out,
     p = nl ? nl + 1 : at + strlen(at);
   }
   if (exact && *p)
-    fprintf(stderr, "\nREADME's %s sample: more output: %s\n", what, p);
+    fprintf(stderr, "\nsample %s: more output: %s\n", what, p);
   CU_ASSERT(!exact || *p == 0);
   CU_ASSERT(matched > 0);
 }
 
-/* The README's sample sessions, run as it shows them. */
+/* A copy of text with every hex number (0x...) and every number that
+ * starts a line as "#": addresses and counts that move with the program's
+ * path and build. */
+static char *masked(const char *text) {
+  char *out = malloc(strlen(text) + 1), *w = out;
+  for (const char *r = text; *r;) {
+    bool line_start = r == text || r[-1] == '\n';
+    if (r[0] == '0' && r[1] == 'x' && isxdigit((unsigned char)r[2])) {
+      r += 2;
+      while (isxdigit((unsigned char)*r))
+        r++;
+      *w++ = '#';
+    } else if (line_start && isdigit((unsigned char)*r)) {
+      while (isdigit((unsigned char)*r))
+        r++;
+      *w++ = '#';
+    } else {
+      *w++ = *r++;
+    }
+  }
+  *w = 0;
+  return out;
+}
+
+/* The sample sessions of the README and docs/, run as they show them. */
 static void test_readme_samples(void) {
   char *readme = source_file("README.md");
   char *lines[64];
@@ -1475,6 +1498,44 @@ static void test_readme_samples(void) {
     free(lines[i]);
   free(out);
   free(fmts);
+
+  /* docs/analysis.md: strace and dump of the same recording */
+  char *an = source_file("docs/analysis.md");
+  /* where glibc's start code runs and what it leaves on the stack move
+   * with the program's path: the dump is compared with numbers masked */
+  static const char *runs[][3] = {
+      {"strace sysmix64.tct", "$ tracecorn strace sysmix64.tct", "```"},
+      {"dump --range main --count 3 sysmix64.tct",
+       "$ tracecorn dump --range main --count 3 sysmix64.tct", "$ "},
+      {"strace -e trace=openat,close --skip 1 --count 2 sysmix64.tct",
+       "$ tracecorn strace -e trace=openat,close --skip 1 --count 2 "
+       "sysmix64.tct",
+       "```"}};
+  for (int r = 0; r < 3; r++) {
+    out = NULL;
+    CU_ASSERT_EQUAL(shf(&out, "cd %s && %s %s", d, TC_CLI, runs[r][0]), 0);
+    n = sample_lines(an, runs[r][1], runs[r][2], lines, 64);
+    CU_ASSERT(n >= 2);
+    /* exact unless the sample leaves lines out */
+    bool cut = false;
+    for (int i = 0; i < n; i++)
+      cut |= !strcmp(lines[i], "...");
+    if (r == 1 && out) {
+      char *m = masked(out);
+      free(out);
+      out = m;
+      for (int i = 0; i < n; i++) {
+        m = masked(lines[i]);
+        free(lines[i]);
+        lines[i] = m;
+      }
+    }
+    check_sample(runs[r][0], lines, n, out, !cut);
+    for (int i = 0; i < n; i++)
+      free(lines[i]);
+    free(out);
+  }
+  free(an);
 }
 
 int main(void) {
@@ -1512,7 +1573,8 @@ int main(void) {
       {"every arch in --arch's lists", test_arches_documented},
       {"every option the README and docs/ show exists",
        test_docs_options_exist},
-      {"the README's samples are what a run prints", test_readme_samples},
+      {"the samples of the README and docs/ are what a run prints",
+       test_readme_samples},
       {NULL, NULL}};
   return tu_run_suite("cli", cases);
 }
