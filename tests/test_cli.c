@@ -132,6 +132,22 @@ static void test_verify_streams(void) {
                   0);
   CU_ASSERT(out && strstr(out, "wrote ") && strstr(out, "verify-kept.tct"));
   free(out);
+  /* nor in a writer's warning: bap's on a mipsel trace named the file it
+   * was writing, verify's scratch file or record's NAME.partial.frames */
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "verify", "-f", "bap", "-O",
+                               "bap.mipsel=force", "--",
+                               tu_guest("hello-mipsel"), NULL),
+                  0);
+  CU_ASSERT(out && strstr(out, "BAP's mips is big-endian") &&
+            !strstr(out, "tracecorn-verify-") && !strstr(out, ".partial."));
+  free(out);
+  CU_ASSERT_EQUAL(tu_run_merge(&out, TC_CLI, "record", "-f", "bap", "-O",
+                               "bap.mipsel=force", "-o", tu_tmp("bapmipsel"),
+                               "--", tu_guest("hello-mipsel"), NULL),
+                  0);
+  CU_ASSERT(out && strstr(out, "BAP's mips is big-endian") &&
+            !strstr(out, ".partial."));
+  free(out);
 }
 
 /* Under a pty, record shows a progress line and then the summary; in a

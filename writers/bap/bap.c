@@ -767,11 +767,13 @@ static tc_writer *bap_open_writer(const char *path, const tc_trace_info *info,
   w->m = m;
   w->cpsr = arch->id == TC_ARCH_ARM ? tc_arch_reg_index(arch, "cpsr") : -1;
   w->le_mips = bap_le_mips_marker(arch) != NULL;
+  /* path is the temporary name (NAME.partial.frames, or verify's scratch
+   * file): the summary names the file */
   if (w->le_mips)
-    tc_notice("bap: warning: %s: BAP's mips is big-endian: this %s trace "
+    tc_notice("bap: warning: BAP's mips is big-endian: this %s trace "
               "holds instruction words, registers and memory values "
               "big-endian, as BAP decodes them (see docs/formats/bap.md)",
-              path, arch->name);
+              arch->name);
   size_t nr = arch->nregs;
   w->path = strdup(path);
   w->cap = BAP_OUT_BUF + (BAP_OUT_BUF >> 2);

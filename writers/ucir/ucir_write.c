@@ -1184,9 +1184,9 @@ tc_writer *ucir_open_writer(const char *path, const tc_trace_info *info,
   const uc_arch_row *row = arch_row(a);
   const char *aname = row ? row->name : a->name;
   if (!row || !row->usercorn)
-    tc_notice("ucir: warning: %s: usercorn has no arch \"%s\"; `usercorn "
+    tc_notice("ucir: warning: usercorn has no arch \"%s\"; `usercorn "
               "trace` will refuse this file (tracecorn reads it)",
-              path, aname);
+              aname); /* path: the temporary name; the summary names it */
   uint8_t hdr[UCIR_HEADER] = {0};
   memcpy(hdr, "UCIR", 4);
   if (layout == LAYOUT_USERCORN)
