@@ -96,6 +96,7 @@ typedef struct par {
    * back out of the syscall) */
   bool reading;
   jmp_buf div_jmp;
+  bool fault_rec; /* replay_fault_handled read the delivery's record */
 } par;
 
 /* The os ops have no context: one parallel recording at a time per
@@ -196,14 +197,22 @@ static void lg_syscall(void *ctx, const tc_syscall_record *rec) {
 
 static void lg_signal_frame(void *ctx) {
   par *p = ctx;
-  refuse(p, "the guest took a signal in a handler");
+  PUT(p, (uint8_t)'F');
   if (p->saved.on_signal_frame)
     p->saved.on_signal_frame(p->saved.ctx);
 }
 
 static void lg_signal(void *ctx, const tc_signal_event *rec) {
   par *p = ctx;
-  refuse(p, "the guest took a signal in a handler");
+  PUT(p, (uint8_t)'G');
+  PUT(p, rec->tid);
+  PUT(p, (int32_t)rec->signal);
+  PUT(p, (int32_t)rec->code);
+  PUT(p, rec->addr);
+  PUT(p, rec->pid);
+  PUT(p, rec->uid);
+  PUT(p, rec->handler);
+  PUT(p, rec->frame);
   if (p->saved.on_signal)
     p->saved.on_signal(p->saved.ctx, rec);
 }
@@ -221,23 +230,31 @@ static int write_all(int fd, const uint8_t *d, size_t n) {
   return 0;
 }
 
-/* The run phase's syscall: the kernel runs it (its host I/O happens once,
- * here), and what it did to the guest goes to the log. */
-static void run_syscall(tc_emu *emu) {
-  par *p = g_par;
-  const tc_arch *a = emu->arch;
+/* A fault's delivery has this syscall number in the log (its record
+ * is keyed by the faulting instruction, as a syscall's). */
+#define FAULT_NR UINT64_MAX
+
+/* A record of the run phase begins: its instruction, PC and syscall
+ * number; the emulated kernel's calls to the observer go to the log
+ * (and on to the recorder's) until run_end. */
+static void run_begin(par *p, tc_emu *emu, uint64_t pc, uint64_t nr) {
   uint64_t index = tc_recorder_executed(p->rec) - 1;
   p->len = 0;
-  PUT(p, (uint64_t)0); /* the length, set below */
+  PUT(p, (uint64_t)0); /* the length, set in run_end */
   PUT(p, index);
-  PUT(p, emu->cur_pc);
-  PUT(p, tc_emu_reg(emu, a->sys.nr_reg));
+  PUT(p, pc);
+  PUT(p, nr);
   tc_emu_read_state(emu, p->before);
   p->saved = emu->obs;
   emu->obs =
       (tc_emu_observer){p,        lg_map,     lg_unmap,        lg_protect,
                         lg_write, lg_syscall, lg_signal_frame, lg_signal};
-  p->inner->syscall(emu);
+}
+
+/* The registers the kernel changed (the PC too: a handler entered, a
+ * sigreturn), the end, and the record to the log. */
+static void run_end(par *p, tc_emu *emu, bool delivered) {
+  const tc_arch *a = emu->arch;
   emu->obs = p->saved;
   tc_emu_read_state(emu, p->after);
   for (int i = 0; i < a->nregs; i++) {
@@ -245,11 +262,6 @@ static void run_syscall(tc_emu *emu) {
     if (tc_emu_reg_absent(a, i) ||
         memcmp(p->before + r->offset, p->after + r->offset, r->size) == 0)
       continue;
-    if (i == a->pc_reg) {
-      if (!emu->exited)
-        refuse(p, "a syscall moved the PC (a signal return or an exec)");
-      continue;
-    }
     PUT(p, (uint8_t)'R');
     PUT(p, (uint16_t)i);
     put(p, p->after + r->offset, r->size);
@@ -259,6 +271,7 @@ static void run_syscall(tc_emu *emu) {
   PUT(p, (int32_t)emu->exit_code);
   PUT(p, (int32_t)emu->exit_signal);
   PUT(p, (int32_t)emu->resched);
+  PUT(p, (uint8_t)delivered);
   if (emu->nthreads > 0)
     refuse(p, "the guest made a thread");
   if (tc_procs_others_live(emu) > 0)
@@ -273,7 +286,9 @@ static void run_syscall(tc_emu *emu) {
   if (p->a->debug.test_corrupt_log &&
       p->nrecords == p->a->debug.test_corrupt_log && !p->oom) {
     /* test switch: this record claims the next instruction */
-    uint64_t wrong = index + 1;
+    uint64_t wrong;
+    memcpy(&wrong, p->buf + 8, sizeof wrong);
+    wrong++;
     memcpy(p->buf + 8, &wrong, sizeof wrong);
   }
   if (p->oom || write_all(p->log_fd, p->buf, p->len) < 0) {
@@ -284,6 +299,31 @@ static void run_syscall(tc_emu *emu) {
   }
   if (p->refused[0])
     tc_recorder_stop(p->rec, 125);
+}
+
+/* The run phase's syscall: the kernel runs it (its host I/O happens once,
+ * here), and what it did to the guest goes to the log: maps, writes, the
+ * SYSCALL, a signal's frame and delivery, the registers. */
+static void run_syscall(tc_emu *emu) {
+  par *p = g_par;
+  run_begin(p, emu, emu->cur_pc, tc_emu_reg(emu, emu->arch->sys.nr_reg));
+  p->inner->syscall(emu);
+  run_end(p, emu, false);
+}
+
+static bool run_fault_handled(void *ctx, tc_emu *emu) {
+  (void)ctx;
+  return tc_linux_fault_handled(emu);
+}
+
+/* A fault the guest has a handler for: delivered by the kernel, logged
+ * as a record of its own. */
+static bool run_fault_deliver(void *ctx, tc_emu *emu) {
+  par *p = ctx;
+  run_begin(p, emu, emu->fault.pc, FAULT_NR);
+  bool ok = tc_linux_deliver_fault(emu);
+  run_end(p, emu, ok);
+  return ok;
 }
 
 static uint64_t run_others_mapped(const tc_emu *emu) {
@@ -390,36 +430,15 @@ static void take_str(cur *c, char *out, size_t max) {
   out[k] = 0;
 }
 
-/* A child's syscall: the kernel is not called; the log's record of the
- * run's call at this instruction is applied through the same engine
- * calls, so the recorder sees what it saw in a recording from the
- * start. */
-static void replay_syscall(tc_emu *emu) {
-  par *p = g_par;
+/* Applies the log's record in p->buf from c (past its header) through
+ * the engine calls the kernel made, so the recorder sees what it saw in a
+ * recording from the start; the PC last (arm: with the Thumb state the
+ * CPSR now has). Whether the record says a fault was delivered. */
+static bool apply_record(par *p, tc_emu *emu, cur *cc) {
   const tc_arch *a = emu->arch;
-  char what[200];
-  if (!p->child && setjmp(p->div_jmp))
-    return;
-  if (!next_record(p)) {
-    diverged(p, "the run made no more syscalls");
-    return;
-  }
-  cur c = {p, 8};
-  uint64_t index, pc, nr;
-  TAKE(&c, index);
-  TAKE(&c, pc);
-  TAKE(&c, nr);
-  uint64_t here = tc_recorder_executed(p->rec) - 1;
-  uint64_t nr_here = tc_emu_reg(emu, a->sys.nr_reg);
-  if (index != here || pc != emu->cur_pc || nr != nr_here) {
-    snprintf(what, sizeof what,
-             "the log has syscall %llu at instruction %llu (pc 0x%llx), the "
-             "replay made syscall %llu at pc 0x%llx",
-             (unsigned long long)nr, (unsigned long long)index,
-             (unsigned long long)pc, (unsigned long long)nr_here,
-             (unsigned long long)emu->cur_pc);
-    diverged(p, what);
-  }
+  cur c = *cc;
+  bool have_pc = false;
+  uint64_t new_pc = 0;
   for (;;) {
     uint8_t op;
     TAKE(&c, op);
@@ -489,7 +508,35 @@ static void replay_syscall(tc_emu *emu) {
         diverged(p, "a corrupt record in the run's log");
       uint8_t v[64];
       take(&c, v, a->regs[i].size);
-      tc_emu_write_reg_bytes(emu, i, v, a->regs[i].size);
+      if (i == a->pc_reg) {
+        have_pc = true;
+        new_pc = 0;
+        memcpy(&new_pc, v, a->regs[i].size < 8 ? a->regs[i].size : 8);
+      } else {
+        tc_emu_write_reg_bytes(emu, i, v, a->regs[i].size);
+      }
+      break;
+    }
+    case 'F':
+      if (emu->obs.on_signal_frame)
+        emu->obs.on_signal_frame(emu->obs.ctx);
+      break;
+    case 'G': {
+      tc_signal_event ev;
+      memset(&ev, 0, sizeof ev);
+      int32_t sig, code;
+      TAKE(&c, ev.tid);
+      TAKE(&c, sig);
+      TAKE(&c, code);
+      TAKE(&c, ev.addr);
+      TAKE(&c, ev.pid);
+      TAKE(&c, ev.uid);
+      TAKE(&c, ev.handler);
+      TAKE(&c, ev.frame);
+      ev.signal = sig;
+      ev.code = code;
+      if (emu->obs.on_signal)
+        emu->obs.on_signal(emu->obs.ctx, &ev);
       break;
     }
     case 'E': {
@@ -509,12 +556,98 @@ static void replay_syscall(tc_emu *emu) {
         emu->resched = resched;
         uc_emu_stop(emu->uc);
       }
-      return;
+      uint8_t delivered;
+      TAKE(&c, delivered);
+      if (have_pc)
+        tc_emu_set_reg(emu, a->pc_reg, new_pc | (tc_emu_thumb(emu) ? 1 : 0));
+      return delivered != 0;
     }
     default:
       diverged(p, "a corrupt record in the run's log");
     }
   }
+}
+
+/* A child's syscall: the kernel is not called; the log's record of the
+ * run's call at this instruction is applied (apply_record). */
+static void replay_syscall(tc_emu *emu) {
+  par *p = g_par;
+  const tc_arch *a = emu->arch;
+  char what[200];
+  if (!p->child && setjmp(p->div_jmp))
+    return;
+  if (!next_record(p)) {
+    diverged(p, "the run made no more syscalls");
+    return;
+  }
+  cur c = {p, 8};
+  uint64_t index, pc, nr;
+  TAKE(&c, index);
+  TAKE(&c, pc);
+  TAKE(&c, nr);
+  uint64_t here = tc_recorder_executed(p->rec) - 1;
+  uint64_t nr_here = tc_emu_reg(emu, a->sys.nr_reg);
+  if (index != here || pc != emu->cur_pc || nr != nr_here) {
+    snprintf(what, sizeof what,
+             "the log has %s %llu at instruction %llu (pc 0x%llx), the "
+             "replay made syscall %llu at pc 0x%llx",
+             nr == FAULT_NR ? "a fault's delivery" : "syscall",
+             (unsigned long long)(nr == FAULT_NR ? 0 : nr),
+             (unsigned long long)index, (unsigned long long)pc,
+             (unsigned long long)nr_here, (unsigned long long)emu->cur_pc);
+    diverged(p, what);
+  }
+  apply_record(p, emu, &c);
+}
+
+/* A fault the replay met: the run delivered it to a handler if the log's
+ * next record is its delivery; none (the run ended there): the fault
+ * ends the program, as it did in the run. */
+static bool replay_fault_handled(void *ctx, tc_emu *emu) {
+  par *p = ctx;
+  char what[200];
+  p->fault_rec = false;
+  if (!p->child && setjmp(p->div_jmp))
+    return false;
+  if (!next_record(p))
+    return false;
+  cur c = {p, 8};
+  uint64_t index, pc, nr;
+  TAKE(&c, index);
+  TAKE(&c, pc);
+  TAKE(&c, nr);
+  uint64_t here = tc_recorder_executed(p->rec) - 1;
+  if (index != here || pc != emu->fault.pc || nr != FAULT_NR) {
+    snprintf(what, sizeof what,
+             "the log has %s at instruction %llu (pc 0x%llx), the replay "
+             "faulted at pc 0x%llx",
+             nr == FAULT_NR ? "a fault's delivery" : "a syscall",
+             (unsigned long long)index, (unsigned long long)pc,
+             (unsigned long long)emu->fault.pc);
+    diverged(p, what);
+  }
+  p->fault_rec = true;
+  return true;
+}
+
+static bool replay_fault_deliver(void *ctx, tc_emu *emu) {
+  par *p = ctx;
+  if (!p->fault_rec)
+    return false;
+  p->fault_rec = false;
+  if (!p->child && setjmp(p->div_jmp))
+    return false;
+  cur c = {p, 32};
+  bool ok = apply_record(p, emu, &c);
+  emu->fault_resume = 0;
+  emu->fault_debug = false;
+  if (ok) { /* as tc_linux_deliver_fault leaves it */
+    emu->faulted = false;
+    emu->exited = false;
+    emu->exit_signal = 0;
+    emu->exit_code = 0;
+  }
+  return ok;
 }
 
 static void child_write(par *p, const tc_event *ev) {
@@ -564,6 +697,8 @@ static void child_main(par *p, uint64_t first) {
   p->ops = *p->inner;
   p->ops.syscall = replay_syscall;
   p->emu->os = &p->ops;
+  tc_recorder_set_fault_ops(
+      p->rec, &(tc_fault_ops){replay_fault_handled, replay_fault_deliver, p});
   free(p->segs); /* the parent's */
   p->segs = NULL;
   p->held_state = malloc(p->emu->arch->state_size);
@@ -929,6 +1064,11 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   if (!(p->rec = tc_recorder_new(a->emu, null_emit, NULL, err)))
     goto fail;
   tc_recorder_set_light(p->rec, a->every, checkpoint, p);
+  tc_recorder_set_fault_ops(
+      p->rec,
+      p->reading
+          ? &(tc_fault_ops){replay_fault_handled, replay_fault_deliver, p}
+          : &(tc_fault_ops){run_fault_handled, run_fault_deliver, p});
   p->inner = a->emu->os;
   p->ops = *p->inner;
   p->ops.syscall = p->reading ? replay_syscall : run_syscall;

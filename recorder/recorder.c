@@ -180,6 +180,7 @@ struct tc_recorder {
   void *ckpt_ctx;
   uc_hook light_hook;
   const char *light_refusal; /* what the run phase cannot log */
+  tc_fault_ops fault_ops;    /* a fault's delivery (record -j), or none */
 
   uint16_t changed_buf[512];
   /* Registers in which state_next may differ from state_cur: the last
@@ -1390,16 +1391,27 @@ static void emit_fault(tc_recorder *r) {
  * entry state; the run goes on in the handler. False if it ends the run. */
 static bool deliver_fault(tc_recorder *r) {
   tc_emu *emu = r->emu;
-  if (r->stop_requested || !tc_linux_fault_handled(emu))
+  const tc_fault_ops *fo = &r->fault_ops;
+  if (r->stop_requested ||
+      !(fo->handled ? fo->handled(fo->ctx, emu) : tc_linux_fault_handled(emu)))
     return false;
   if (r->light) {
-    /* record -j's run phase does not log a signal's delivery yet */
-    r->light_refusal = "a fault went to the guest's signal handler";
-    r->stopped = true;
-    return false;
+    if (!fo->deliver) {
+      r->light_refusal = "a fault went to the guest's signal handler";
+      r->stopped = true;
+      return false;
+    }
+    /* record -j's run phase: delivered and logged, nothing emitted */
+    if (!fo->deliver(fo->ctx, emu)) {
+      tc_emu_kill(emu, 11);
+      return false;
+    }
+    r->lpend = r->rep_tail = false;
+    return true;
   }
   emit_fault(r);
-  if (!tc_linux_deliver_fault(emu)) {
+  if (!(fo->deliver ? fo->deliver(fo->ctx, emu)
+                    : tc_linux_deliver_fault(emu))) {
     tc_emu_kill(emu, 11); /* the frame could not be written */
     return false;
   }
@@ -1831,6 +1843,10 @@ int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
 }
 
 bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
+
+void tc_recorder_set_fault_ops(tc_recorder *r, const tc_fault_ops *ops) {
+  r->fault_ops = *ops;
+}
 
 void tc_recorder_counts(const tc_recorder *r, uint64_t *syscalls,
                         uint64_t *mem_accesses) {

@@ -114,6 +114,17 @@ void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
 int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
                             void *ctx, tc_error *err);
 bool tc_recorder_segment_ended(const tc_recorder *r);
+/* How a fault the guest has a handler for is delivered (record -j: the
+ * run phase logs the delivery, a segment takes it from the log): handled
+ * says whether it will be (the default: tc_linux_fault_handled), deliver
+ * builds the frame and moves the registers (tc_linux_deliver_fault),
+ * false if it could not (the guest is then killed with SIGSEGV). */
+typedef struct tc_fault_ops {
+  bool (*handled)(void *ctx, tc_emu *emu);
+  bool (*deliver)(void *ctx, tc_emu *emu);
+  void *ctx;
+} tc_fault_ops;
+void tc_recorder_set_fault_ops(tc_recorder *r, const tc_fault_ops *ops);
 /* The syscalls and memory accesses recorded so far. */
 void tc_recorder_counts(const tc_recorder *r, uint64_t *syscalls,
                         uint64_t *mem_accesses);

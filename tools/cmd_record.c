@@ -197,7 +197,7 @@ void usage_record(FILE *f) {
           "the same\n"
           "                        files as -j 1. Covers one thread and one "
           "process\n"
-          "                        that run no signal handler (not sparc64, "
+          "                        (signal handlers included; not sparc64, "
           "mips64el),\n"
           "                        files only (no stream, no -z); anything "
           "else is refused\n"
