@@ -170,17 +170,23 @@ struct tc_recorder {
   /* record -j (lib/parallel.c, tc_recorder_set_light): the run phase
    * has only a code hook that counts (light) and emits nothing; it stops
    * before instruction ckpt_next and calls ckpt there (a fork), every
-   * ckpt_every instructions. lpend*: what have_pending and pendp tell the
-   * full hook of the last instruction (rep passes count as they do). A
+   * ckpt_every instructions. lpend: the last instruction was a rep, at
+   * lpend_pc (its passes count as hook_code counts them). A
    * segment (tc_recorder_materialize) stops before instruction seg_to:
    * seg_end. */
-  bool light, ckpt_due, seg_end, lpend, lpend_rep;
+  bool light, light_x86, ckpt_due, seg_end, lpend;
   uint64_t lpend_pc, ckpt_every, ckpt_next, seg_to;
   tc_checkpoint_fn ckpt;
   void *ckpt_ctx;
   uc_hook light_hook;
   const char *light_refusal; /* what the run phase cannot log */
   tc_fault_ops fault_ops;    /* a fault's delivery (record -j), or none */
+  /* The run phase's look at an x86 instruction (hook_code_light): 16
+   * bytes an entry, direct-mapped, 4 to a cache line where the decode
+   * cache has one: whether it needs its decode (a rep, an instruction
+   * tracecorn runs itself, a privileged one). Cleared with the decode
+   * cache's invalidations. */
+  uint64_t *lcache;
 
   uint16_t changed_buf[512];
   /* Registers in which state_next may differ from state_cur: the last
@@ -204,6 +210,18 @@ enum {
   RD_FLAGS,  /* x86 flags from the lazy flags state */
   RD_PC      /* the next hook's address (set before the loop) */
 };
+
+/* An entry: the PC << 12 | the size << 4 | LC_* (0: empty; user-space
+ * PCs are under 2^52). */
+#define LCACHE_BITS 13
+#define LC_REP 1u  /* a rep instruction */
+#define LC_SLOW 2u /* privileged, run by tracecorn: its decode is needed */
+typedef uint64_t lcache_ent;
+
+static void lcache_clear(tc_recorder *r) {
+  if (r->lcache)
+    memset(r->lcache, 0, sizeof(lcache_ent) << LCACHE_BITS);
+}
 
 typedef struct reg_desc {
   const uint8_t *src; /* RD_DIRECT*: its bytes in the engine */
@@ -350,6 +368,7 @@ static void check_code_write(tc_recorder *r, uint64_t addr, uint64_t size) {
   if (exec) {
     pend_detach(r);
     tc_decoder_invalidate(r->dec, addr, size);
+    lcache_clear(r);
   }
 }
 
@@ -827,9 +846,9 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   tc_recorder *r = user;
   if (r->emu->sparc_private && tc_sparc_hidden(r->emu, addr))
     return;
-  if (r->lpend) {
+  if (r->lpend) { /* a rep instruction ran last */
     r->lpend = false;
-    if (r->lpend_rep && addr == r->lpend_pc && r->count_reg >= 0 &&
+    if (addr == r->lpend_pc && r->count_reg >= 0 &&
         tc_emu_reg(r->emu, r->count_reg) == 0) {
       r->rep_tail = true; /* the rep's no-op pass (hook_code) */
       r->rep_pc = addr;
@@ -856,8 +875,31 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   }
   r->executed++;
   r->emu->cur_pc = addr;
-  const tc_decoded *d = decoded_at(r, uc, addr, size);
-  if (!d)
+  /* Most instructions need nothing more: x86's that are no rep, not run
+   * by tracecorn and not privileged (the small cache says), and on the
+   * other arches every one but near a checkpoint (a guard's reach). */
+  const tc_decoded *d = NULL;
+  if (r->lcache) {
+    lcache_ent *e =
+        &r->lcache[(addr ^ addr >> LCACHE_BITS) & ((1u << LCACHE_BITS) - 1)];
+    lcache_ent key = addr << 12 | (uint64_t)(size & 0xff) << 4;
+    if ((*e & ~(lcache_ent)0xf) != key) {
+      if (!(d = decoded_at(r, uc, addr, size)))
+        return;
+      *e = key | (d->is_rep ? LC_REP : 0) |
+           (d->privileged || d->emulate || d->guards ? LC_SLOW : 0);
+    }
+    if (!(*e & LC_SLOW)) {
+      if (*e & LC_REP) {
+        r->lpend = true;
+        r->lpend_pc = addr;
+      }
+      return;
+    }
+  } else if (!r->light_x86 && r->executed + 3 < r->ckpt_next) {
+    return;
+  }
+  if (!d && !(d = decoded_at(r, uc, addr, size)))
     return;
   if (d->guards && r->executed - 1 + d->guards >= r->ckpt_next &&
       r->executed <= r->ckpt_next) {
@@ -870,8 +912,7 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
     uc_emu_stop(uc);
     return;
   }
-  r->lpend = true;
-  r->lpend_rep = d->is_rep;
+  r->lpend = d->is_rep;
   r->lpend_pc = d->pc;
   if (d->privileged) {
     tc_emu_fault(r->emu, TC_FAULT_OTHER, addr, SIGSEGV);
@@ -1020,6 +1061,7 @@ static void obs_unmap(void *ctx, uint64_t addr, uint64_t size) {
   push_kernel_ev(r, TC_EV_UNMAP, addr, size, 0, NULL, 0);
   pend_detach(r);
   tc_decoder_invalidate(r->dec, addr, size);
+  lcache_clear(r);
   exec_ranges_rebuild(r);
 }
 
@@ -1031,6 +1073,7 @@ static void obs_protect(void *ctx, uint64_t addr, uint64_t size,
    * was never checked: what the cache holds of it is stale. */
   pend_detach(r);
   tc_decoder_invalidate(r->dec, addr, size);
+  lcache_clear(r);
   exec_ranges_rebuild(r);
 }
 
@@ -1195,6 +1238,7 @@ void tc_recorder_free(tc_recorder *r) {
   if (r->kspool)
     fclose(r->kspool);
   free(r->kev);
+  free(r->lcache);
   free(r);
 }
 
@@ -1799,6 +1843,9 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
 void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
                            void *ctx) {
   r->light = true;
+  r->light_x86 = tc_arch_is_x86(r->arch);
+  if (r->light_x86 && !r->lcache)
+    r->lcache = calloc((size_t)1 << LCACHE_BITS, sizeof *r->lcache);
   r->ckpt_every = every;
   r->ckpt = fn;
   r->ckpt_ctx = ctx;
@@ -1808,6 +1855,8 @@ int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
                             void *ctx, tc_error *err) {
   tc_emu *emu = r->emu;
   r->light = false;
+  free(r->lcache);
+  r->lcache = NULL;
   if (r->light_hook) {
     uc_hook_del(emu->uc, r->light_hook);
     r->light_hook = 0;

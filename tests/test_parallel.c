@@ -94,12 +94,12 @@ static void test_many_segments(void) {
  * loop-mips at 512 differ from -j 1). */
 static void test_arches(void) {
   const char *o = "-O tct.chunk=512 --keyframe 256";
-  same_as_serial("glibc-armhf", NULL, o);
   same_as_serial("loop-mips", "3000", o);
-  same_as_serial("loop-arm64", "500", o);
+  same_as_serial("interwork-armhf", NULL, "-O tct.chunk=256 --keyframe 256");
   if (!TC_SANITIZED) {
+    same_as_serial("glibc-armhf", NULL, o);
+    same_as_serial("hello-arm64", NULL, "-O tct.chunk=256 --keyframe 256");
     same_as_serial("loop-mipsel", "1000", o);
-    same_as_serial("interwork-armhf", NULL, "-O tct.chunk=256 --keyframe 256");
     same_as_serial("hello-armel", NULL, "-O tct.chunk=256 --keyframe 256");
   }
 }
@@ -181,11 +181,10 @@ static void test_formats(void) {
                  : "tct,trac,ucir,bap,rvn,drcov,tenet,text,json,tfile");
   same_files("glibc32", NULL, "trac,ucir,json");
   same_files("dyn64", NULL, "text");
-  /* every format each arch can hold */
-  if (!TC_SANITIZED) {
+  /* every format arm can hold (the others convert from a tct that is
+   * -j 1's byte for byte, test_arches) */
+  if (!TC_SANITIZED)
     same_files("interwork-armhf", NULL, "all");
-    same_files("loop-mips", "1000", "all");
-  }
 }
 
 /* record --log-only, then tracecorn materialize: the files record writes
@@ -276,7 +275,10 @@ static void test_refusals(void) {
   refused("hello64", "-j 2 --trace-range main", "--trace-range");
   refused("hello64", "-j 2 -O tct.chunk=1000", "multiple of the keyframe");
   refused("hello64", "-j 2 -O tct.chunk=0", "chunk");
-  refused("hello-sparc64", "-j 2", "sparc");
+  /* (Unicorn 2.0.1's sparc64 leaks its TLB under LeakSanitizer, as
+   * tests/sparc.cmake says: not under the sanitizers) */
+  if (!TC_SANITIZED)
+    refused("hello-sparc64", "-j 2", "sparc");
 }
 
 /* A log record that does not match the replay: reported with the
