@@ -86,8 +86,10 @@ typedef struct par {
   bool held;
   /* begun a few instructions before its first (tc_recorder_set_light):
    * nothing is written before the KEYFRAME of instruction `first` */
-  bool before_first;
+  bool before_first, first_key;
   uint64_t first, base_syscalls, base_mem;
+  tc_event first_ev; /* the KEYFRAME of `first`, until an INSN follows */
+  uint8_t *first_state;
   tc_event held_ev;
   uint8_t *held_state;
   char sysname[64];
@@ -662,10 +664,20 @@ static void child_write(par *p, const tc_event *ev) {
 static void child_emit(void *ctx, const tc_event *ev) {
   par *p = ctx;
   if (p->before_first) {
-    if (ev->kind != TC_EV_KEYFRAME || ev->u.key.insn_index != p->first)
-      return; /* the previous segment's */
+    if (!p->first_key) {
+      if (ev->kind != TC_EV_KEYFRAME || ev->u.key.insn_index != p->first)
+        return;            /* the previous segment's */
+      p->first_key = true; /* held: the run may end right after it */
+      p->first_ev = *ev;
+      memcpy(p->first_state, ev->u.key.state, p->emu->arch->state_size);
+      p->first_ev.u.key.state = p->first_state;
+      return;
+    }
+    if (ev->kind == TC_EV_EXIT)
+      return; /* ended before `first`: the previous segment wrote both */
     p->before_first = false;
     tc_recorder_counts(p->rec, &p->base_syscalls, &p->base_mem);
+    child_write(p, &p->first_ev);
   }
   if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->seg_to &&
       !p->held) {
@@ -702,8 +714,9 @@ static void child_main(par *p, uint64_t first) {
   free(p->segs); /* the parent's */
   p->segs = NULL;
   p->held_state = malloc(p->emu->arch->state_size);
+  p->first_state = malloc(p->emu->arch->state_size);
   tc_error err = {{0}};
-  if (!p->held_state)
+  if (!p->held_state || !p->first_state)
     child_exit(p, 1, "out of memory");
   char part[4200];
   snprintf(part, sizeof part, "%s.part%llu", p->a->path,

@@ -902,7 +902,7 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   if (!d && !(d = decoded_at(r, uc, addr, size)))
     return;
   if (d->guards && r->executed - 1 + d->guards >= r->ckpt_next &&
-      r->executed <= r->ckpt_next) {
+      r->executed <= r->ckpt_next && r->ckpt_next < r->max_limit) {
     /* The checkpoint would fall in what this instruction controls (a
      * delay slot, an IT block), where the engine cannot resume: it is
      * taken before this instruction instead; the segment's recorder runs
