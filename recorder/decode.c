@@ -433,6 +433,13 @@ static unsigned guards_of(const tc_arch *a, const tc_decoded *e) {
       m >>= 1, n--;
     return n;
   }
+  if (tc_arch_is_sparc(a) && e->size == 4) {
+    /* call, b*, fb*, cb*, jmpl, return: a delay slot (or an annulled one) */
+    uint32_t w = (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
+    unsigned op = w >> 30, op2 = (w >> 22) & 7, op3 = (w >> 19) & 0x3f;
+    return op == 1 || (op == 0 && op2 != 0 && op2 != 4) ||
+           (op == 2 && (op3 == 0x38 || op3 == 0x39));
+  }
   if (!tc_arch_is_mips(a) || e->size != 4)
     return 0;
   uint32_t w = a->big_endian
