@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "analysis/filter.h"
+#include "analysis/index.h"
 #include "analysis/rebuild.h"
 #include "common/sized.h"
 #include "tracecorn/tracecorn.h"
@@ -69,16 +70,24 @@ static int count_records(const char *in_path, const tc_format *in_fmt,
                          const tc_filter *filter, uint64_t *n, tc_error *err) {
   tc_filter f = *filter;
   f.skip = f.count = f.last = 0;
-  tc_reader *r = in_fmt->open_reader(in_path, err);
+  const tc_format *rd = in_fmt; /* or its index's tct, as convert() */
+  const char *rd_path = in_path;
+  char idx[4300];
+  if (f.from && !f.no_index &&
+      tc_index_find(in_path, in_fmt, idx, sizeof idx) == 1) {
+    rd = tc_format_by_name("tct");
+    rd_path = idx;
+  }
+  tc_reader *r = rd->open_reader(rd_path, err);
   if (!r)
     return -1;
-  bool seeked = f.from && in_fmt->seek;
+  bool seeked = f.from && rd->seek;
   tc_filter_state *fs = NULL;
   int rc = -1;
-  if ((!seeked || in_fmt->seek(r, f.from, err) == 0) &&
-      (fs = tc_filter_new(&f, in_fmt->reader_info(r), seeked, err))) {
+  if ((!seeked || rd->seek(r, f.from, err) == 0) &&
+      (fs = tc_filter_new(&f, rd->reader_info(r), seeked, err))) {
     tc_event ev;
-    while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
+    while ((rc = rd->next_event(r, &ev, err)) == 1) {
       int k = tc_filter_event(fs, &ev, NULL, NULL, err);
       if (k <= 0) {
         rc = k;
@@ -90,7 +99,7 @@ static int count_records(const char *in_path, const tc_format *in_fmt,
     *n = tc_filter_records(fs);
   }
   tc_filter_free(fs);
-  in_fmt->close_reader(r);
+  rd->close_reader(r);
   return rc < 0 ? -1 : 0;
 }
 
@@ -165,31 +174,41 @@ static int convert(const char *in_path, const tc_format *in_fmt,
     filter = &last_only;
   }
   uint64_t from_insn = filter ? filter->from : 0;
-  tc_reader *r = in_fmt->open_reader(in_path, err);
+  /* --from: the format's seek when it has one, or its index's (the same
+   * events as tct: analysis/index.h), else the filter reads forward. The
+   * reader's format rd is the index's then; in_fmt still says what the
+   * input holds. */
+  const tc_format *rd = in_fmt;
+  const char *rd_path = in_path;
+  char idx[4300];
+  if (from_insn && !filter->no_index &&
+      tc_index_find(in_path, in_fmt, idx, sizeof idx) == 1) {
+    rd = tc_format_by_name("tct");
+    rd_path = idx;
+  }
+  tc_reader *r = rd->open_reader(rd_path, err);
   if (!r)
     return -1;
-  /* --from: the format's seek when it has one, else the filter reads
-   * forward */
-  bool seeked = from_insn && in_fmt->seek;
-  if (seeked && in_fmt->seek(r, from_insn, err) < 0) {
-    in_fmt->close_reader(r);
+  bool seeked = from_insn && rd->seek;
+  if (seeked && rd->seek(r, from_insn, err) < 0) {
+    rd->close_reader(r);
     return -1;
   }
-  const tc_trace_info *info = in_fmt->reader_info(r);
+  const tc_trace_info *info = rd->reader_info(r);
   if (out_fmt->supports && out_fmt->supports(info->arch, err) < 0) {
-    in_fmt->close_reader(r);
+    rd->close_reader(r);
     return -1;
   }
   tc_loss loss;
   if (tc_loss_init(&loss, in_fmt, out_fmt, info->arch) < 0) {
     tc_error_set(err, "out of memory");
-    in_fmt->close_reader(r);
+    rd->close_reader(r);
     return -1;
   }
   tc_filter_state *fs = tc_filter_new(filter, info, seeked, err);
   if (!fs) {
     tc_loss_free(&loss);
-    in_fmt->close_reader(r);
+    rd->close_reader(r);
     return -1;
   }
   tc_trace_info winfo = *info;
@@ -206,7 +225,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
   if (!c.w) {
     tc_loss_free(&loss);
     tc_filter_free(fs);
-    in_fmt->close_reader(r);
+    rd->close_reader(r);
     return -1;
   }
   /* A target that keeps memory as an image gets one rebuilt from what a
@@ -223,7 +242,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
       tc_outfile_discard(tmp);
       tc_loss_free(&loss);
       tc_filter_free(fs);
-      in_fmt->close_reader(r);
+      rd->close_reader(r);
       return -1;
     }
   }
@@ -236,7 +255,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
    * under the partial name. */
   bool write_failed = false;
   tc_error werr = {{0}};
-  while ((rc = in_fmt->next_event(r, &ev, err)) == 1) {
+  while ((rc = rd->next_event(r, &ev, err)) == 1) {
     tc_loss_see(&loss, &ev);
     if (rb && ev.kind == TC_EV_MAP && !ev.u.map.data)
       ev.u.map.data = tc_rebuild_fill(rb, ev.u.map.addr, ev.u.map.size);
@@ -278,7 +297,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
    * event model promises: a synthetic EXIT that says it was not recorded. */
   if (rc == 0 && !stopped && !c.seen_exit) {
     char msg[128];
-    snprintf(msg, sizeof msg, "no exit record in the %s input", in_fmt->name);
+    snprintf(msg, sizeof msg, TC_INDEX_NO_EXIT, in_fmt->name);
     tc_event x = {.kind = TC_EV_EXIT};
     x.u.exit.reason = TC_EXIT_ERROR;
     x.u.exit.insn_count = c.insns;
@@ -327,7 +346,7 @@ static int convert(const char *in_path, const tc_format *in_fmt,
   }
   tc_rebuild_free(rb);
   tc_filter_free(fs);
-  in_fmt->close_reader(r);
+  rd->close_reader(r);
   return rc < 0 ? -1 : 0;
 }
 

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tc_trace_summarize: what a trace file holds, read through its format's
  * reader (what `tracecorn info` prints). Format-neutral. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/index.h"
 #include "common/sized.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/format.h"
@@ -43,7 +45,8 @@ static int summary_sink(void *ctx, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
-static int summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
+static int summarize(const char *path, tc_trace_summary *sum, bool use_index,
+                     tc_error *err) {
   const tc_format *fmt = tc_format_detect(path, err);
   if (!fmt)
     return -1;
@@ -61,16 +64,46 @@ static int summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
   fmt->close_reader(r);
   if (from_index)
     return from_index < 0 ? -1 : 0;
+  /* or the index beside it (TRACE.tcidx: the same events as a tct) */
+  char idx[4300];
+  const tc_format *tct = tc_format_by_name("tct");
+  if (use_index && tc_index_find(path, fmt, idx, sizeof idx) == 1 &&
+      tct->summary) {
+    tc_error ierr = {{0}};
+    tc_reader *ir = tct->open_reader(idx, &ierr);
+    int got = ir ? tct->summary(ir, sum, &ierr) : 0;
+    if (ir)
+      tct->close_reader(ir);
+    char none[128];
+    snprintf(none, sizeof none, TC_INDEX_NO_EXIT, fmt->name);
+    if (got == 1 && sum->have_exit && sum->exit_status == 0 &&
+        strcmp(sum->exit_message, none) == 0) {
+      sum->have_exit = 0; /* the index's stand-in: the trace has none */
+      sum->exit_message[0] = 0;
+    }
+    if (got == 1)
+      return 0; /* else (a damaged index) the trace itself is read */
+  }
   /* what was read before an error is kept in sum */
   return tc_read_trace(path, fmt, summary_sink, sum, err);
 }
 
-int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
+static int summarize_sized(const char *path, tc_trace_summary *sum,
+                           bool use_index, tc_error *err) {
   if (tc_sized_check(sum, "tc_trace_summary", err) < 0)
     return -1;
   tc_trace_summary full;
   tc_trace_summary_init(&full);
-  int rc = summarize(path, &full, err);
+  int rc = summarize(path, &full, use_index, err);
   tc_sized_out(sum, &full, sizeof full);
   return rc;
+}
+
+int tc_trace_summarize(const char *path, tc_trace_summary *sum, tc_error *err) {
+  return summarize_sized(path, sum, true, err);
+}
+
+int tc_summarize_no_index(const char *path, tc_trace_summary *sum,
+                          tc_error *err) {
+  return summarize_sized(path, sum, false, err);
 }

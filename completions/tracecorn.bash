@@ -5,7 +5,7 @@
 # completion time. tests/test_packaging.c checks the option lists below
 # against `tracecorn CMD --help` (both ways).
 
-_tracecorn_cmds="record dump strace convert verify materialize info gdbserver formats"
+_tracecorn_cmds="record dump strace convert verify materialize info index gdbserver formats"
 _tracecorn_opts_record="-o --output -f --format --force -z --zst -q --quiet --seed -E
   --env --inherit-env --root --cwd --host-stat --raw --arch --base --entry
   --max-insns --max-memory --max-procs --no-memory --exact --trace-range --trace-func
@@ -20,14 +20,15 @@ _tracecorn_opts_verify="-o --output -f --format --force -z --zst -q --quiet --se
 # dump and strace share the selection options (--range to -e).
 _tracecorn_opts_dump="-j --json -f --format -v --verbose --color --symbols --demangle --root
   --range --pc --mem --reads --writes --reg --from --to --skip --count --last
-  --syscalls-only --syscall -e -h --help"
+  --syscalls-only --syscall -e -h --help --no-index"
 _tracecorn_opts_strace="-s -f --follow-forks --format --root --range --pc --mem --reads --writes --reg
-  --from --to --skip --count --last --syscalls-only --syscall -e -h --help"
+  --from --to --skip --count --last --syscalls-only --syscall -e -h --help --no-index"
 _tracecorn_opts_convert="-F --from -t --to -O --writer-option --force --strict -q --quiet -h
   --help --from-insn --to-insn --range --pc --mem --reads --writes --reg --skip
-  --count --last --syscalls-only --syscall -e"
+  --count --last --syscalls-only --syscall -e --no-index"
 _tracecorn_opts_materialize="-f --format -o --output -j --jobs -q --quiet --force -h --help"
-_tracecorn_opts_info="-h --help"
+_tracecorn_opts_info="--no-index -h --help"
+_tracecorn_opts_index="-h --help"
 _tracecorn_opts_gdbserver="--stdio --listen --interval --index --no-index --stats -q --quiet -h --help"
 _tracecorn_opts_formats=""
 _tracecorn_arches="x86_64 x86 arm arm64 mips mipsel mips64el sparc64"

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "evlog.h"
 #include "testutil.h"
@@ -652,6 +653,115 @@ static void test_bad_values(void) {
   }
 }
 
+/* `tracecorn index`: a format that cannot seek gets TRACE.tcidx, and
+ * `dump --from N` through it prints what reading forward prints (the
+ * events are the same: a tct of them); `info` counts the same from it,
+ * says it seeks, and a changed trace makes the index stale, never
+ * trusted. */
+static void test_index(void) {
+  char prefix[4200];
+  snprintf(prefix, sizeof prefix, "%s", tu_tmp("idx"));
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(tu_run_merge(&out, TC_CLI, "record", "-q", "-f",
+                                     "trac,ucir,tfile,tenet,bap", "-o", prefix,
+                                     "--", tu_guest("fib64"), NULL),
+                        0);
+  free(out);
+  const char *ext[] = {".trace64", ".ucir", ".tf", ".tenet", ".frames"};
+  for (int i = 0; i < 5; i++) {
+    char f[4300], dir[4400];
+    snprintf(f, sizeof f, "%s%s", prefix, ext[i]);
+    snprintf(dir, sizeof dir, "%s.tcidx", f);
+    char *info_plain = NULL, *info_idx = NULL, *plain = NULL, *fast = NULL;
+    CU_ASSERT_EQUAL(tu_runf(&info_plain, 0, "%s info %s", TC_CLI, f), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(info_plain, "seekable:     no"));
+    uint64_t n = 0;
+    const char *l = strstr(info_plain, "instructions: ");
+    CU_ASSERT_FATAL(l != NULL);
+    n = strtoull(l + 14, NULL, 10);
+    CU_ASSERT_FATAL(n > 1000);
+    /* a window near the end, and one in the middle */
+    char args[2][128];
+    snprintf(args[0], sizeof args[0], "--from %llu --count 40",
+             (unsigned long long)(n - 30));
+    snprintf(args[1], sizeof args[1], "--from %llu --to %llu",
+             (unsigned long long)(n / 2), (unsigned long long)(n / 2 + 25));
+    char *before[2];
+    for (int k = 0; k < 2; k++)
+      CU_ASSERT_EQUAL(
+          tu_runf(&before[k], 0, "%s dump --json %s %s", TC_CLI, args[k], f),
+          0);
+    CU_ASSERT_EQUAL(tu_runf(&out, 0, "%s index %s", TC_CLI, f), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, ".tcidx"));
+    free(out);
+    struct stat st;
+    CU_ASSERT(stat(dir, &st) == 0 && S_ISDIR(st.st_mode));
+    for (int k = 0; k < 2; k++) {
+      CU_ASSERT_EQUAL(
+          tu_runf(&fast, 0, "%s dump --json %s %s", TC_CLI, args[k], f), 0);
+      CU_ASSERT_PTR_NOT_NULL(strstr(fast, "\"type\":\"insn\""));
+      if (strcmp(fast, before[k]) != 0) {
+        printf("\n  %s %s: through the index, dump differs\n", ext[i], args[k]);
+        CU_FAIL("dump --from through the index differs from reading forward");
+      }
+      free(fast);
+      CU_ASSERT_EQUAL(tu_runf(&plain, 0, "%s dump --no-index --json %s %s",
+                              TC_CLI, args[k], f),
+                      0);
+      CU_ASSERT_STRING_EQUAL(plain, before[k]);
+      free(plain);
+    }
+    CU_ASSERT_EQUAL(tu_runf(&info_idx, 0, "%s info %s", TC_CLI, f), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(info_idx, "seekable:     yes, through"));
+    /* every line but the seek line is the same */
+    char *a = strstr(info_plain, "seekable:"),
+         *b = strstr(info_idx, "seekable:");
+    CU_ASSERT_FATAL(a && b);
+    CU_ASSERT_EQUAL(a - info_plain, b - info_idx);
+    CU_ASSERT(strncmp(info_plain, info_idx, (size_t)(a - info_plain)) == 0);
+    if (i == 0) {
+      /* the index is what --from reads: with the trace's middle damaged
+       * (its size, time, first and last 64 KiB kept) it still answers,
+       * while reading the trace itself fails there */
+      struct stat ts;
+      CU_ASSERT_FATAL(stat(f, &ts) == 0 && ts.st_size > 200 * 1024);
+      CU_ASSERT_EQUAL(
+          tu_runf(&out, 0,
+                  "touch -r %s %s.mt && head -c 4096 /dev/zero | tr '\\0' "
+                  "'\\377' | dd of=%s bs=1 seek=%lld conv=notrunc "
+                  "status=none && touch -r %s.mt %s",
+                  f, f, f, (long long)ts.st_size / 2, f, f),
+          0);
+      free(out);
+      CU_ASSERT_EQUAL(
+          tu_runf(&fast, 0, "%s dump --json %s %s", TC_CLI, args[0], f), 0);
+      CU_ASSERT_STRING_EQUAL(fast, before[0]);
+      free(fast);
+      int rc = tu_runf(&plain, 1, "%s dump --no-index --json %s %s", TC_CLI,
+                       args[0], f);
+      CU_ASSERT(rc != 0 || strcmp(plain, before[0]) != 0);
+      free(plain);
+    }
+    /* a changed trace: the index is stale and ignored */
+    FILE *fp = fopen(f, "ab");
+    CU_ASSERT_FATAL(fp != NULL);
+    fputc(0, fp);
+    fclose(fp);
+    char *stale = NULL;
+    tu_runf(&stale, 1, "%s info %s", TC_CLI, f);
+    CU_ASSERT_PTR_NULL(strstr(stale, "through its index"));
+    free(stale);
+    free(info_plain);
+    free(info_idx);
+    free(before[0]);
+    free(before[1]);
+  }
+  /* formats that seek by themselves need none */
+  CU_ASSERT_EQUAL(tu_runf(&out, 0, "%s index %s", TC_CLI, plant_trace()), 0);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, "seek by themselves"));
+  free(out);
+}
+
 int main(void) {
   static const tu_case cases[] = {
       {"who last wrote a byte (--mem --writes --to --last)", test_last_writer},
@@ -671,6 +781,8 @@ int main(void) {
        test_record_arm64_root},
       {"a refused record claims no file", test_refused_record},
       {"bad selection values", test_bad_values},
+      {"tracecorn index: --from and info of trac, ucir, tfile, tenet, bap",
+       test_index},
       {NULL, NULL}};
   return tu_run_suite("select", cases);
 }

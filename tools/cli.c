@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/index.h"
 #include "tools/cli.h"
+#include "writers/format.h"
 
 int parse_u64(const char *s, uint64_t *out) {
   char *end;
@@ -186,4 +188,26 @@ int cli_family_find(const char *path, const char *ext, cli_family *fam,
   }
   fam->n = kept;
   return 0;
+}
+
+void cli_index_large(const char *path, const tc_format *fmt) {
+  struct stat st;
+  char tct[4300];
+  tc_error err = {{0}};
+  if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < CLI_INDEX_AT)
+    return;
+  if (!fmt && !(fmt = tc_format_detect(path, &err)))
+    return;
+  if (fmt->seek || !fmt->open_reader || (fmt->caps & TC_CAP_COVERAGE) ||
+      tc_index_find(path, fmt, tct, sizeof tct) == 1)
+    return;
+  char dir[4200];
+  tc_index_dir(path, dir, sizeof dir);
+  fprintf(stderr,
+          "tracecorn: indexing %s once, into %s, so that seeks and counts "
+          "answer at once\n",
+          path, dir);
+  if (tc_index_build(path, fmt, &err) < 0)
+    fprintf(stderr, "tracecorn: no index (%s); reading the whole file\n",
+            err.msg);
 }

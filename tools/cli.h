@@ -33,6 +33,14 @@ typedef struct cli_family {
 int cli_family_find(const char *path, const char *ext, cli_family *fam,
                     char *parent, size_t parent_max, unsigned long *child_pid);
 
+/* A trace of CLI_INDEX_AT bytes or more whose format cannot seek gets its
+ * index (analysis/index.h) built before info or a --from reads it, said on
+ * stderr; a failure is said and the file is read as before. fmt NULL:
+ * detected. */
+#define CLI_INDEX_AT (64ll << 20)
+void cli_index_large(const char *path, const tc_format *fmt);
+int cmd_index(int argc, char **argv);
+
 /* dump / strace / convert selection options (cmd_dump.c) */
 enum {
   OPT_RANGE = 0x100,
@@ -47,7 +55,8 @@ enum {
   OPT_READS,
   OPT_WRITES,
   OPT_REG,
-  OPT_LAST
+  OPT_LAST,
+  OPT_NO_INDEX
 };
 
 #define FILTER_LONGOPTS                                                        \
@@ -60,8 +69,9 @@ enum {
       {"mem", required_argument, 0, OPT_MEM},                                  \
       {"reads", no_argument, 0, OPT_READS},                                    \
       {"writes", no_argument, 0, OPT_WRITES},                                  \
-      {"reg", required_argument, 0, OPT_REG}, {                                \
-    "last", required_argument, 0, OPT_LAST                                     \
+      {"reg", required_argument, 0, OPT_REG},                                  \
+      {"last", required_argument, 0, OPT_LAST}, {                              \
+    "no-index", no_argument, 0, OPT_NO_INDEX                                   \
   }
 
 #define FILTER_MAX 64

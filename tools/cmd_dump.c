@@ -45,11 +45,16 @@ static const char filter_help[] =
     "  --reg NAME         instructions that change register NAME (rax, eax, "
     "x0, w0...);\n"
     "                     repeatable or comma-separated\n"
-    "  --from N           start at instruction N: the format's seek when "
-    "it has one\n"
-    "                     (rvn), else reading forward; a keyframe with "
-    "the state there\n"
-    "                     comes first\n"
+    "  --from N           start at instruction N, a keyframe with the "
+    "state there\n"
+    "                     first: through the format's own seek\n"
+    "                     (tct, rvn) or its index's (trac, ucir, tfile, "
+    "tenet, bap:\n"
+    "                     TRACE.tcidx, made by `tracecorn index`, and by "
+    "--from itself\n"
+    "                     for a file of 64 MiB or more), else reading "
+    "forward\n"
+    "  --no-index         read the trace itself, not its index; make none\n"
     "  --to N             stop before instruction N\n"
     "  --skip N           leave out the first N selected records\n"
     "  --count M          then print M records and stop\n"
@@ -102,6 +107,9 @@ int filter_option(cli_filter *cf, int c, char *arg) {
     return 1;
   case OPT_WRITES:
     cf->f.mem_kind |= TC_MEM_WRITE;
+    return 1;
+  case OPT_NO_INDEX:
+    cf->f.no_index = 1;
     return 1;
   case 'e':
     if (strncmp(arg, "trace=", 6) != 0) {
@@ -177,6 +185,8 @@ void filter_done(cli_filter *cf) {
 int run_dump(const char *path, const tc_format *in, const tc_format *out,
              cli_filter *cf, const char *const *wopts) {
   filter_done(cf);
+  if (cf->f.from && !cf->f.no_index)
+    cli_index_large(path, in);
   tc_error err = {{0}};
   if (tc_convert_filtered(path, in, out, "-", &cf->f, wopts, &err) < 0) {
     fflush(stdout);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/index.h"
 #include "common/arch.h"
 #include "tools/cli.h"
 #include "writers/format.h"
@@ -47,24 +48,36 @@ static void print_family(const char *path, const char *ext) {
 }
 
 int cmd_info(int argc, char **argv) {
+  bool no_index = argc == 3 && strcmp(argv[1], "--no-index") == 0;
+  if (no_index) {
+    argv++;
+    argc--;
+  }
   if (argc != 2 || argv[1][0] == '-') {
     FILE *f = argc == 2 ? stdout : stderr;
     fprintf(f,
-            "usage: tracecorn info FILE\n\n"
+            "usage: tracecorn info [--no-index] FILE\n\n"
             "Reads a trace in any readable format and prints its format, "
             "arch, program,\ninstruction count, first and last PC, "
             "modules, syscalls, size and B/insn,\nthe writer when the "
             "file names it, whether it can seek (tried), and the files of a\n"
-            "forked recording's other processes beside it (PREFIX.PID.EXT).\n");
+            "forked recording's other processes beside it (PREFIX.PID.EXT).\n"
+            "A trac, ucir, tfile, tenet or bap file's counts come from its "
+            "index FILE.tcidx\n(`tracecorn index`), built here first for a "
+            "file of 64 MiB or more;\n--no-index: read the file itself, "
+            "make no index.\n");
     return argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
                ? 0
                : 2;
   }
   const char *path = argv[1];
   tc_error err = {{0}};
+  if (!no_index)
+    cli_index_large(path, NULL);
   tc_trace_summary st;
   tc_trace_summary_init(&st);
-  int rc = tc_trace_summarize(path, &st, &err);
+  int rc = no_index ? tc_summarize_no_index(path, &st, &err)
+                    : tc_trace_summarize(path, &st, &err);
   if (!st.format) {
     fprintf(stderr, "tracecorn: %s\n", err.msg);
     return 1;
@@ -115,6 +128,7 @@ int cmd_info(int argc, char **argv) {
    * one would read the file a second time */
   tc_trace_summary idx;
   tc_trace_summary_init(&idx);
+  char idxpath[4300];
   if (rd && fmt->summary && fmt->seek && fmt->summary(rd, &idx, &rerr) == 0)
     printf("seekable:     no index (no footer: cut short, or compressed; "
            "dump --from N reads from the start)\n");
@@ -124,12 +138,20 @@ int cmd_info(int argc, char **argv) {
   else if (fmt->seek && st.insns)
     printf("seekable:     no (its index fails: %s)\n",
            tc_escape_text(rerr.msg, safe, sizeof safe));
-  else if (st.keyframes)
+  else if (!no_index &&
+           tc_index_find(path, fmt, idxpath, sizeof idxpath) == 1) {
+    char dir[4200];
+    tc_index_dir(path, dir, sizeof dir);
+    printf("seekable:     yes, through its index %s (dump --from N jumps to "
+           "instruction N)\n",
+           tc_escape_text(dir, safe, sizeof safe));
+  } else if (st.keyframes)
     printf("seekable:     no (dump --from N reads from the start; %" PRIu64
            " keyframes hold the full register state)\n",
            st.keyframes);
   else
-    printf("seekable:     no (dump --from N reads from the start)\n");
+    printf("seekable:     no (dump --from N reads from the start; "
+           "`tracecorn index FILE` makes it seek)\n");
   if (rd)
     fmt->close_reader(rd);
   if (st.arch)
@@ -147,4 +169,50 @@ int cmd_formats(void) {
     printf("%-8s %-6s %-6s %s\n", (*f)->name, (*f)->open_writer ? "yes" : "no",
            (*f)->open_reader ? "yes" : "no", (*f)->description);
   return 0;
+}
+
+int cmd_index(int argc, char **argv) {
+  if (argc < 2 || argv[1][0] == '-') {
+    FILE *f =
+        argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
+            ? stdout
+            : stderr;
+    fprintf(f,
+            "usage: tracecorn index FILE...\n\n"
+            "Builds the seek index of a trace whose format cannot seek (trac, "
+            "ucir, tfile,\ntenet, bap): FILE.tcidx, a directory beside it "
+            "holding the same events as a\ntct, so that dump, strace and "
+            "convert starting at instruction N, and info,\nanswer at once "
+            "instead of reading the whole file. It is used only while FILE\n"
+            "is unchanged (size, time and contents checked); info and a dump "
+            "from N build\nit by themselves for a file of 64 MiB or more. tct "
+            "and rvn files seek by\nthemselves.\n");
+    return f == stdout ? 0 : 2;
+  }
+  int rc = 0;
+  for (int i = 1; i < argc; i++) {
+    tc_error err = {{0}};
+    const tc_format *fmt = tc_format_detect(argv[i], &err);
+    if (!fmt) {
+      fprintf(stderr, "tracecorn: %s\n", err.msg);
+      rc = 1;
+      continue;
+    }
+    if (fmt->seek) {
+      printf("%s: %s files seek by themselves (no index needed)\n", argv[i],
+             fmt->name);
+      continue;
+    }
+    if (tc_index_build(argv[i], fmt, &err) < 0) {
+      fprintf(stderr, "tracecorn: %s\n", err.msg);
+      rc = 1;
+      continue;
+    }
+    char dir[4200], tct[4300], sz[32];
+    tc_index_dir(argv[i], dir, sizeof dir);
+    snprintf(tct, sizeof tct, "%s/trace.tct", dir);
+    human_size(tc_output_size(tct), sz, sizeof sz);
+    printf("tracecorn: wrote %s (%s)\n", dir, sz);
+  }
+  return rc;
 }

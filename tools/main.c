@@ -40,6 +40,10 @@ void usage(FILE *f) {
           "--log-only run\n"
           "       tracecorn info FILE                            summarise a "
           "trace\n"
+          "       tracecorn index FILE                           make a trac, "
+          "ucir, tfile,\n"
+          "                                                      tenet or bap "
+          "file seek\n"
           "       tracecorn gdbserver [--stdio|--listen H:P] FILE   serve it "
           "to gdb,\n"
           "                                                      forwards "
@@ -90,6 +94,8 @@ int main(int argc, char **argv) {
     return cmd_formats();
   if (strcmp(cmd, "info") == 0)
     return cmd_info(argc - 1, argv + 1);
+  if (strcmp(cmd, "index") == 0)
+    return cmd_index(argc - 1, argv + 1);
   if (strcmp(cmd, "verify") == 0)
     return cmd_verify(argc - 1, argv + 1);
   if (strcmp(cmd, "materialize") == 0)
@@ -106,7 +112,8 @@ int main(int argc, char **argv) {
     if (strcmp(argv[2], "record") && strcmp(argv[2], "dump") &&
         strcmp(argv[2], "convert") && strcmp(argv[2], "info") &&
         strcmp(argv[2], "verify") && strcmp(argv[2], "strace") &&
-        strcmp(argv[2], "materialize") && strcmp(argv[2], "gdbserver")) {
+        strcmp(argv[2], "materialize") && strcmp(argv[2], "gdbserver") &&
+        strcmp(argv[2], "index")) {
       fprintf(stderr, "tracecorn: help: unknown command '%s'\n", argv[2]);
       usage(stderr);
       return 2;

@@ -964,6 +964,9 @@ typedef struct tc_filter {
   /* Where the module paths the trace names are found (NULL = as they
    * are): the --root of a recording, to read its libraries' symbols. */
   const char *root;
+  /* 1: `from` never goes through the index beside the trace (TRACE.tcidx:
+   * `tracecorn index`); the trace itself is read. */
+  int no_index;
 } tc_filter;
 
 /* Call it first, then set the tests you need. */
