@@ -53,8 +53,10 @@ static void convert_help(void) {
       "--mem R,\n--reads, --writes, --reg NAME, --skip N, --count N, --last "
       "N, --syscalls-only,\n--syscall NAMES, -e trace=NAMES write only part "
       "of IN; --from-insn N starts at\ninstruction N (a keyframe with the "
-      "state there first), --to-insn N stops\nbefore instruction N. The "
-      "events left out still keep the writer's memory image\nright.\n\n"
+      "state there first; through IN's index IN.tcidx\nwhen it has one, "
+      "see `tracecorn index`; --no-index: never), --to-insn N stops\n"
+      "before instruction N. The events left out still keep the writer's "
+      "memory image\nright.\n\n"
       "Exit status: 0 written (with or without losses), 1 IN unreadable, "
       "OUT not\nwritable, or a loss with --strict, 2 usage error or an "
       "existing OUT that is not\na trace.\n");
