@@ -9,13 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/index.h"
 #include "analysis/replay.h"
 #include "common/byteorder.h"
 #include "tracecorn/tracecorn.h"
 #include "writers/format.h"
 
 struct tc_trace {
-  const tc_format *fmt;
+  const tc_format *fmt;  /* the reader's: the index's tct after a seek */
+  const tc_format *orig; /* the file's */
   tc_reader *rd;
   char *path;
   tc_event cur; /* the reader's next event, not handed out yet (have) */
@@ -65,7 +67,7 @@ tc_trace *tc_trace_open(const char *path, const tc_format *fmt, tc_error *err) {
     tc_error_set(err, "out of memory");
     return NULL;
   }
-  t->fmt = fmt;
+  t->fmt = t->orig = fmt;
   if (!(t->rd = reopen(t, err))) {
     free(t->path);
     free(t);
@@ -87,7 +89,7 @@ const tc_trace_info *tc_trace_get_info(tc_trace *t) {
   return t->fmt->reader_info(t->rd);
 }
 
-const tc_format *tc_trace_format(tc_trace *t) { return t->fmt; }
+const tc_format *tc_trace_format(tc_trace *t) { return t->orig; }
 
 /* The next event without taking it: 1 (*ev), 0 end, -1 error. */
 static int peek(tc_trace *t, const tc_event **ev, tc_error *err) {
@@ -113,8 +115,8 @@ static int peek(tc_trace *t, const tc_event **ev, tc_error *err) {
     if (rc == 0) {
       /* Formats without an exit record (TRAC, tfile) still end as the
        * event model promises, as tc_convert ends them. */
-      snprintf(t->exit_msg, sizeof t->exit_msg,
-               "no exit record in the %s input", t->fmt->name);
+      snprintf(t->exit_msg, sizeof t->exit_msg, TC_INDEX_NO_EXIT,
+               t->orig->name);
       memset(&t->cur, 0, sizeof t->cur);
       t->cur.kind = TC_EV_EXIT;
       t->cur.u.exit.reason = TC_EXIT_ERROR;
@@ -155,7 +157,23 @@ int tc_trace_seek(tc_trace *t, uint64_t insn, tc_error *err) {
       return trace_fail(t, &e, err);
     return 0;
   }
-  /* no seek of its own: read the file again up to instruction insn */
+  /* no seek of its own: its index's (TRACE.tcidx, the same events as a
+   * tct), which later seeks use too */
+  char idx[4300];
+  const tc_format *tct = tc_format_by_name("tct");
+  if (tc_index_find(t->path, t->fmt, idx, sizeof idx) == 1) {
+    tc_reader *ir = tct->open_reader(idx, &e);
+    if (ir && tct->seek(ir, insn, &e) == 0) {
+      t->fmt->close_reader(t->rd);
+      t->rd = ir;
+      t->fmt = tct;
+      return 0;
+    }
+    if (ir)
+      tct->close_reader(ir);
+    return trace_fail(t, &e, err);
+  }
+  /* else read the file again up to instruction insn */
   tc_reader *rd = reopen(t, err);
   if (!rd)
     return -1;
