@@ -72,6 +72,20 @@ struct tc_format {
    * (tc_trace_summarize). 1 filled, 0 no index (read the trace), -1
    * error. */
   int (*summary)(tc_reader *r, tc_trace_summary *sum, tc_error *err);
+  /* Optional: memory at a far position without reading the trace up to
+   * it (tct's chunk memory summaries, issue 33). mem_base: 1 and *base
+   * the first instruction of a chunk at or before insn (base > 0) where
+   * mem_page can rebuild memory, else 0. mem_page: the 4 KiB page pn at
+   * position base (before instruction base runs): 4096 bytes, then 512
+   * bytes of known bits (bit i & 7 of byte i >> 3: byte i is in a map at
+   * base); 0, or -1 with err. chunk_seek: positions the reader so that
+   * next_event yields every event from the start of that chunk (its
+   * KEYFRAME or the state its first INSN has) on, with data; 0 or -1. The
+   * reader's position after mem_page is undefined. */
+  int (*mem_base)(tc_reader *r, uint64_t insn, uint64_t *base);
+  int (*mem_page)(tc_reader *r, uint64_t base, uint64_t pn, uint8_t *out,
+                  tc_error *err);
+  int (*chunk_seek)(tc_reader *r, uint64_t base, tc_error *err);
 };
 
 /* tc_trace_summary's modules: a file-backed map's name, first seen first

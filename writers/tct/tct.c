@@ -102,6 +102,35 @@ static const char tct_trailer_tag[8] = {'T', 'C', 'T', 'I', 'N', 'D', 'E', 'X'};
 #define TCT_FOOTER_MAX_Z (256u << 20)
 #define TCT_FOOTER_MAX (512u << 20)
 
+/* Chunk memory summaries (issue 33): after the frame of each chunk but
+ * the one that holds the EXIT (no chunk follows it), a skippable frame
+ * (magic TCT_SKIP_MEM) holding one zstd frame of the bytes the chunk's
+ * stores, kernel writes and signal frames left in memory (those written
+ * after the last MAP or UNMAP over them in the chunk), then the frame's
+ * payload size (u32 LE) and "TCMD", so that a reader finds it from the
+ * next chunk's offset backwards. Readers that know nothing of it skip it
+ * (zstd skips skippable frames). With the map log, memory at the start
+ * of any chunk is rebuilt page by page without decoding the chunks before
+ * it (docs/formats/tct.md). A chunk that stores to more than
+ * TCT_MD_MAX_PAGES pages says so (flag 1) and lists none. */
+#define TCT_SKIP_MEM 0x184D2A5Du
+static const char tct_mem_tag[4] = {'T', 'C', 'M', 'D'};
+#define TCT_MD_MAX_PAGES 16384u
+#define TCT_MD_MAX_Z (256u << 20)
+
+typedef struct md_page {
+  uint64_t pn;
+  uint8_t known[512]; /* bit i & 7 of byte i >> 3: byte i was written */
+  uint8_t data[4096];
+} md_page;
+
+/* The pages a chunk wrote (pn -> md_page, open addressing). */
+typedef struct md_table {
+  md_page **slot;
+  size_t cap, n; /* cap a power of two */
+  bool over;     /* more than TCT_MD_MAX_PAGES: none kept */
+} md_table;
+
 /* One entry of the map log: every MAP, UNMAP and PROTECT of the trace in
  * order, without data (a seek replays those before its point). */
 typedef struct tct_maplog {
@@ -118,6 +147,25 @@ typedef struct tct_chunk {
   uint64_t nmaps;  /* map log entries before it */
   uint32_t tid;
 } tct_chunk;
+
+/* A chunk's memory summary as a reader keeps it. */
+typedef struct tct_md {
+  int state; /* 0 not read, 1 read, -1 none */
+  uint8_t *body;
+  size_t n;
+  uint64_t *pn;       /* its pages, ascending */
+  const uint8_t **at; /* where each one's runs start in body */
+  size_t npages;
+} tct_md;
+
+/* A MAP's data over one page, as md_map_data read it (the part the map
+ * covers; j its map log entry). */
+#define TCT_MDC 64
+typedef struct tct_mdc {
+  size_t j;
+  uint64_t pn;
+  uint8_t *data;
+} tct_mdc;
 
 /* What the footer says about the whole trace (tc_trace_summary's
  * counts). */
@@ -538,6 +586,11 @@ struct tc_writer {
    * frame is open before it). */
   uint64_t insn_base;
   bool part, part_first;
+  /* Chunk memory summaries: the chunk's stores; the frame that ends the
+   * chunk's (tail: the one being made; job_tail: the worker's) */
+  md_table md;
+  uint8_t *tail, *job_tail;
+  size_t tail_len, tail_cap, job_tail_len, job_tail_cap;
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -602,6 +655,266 @@ static void put_str(tc_writer *w, const char *s) {
   put_bytes(w, s, n);
 }
 
+/* --------------------------------------------- chunk memory summaries */
+
+static void put_le32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static size_t md_hash(uint64_t pn, size_t cap) {
+  return (size_t)((pn * 0x9E3779B97F4A7C15ull) >> 20) & (cap - 1);
+}
+
+/* Forgets every page (a new chunk). */
+static void md_reset(md_table *t) {
+  for (size_t i = 0; t->n && i < t->cap; i++)
+    if (t->slot[i]) {
+      free(t->slot[i]);
+      t->slot[i] = NULL;
+      t->n--;
+    }
+  t->n = 0;
+  t->over = false;
+}
+
+static void md_free(md_table *t) {
+  md_reset(t);
+  free(t->slot);
+  memset(t, 0, sizeof *t);
+}
+
+/* The page pn, made if new; NULL past the bound or out of memory (the
+ * chunk then lists no page). */
+static md_page *md_get(md_table *t, uint64_t pn) {
+  if (t->over)
+    return NULL;
+  if (t->cap) {
+    for (size_t i = md_hash(pn, t->cap);; i = (i + 1) & (t->cap - 1)) {
+      if (!t->slot[i])
+        break;
+      if (t->slot[i]->pn == pn)
+        return t->slot[i];
+    }
+  }
+  if (t->n >= TCT_MD_MAX_PAGES)
+    goto over;
+  if ((t->n + 1) * 2 > t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 64;
+    md_page **slot = calloc(cap, sizeof *slot);
+    if (!slot)
+      goto over;
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->slot[i]) {
+        size_t j = md_hash(t->slot[i]->pn, cap);
+        while (slot[j])
+          j = (j + 1) & (cap - 1);
+        slot[j] = t->slot[i];
+      }
+    free(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+  }
+  md_page *pg = calloc(1, sizeof *pg);
+  if (!pg)
+    goto over;
+  pg->pn = pn;
+  size_t i = md_hash(pn, t->cap);
+  while (t->slot[i])
+    i = (i + 1) & (t->cap - 1);
+  t->slot[i] = pg;
+  t->n++;
+  return pg;
+over:
+  md_reset(t);
+  t->over = true;
+  return NULL;
+}
+
+static void md_bits(uint8_t *known, size_t off, size_t n, bool on) {
+  for (size_t i = off; i < off + n; i++) {
+    if ((i & 7) == 0 && i + 8 <= off + n) {
+      known[i >> 3] = on ? 0xff : 0;
+      i += 7;
+    } else if (on) {
+      known[i >> 3] |= (uint8_t)(1u << (i & 7));
+    } else {
+      known[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+    }
+  }
+}
+
+/* A store's (or the kernel's) new bytes. */
+static void md_write(md_table *t, uint64_t addr, uint64_t size,
+                     const uint8_t *data) {
+  while (size && !t->over) {
+    size_t off = (size_t)(addr & 4095);
+    size_t n = 4096 - off < size ? 4096 - off : (size_t)size;
+    md_page *pg = md_get(t, addr >> 12);
+    if (!pg)
+      return;
+    memcpy(pg->data + off, data, n);
+    md_bits(pg->known, off, n, true);
+    addr += n, data += n, size -= n;
+  }
+}
+
+static void md_clear_page(md_page *pg, uint64_t addr, uint64_t end) {
+  uint64_t lo = pg->pn << 12, hi = lo + 4096;
+  if (addr > lo)
+    lo = addr;
+  if (end < hi)
+    hi = end;
+  if (lo < hi)
+    md_bits(pg->known, (size_t)(lo & 4095), (size_t)(hi - lo), false);
+}
+
+/* A MAP or UNMAP: the bytes stored before it in the chunk are gone (a
+ * reader takes the map log's entries first, then the summary). */
+static void md_clear(md_table *t, uint64_t addr, uint64_t size) {
+  if (!t->n || !size)
+    return;
+  uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
+  uint64_t first = addr >> 12, last = (end - 1) >> 12;
+  if (last - first < t->cap) {
+    for (uint64_t pn = first; pn <= last; pn++)
+      for (size_t i = md_hash(pn, t->cap); t->slot[i];
+           i = (i + 1) & (t->cap - 1))
+        if (t->slot[i]->pn == pn) {
+          md_clear_page(t->slot[i], addr, end);
+          break;
+        }
+  } else {
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->slot[i] && t->slot[i]->pn >= first && t->slot[i]->pn <= last)
+        md_clear_page(t->slot[i], addr, end);
+  }
+}
+
+static void md_accesses(md_table *t, uint32_t n, const tc_mem_access *m) {
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].kind == TC_MEM_WRITE && m[i].after)
+      md_write(t, m[i].addr, m[i].size, m[i].after);
+}
+
+static int md_cmp(const void *a, const void *b) {
+  uint64_t x = (*(md_page *const *)a)->pn, y = (*(md_page *const *)b)->pn;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct md_buf {
+  uint8_t *p;
+  size_t n, cap;
+  bool failed;
+} md_buf;
+
+static void mb_need(md_buf *b, size_t more) {
+  if (b->failed || b->n + more <= b->cap)
+    return;
+  size_t cap = b->cap ? b->cap : 4096;
+  while (cap < b->n + more)
+    cap *= 2;
+  uint8_t *p = realloc(b->p, cap);
+  if (!p) {
+    b->failed = true;
+    return;
+  }
+  b->p = p;
+  b->cap = cap;
+}
+
+static void mb_uv(md_buf *b, uint64_t v) {
+  mb_need(b, 10);
+  if (!b->failed)
+    b->n = (size_t)(enc_uv(b->p + b->n, v) - b->p);
+}
+
+static void mb_bytes(md_buf *b, const void *p, size_t n) {
+  mb_need(b, n);
+  if (!b->failed && n) {
+    memcpy(b->p + b->n, p, n);
+    b->n += n;
+  }
+}
+
+/* Makes the frame that follows the chunk's (w->tail) from its stores,
+ * and forgets them. Its body: version (1), flags (1: more pages than
+ * kept: none listed), the page count, then per page in address order: its
+ * number (delta from the previous one's), the count of runs of written
+ * bytes, and per run the bytes skipped since the previous run's end, its
+ * length and its bytes. -1 out of memory. */
+static int md_make_tail(tc_writer *w) {
+  md_table *t = &w->md;
+  md_buf b = {0};
+  md_page **v = t->n ? malloc(t->n * sizeof *v) : NULL;
+  size_t n = 0;
+  for (size_t i = 0; v && i < t->cap; i++)
+    if (t->slot[i])
+      v[n++] = t->slot[i];
+  if (t->n && !v) {
+    md_reset(t);
+    return -1;
+  }
+  qsort(v, n, sizeof *v, md_cmp);
+  mb_uv(&b, 1);
+  mb_uv(&b, t->over ? 1 : 0);
+  mb_uv(&b, n);
+  uint64_t prev = 0;
+  for (size_t k = 0; k < n; k++) {
+    const md_page *pg = v[k];
+    mb_uv(&b, pg->pn - prev);
+    prev = pg->pn;
+    size_t runs = 0;
+    for (size_t i = 0; i < 4096; i++)
+      if ((pg->known[i >> 3] >> (i & 7) & 1) &&
+          (i == 0 || !(pg->known[(i - 1) >> 3] >> ((i - 1) & 7) & 1)))
+        runs++;
+    mb_uv(&b, runs);
+    size_t at = 0;
+    for (size_t i = 0; i < 4096;) {
+      if (!(pg->known[i >> 3] >> (i & 7) & 1)) {
+        i++;
+        continue;
+      }
+      size_t j = i;
+      while (j < 4096 && (pg->known[j >> 3] >> (j & 7) & 1))
+        j++;
+      mb_uv(&b, i - at);
+      mb_uv(&b, j - i);
+      mb_bytes(&b, pg->data + i, j - i);
+      at = i = j;
+    }
+  }
+  free(v);
+  md_reset(t);
+  size_t zcap = ZSTD_compressBound(b.n);
+  uint8_t *z = b.failed ? NULL : malloc(zcap);
+  size_t zn = z ? ZSTD_compress(z, zcap, b.p, b.n, 3) : 0;
+  free(b.p);
+  if (!z || ZSTD_isError(zn) || zn > TCT_MD_MAX_Z) {
+    free(z);
+    return z ? 0 : -1; /* too large: no summary, readers decode */
+  }
+  size_t total = 8 + zn + 8;
+  if (total > w->tail_cap) {
+    uint8_t *p = realloc(w->tail, total);
+    if (!p) {
+      free(z);
+      return -1;
+    }
+    w->tail = p;
+    w->tail_cap = total;
+  }
+  put_le32(w->tail, TCT_SKIP_MEM);
+  put_le32(w->tail + 4, (uint32_t)(zn + 8));
+  memcpy(w->tail + 8, z, zn);
+  put_le32(w->tail + 8 + zn, (uint32_t)(zn + 8));
+  memcpy(w->tail + 8 + zn + 4, tct_mem_tag, 4);
+  w->tail_len = total;
+  free(z);
+  return 0;
+}
+
 /* Compresses one chunk into the file (worker thread). */
 static int compress_chunk(tc_writer *w, const uint8_t *data, size_t len,
                           bool end, tc_error *err) {
@@ -621,6 +934,13 @@ static int compress_chunk(tc_writer *w, const uint8_t *data, size_t len,
     w->written += out.pos;
     if (end ? rem == 0 : in.pos == in.size)
       break;
+  }
+  if (end && w->job_tail_len) { /* the chunk's memory summary */
+    if (fwrite(w->job_tail, 1, w->job_tail_len, w->f) != w->job_tail_len) {
+      tc_error_set(err, "tct: %s: write failed: %s", w->path, strerror(errno));
+      return -1;
+    }
+    w->written += w->job_tail_len;
   }
   if (end && grow_push((void **)&w->frame_ends, &w->nframe_ends,
                        &w->frame_ends_cap, sizeof(uint64_t), &w->written) < 0) {
@@ -679,6 +999,17 @@ static int w_flush_job(tc_writer *w, bool end, bool wait, tc_error *err) {
   w->job_cap = w->cap;
   w->job_len = w->len;
   w->job_end = end;
+  w->job_tail_len = 0;
+  if (end) { /* the summary made for the frame this ends, if any */
+    uint8_t *tt = w->job_tail;
+    size_t tcap = w->job_tail_cap;
+    w->job_tail = w->tail;
+    w->job_tail_cap = w->tail_cap;
+    w->job_tail_len = w->tail_len;
+    w->tail = tt;
+    w->tail_cap = tcap;
+    w->tail_len = 0;
+  }
   w->job_busy = true;
   w->buf = t;
   w->cap = tc;
@@ -700,6 +1031,10 @@ static int start_chunk(tc_writer *w, uint64_t insn, uint32_t tid,
                        tc_error *err) {
   if (w->part_first) {
     w->part_first = false; /* a part's first chunk: no frame before it */
+    md_reset(&w->md);
+  } else if (md_make_tail(w) < 0) {
+    tc_error_set(err, "tct: out of memory");
+    return -1;
   } else if (w_flush_job(w, true, false, err) < 0) {
     return -1;
   }
@@ -754,6 +1089,9 @@ static void writer_free(tc_writer *w) {
   free(w->state);
   free(w->icache);
   mvc_free(w->mvc);
+  md_free(&w->md);
+  free(w->tail);
+  free(w->job_tail);
   free(w->regs);
   free(w->buf);
   free(w->job);
@@ -1189,8 +1527,16 @@ static int note_event(tc_writer *w, const tc_event *ev) {
     if (s->insns++ == 0)
       s->first_pc = ev->u.insn.pc;
     s->last_pc = ev->u.insn.pc;
+    if (w->max_insns)
+      md_accesses(&w->md, ev->u.insn.nmem, ev->u.insn.mem);
+    break;
+  case TC_EV_SIGNAL:
+    if (w->max_insns)
+      md_accesses(&w->md, ev->u.sig.nmem, ev->u.sig.mem);
     break;
   case TC_EV_SYSCALL: /* parts of one call count once, as the reader's */
+    if (w->max_insns)
+      md_accesses(&w->md, ev->u.sys.nmem, ev->u.sys.mem);
     if (!(w->sys_more && w->sys_more_index == ev->u.sys.insn_index))
       s->syscalls++;
     w->sys_more = ev->u.sys.more != 0;
@@ -1200,6 +1546,8 @@ static int note_event(tc_writer *w, const tc_event *ev) {
   case TC_EV_UNMAP:
   case TC_EV_PROTECT: {
     const tc_map_event *m = &ev->u.map;
+    if (ev->kind != TC_EV_PROTECT)
+      md_clear(&w->md, m->addr, m->size);
     tct_maplog e = {ev->kind == TC_EV_MAP     ? REC_MAP
                     : ev->kind == TC_EV_UNMAP ? REC_UNMAP
                                               : REC_PROTECT,
@@ -1536,11 +1884,6 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
   return 0;
 }
 
-static void put_le32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* The summary info prints and the map log, as the footer and a -j part's
  * meta both hold them. */
 static void put_sum_and_maplog(tc_writer *w) {
@@ -1660,8 +2003,17 @@ static int write_part_meta(tc_writer *w, tc_error *err) {
 }
 
 static int tct_close_writer(tc_writer *w, tc_error *err) {
-  /* a part that never started its chunk has no frame to end */
-  int rc = w->part_first ? worker_wait(w, err) : w_flush(w, true, err);
+  /* a part that never started its chunk has no frame to end; a chunk
+   * that the recording's end is not in (a part's last) has its memory
+   * summary, as in the whole recording, where another chunk follows it */
+  int rc = 0;
+  if (!w->part_first && w->max_insns && !w->sum.have_exit &&
+      md_make_tail(w) < 0) {
+    tc_error_set(err, "tct: out of memory");
+    rc = -1;
+  }
+  if (rc == 0)
+    rc = w->part_first ? worker_wait(w, err) : w_flush(w, true, err);
   if (rc == 0 && !w->failed)
     rc = w->part ? write_part_meta(w, err) : write_footer(w, err);
   worker_stop(w);
@@ -1731,6 +2083,11 @@ struct tc_reader {
   size_t nilog;
   tct_chunk *ichunks;
   size_t nichunks;
+  uint64_t ifooter;      /* the footer's offset */
+  tct_md *imd;           /* per chunk: its memory summary (read when asked) */
+  uint8_t *imapdata;     /* per map log entry: 0 not known, 1 no data, 2 data */
+  tct_mdc imdc[TCT_MDC]; /* maps' data pages read (md_map_data) */
+  size_t imdc_next;
   /* After a seek: the maps before its point (replayed, without data),
    * then a KEYFRAME (seek_state), then the INSN it stopped at. */
   tct_maplog *replay;
@@ -1931,6 +2288,15 @@ static void tct_close_reader(tc_reader *r) {
   mvc_free(r->mvc);
   free(r->isum.exit_message);
   maplog_free(r->ilog, r->nilog);
+  for (size_t i = 0; r->imd && i < r->nichunks; i++) {
+    free(r->imd[i].body);
+    free(r->imd[i].pn);
+    free(r->imd[i].at);
+  }
+  free(r->imd);
+  free(r->imapdata);
+  for (size_t i = 0; i < TCT_MDC; i++)
+    free(r->imdc[i].data);
   free(r->ichunks);
   maplog_free(r->replay, r->nreplay);
   free(r->seek_state);
@@ -2725,6 +3091,7 @@ static void load_index(tc_reader *r) {
     r->ilog = NULL, r->nilog = 0, r->ichunks = NULL, r->nichunks = 0;
   }
   r->has_index = ok;
+  r->ifooter = foff;
   ZSTD_freeDCtx(dz);
   free(z);
   free(body);
@@ -2920,6 +3287,277 @@ static int tct_summary(tc_reader *r, tc_trace_summary *sum, tc_error *err) {
   return 1;
 }
 
+/* ------------------------------------------ chunk memory summaries (read) */
+
+/* Reads chunk k's memory summary (the frame before the next chunk's, or
+ * the footer): 0, or -1 where there is none (a file from before them,
+ * the last chunk, a chunk with too many pages) or it is corrupt. */
+static int md_load(tc_reader *r, size_t k) {
+  tct_md *m = &r->imd[k];
+  if (m->state)
+    return m->state > 0 ? 0 : -1;
+  m->state = -1;
+  int fd = fileno(r->f);
+  uint64_t end = k + 1 < r->nichunks ? r->ichunks[k + 1].offset : r->ifooter;
+  uint8_t t[8], h[8];
+  if (fd < 0 || end < r->ichunks[k].offset + 16 ||
+      pread(fd, t, 8, (off_t)(end - 8)) != 8 ||
+      memcmp(t + 4, tct_mem_tag, 4) != 0)
+    return -1;
+  uint64_t s = le_get(t, 4);
+  if (s < 8 || s > TCT_MD_MAX_Z || s + 8 > end - r->ichunks[k].offset)
+    return -1;
+  uint64_t at = end - 8 - s;
+  if (pread(fd, h, 8, (off_t)at) != 8 || le_get(h, 4) != TCT_SKIP_MEM ||
+      le_get(h + 4, 4) != s)
+    return -1;
+  size_t zn = (size_t)(s - 8);
+  uint8_t *z = malloc(zn ? zn : 1);
+  if (!z || pread(fd, z, zn, (off_t)(at + 8)) != (ssize_t)zn) {
+    free(z);
+    return -1;
+  }
+  unsigned long long n = ZSTD_getFrameContentSize(z, zn);
+  uint8_t *body = n <= TCT_FOOTER_MAX ? malloc(n ? (size_t)n : 1) : NULL;
+  size_t got = body ? ZSTD_decompress(body, (size_t)n, z, zn) : 0;
+  free(z);
+  if (!body || ZSTD_isError(got) || got != n) {
+    free(body);
+    return -1;
+  }
+  fcur c = {body, body + got};
+  uint64_t ver, flags, np;
+  if (f_uv(&c, &ver) < 0 || ver != 1 || f_uv(&c, &flags) < 0 || flags ||
+      f_uv(&c, &np) < 0 || np > (uint64_t)(c.end - c.p) / 2)
+    goto bad;
+  m->pn = np ? malloc((size_t)np * sizeof *m->pn) : NULL;
+  m->at = np ? malloc((size_t)np * sizeof *m->at) : NULL;
+  if (np && (!m->pn || !m->at))
+    goto bad;
+  uint64_t pn = 0;
+  for (uint64_t i = 0; i < np; i++) {
+    uint64_t d, runs;
+    if (f_uv(&c, &d) < 0 || (i && d == 0) || pn + d < pn)
+      goto bad;
+    pn += d;
+    m->pn[i] = pn;
+    m->at[i] = c.p;
+    if (f_uv(&c, &runs) < 0 || runs > 2048)
+      goto bad;
+    uint64_t off = 0;
+    for (uint64_t k2 = 0; k2 < runs; k2++) { /* checked once, here */
+      uint64_t gap, len;
+      if (f_uv(&c, &gap) < 0 || f_uv(&c, &len) < 0 || gap > 4096 - off ||
+          len > 4096 - off - gap || len > (uint64_t)(c.end - c.p))
+        goto bad;
+      off += gap + len;
+      c.p += len;
+    }
+  }
+  if (c.p != c.end)
+    goto bad;
+  m->body = body;
+  m->n = got;
+  m->npages = (size_t)np;
+  m->state = 1;
+  return 0;
+bad:
+  free(body);
+  free(m->pn);
+  free(m->at);
+  m->pn = NULL;
+  m->at = NULL;
+  return -1;
+}
+
+/* The chunk that starts at instruction base (c > 0), or 0. */
+static size_t md_chunk(tc_reader *r, uint64_t base) {
+  size_t lo = 0, hi = r->nichunks;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->ichunks[mid].insn <= base)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return r->ichunks[lo].insn == base ? lo : 0;
+}
+
+static int tct_mem_base(tc_reader *r, uint64_t insn, uint64_t *base) {
+  if (!r->info.has_memory)
+    return 0;
+  load_index(r);
+  if (!r->has_index || r->nichunks < 2)
+    return 0;
+  if (!r->imd && !(r->imd = calloc(r->nichunks, sizeof *r->imd)))
+    return 0;
+  size_t lo = 0, hi = r->nichunks; /* the last chunk starting <= insn */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->ichunks[mid].insn <= insn)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  /* a chunk of the same first instruction as the one before it (a thread
+   * switch's) cannot be told from it by md_chunk: not a base */
+  if (lo == 0 || r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
+    return 0;
+  for (size_t k = 0; k < lo; k++)
+    if (md_load(r, k) < 0)
+      return 0;
+  *base = r->ichunks[lo].insn;
+  return 1;
+}
+
+/* Starts reading at chunk c's frame (c > 0: its CHUNK record checked). */
+static int md_restart(tc_reader *r, size_t c, tc_error *err) {
+  r->seek_phase = 0;
+  if (r_restart(r, c ? r->ichunks[c].offset : 0, err) < 0)
+    return -1;
+  if (!c)
+    return 0;
+  uint64_t idx = 0, tid = 0;
+  bool ok = r_fill(r, 1, err) == 0 && r->buf[r->pos] == REC_CHUNK;
+  if (ok)
+    r->pos++;
+  if (!ok || get_uv(r, &idx, err) < 0 || get_uv(r, &tid, err) < 0 ||
+      idx != r->ichunks[c].insn || tid != r->ichunks[c].tid) {
+    tc_error_set(err, "tct: %s: corrupt index (chunk at offset %llu)", r->path,
+                 (unsigned long long)r->ichunks[c].offset);
+    return -1;
+  }
+  chunk_reset(r, idx, (uint32_t)tid);
+  return 0;
+}
+
+static int tct_chunk_seek(tc_reader *r, uint64_t base, tc_error *err) {
+  load_index(r);
+  size_t c = r->has_index ? md_chunk(r, base) : 0;
+  if (!c) {
+    tc_error_set(err, "tct: %s: no chunk starts at instruction %llu", r->path,
+                 (unsigned long long)base);
+    return -1;
+  }
+  return md_restart(r, c, err);
+}
+
+static void md_set(uint8_t *out, size_t off, size_t n, bool known) {
+  uint8_t *k = out + 4096;
+  for (size_t i = off; i < off + n; i++) {
+    if (known)
+      k[i >> 3] |= (uint8_t)(1u << (i & 7));
+    else
+      k[i >> 3] &= (uint8_t) ~(1u << (i & 7));
+  }
+}
+
+/* Map log entry j's data over [lo, hi) of out (a MAP with data), read
+ * from its chunk: 1 copied, 0 the MAP has none, -1 error. */
+static int md_map_data(tc_reader *r, size_t j, uint64_t lo, uint64_t hi,
+                       uint8_t *out, tc_error *err) {
+  if (!r->imapdata && !(r->imapdata = calloc(r->nilog, 1)))
+    return -1;
+  if (r->imapdata[j] == 1)
+    return 0;
+  for (size_t i = 0; i < TCT_MDC; i++) /* a page read before */
+    if (r->imdc[i].data && r->imdc[i].j == j && r->imdc[i].pn == lo >> 12) {
+      memcpy(out + (lo & 4095), r->imdc[i].data + (lo & 4095),
+             (size_t)(hi - lo));
+      return 1;
+    }
+  size_t c = 0;
+  while (c + 1 < r->nichunks && r->ichunks[c + 1].nmaps <= j)
+    c++;
+  if (md_restart(r, c, err) < 0)
+    return -1;
+  uint64_t at = r->ichunks[c].nmaps;
+  tc_event ev;
+  for (;;) {
+    int rc = read_event(r, &ev, err);
+    if (rc <= 0)
+      return -1;
+    if (ev.kind != TC_EV_MAP && ev.kind != TC_EV_UNMAP &&
+        ev.kind != TC_EV_PROTECT)
+      continue;
+    if (at++ < j)
+      continue;
+    const tc_map_event *m = &ev.u.map;
+    if (ev.kind != TC_EV_MAP || m->addr != r->ilog[j].addr ||
+        m->size != r->ilog[j].size) {
+      tc_error_set(err, "tct: %s: the map log does not match the maps",
+                   r->path);
+      return -1;
+    }
+    r->imapdata[j] = m->data ? 2 : 1;
+    if (!m->data)
+      return 0;
+    memcpy(out + (lo & 4095), m->data + (lo - m->addr), (size_t)(hi - lo));
+    tct_mdc *k = &r->imdc[r->imdc_next++ % TCT_MDC];
+    if (k->data || (k->data = malloc(4096))) {
+      k->j = j;
+      k->pn = lo >> 12;
+      memcpy(k->data + (lo & 4095), out + (lo & 4095), (size_t)(hi - lo));
+    }
+    return 1;
+  }
+}
+
+static int tct_mem_page(tc_reader *r, uint64_t base, uint64_t pn, uint8_t *out,
+                        tc_error *err) {
+  load_index(r);
+  size_t c = r->has_index && r->imd ? md_chunk(r, base) : 0;
+  if (!c) {
+    tc_error_set(err, "tct: %s: no memory summary before instruction %llu",
+                 r->path, (unsigned long long)base);
+    return -1;
+  }
+  memset(out, 0, 4096 + 512);
+  uint64_t plo = pn << 12, phi = plo + 4096;
+  for (size_t k = 0; k < c; k++) {
+    /* the chunk's maps in order, then what it stored after them */
+    for (size_t j = r->ichunks[k].nmaps; j < r->ichunks[k + 1].nmaps; j++) {
+      const tct_maplog *e = &r->ilog[j];
+      uint64_t end =
+          e->addr + e->size < e->addr ? UINT64_MAX : e->addr + e->size;
+      uint64_t lo = e->addr > plo ? e->addr : plo, hi = end < phi ? end : phi;
+      if (e->kind == REC_PROTECT || lo >= hi)
+        continue;
+      memset(out + (lo & 4095), 0, (size_t)(hi - lo));
+      md_set(out, (size_t)(lo & 4095), (size_t)(hi - lo), e->kind == REC_MAP);
+      if (e->kind == REC_MAP && md_map_data(r, j, lo, hi, out, err) < 0)
+        return -1;
+    }
+    const tct_md *m = &r->imd[k];
+    if (md_load(r, k) < 0)
+      return -1;
+    size_t lo = 0, hi = m->npages;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (m->pn[mid] < pn)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo == m->npages || m->pn[lo] != pn)
+      continue;
+    fcur cu = {m->at[lo], m->body + m->n}; /* checked by md_load */
+    uint64_t runs = 0, off = 0;
+    f_uv(&cu, &runs);
+    for (uint64_t i = 0; i < runs; i++) {
+      uint64_t gap = 0, len = 0;
+      f_uv(&cu, &gap);
+      f_uv(&cu, &len);
+      off += gap;
+      memcpy(out + off, cu.p, (size_t)len);
+      md_set(out, (size_t)off, (size_t)len, true);
+      off += len;
+      cu.p += len;
+    }
+  }
+  return 0;
+}
+
 const tc_format tc_format_tct = {
     .name = "tct",
     .description = "tracecorn's lossless native trace (zstd-compressed)",
@@ -2942,6 +3580,9 @@ const tc_format tc_format_tct = {
     .close_reader = tct_close_reader,
     .seek = tct_seek,
     .summary = tct_summary,
+    .mem_base = tct_mem_base,
+    .mem_page = tct_mem_page,
+    .chunk_seek = tct_chunk_seek,
     .own_thread = 1,
 };
 
