@@ -270,6 +270,18 @@ struct tc_replay {
   rp_cursor at;
   rp_threads threads; /* the threads not running at the position */
   rp_map overlay;     /* pn -> RP_BUF bytes: pages changed since at.cp */
+  /* A far position (far_seek): past the index, rebuilt from its chunk */
+  char *path;
+  tc_reader *far_rd;
+  bool far;       /* the position is a far one */
+  bool far_valid; /* far_pos's state and overlay are held */
+  uint64_t far_pos, far_base;
+  uint8_t *far_state;
+  uint32_t far_tid;
+  rp_map far_pages;  /* pn -> RP_BUF: memory at far_base */
+  rp_map far_ov;     /* pn -> RP_FAR_BUF: what the chunk changed before */
+  rp_mapent *far_ml; /* its maps and unmaps, in order */
+  size_t nfar_ml, cap_far_ml;
 };
 
 /* --------------------------------------------------------------- varints */
@@ -1522,7 +1534,8 @@ tc_replay *tc_replay_open_opts(const char *path, const tc_format *fmt,
   }
   r->has_memory = r->info->has_memory;
   size_t ss = r->arch->state_size;
-  if (opts->index_path && !(r->index_path = strdup(opts->index_path))) {
+  if ((opts->index_path && !(r->index_path = strdup(opts->index_path))) ||
+      !(r->path = strdup(path))) {
     tc_error_set(err, "out of memory");
     goto fail;
   }
@@ -1632,6 +1645,13 @@ void tc_replay_free(tc_replay *r) {
   }
   free(r->index_note);
   free(r->index_path);
+  free(r->path);
+  if (r->far_rd)
+    r->fmt->close_reader(r->far_rd);
+  free(r->far_state);
+  map_free(&r->far_pages);
+  map_free(&r->far_ov);
+  free(r->far_ml);
   open_free(r->bo);
   free(r->at.state);
   free(r->truncated);
@@ -1703,7 +1723,8 @@ static void step_at(tc_replay *r) {
   }
 }
 
-int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
+/* Goes to pos through the index (indexing up to it first). */
+static int seek_index(tc_replay *r, uint64_t pos, tc_error *err) {
   if (pos > r->built && pos <= tc_replay_insns(r) && build_to(r, pos, err))
     return -1;
   if (pos > r->built) {
@@ -1735,6 +1756,253 @@ int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
       i = (size_t)-1; /* again */
     }
   return 0;
+}
+
+/* ------------------------------------------------------------ far seeks */
+
+/* A position past the index, in a chunk of a trace that can rebuild
+ * memory at the chunk's start (tct's chunk memory summaries,
+ * fmt->mem_base): the seek reads the chunk's events up to it with a
+ * reader of its own (registers: the INSN's state_before; memory: the
+ * chunk's stores, maps and unmaps before it over the pages at the chunk's
+ * start, asked of the format page by page as they are read). No index is
+ * built: a run or step from there first indexes up to it (far_settle). */
+
+#define RP_FAR_BUF (RP_BUF + RP_KNOWN) /* bytes, known bits, touched bits */
+
+static uint8_t *far_page(tc_replay *r, uint64_t pn) {
+  uint8_t *b = map_get(&r->far_ov, pn);
+  if (b)
+    return b;
+  if (!(b = calloc(1, RP_FAR_BUF)))
+    return NULL;
+  if (map_put(&r->far_ov, pn, b)) {
+    free(b);
+    return NULL;
+  }
+  return b;
+}
+
+static int far_write(tc_replay *r, uint64_t addr, uint64_t size,
+                     const uint8_t *data) {
+  while (size) {
+    size_t off = (size_t)(addr % RP_PAGE);
+    size_t n = RP_PAGE - off < size ? RP_PAGE - off : (size_t)size;
+    uint8_t *b = far_page(r, addr / RP_PAGE);
+    if (!b)
+      return -1;
+    memcpy(b + off, data, n);
+    bits_set(b + RP_PAGE, off, n, true);
+    bits_set(b + RP_BUF, off, n, true);
+    addr += n, data += n, size -= n;
+  }
+  return 0;
+}
+
+static void far_untouch(uint8_t *b, uint64_t pn, uint64_t addr, uint64_t end) {
+  uint64_t lo = pn * RP_PAGE, hi = lo + RP_PAGE;
+  if (addr > lo)
+    lo = addr;
+  if (end < hi)
+    hi = end;
+  if (lo < hi)
+    bits_set(b + RP_BUF, (size_t)(lo % RP_PAGE), (size_t)(hi - lo), false);
+}
+
+/* A map (kind ML_ZERO) or unmap: later reads of the range see it, not
+ * the stores before it. */
+static int far_map(tc_replay *r, uint64_t addr, uint64_t size, uint8_t kind) {
+  if (r->nfar_ml == r->cap_far_ml) {
+    size_t cap = r->cap_far_ml ? r->cap_far_ml * 2 : 16;
+    rp_mapent *m = realloc(r->far_ml, cap * sizeof *m);
+    if (!m)
+      return -1;
+    r->far_ml = m;
+    r->cap_far_ml = cap;
+  }
+  r->far_ml[r->nfar_ml++] = (rp_mapent){0, addr, size, kind};
+  uint64_t end = addr + size < addr ? UINT64_MAX : addr + size;
+  uint64_t first = addr / RP_PAGE, last = (end - 1) / RP_PAGE;
+  if (last - first < r->far_ov.cap) {
+    for (uint64_t pn = first; pn <= last; pn++) {
+      uint8_t *b = map_get(&r->far_ov, pn);
+      if (b)
+        far_untouch(b, pn, addr, end);
+    }
+  } else {
+    for (size_t i = 0; i < r->far_ov.cap; i++)
+      if (r->far_ov.vals[i])
+        far_untouch(r->far_ov.vals[i], r->far_ov.keys[i], addr, end);
+  }
+  return 0;
+}
+
+static int far_accesses(tc_replay *r, uint32_t n, const tc_mem_access *m) {
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].kind == TC_MEM_WRITE && m[i].after &&
+        far_write(r, m[i].addr, m[i].size, m[i].after))
+      return -1;
+  return 0;
+}
+
+static void far_forget(tc_replay *r) {
+  map_clear(&r->far_ov);
+  r->nfar_ml = 0;
+  r->far_valid = false;
+}
+
+/* Reads the chunk's events up to pos: 1 done, 0 not possible here (the
+ * caller indexes up to pos instead), -1 out of memory. */
+static int far_seek(tc_replay *r, uint64_t pos) {
+  const tc_format *f = r->fmt;
+  uint64_t base;
+  tc_error e = {{0}};
+  if (!r->bo || !f->mem_base || !f->mem_page || !f->chunk_seek || !r->path ||
+      !r->has_memory)
+    return 0;
+  if (r->far_valid && r->far_pos == pos)
+    goto at;
+  if (!r->far_rd && !(r->far_rd = f->open_reader(r->path, &e)))
+    return 0;
+  if (f->mem_base(r->far_rd, pos, &base) != 1 || base <= r->built)
+    return 0;
+  far_forget(r);
+  if (base != r->far_base)
+    map_clear(&r->far_pages);
+  r->far_base = base;
+  if (!r->far_state && !(r->far_state = malloc(r->arch->state_size)))
+    return -1;
+  if (f->chunk_seek(r->far_rd, base, &e) < 0)
+    return 0;
+  bool found = false, any = false;
+  tc_event ev;
+  while (!found && f->next_event(r->far_rd, &ev, &e) == 1) {
+    switch (ev.kind) {
+    case TC_EV_INSN:
+      if (ev.u.insn.index >= pos) {
+        if (ev.u.insn.index > pos)
+          return 0;
+        memcpy(r->far_state, ev.u.insn.state_before, r->arch->state_size);
+        r->far_tid = ev.u.insn.tid;
+        found = true;
+        break;
+      }
+      any = true;
+      memcpy(r->far_state, ev.u.insn.state_after, r->arch->state_size);
+      r->far_tid = ev.u.insn.tid;
+      if (far_accesses(r, ev.u.insn.nmem, ev.u.insn.mem))
+        return -1;
+      break;
+    case TC_EV_SYSCALL:
+      if (far_accesses(r, ev.u.sys.nmem, ev.u.sys.mem))
+        return -1;
+      break;
+    case TC_EV_SIGNAL:
+      if (far_accesses(r, ev.u.sig.nmem, ev.u.sig.mem))
+        return -1;
+      break;
+    case TC_EV_MAP: {
+      const tc_map_event *m = &ev.u.map;
+      if (!m->size)
+        break;
+      if (far_map(r, m->addr, m->size, ML_ZERO))
+        return -1;
+      for (uint64_t off = 0; m->data && off < m->size;) {
+        uint64_t n = RP_PAGE - (m->addr + off) % RP_PAGE;
+        if (n > m->size - off)
+          n = m->size - off;
+        const uint8_t *d = m->data + off;
+        if ((d[0] || memcmp(d, d + 1, (size_t)n - 1)) &&
+            far_write(r, m->addr + off, n, d))
+          return -1;
+        off += n;
+      }
+      break;
+    }
+    case TC_EV_UNMAP:
+      if (ev.u.map.size && far_map(r, ev.u.map.addr, ev.u.map.size, ML_UNMAP))
+        return -1;
+      break;
+    default:
+      break;
+    }
+    if (ev.kind == TC_EV_EXIT)
+      break;
+  }
+  /* the end: after the last instruction */
+  if (!found && !(any && pos == tc_replay_insns(r)))
+    return 0;
+  r->far_valid = true;
+  r->far_pos = pos;
+at:
+  r->far = true;
+  r->at.pos = pos;
+  r->at.tid = r->far_tid;
+  memcpy(r->at.state, r->far_state, r->arch->state_size);
+  tt_clear(&r->threads); /* the running thread only */
+  map_clear(&r->overlay);
+  return 1;
+}
+
+/* Far: the byte at a, into *out; false if unknown. */
+static bool far_byte(tc_replay *r, uint64_t a, uint8_t *out) {
+  uint64_t pn = a / RP_PAGE;
+  size_t off = (size_t)(a % RP_PAGE);
+  const uint8_t *b = map_get(&r->far_ov, pn);
+  if (b && bit_get(b + RP_BUF, off)) {
+    *out = b[off];
+    return bit_get(b + RP_PAGE, off);
+  }
+  for (size_t i = r->nfar_ml; i-- > 0;) {
+    const rp_mapent *m = &r->far_ml[i];
+    if (a >= m->addr && a - m->addr < m->size) {
+      *out = 0;
+      return m->kind == ML_ZERO;
+    }
+  }
+  b = map_get(&r->far_pages, pn);
+  if (!b) {
+    uint8_t *nb = malloc(RP_BUF);
+    tc_error e = {{0}};
+    if (!nb)
+      return false;
+    if (r->fmt->mem_page(r->far_rd, r->far_base, pn, nb, &e) < 0)
+      memset(nb, 0, RP_BUF); /* unknown */
+    if (map_put(&r->far_pages, pn, nb)) {
+      free(nb);
+      return false;
+    }
+    b = nb;
+  }
+  *out = b[off];
+  return bit_get(b + RP_PAGE, off);
+}
+
+/* From a far position: indexes up to it and goes there the usual way. */
+static int far_settle(tc_replay *r, tc_error *err) {
+  if (!r->far)
+    return 0;
+  uint64_t pos = r->at.pos;
+  r->far = false;
+  r->at.pos = UINT64_MAX;
+  return seek_index(r, pos, err);
+}
+
+int tc_replay_seek(tc_replay *r, uint64_t pos, tc_error *err) {
+  if (pos > r->built && pos <= tc_replay_insns(r)) {
+    int rc = far_seek(r, pos);
+    if (rc < 0) {
+      tc_error_set(err, "out of memory");
+      return -1;
+    }
+    if (rc)
+      return 0;
+  }
+  if (r->far) { /* leaving a far position: the cursor is not there */
+    r->far = false;
+    r->at.pos = UINT64_MAX;
+  }
+  return seek_index(r, pos, err);
 }
 
 /* A thread born (cloned) and not yet run at the position, or NULL. */
@@ -1809,6 +2077,12 @@ size_t tc_replay_read(tc_replay *r, uint64_t addr, size_t len, uint8_t *out) {
   if (!r->has_memory)
     return 0;
   size_t done = 0;
+  if (r->far) {
+    while (done < len && addr + done >= addr &&
+           far_byte(r, addr + done, out + done))
+      done++;
+    return done;
+  }
   while (done < len) {
     uint64_t a = addr + done;
     if (a < addr)
@@ -1912,6 +2186,8 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
   if (!s)
     s = &none;
   memset(hit, 0, sizeof *hit);
+  if (far_settle(r, err))
+    return -1;
   rp_cursor c = r->at;
   c.state = malloc(r->arch->state_size);
   if (!c.state) {

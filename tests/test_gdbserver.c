@@ -1141,6 +1141,220 @@ static int count_diff(tc_replay *a, tc_replay *b, uint64_t n, int samples) {
   return bad;
 }
 
+/* Records guest (args) with chunks of `chunk` instructions into NAME.tct
+ * (no index file beside it); its path. */
+static const char *record_chunks(const char *name, const char *guest,
+                                 const char *args, int chunk) {
+  static char path[8][4200];
+  static int n;
+  char *out = NULL, *p = path[n++ % 8];
+  snprintf(p, sizeof path[0], "%s.tct", tu_tmp(name));
+  int st = tu_runf(&out, 1,
+                   "%s record -q -f tct -O tct.chunk=%d -o %s -- %s %s "
+                   ">/dev/null && rm -f %s.gdbidx",
+                   TC_CLI, chunk, tu_tmp(name), tu_guest(guest),
+                   args ? args : "", p);
+  CU_ASSERT(st >= 0 && st < 100);
+  if (st < 0 || st >= 100)
+    fprintf(stderr, "\nrecord %s: %s\n", guest, out ? out : "");
+  free(out);
+  return p;
+}
+
+/* Far seeks (issue 33): a replay indexed as asked that is never asked to
+ * index (every seek past chunk 0 rebuilds its position from the chunk's
+ * events and the chunk memory summaries) against the recording itself,
+ * as the engine check does, at about 600 instructions; whole pages
+ * (stack, code, every page a map or store touched) against a replay
+ * indexed whole at sampled positions; then a run from a far position. */
+typedef struct far_check {
+  tc_replay *rp;
+  const tc_arch *arch;
+  uint64_t insns, seeks, bytes, stride;
+  int mismatches;
+  uint64_t pages[512];
+  size_t npages;
+} far_check;
+
+static void far_page_note(far_check *c, uint64_t addr, uint64_t size) {
+  for (uint64_t pn = addr >> 12; size && pn <= (addr + size - 1) >> 12; pn++) {
+    size_t i = 0;
+    while (i < c->npages && c->pages[i] != pn)
+      i++;
+    if (i == c->npages && c->npages < 512)
+      c->pages[c->npages++] = pn;
+    if (pn - (addr >> 12) > 64)
+      break; /* a large map: its first pages */
+  }
+}
+
+static int far_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  far_check *c = ctx;
+  tc_error e = {{0}};
+  if (ev->kind == TC_EV_MAP || ev->kind == TC_EV_UNMAP)
+    far_page_note(c, ev->u.map.addr, ev->u.map.size);
+  if (ev->kind != TC_EV_INSN)
+    return 0;
+  const tc_insn_event *in = &ev->u.insn;
+  for (uint32_t k = 0; k < in->nmem; k++)
+    far_page_note(c, in->mem[k].addr, in->mem[k].size);
+  c->insns++;
+  if (in->index % c->stride != 3)
+    return 0;
+  c->seeks++;
+  if (tc_replay_seek(c->rp, in->index, &e) ||
+      memcmp(tc_replay_state(c->rp), in->state_before, c->arch->state_size) ||
+      tc_replay_tid(c->rp) != in->tid) {
+    if (c->mismatches++ < 3)
+      fprintf(stderr, "\nfar: registers at %" PRIu64 " differ\n", in->index);
+    return 0;
+  }
+  for (uint32_t k = 0; k < in->nmem; k++) {
+    uint8_t got[256];
+    size_t n = in->mem[k].size < sizeof got ? in->mem[k].size : sizeof got;
+    if (tc_replay_read(c->rp, in->mem[k].addr, n, got) != n ||
+        memcmp(got, in->mem[k].before, n)) {
+      if (c->mismatches++ < 3)
+        fprintf(stderr, "\nfar: memory 0x%" PRIx64 " at %" PRIu64 "\n",
+                in->mem[k].addr, in->index);
+    }
+    c->bytes += n;
+  }
+  return 0;
+}
+
+/* Every byte of page pn the same (known or not) in both replays. */
+static int same_page(tc_replay *a, tc_replay *b, uint64_t pn) {
+  uint8_t x[4096], y[4096];
+  for (size_t off = 0; off < 4096;) {
+    size_t nx = tc_replay_read(a, pn * 4096 + off, 4096 - off, x);
+    size_t ny = tc_replay_read(b, pn * 4096 + off, 4096 - off, y);
+    if (nx != ny || memcmp(x, y, nx))
+      return 0;
+    off += nx + 1; /* past an unknown byte */
+  }
+  return 1;
+}
+
+static void check_far(const char *t, uint64_t min_insns) {
+  tc_error err = {{0}};
+  far_check c = {0};
+  tc_replay_opts o = {.interval = 512};
+  c.rp = tc_replay_open_opts(t, NULL, &o, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(c.rp);
+  c.arch = tc_replay_arch(c.rp);
+  uint64_t n = tc_replay_insns(c.rp);
+  CU_ASSERT(n >= min_insns);
+  c.stride = n / 600 > 7 ? n / 600 : 7; /* about 600 seeks */
+  CU_ASSERT_EQUAL(tc_read_trace(t, NULL, far_sink, &c, &err), 0);
+  CU_ASSERT_EQUAL(c.insns, n);
+  CU_ASSERT_EQUAL(c.mismatches, 0);
+  CU_ASSERT(c.bytes > 1000);
+  /* no index was built past the first chunk: the seeks were far ones */
+  CU_ASSERT(tc_replay_indexed(c.rp) < n / 4);
+  /* whole pages against the whole index, the end included */
+  tc_replay_opts eager = {.interval = 512, .eager = 1};
+  tc_replay *ref = tc_replay_open_opts(t, NULL, &eager, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+  uint64_t x = 777;
+  int bad = 0, checked = 0;
+  for (int k = 0; k < 6; k++) {
+    uint64_t pos = k == 0 ? n : n / 2 + tu_xorshift(&x) % (n / 2);
+    CU_ASSERT_EQUAL(tc_replay_seek(c.rp, pos, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_seek(ref, pos, &err), 0);
+    CU_ASSERT_EQUAL(
+        memcmp(tc_replay_state(c.rp), tc_replay_state(ref), c.arch->state_size),
+        0);
+    uint64_t sp = tc_state_get(c.arch, tc_replay_state(ref), c.arch->sp_reg);
+    uint64_t pc = tc_state_get(c.arch, tc_replay_state(ref), c.arch->pc_reg);
+    bad += !same_page(c.rp, ref, sp >> 12) + !same_page(c.rp, ref, pc >> 12);
+    for (size_t i = 0; i < c.npages; i++)
+      bad += !same_page(c.rp, ref, c.pages[i]);
+    checked += 2 + (int)c.npages;
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT(checked > 50);
+  CU_ASSERT(tc_replay_indexed(c.rp) < n / 4);
+  /* a run from a far position indexes up to it and stops where the whole
+   * index's does */
+  CU_ASSERT_EQUAL_FATAL(tc_replay_seek(ref, n / 4, &err), 0);
+  uint64_t pc = tc_state_get(c.arch, tc_replay_state(ref), c.arch->pc_reg);
+  CU_ASSERT_EQUAL(run_to(c.rp, n - 10, 1, pc), run_to(ref, n - 10, 1, pc));
+  CU_ASSERT(tc_replay_indexed(c.rp) >= n - 10);
+  CU_ASSERT(same_at(c.rp, ref, n / 3));
+  tc_replay_free(ref);
+  tc_replay_free(c.rp);
+}
+
+static void test_far_seek(void) {
+  /* maps and unmaps come and go (mmap, munmap, brk, a loader and libc) */
+  check_far(record_chunks("far-dyn", "dyn64", NULL, 2048), 50000);
+  /* two threads: chunks start at switches too */
+  check_far(record_chunks("far-threads", "threads2-64", NULL, 2048), 200000);
+  check_far(record_chunks("far-arm64", "loop-arm64", "3000", 1024), 20000);
+}
+
+/* A first session's far seek with gdb (no index file, nothing indexed
+ * past the seek): registers equal `dump` there, a stored word's value is
+ * the store's old bytes as `dump` prints them, and stack words equal a
+ * session that indexed the whole trace first (continue to the end). */
+static void test_far_seek_gdb(void) {
+  const char *t = record_chunks("far-loop", "loop64", "100000", 65536);
+  char *json = NULL;
+  CU_ASSERT_EQUAL_FATAL(
+      tu_runf(&json, 0, "%s dump --json --from 700000 --count 8 %s", TC_CLI, t),
+      0);
+  /* the first store from 700000 on: its index, address and old bytes */
+  const char *w = strstr(json, "\"mem\":[{\"kind\":\"w\"");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  const char *line = w;
+  while (line > json && line[-1] != '\n')
+    line--;
+  const char *ip = strstr(line, "\"index\":");
+  const char *ap = strstr(w, "\"addr\":\"");
+  const char *op = strstr(w, "\"old\":\"");
+  CU_ASSERT_FATAL(ip && ap && op);
+  uint64_t pos = strtoull(ip + 8, NULL, 10);
+  uint64_t addr = strtoull(ap + 8, NULL, 16), old = 0;
+  for (int i = 7; i >= 0; i--) { /* the bytes in address order */
+    unsigned b;
+    CU_ASSERT_FATAL(sscanf(op + 7 + 2 * i, "%2x", &b) == 1);
+    old = old << 8 | b;
+  }
+  free(json);
+  char cmds[1024];
+  snprintf(cmds, sizeof cmds,
+           "monitor seek %" PRIu64 "\nmaintenance flush register-cache\n"
+           "monitor info\necho @@regs\\n\ninfo registers\necho @@done\\n\n"
+           "printf \"@@m=%%lx\\n\", *(unsigned long *)0x%" PRIx64 "\n"
+           "printf \"@@s=%%lx\\n\", *(unsigned long *)$sp\n"
+           "printf \"@@s=%%lx\\n\", *(unsigned long *)($sp + 8)\n"
+           "printf \"@@s=%%lx\\n\", *(unsigned long *)($sp + 24)\n",
+           pos, addr);
+  char *out = gdb_run(t, NULL, cmds);
+  char want[64];
+  snprintf(want, sizeof want, "position %" PRIu64 " of ", pos);
+  CU_ASSERT_PTR_NOT_NULL(strstr(out, want));
+  const char *ix = strstr(out, "indexed so far: instructions 0 to ");
+  CU_ASSERT_PTR_NOT_NULL(ix);
+  CU_ASSERT(ix && strtoull(ix + 34, NULL, 10) < pos);
+  CU_ASSERT(check_info_registers(out, t, pos, "x86_64") >= 24);
+  CU_ASSERT_EQUAL(at_val(out, "m", 0), old);
+  /* the whole index first */
+  char cmds2[1200];
+  snprintf(cmds2, sizeof cmds2, "continue\n%s", cmds);
+  char *ref = gdb_run(t, NULL, cmds2);
+  CU_ASSERT_PTR_NULL(strstr(ref, "indexed so far"));
+  CU_ASSERT_EQUAL(at_val(ref, "m", 0), old);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_NOT_EQUAL(at_val(out, "s", i), UINT64_MAX);
+    CU_ASSERT_EQUAL(at_val(out, "s", i), at_val(ref, "s", i));
+  }
+  free(out);
+  free(ref);
+}
+
 /* The index as far as it is asked (a tct with its footer), and the index
  * file: written when the build is whole, read at the next open (no
  * scan), rebuilt when it is another trace's, another interval's, damaged
@@ -1536,6 +1750,8 @@ int main(void) {
       {"range stepping (vCont;r)", test_range_step},
       {"a cloned thread before its first instruction", test_clone_thread},
       {"monitor seek with a hookpost-monitor", test_seek_hook},
+      {"far seeks: memory from the chunk summaries", test_far_seek},
+      {"far seek with gdb, first session", test_far_seek_gdb},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }
