@@ -1769,6 +1769,7 @@ static int seek_index(tc_replay *r, uint64_t pos, tc_error *err) {
  * built: a run or step from there first indexes up to it (far_settle). */
 
 #define RP_FAR_BUF (RP_BUF + RP_KNOWN) /* bytes, known bits, touched bits */
+#define RP_FAR_MIN (1u << 21)
 
 static uint8_t *far_page(tc_replay *r, uint64_t pn) {
   uint8_t *b = map_get(&r->far_ov, pn);
@@ -1864,7 +1865,12 @@ static int far_seek(tc_replay *r, uint64_t pos) {
     goto at;
   if (!r->far_rd && !(r->far_rd = f->open_reader(r->path, &e)))
     return 0;
-  if (f->mem_base(r->far_rd, pos, &base) != 1 || base <= r->built)
+  /* far when indexing on to pos (about 3 times a plain read's work an
+   * instruction) would cost more than reading the chunk up to it; from
+   * the first chunk only for a long way (a seek near the start indexes) */
+  uint64_t gap = pos - r->built;
+  if (f->mem_base(r->far_rd, pos, &base) != 1 || gap * 3 <= pos - base ||
+      (base == 0 && gap < RP_FAR_MIN))
     return 0;
   far_forget(r);
   if (base != r->far_base)

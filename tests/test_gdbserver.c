@@ -1287,7 +1287,31 @@ static void check_far(const char *t, uint64_t min_insns) {
   tc_replay_free(c.rp);
 }
 
+/* A far seek in the first chunk (a long way from the start of a trace of
+ * one chunk): from the trace's start, no summary needed. */
+static void check_far_first_chunk(void) {
+  const char *t = record_chunks("far-one", "loop64", "270000", 1 << 22);
+  tc_error err = {{0}};
+  tc_replay_opts o = {.interval = 512}, eager = {.interval = 512, .eager = 1};
+  tc_replay *lz = tc_replay_open_opts(t, NULL, &o, &err);
+  tc_replay *ref = tc_replay_open_opts(t, NULL, &eager, &err);
+  CU_ASSERT_FATAL(lz && ref);
+  uint64_t n = tc_replay_insns(ref);
+  CU_ASSERT(n > (2u << 20) + 1000); /* past replay.c's RP_FAR_MIN */
+  const tc_arch *a = tc_replay_arch(ref);
+  for (uint64_t pos = n - 3; pos <= n; pos++) {
+    CU_ASSERT(same_at(lz, ref, pos));
+    CU_ASSERT(tc_replay_indexed(lz) < 1000); /* far */
+    uint64_t sp = tc_state_get(a, tc_replay_state(ref), a->sp_reg);
+    CU_ASSERT(same_page(lz, ref, sp >> 12));
+    CU_ASSERT(same_page(lz, ref, 0x403000 >> 12)); /* loop64's sink */
+  }
+  tc_replay_free(lz);
+  tc_replay_free(ref);
+}
+
 static void test_far_seek(void) {
+  check_far_first_chunk();
   /* maps and unmaps come and go (mmap, munmap, brk, a loader and libc) */
   check_far(record_chunks("far-dyn", "dyn64", NULL, 2048), 50000);
   /* two threads: chunks start at switches too */

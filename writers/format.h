@@ -74,7 +74,7 @@ struct tc_format {
   int (*summary)(tc_reader *r, tc_trace_summary *sum, tc_error *err);
   /* Optional: memory at a far position without reading the trace up to
    * it (tct's chunk memory summaries, issue 33). mem_base: 1 and *base
-   * the first instruction of a chunk at or before insn (base > 0) where
+   * the first instruction of a chunk at or before insn where
    * mem_page can rebuild memory, else 0. mem_page: the 4 KiB page pn at
    * position base (before instruction base runs): 4096 bytes, then 512
    * bytes of known bits (bit i & 7 of byte i >> 3: byte i is in a map at

@@ -855,7 +855,8 @@ static int md_make_tail(tc_writer *w) {
     md_reset(t);
     return -1;
   }
-  qsort(v, n, sizeof *v, md_cmp);
+  if (n)
+    qsort(v, n, sizeof *v, md_cmp);
   mb_uv(&b, 1);
   mb_uv(&b, t->over ? 1 : 0);
   mb_uv(&b, n);
@@ -3370,8 +3371,10 @@ bad:
   return -1;
 }
 
-/* The chunk that starts at instruction base (c > 0), or 0. */
+/* The chunk that starts at instruction base, or SIZE_MAX. */
 static size_t md_chunk(tc_reader *r, uint64_t base) {
+  if (!r->has_index || !r->imd)
+    return SIZE_MAX;
   size_t lo = 0, hi = r->nichunks;
   while (hi - lo > 1) {
     size_t mid = lo + (hi - lo) / 2;
@@ -3380,14 +3383,14 @@ static size_t md_chunk(tc_reader *r, uint64_t base) {
     else
       hi = mid;
   }
-  return r->ichunks[lo].insn == base ? lo : 0;
+  return r->ichunks[lo].insn == base ? lo : SIZE_MAX;
 }
 
 static int tct_mem_base(tc_reader *r, uint64_t insn, uint64_t *base) {
   if (!r->info.has_memory)
     return 0;
   load_index(r);
-  if (!r->has_index || r->nichunks < 2)
+  if (!r->has_index)
     return 0;
   if (!r->imd && !(r->imd = calloc(r->nichunks, sizeof *r->imd)))
     return 0;
@@ -3401,7 +3404,7 @@ static int tct_mem_base(tc_reader *r, uint64_t insn, uint64_t *base) {
   }
   /* a chunk of the same first instruction as the one before it (a thread
    * switch's) cannot be told from it by md_chunk: not a base */
-  if (lo == 0 || r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
+  if (lo && r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
     return 0;
   for (size_t k = 0; k < lo; k++)
     if (md_load(r, k) < 0)
@@ -3433,8 +3436,8 @@ static int md_restart(tc_reader *r, size_t c, tc_error *err) {
 
 static int tct_chunk_seek(tc_reader *r, uint64_t base, tc_error *err) {
   load_index(r);
-  size_t c = r->has_index ? md_chunk(r, base) : 0;
-  if (!c) {
+  size_t c = md_chunk(r, base);
+  if (c == SIZE_MAX) {
     tc_error_set(err, "tct: %s: no chunk starts at instruction %llu", r->path,
                  (unsigned long long)base);
     return -1;
@@ -3506,8 +3509,8 @@ static int md_map_data(tc_reader *r, size_t j, uint64_t lo, uint64_t hi,
 static int tct_mem_page(tc_reader *r, uint64_t base, uint64_t pn, uint8_t *out,
                         tc_error *err) {
   load_index(r);
-  size_t c = r->has_index && r->imd ? md_chunk(r, base) : 0;
-  if (!c) {
+  size_t c = md_chunk(r, base);
+  if (c == SIZE_MAX) {
     tc_error_set(err, "tct: %s: no memory summary before instruction %llu",
                  r->path, (unsigned long long)base);
     return -1;
