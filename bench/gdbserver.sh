@@ -5,7 +5,10 @@
 # times, with gdb-multiarch in batch mode over a pipe, each step of a
 # session twice: without an index file (the first start: the trace is
 # indexed as far as each command needs, the rest while gdb is idle) and
-# again with the TRACE.gdbidx the first session left (no scan). Then
+# again with the TRACE.gdbidx the first session left (no scan). In the
+# first session a seek past the part indexed is a far seek (the tct's
+# chunk memory summaries: one chunk decoded, no index); the first run
+# across the trace (reverse-continue to cmain) indexes it. Then
 # `--stats` (engine only: seeks, reverse steps, full scans). About 1.4 GB
 # of disk for the default recording and its index file; deleted at the end.
 # Usage: bench/gdbserver.sh [BUILD_DIR] [ITERATIONS | TRACE.tct]
@@ -50,6 +53,8 @@ def T(label, cmd):
     -ex "python T('target remote (start, position 0)', 'target remote | $T gdbserver -q --stdio $f')" \
     -ex "python T('monitor seek $mid + registers', 'monitor seek $mid')" \
     -ex 'maintenance flush register-cache' -ex 'python gdb.execute("info registers rip", to_string=True)' \
+    -ex "python T('  then x/64xg \$sp, x/8xg &sink, bt (memory)', 'x/64xg \$sp - 256')" \
+    -ex 'python gdb.execute("x/8xg &sink", to_string=True); gdb.execute("bt", to_string=True)' \
     -ex "python T('monitor seek $insns (the end)', 'monitor seek $insns')" \
     -ex 'maintenance flush register-cache' \
     -ex 'break *cmain' \
