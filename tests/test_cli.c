@@ -1386,6 +1386,53 @@ static void check_sample(const char *what, char **lines, int n, const char *out,
   CU_ASSERT(matched > 0);
 }
 
+/* The README's Layout table names every folder of the tree and its docs
+ * list every page of docs/ (the table had no analysis/ when it came). */
+static void test_readme_layout(void) {
+  char *readme = source_file("README.md");
+  char *layout = section(readme, "## Layout\n", "\n## ");
+  CU_ASSERT_FATAL(layout != NULL);
+  char *dirs = NULL;
+  int st = shf(&dirs,
+               "cd '%s' && git ls-files 2>/dev/null | sed -n 's|/.*||p' | "
+               "sort -u",
+               TC_SOURCE_DIR);
+  int n = 0;
+  for (char *l = st == 0 && dirs ? strtok(dirs, "\n") : NULL; l;
+       l = strtok(NULL, "\n")) {
+    if (l[0] == '.')
+      continue; /* .ci/: the row of scripts/ says what calls it */
+    char want[300];
+    snprintf(want, sizeof want, "`%s/`", l);
+    n++;
+    if (!strstr(layout, want))
+      fprintf(stderr, "\nREADME's Layout: no row for %s\n", want);
+    CU_ASSERT(strstr(layout, want) != NULL);
+  }
+  if (st == 0)
+    CU_ASSERT(n >= 15); /* not a git checkout: no list to check */
+  free(dirs);
+  char *pages = NULL;
+  CU_ASSERT_EQUAL(shf(&pages, "cd '%s/docs' && ls *.md", TC_SOURCE_DIR), 0);
+  char *docs_row = section(layout, "| `docs/` |", "\n");
+  CU_ASSERT_FATAL(docs_row != NULL);
+  n = 0;
+  for (char *l = pages ? strtok(pages, "\n") : NULL; l;
+       l = strtok(NULL, "\n"), n++) {
+    char want[300];
+    snprintf(want, sizeof want, "`%s`", l);
+    bool ok = strstr(docs_row, want) != NULL;
+    if (!ok)
+      fprintf(stderr, "\nREADME's Layout: docs/ does not name %s\n", l);
+    CU_ASSERT(ok);
+  }
+  CU_ASSERT(n >= 10);
+  free(pages);
+  free(docs_row);
+  free(layout);
+  free(readme);
+}
+
 /* A copy of text with every hex number (0x...) and every number that
  * starts a line as "#": addresses and counts that move with the program's
  * path and build. */
@@ -1587,6 +1634,7 @@ int main(void) {
       {"every getopt option in --help, man page, completions",
        test_options_documented},
       {"every arch in --arch's lists", test_arches_documented},
+      {"README's Layout: every folder and docs/ page", test_readme_layout},
       {"every option the README and docs/ show exists",
        test_docs_options_exist},
       {"the samples of the README and docs/ are what a run prints",
