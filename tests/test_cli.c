@@ -16,6 +16,7 @@
 
 #include "testutil.h"
 #include "tracecorn/tracecorn.h"
+#include "writers/format.h"
 
 static void test_help_command(void) {
   const char *cmds[] = {"record", "dump", "convert", "info", "verify"};
@@ -1433,6 +1434,105 @@ static void test_readme_layout(void) {
   free(readme);
 }
 
+/* The arches a doc says format `f` holds, against f->supports: `claim`
+ * is "all..." or "... every arch ..." for all of them, else the arch names
+ * in it (x86-64 for x86_64); a claim naming none is not checked. */
+static int check_arch_claim(const char *where, const tc_format *f,
+                            const char *claim) {
+  bool all = !strncmp(claim, "all", 3) || strstr(claim, "every arch");
+  bool said[TC_ARCH_MIPS64EL + 1] = {0}, any = false;
+  for (const char *p = claim; *p;) {
+    size_t n = 0;
+    while (isalnum((unsigned char)p[n]) || p[n] == '-' || p[n] == '_')
+      n++;
+    if (!n) {
+      p++;
+      continue;
+    }
+    char w[32];
+    snprintf(w, sizeof w, "%.*s", (int)(n < 31 ? n : 31), p);
+    if (!strcmp(w, "x86-64"))
+      strcpy(w, "x86_64");
+    for (int id = 1; id <= TC_ARCH_MIPS64EL; id++) {
+      const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
+      if (a && !strcmp(a->name, w))
+        said[id] = any = true;
+    }
+    p += n;
+  }
+  if (!all && !any)
+    return 0;
+  for (int id = 1; id <= TC_ARCH_MIPS64EL; id++) {
+    const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
+    if (!a)
+      continue;
+    tc_error err;
+    bool holds = !f->supports || f->supports(a, &err) == 0;
+    bool ok = holds == (all || said[id]);
+    if (!ok)
+      fprintf(stderr, "\n%s: %s %s %s, which it %s\n", where, f->name,
+              holds ? "does not list" : "lists", a->name,
+              holds ? "holds" : "cannot hold");
+    CU_ASSERT(ok);
+  }
+  return 1;
+}
+
+/* The arches of each format in the README's table and the man page's
+ * FORMATS are those its writer takes. */
+static void test_format_arches_documented(void) {
+  char *readme = source_file("README.md");
+  char *table = section(readme, "| format | `--format` |", "\n\n");
+  CU_ASSERT_FATAL(table != NULL);
+  int rows = 0, claims = 0;
+  for (char *l = strtok(table, "\n"); l; l = strtok(NULL, "\n")) {
+    char name[32];
+    char *col = l;
+    for (int c = 0; c < 4 && col; c++)
+      col = strchr(col + 1, '|');
+    if (sscanf(l, "| %*[^|]| `%31[a-z]` |", name) != 1 || !col)
+      continue;
+    const tc_format *f = tc_format_by_name(name);
+    CU_ASSERT(f != NULL);
+    if (!f)
+      continue;
+    rows++;
+    col++;
+    while (*col == ' ')
+      col++;
+    claims += check_arch_claim("README's format table", f, col);
+  }
+  CU_ASSERT(rows >= 10 && claims >= 10); /* bap: "see docs/formats/bap.md" */
+  free(table);
+  free(readme);
+
+  char *man = source_file("man/tracecorn.1.in");
+  char *fsec = section(man, "\n.SH FORMATS\n", "\n.SS");
+  CU_ASSERT_FATAL(fsec != NULL);
+  int paras = 0;
+  for (const tc_format *const *fp = tc_formats(); *fp; fp++) {
+    char key[64];
+    snprintf(key, sizeof key, "\n.B %s\n", (*fp)->name);
+    char *para = section(fsec, key, "\n.TP");
+    if (!para)
+      continue;
+    paras++;
+    /* the first of its ';'-separated parts that names arches */
+    char *save = NULL;
+    for (char *part = strtok_r(para, ";", &save); part;
+         part = strtok_r(NULL, ";", &save)) {
+      if (check_arch_claim("tracecorn.1 FORMATS", *fp, part)) {
+        claims++;
+        break;
+      }
+    }
+    free(para);
+  }
+  CU_ASSERT(paras >= 10 && claims >= 18);
+  free(fsec);
+  free(man);
+}
+
 /* A copy of text with every hex number (0x...) and every number that
  * starts a line as "#": addresses and counts that move with the program's
  * path and build. */
@@ -1635,6 +1735,8 @@ int main(void) {
        test_options_documented},
       {"every arch in --arch's lists", test_arches_documented},
       {"README's Layout: every folder and docs/ page", test_readme_layout},
+      {"each format's arches in the README and man page",
+       test_format_arches_documented},
       {"every option the README and docs/ show exists",
        test_docs_options_exist},
       {"the samples of the README and docs/ are what a run prints",
