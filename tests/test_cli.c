@@ -1533,6 +1533,93 @@ static void test_format_arches_documented(void) {
   free(man);
 }
 
+/* The options (-x, --xx) in text, into s. */
+static void usage_options(optset *s, const char *text) {
+  for (const char *p = text; *p; p++) {
+    if (p[0] != '-' || (p > text && (isalnum((unsigned char)p[-1]) ||
+                                     p[-1] == '-' || p[-1] == '.')))
+      continue;
+    size_t n = p[1] == '-' ? 2 : 1;
+    if (!isalpha((unsigned char)p[n]))
+      continue;
+    size_t k = n;
+    while (n == 2 ? isalnum((unsigned char)p[k]) || p[k] == '-' : k < 2)
+      k++;
+    optset_add(s, p, k);
+    p += k - 1;
+  }
+}
+
+/* Each command's usage line (its --help's first paragraph) names the
+ * options that the man page's SYNOPSIS and the command's own section name
+ * in theirs, and no other. */
+static void test_synopsis(void) {
+  static const char *cmds[] = {"record", "dump",        "strace", "convert",
+                               "verify", "materialize", "info",   "gdbserver"};
+  char *man = source_file("man/tracecorn.1.in");
+  char *syn = section(man, "\n.SH SYNOPSIS\n", "\n.SH");
+  CU_ASSERT_FATAL(syn != NULL);
+  for (size_t c = 0; c < sizeof cmds / sizeof *cmds; c++) {
+    char *help = NULL;
+    CU_ASSERT_EQUAL(tu_run_merge(&help, TC_CLI, cmds[c], "--help", NULL), 0);
+    CU_ASSERT_FATAL(help != NULL);
+    char *end = strstr(help, "\n\n");
+    if (end)
+      *end = 0;
+    optset want = {0};
+    usage_options(&want, help);
+    /* "[options]": the man page may show some of them */
+    bool more = strstr(help, "[options]") != NULL;
+    free(help);
+    /* every SYNOPSIS entry of the command; then its section's own */
+    optset in_syn = {0}, in_sec = {0};
+    char key[64];
+    snprintf(key, sizeof key, ".B tracecorn %s", cmds[c]);
+    int entries = 0;
+    for (char *p = syn; (p = strstr(p, key)); p += strlen(key)) {
+      if (p[strlen(key)] != '\n' && p[strlen(key)] != ' ')
+        continue; /* another command's prefix */
+      entries++;
+      char *e = strstr(p, ".br");
+      char *entry = strndup(p + strlen(key), e ? (size_t)(e - p) : 0);
+      usage_options(&in_syn, entry);
+      free(entry);
+    }
+    snprintf(key, sizeof key, ".SS %s\n", cmds[c]);
+    char *sec = section(man, key, "\n.PP");
+    CU_ASSERT(entries >= 1 && sec != NULL);
+    if (sec)
+      usage_options(&in_sec, sec);
+    free(sec);
+    const optset *docs[] = {&in_syn, &in_sec};
+    const char *names[] = {"SYNOPSIS", "its section"};
+    for (int d = 0; d < 2; d++) {
+      for (int i = 0; i < want.n; i++) {
+        bool ok = optset_has(docs[d], want.v[i], strlen(want.v[i]));
+        if (!ok)
+          fprintf(stderr, "\ntracecorn.1 %s: %s lacks %s (in its usage)\n",
+                  names[d], cmds[c], want.v[i]);
+        CU_ASSERT(ok);
+      }
+      for (int i = 0; i < docs[d]->n && !more; i++) {
+        bool ok = optset_has(&want, docs[d]->v[i], strlen(docs[d]->v[i]));
+        if (!ok)
+          fprintf(stderr, "\ntracecorn.1 %s: %s shows %s, its usage not\n",
+                  names[d], cmds[c], docs[d]->v[i]);
+        CU_ASSERT(ok);
+      }
+    }
+    for (int i = 0; i < want.n; i++)
+      free(want.v[i]);
+    for (int i = 0; i < in_syn.n; i++)
+      free(in_syn.v[i]);
+    for (int i = 0; i < in_sec.n; i++)
+      free(in_sec.v[i]);
+  }
+  free(syn);
+  free(man);
+}
+
 /* A copy of text with every hex number (0x...) and every number that
  * starts a line as "#": addresses and counts that move with the program's
  * path and build. */
@@ -1735,6 +1822,7 @@ int main(void) {
        test_options_documented},
       {"every arch in --arch's lists", test_arches_documented},
       {"README's Layout: every folder and docs/ page", test_readme_layout},
+      {"the man page's usage lines are each command's", test_synopsis},
       {"each format's arches in the README and man page",
        test_format_arches_documented},
       {"every option the README and docs/ show exists",
