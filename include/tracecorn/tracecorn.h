@@ -31,9 +31,9 @@ extern "C" {
  * may be newer (same SONAME, see docs/api.md "ABI policy"). CMakeLists.txt
  * reads the project version from these three lines. */
 #define TC_VERSION_MAJOR 0
-#define TC_VERSION_MINOR 1
+#define TC_VERSION_MINOR 2
 #define TC_VERSION_PATCH 0
-#define TC_VERSION_STRING "0.1.0"
+#define TC_VERSION_STRING "0.2.0"
 /* One comparable number: 0x00MMmmpp. */
 #define TC_VERSION_NUMBER                                                      \
   ((TC_VERSION_MAJOR << 16) | (TC_VERSION_MINOR << 8) | TC_VERSION_PATCH)
