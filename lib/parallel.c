@@ -660,21 +660,28 @@ static void child_write(par *p, const tc_event *ev) {
 /* A segment's events go to its part, but for the KEYFRAME before the
  * next segment's first instruction, which that segment writes; it is
  * held until the run shows whether one follows (the guest may end right
- * after it: then the EXIT follows it here). */
+ * after it: then the EXIT follows it here). Where several KEYFRAMEs of
+ * that instruction come (a fault to a handler on the edge: KEYFRAME,
+ * FAULT, SIGNAL, the handler's KEYFRAME), the next segment starts at the
+ * last, where the run's checkpoint is, and this one writes what is
+ * before it. */
 static void child_emit(void *ctx, const tc_event *ev) {
   par *p = ctx;
   if (p->before_first) {
-    if (!p->first_key) {
-      if (ev->kind != TC_EV_KEYFRAME || ev->u.key.insn_index != p->first)
-        return;            /* the previous segment's */
+    /* begun early (a delay slot, an IT block): it writes from the last
+     * KEYFRAME of `first` before that instruction, as a segment whose
+     * checkpoint came after the delivery does; what comes before it is
+     * the previous segment's (an EXIT: the guest ended before `first`,
+     * the previous segment wrote the end) */
+    if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->first) {
       p->first_key = true; /* held: the run may end right after it */
       p->first_ev = *ev;
       memcpy(p->first_state, ev->u.key.state, p->emu->arch->state_size);
       p->first_ev.u.key.state = p->first_state;
       return;
     }
-    if (ev->kind == TC_EV_EXIT)
-      return; /* ended before `first`: the previous segment wrote both */
+    if (!p->first_key || ev->kind != TC_EV_INSN)
+      return;
     p->before_first = false;
     tc_recorder_counts(p->rec, &p->base_syscalls, &p->base_mem);
     child_write(p, &p->first_ev);

@@ -140,6 +140,58 @@ static void test_signals(void) {
   CU_ASSERT_TRUE(tu_same_file(a, b));
 }
 
+/* A fault to a handler by the last instruction before a checkpoint that
+ * has a keyframe of its own: -j 1 writes the KEYFRAME of the next
+ * instruction, the FAULT, the SIGNAL and the handler's KEYFRAME of that
+ * same instruction; the run's checkpoint comes after the delivery. The
+ * grid and --keyframe are put at each faulting index + 1, read from a -j 1
+ * recording (the indexes move with the guest's path, whose bytes are on
+ * its stack: sigfault-mipsel's third fault fell on the grid of
+ * test_signals from some build directories). */
+static void fault_on_edge(const char *guest, int most, bool materialize) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", tu_tmp("paredge"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  rec(NULL, dir, "", "f", guest, NULL, NULL);
+  char *idx = NULL;
+  tu_runf(&idx, 0,
+          "%s dump --json %s/f.tct | sed -n "
+          "'s/.*\"type\":\"fault\",\"index\":\\([0-9]*\\).*/\\1/p'",
+          TC_CLI, dir);
+  int n = 0;
+  char *s = idx, *e;
+  for (unsigned long long f; n < most && s && (f = strtoull(s, &e, 10), e != s);
+       s = e) {
+    char o[200];
+    snprintf(o, sizeof o, "-O tct.chunk=%llu --keyframe %llu", f + 1, f + 1);
+    same_as_serial(guest, NULL, o);
+    if (materialize && n == 0) {
+      char lo[300];
+      snprintf(lo, sizeof lo, "--log-only %s", o);
+      int r1 = rec(NULL, dir, o, "s", guest, NULL, NULL);
+      int r2 = rec(NULL, dir, lo, "l", guest, NULL, NULL);
+      int r3 = tu_runf(NULL, 1, "cd %s && %s materialize -q -j 2 -o m l.tclog",
+                       dir, TC_CLI);
+      CU_ASSERT_EQUAL(r2, r1);
+      CU_ASSERT_EQUAL(r3, r1);
+      char a[600], b[600];
+      snprintf(a, sizeof a, "%s/s.tct", dir);
+      snprintf(b, sizeof b, "%s/m.tct", dir);
+      CU_ASSERT_TRUE(tu_same_file(a, b));
+    }
+    n++;
+  }
+  CU_ASSERT_EQUAL(n, most); /* the sigfault guests fault five times */
+  free(idx);
+}
+
+static void test_fault_on_edge(void) {
+  fault_on_edge("sigfault-mipsel", 5, true);
+  fault_on_edge("sigfault64", 3, false);
+  if (!TC_SANITIZED)
+    fault_on_edge("sigfault-armhf", 3, false);
+}
+
 /* --max-insns inside a segment and on its edge; a fault ends the run. */
 static void test_ends(void) {
   same_as_serial("fib64", NULL, "-O tct.chunk=8192 --max-insns 50000");
@@ -344,6 +396,7 @@ int main(void) {
       {"arm64, armhf, armel, mips, mipsel, sparc64: delay slots, IT blocks",
        test_arches},
       {"signals to handlers: kill, raise, faults; materialize", test_signals},
+      {"a fault to a handler just before a checkpoint", test_fault_on_edge},
       {"--max-insns and faults inside and on a segment's edge", test_ends},
       {"every format: from the tct, the same files", test_formats},
       {"record --log-only, tracecorn materialize", test_log_materialize},

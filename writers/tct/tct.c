@@ -591,6 +591,9 @@ struct tc_writer {
   md_table md;
   uint8_t *tail, *job_tail;
   size_t tail_len, tail_cap, job_tail_len, job_tail_cap;
+  /* The chunk began at a KEYFRAME and holds no INSN yet: another
+   * KEYFRAME (of the same instruction) starts a chunk again. */
+  bool key_open;
 };
 
 static int w_reserve(tc_writer *w, size_t n) {
@@ -1611,18 +1614,28 @@ static int tct_write_event(tc_writer *w, const tc_event *ev, tc_error *err) {
      * max_insns instructions (the grid: where chunks start depends on the
      * instruction count alone, so record -j cuts its work there), at a
      * KEYFRAME once the chunk holds max_bytes of records, or before an
-     * INSN at twice the size where no KEYFRAME comes */
+     * INSN at twice the size where no KEYFRAME comes. And at every
+     * KEYFRAME that follows a chunk's first KEYFRAME before any INSN (a
+     * fault to a handler, a thread switch: the FAULT, the SIGNAL and the
+     * handler's KEYFRAME of the same instruction): record -j's segment
+     * starts at the last of them, where its checkpoint is, so the chunk
+     * must start there whatever the instructions before put in it. */
     bool key = ev->kind == TC_EV_KEYFRAME;
     uint64_t k = key ? 1 : 2;
     uint64_t n = w->insn_base + w->sum.insns;
     bool due = w->max_insns &&
-               (w->rec_bytes + w->len - w->chunk_bytes >= k * w->max_bytes ||
+               ((key && w->key_open) ||
+                w->rec_bytes + w->len - w->chunk_bytes >= k * w->max_bytes ||
                 (key ? n / w->max_insns != w->chunk_insns / w->max_insns
                      : n - w->chunk_insns >= 2 * w->max_insns));
-    if ((due || (key && w->part_first)) &&
-        start_chunk(w, key ? ev->u.key.insn_index : ev->u.insn.index,
-                    key ? ev->u.key.tid : ev->u.insn.tid, err) < 0)
-      return -1;
+    if (due || (key && w->part_first)) {
+      if (start_chunk(w, key ? ev->u.key.insn_index : ev->u.insn.index,
+                      key ? ev->u.key.tid : ev->u.insn.tid, err) < 0)
+        return -1;
+      w->key_open = key;
+    } else if (!key) {
+      w->key_open = false;
+    }
   }
   if (note_event(w, ev) < 0) {
     tc_error_set(err, "tct: out of memory");
