@@ -43,6 +43,12 @@ typedef struct tc_debug_options {
    * phase's speed can be set against the bare engine
    * (TRACECORN_PAR_RUN_ONLY=1). */
   int par_run_only;
+  /* Test hook (tests/test_parallel.c): on arm64 (no delay slot, no IT
+   * block: a stop is safe anywhere) record -j N's run phase takes every
+   * checkpoint one instruction early, as a delay slot or an IT block
+   * makes it, so the segments begun early are tested on any code
+   * (TRACECORN_TEST_EARLY_CHECKPOINT=1). */
+  int test_early_checkpoint;
 } tc_debug_options;
 
 #endif

@@ -1085,6 +1085,8 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   if (!(p->rec = tc_recorder_new(a->emu, null_emit, NULL, err)))
     goto fail;
   tc_recorder_set_light(p->rec, a->every, checkpoint, p);
+  if (a->debug.test_early_checkpoint)
+    tc_recorder_test_early_checkpoints(p->rec);
   tc_recorder_set_fault_ops(
       p->rec,
       p->reading

@@ -175,6 +175,7 @@ struct tc_recorder {
    * segment (tc_recorder_materialize) stops before instruction seg_to:
    * seg_end. */
   bool light, light_x86, ckpt_due, seg_end, lpend;
+  bool test_early; /* every checkpoint early (a test hook, arm64) */
   uint64_t lpend_pc, ckpt_every, ckpt_next, seg_to;
   tc_checkpoint_fn ckpt;
   void *ckpt_ctx;
@@ -901,7 +902,8 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   }
   if (!d && !(d = decoded_at(r, uc, addr, size)))
     return;
-  if (d->guards && r->executed - 1 + d->guards >= r->ckpt_next &&
+  unsigned guards = d->guards ? d->guards : r->test_early;
+  if (guards && r->executed - 1 + guards >= r->ckpt_next &&
       r->executed <= r->ckpt_next && r->ckpt_next < r->max_limit) {
     /* The checkpoint would fall in what this instruction controls (a
      * delay slot, an IT block), where the engine cannot resume: it is
@@ -1892,6 +1894,10 @@ int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
 }
 
 bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
+
+void tc_recorder_test_early_checkpoints(tc_recorder *r) {
+  r->test_early = r->arch->id == TC_ARCH_ARM64;
+}
 
 void tc_recorder_set_fault_ops(tc_recorder *r, const tc_fault_ops *ops) {
   r->fault_ops = *ops;

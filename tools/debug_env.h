@@ -14,6 +14,8 @@
  *   TRACECORN_TEST_STALL=NAME     stall_syscall (tests/test_limits.c)
  *   TRACECORN_TEST_CORRUPT_LOG=N  test_corrupt_log (tests/test_parallel.c)
  *   TRACECORN_PAR_RUN_ONLY=1      par_run_only (bench/parallel.sh)
+ *   TRACECORN_TEST_EARLY_CHECKPOINT=1  test_early_checkpoint
+ *                                 (tests/test_parallel.c)
  *
  * Unknown values leave the default, as the library did when it read
  * them. */
@@ -61,6 +63,8 @@ static inline tc_debug_options tc_debug_from_env(void) {
     d.test_corrupt_log = strtoull(corrupt, NULL, 10);
   if (tc_env_is("TRACECORN_PAR_RUN_ONLY", "1"))
     d.par_run_only = 1;
+  if (tc_env_is("TRACECORN_TEST_EARLY_CHECKPOINT", "1"))
+    d.test_early_checkpoint = 1;
   return d;
 }
 
