@@ -811,6 +811,30 @@ static int open_write(rp_open *o, uint64_t addr, uint64_t size,
   return mem_write(o->r, open_page, addr, data, size);
 }
 
+/* A MAP's data, page by page, to write(ctx, ...): only the pages that are
+ * not all zero (the map itself made them zeros). 0, or write's -1. */
+static int map_data_pages(const tc_map_event *m,
+                          int (*write)(void *ctx, uint64_t addr, uint64_t size,
+                                       const uint8_t *data),
+                          void *ctx) {
+  for (uint64_t off = 0; m->data && off < m->size;) {
+    uint64_t n = RP_PAGE - (m->addr + off) % RP_PAGE;
+    if (n > m->size - off)
+      n = m->size - off;
+    const uint8_t *d = m->data + off;
+    if ((d[0] || memcmp(d, d + 1, (size_t)n - 1)) &&
+        write(ctx, m->addr + off, n, d))
+      return -1;
+    off += n;
+  }
+  return 0;
+}
+
+static int open_write_cb(void *o, uint64_t addr, uint64_t size,
+                         const uint8_t *data) {
+  return open_write(o, addr, size, data);
+}
+
 static int open_clear(rp_open *o, uint64_t addr, uint64_t size) {
   if (o->started && op_add(o, OP_CLEAR, addr, size, NULL))
     return -1;
@@ -966,16 +990,8 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
     if (maplog_add(r, effect_pos, m->addr, m->size, ML_ZERO) ||
         open_clear(o, m->addr, m->size))
       goto oom;
-    for (uint64_t off = 0; m->data && off < m->size;) {
-      uint64_t n = RP_PAGE - (m->addr + off) % RP_PAGE;
-      if (n > m->size - off)
-        n = m->size - off;
-      const uint8_t *d = m->data + off;
-      if ((d[0] || memcmp(d, d + 1, (size_t)n - 1)) &&
-          open_write(o, m->addr + off, n, d))
-        goto oom;
-      off += n;
-    }
+    if (map_data_pages(m, open_write_cb, o))
+      goto oom;
     return 0;
   }
   case TC_EV_UNMAP:
@@ -1800,6 +1816,11 @@ static int far_write(tc_replay *r, uint64_t addr, uint64_t size,
   return 0;
 }
 
+static int far_write_cb(void *r, uint64_t addr, uint64_t size,
+                        const uint8_t *data) {
+  return far_write(r, addr, size, data);
+}
+
 static void far_untouch(uint8_t *b, uint64_t pn, uint64_t addr, uint64_t end) {
   uint64_t lo = pn * RP_PAGE, hi = lo + RP_PAGE;
   if (addr > lo)
@@ -1913,16 +1934,8 @@ static int far_seek(tc_replay *r, uint64_t pos) {
         break;
       if (far_map(r, m->addr, m->size, ML_ZERO))
         return -1;
-      for (uint64_t off = 0; m->data && off < m->size;) {
-        uint64_t n = RP_PAGE - (m->addr + off) % RP_PAGE;
-        if (n > m->size - off)
-          n = m->size - off;
-        const uint8_t *d = m->data + off;
-        if ((d[0] || memcmp(d, d + 1, (size_t)n - 1)) &&
-            far_write(r, m->addr + off, n, d))
-          return -1;
-        off += n;
-      }
+      if (map_data_pages(m, far_write_cb, r))
+        return -1;
       break;
     }
     case TC_EV_UNMAP:
