@@ -112,6 +112,24 @@ static void test_arches(void) {
   }
 }
 
+/* In dir: guest recorded with opts (s.tct) and through --log-only and
+ * `materialize -j 2` (m.tct): the same exit status, the same bytes. */
+static void same_materialized(const char *dir, const char *guest,
+                              const char *opts) {
+  char lo[300];
+  snprintf(lo, sizeof lo, "--log-only %s", opts);
+  int r1 = rec(NULL, dir, opts, "s", guest, NULL, NULL);
+  int r2 = rec(NULL, dir, lo, "l", guest, NULL, NULL);
+  int r3 = tu_runf(NULL, 1, "cd %s && %s materialize -q -j 2 -o m l.tclog", dir,
+                   TC_CLI);
+  CU_ASSERT_EQUAL(r2, r1);
+  CU_ASSERT_EQUAL(r3, r1);
+  char a[600], b[600];
+  snprintf(a, sizeof a, "%s/s.tct", dir);
+  snprintf(b, sizeof b, "%s/m.tct", dir);
+  CU_ASSERT_TRUE(tu_same_file(a, b));
+}
+
 /* Signals delivered to handlers: from kill/raise (the frame, the SIGNAL,
  * the PC moved, sigreturn: in the syscall's record) and from faults (a
  * record of its own at the faulting instruction), on every arch; and
@@ -126,18 +144,7 @@ static void test_signals(void) {
   char dir[512];
   snprintf(dir, sizeof dir, "%s", tu_tmp("parsig"));
   tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
-  int r1 = rec(NULL, dir, o, "s", "sigfault-mipsel", NULL, NULL);
-  char lo[200];
-  snprintf(lo, sizeof lo, "--log-only %s", o);
-  int r2 = rec(NULL, dir, lo, "l", "sigfault-mipsel", NULL, NULL);
-  int r3 = tu_runf(NULL, 1, "cd %s && %s materialize -q -j 2 -o m l.tclog", dir,
-                   TC_CLI);
-  CU_ASSERT_EQUAL(r2, r1);
-  CU_ASSERT_EQUAL(r3, r1);
-  char a[600], b[600];
-  snprintf(a, sizeof a, "%s/s.tct", dir);
-  snprintf(b, sizeof b, "%s/m.tct", dir);
-  CU_ASSERT_TRUE(tu_same_file(a, b));
+  same_materialized(dir, "sigfault-mipsel", o);
 }
 
 /* A fault to a handler by the last instruction before a checkpoint that
@@ -177,20 +184,8 @@ static void fault_on_edge(const char *guest, int most, bool materialize,
     } else {
       same_as_serial(guest, NULL, o);
     }
-    if (materialize && n == 0) {
-      char lo[300];
-      snprintf(lo, sizeof lo, "--log-only %s", o);
-      int r1 = rec(NULL, dir, o, "s", guest, NULL, NULL);
-      int r2 = rec(NULL, dir, lo, "l", guest, NULL, NULL);
-      int r3 = tu_runf(NULL, 1, "cd %s && %s materialize -q -j 2 -o m l.tclog",
-                       dir, TC_CLI);
-      CU_ASSERT_EQUAL(r2, r1);
-      CU_ASSERT_EQUAL(r3, r1);
-      char a[600], b[600];
-      snprintf(a, sizeof a, "%s/s.tct", dir);
-      snprintf(b, sizeof b, "%s/m.tct", dir);
-      CU_ASSERT_TRUE(tu_same_file(a, b));
-    }
+    if (materialize && n == 0)
+      same_materialized(dir, guest, o);
     n++;
   }
   CU_ASSERT_EQUAL(n, most); /* the sigfault guests fault five times */
