@@ -1165,6 +1165,12 @@ static void test_follow_forks(void) {
   CU_ASSERT_EQUAL(st, 0);
   CU_ASSERT_PTR_NOT_NULL(strstr(conv, "hold no scheduler turns"));
   free(conv);
+  /* a file that cannot be read: one line naming it, status 1 */
+  char *bad = sh(&st, "%s strace %s %s/nosuch.tct 2>&1", TC_CLI, tct,
+                 tu_tmpdir());
+  CU_ASSERT_EQUAL(st, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(bad, "nosuch.tct"));
+  free(bad);
   free(merged);
 }
 

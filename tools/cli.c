@@ -51,26 +51,6 @@ int parse_size(const char *s, uint64_t *out) {
   return 0;
 }
 
-void *read_whole(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  struct stat st;
-  if (fstat(fileno(f), &st) < 0 || st.st_size > (1 << 30)) {
-    fclose(f);
-    errno = EFBIG;
-    return NULL;
-  }
-  void *buf = malloc((size_t)st.st_size + 1);
-  if (buf && fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-    free(buf);
-    buf = NULL;
-  }
-  fclose(f);
-  *n = (size_t)st.st_size;
-  return buf;
-}
-
 const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
   return s ? s + 1 : p;

@@ -89,7 +89,6 @@ typedef struct cli_filter {
 /* cli.c */
 int parse_u64(const char *s, uint64_t *out);
 int parse_size(const char *s, uint64_t *out);
-void *read_whole(const char *path, size_t *n);
 const char *base_name(const char *p);
 void human_size(uint64_t n, char *out, size_t max);
 void remove_output(const char *path);

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/read_whole.h"
 #include "lib/session_internal.h"
 #include "tools/cli.h"
 #include "tools/debug_env.h"
@@ -635,7 +636,7 @@ static int load_program(tc_session *s, record_args *a, tc_error *err) {
   int rc;
   if (a->raw) {
     size_t n = 0;
-    uint8_t *code = read_whole(a->raw, &n);
+    uint8_t *code = tc_read_whole(a->raw, &n);
     if (!code) {
       fprintf(stderr, "tracecorn: %s: %s\n", a->raw, strerror(errno));
       return -1;
