@@ -2977,6 +2977,13 @@ const char *tc_sysdecode_fault(tc_sysdecode *d, const tc_fault_event *f) {
     addr = f->pc;
     break;
   default:
+    /* a debug trap (x86's icebp): TRAP_BRKPT, si_addr the instruction
+     * after it, which the FAULT carries; int3's FAULT has its own pc there
+     * and Linux sends it as SI_KERNEL with no address */
+    if (f->signal == 5 /* SIGTRAP on every arch */ && f->addr != f->pc) {
+      code = "TRAP_BRKPT";
+      addr = f->addr;
+    }
     break;
   }
   sb_printf(b, "--- %s {si_signo=%s, si_code=%s, si_addr=", sig ? sig : "?",

@@ -37,5 +37,9 @@ int main(void) {
   printf("icebp: hits=%d si_code=%d si_addr=%s trapno=%ld err=%ld\n", hits,
          code, addr == (uintptr_t)after_icebp ? "after" : "elsewhere", trapno,
          err);
+  /* int3 beside it: do_int3 sends SIGTRAP with SI_KERNEL and no address */
+  __asm__ volatile("int3");
+  printf("int3: hits=%d si_code=%d si_addr=%s trapno=%ld\n", hits, code,
+         addr ? "set" : "0", trapno);
   return 0;
 }

@@ -1756,6 +1756,7 @@ static int frame_event(tc_reader *r, tc_event *ev, tc_error *err) {
       sy->ret = 0; /* it never returns */
       r->exited = 1;
       r->exit_status = (int)(sy->args[0] & 0xFF);
+      r->faulted = 0; /* a fault before it was handled (icebp, int3) */
     }
     return 1;
   }

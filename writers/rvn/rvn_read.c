@@ -813,7 +813,8 @@ static void make_syscall(tc_reader *r, const devent *d, const uint8_t *before,
       (strcmp(s->name, "exit") == 0 || strcmp(s->name, "exit_group") == 0)) {
     r->exited = 1;
     r->exit_status = (int)(s->args[0] & 0xff);
-    s->ret = 0; /* it never returns: rax still holds the number */
+    r->last_signal = 0; /* a fault before it was handled (icebp, int3) */
+    s->ret = 0;         /* it never returns: rax still holds the number */
   }
 }
 
@@ -1321,8 +1322,10 @@ int rvn_seek(tc_reader *r, uint64_t n, tc_error *err) {
       if (f)
         r->last_signal = f->signal;
       if (parse_syscall(&d, &nr, name, sizeof name) &&
-          (!strcmp(name, "exit") || !strcmp(name, "exit_group")))
+          (!strcmp(name, "exit") || !strcmp(name, "exit_group"))) {
         r->exited = 1;
+        r->last_signal = 0; /* the fault before it was handled */
+      }
     }
     r->pos = d.end;
     r->ctx++;

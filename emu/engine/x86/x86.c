@@ -220,7 +220,8 @@ static bool insn_invalid(tc_emu *emu) {
     return false;
   emu->fault_resume = emu->cur_pc + 1;
   emu->fault_debug = true;
-  tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc, SIGTRAP);
+  /* the FAULT's addr is si_addr, the instruction after (int3's is its pc) */
+  tc_emu_fault(emu, TC_FAULT_OTHER, emu->cur_pc + 1, SIGTRAP);
   return true;
 }
 
