@@ -276,7 +276,7 @@ typedef enum tc_fault_kind {
 typedef struct tc_fault_event {
   uint64_t insn_index; /* the faulting instruction (it did not complete) */
   uint64_t pc;
-  uint64_t addr; /* faulting data address, or pc */
+  uint64_t addr; /* faulting data address, or pc (icebp: the next pc) */
   tc_fault_kind kind;
   int signal; /* SIGSEGV, SIGILL, SIGFPE, SIGBUS */
 } tc_fault_event;
