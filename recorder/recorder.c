@@ -81,6 +81,13 @@ struct tc_recorder {
    * limit or the end of the running thread's quantum, whichever is first
    * (one comparison per instruction, threads or not). */
   uint64_t insn_limit, max_limit;
+  /* The running thread's turn ends before this instruction (UINT64_MAX:
+   * it shares the CPU with nobody); insn_limit is at most this. */
+  uint64_t turn_end;
+  /* Instructions still guarded by the last guarding one (a mips delay
+   * slot, a Thumb IT block: tc_decoded.guards): a turn that ends there
+   * ends after them, as the engine cannot resume inside. */
+  uint8_t guard_left;
   volatile sig_atomic_t stop_requested;
   volatile sig_atomic_t in_engine, in_emit;
   bool oom;
@@ -799,22 +806,27 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
         uc_emu_stop(uc);
         return;
       }
-      /* The thread's turn is over, before this instruction runs. */
-      r->switch_due = true;
+      if (!r->guard_left) {
+        /* The thread's turn is over, before this instruction runs. */
+        r->switch_due = true;
+        uc_emu_stop(uc);
+        return;
+      }
+      /* in a delay slot or an IT block: the turn ends after it */
+    } else {
+      if (r->max_insns && r->executed >= r->max_limit)
+        r->hit_max = true;
+      r->stopped = true;
       uc_emu_stop(uc);
       return;
     }
-    if (r->max_insns && r->executed >= r->max_limit)
-      r->hit_max = true;
-    r->stopped = true;
-    uc_emu_stop(uc);
-    return;
   }
   r->executed++;
   r->emu->cur_pc = addr;
   const tc_decoded *d = decoded_at(r, uc, addr, size);
   if (!d)
     return;
+  r->guard_left = d->guards ? d->guards : r->guard_left - (r->guard_left > 0);
   if (r->windowed) {
     bool in = in_window(r, addr);
     if (in && r->skipping)
@@ -861,18 +873,23 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   r->rep_tail = false;
   if (r->stop_requested || r->oom || r->executed >= r->insn_limit) {
     if (!r->stop_requested && !r->oom && r->executed < r->max_limit) {
-      if (r->executed == r->ckpt_next)
+      if (r->executed == r->ckpt_next) {
         r->ckpt_due = true;
-      else
+        uc_emu_stop(uc);
+        return;
+      }
+      if (!r->guard_left) { /* as hook_code: a turn ends after guards */
         r->switch_due = true;
+        uc_emu_stop(uc);
+        return;
+      }
+    } else {
+      if (r->max_insns && r->executed >= r->max_limit)
+        r->hit_max = true;
+      r->stopped = true;
       uc_emu_stop(uc);
       return;
     }
-    if (r->max_insns && r->executed >= r->max_limit)
-      r->hit_max = true;
-    r->stopped = true;
-    uc_emu_stop(uc);
-    return;
   }
   r->executed++;
   r->emu->cur_pc = addr;
@@ -897,7 +914,9 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
       }
       return;
     }
-  } else if (!r->light_x86 && r->executed + 3 < r->ckpt_next) {
+  } else if (!r->light_x86 && r->executed + 3 < r->insn_limit) {
+    /* far from a checkpoint and a turn's end: no guard reaches them */
+    r->guard_left = 0;
     return;
   }
   if (!d && !(d = decoded_at(r, uc, addr, size)))
@@ -916,6 +935,7 @@ static void hook_code_light(uc_engine *uc, uint64_t addr, uint32_t size,
   }
   r->lpend = d->is_rep;
   r->lpend_pc = d->pc;
+  r->guard_left = d->guards ? d->guards : r->guard_left - (r->guard_left > 0);
   if (d->privileged) {
     tc_emu_fault(r->emu, TC_FAULT_OTHER, addr, SIGSEGV);
   } else if (d->emulate) {
@@ -1160,6 +1180,7 @@ tc_recorder *tc_recorder_new(tc_emu *emu, tc_emit_fn emit, void *ctx,
   r->max_insns = emu->opt.max_insns;
   r->max_limit = r->max_insns ? r->max_insns : UINT64_MAX;
   r->insn_limit = r->max_limit;
+  r->turn_end = UINT64_MAX;
   r->quantum = emu->opt.sched_quantum ? emu->opt.sched_quantum : 10000;
   r->keyframe_interval = emu->opt.keyframe_interval;
   r->keyframe_countdown = r->keyframe_interval;
@@ -1453,8 +1474,10 @@ static bool deliver_fault(tc_recorder *r) {
       return false;
     }
     r->lpend = r->rep_tail = false;
+    r->guard_left = 0;
     return true;
   }
+  r->guard_left = 0;
   emit_fault(r);
   if (!(fo->deliver ? fo->deliver(fo->ctx, emu)
                     : tc_linux_deliver_fault(emu))) {
@@ -1498,6 +1521,8 @@ static void swap_func_activation(tc_recorder *r, uint32_t from, uint32_t to) {
 /* record -j: the run phase stops at its next checkpoint, a segment at
  * its end. */
 static void clamp_limit(tc_recorder *r) {
+  if (r->turn_end < r->insn_limit)
+    r->insn_limit = r->turn_end;
   if (r->light && r->ckpt_next < r->insn_limit)
     r->insn_limit = r->ckpt_next;
   if (r->seg_to && r->seg_to < r->insn_limit)
@@ -1508,12 +1533,14 @@ static void clamp_limit(tc_recorder *r) {
  * else only --max-insns. */
 static void set_turn_limit(tc_recorder *r) {
   tc_emu *emu = r->emu;
-  uint64_t turn_end =
-      (tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0) &&
-              r->executed < UINT64_MAX - r->quantum
-          ? r->executed + r->quantum
-          : UINT64_MAX;
-  r->insn_limit = turn_end < r->max_limit ? turn_end : r->max_limit;
+  const tc_fault_ops *fo = &r->fault_ops;
+  bool shares = fo->shares ? fo->shares(fo->ctx, emu)
+                           : tc_emu_live_threads(emu) > 1 ||
+                                 tc_procs_others_live(emu) > 0;
+  r->turn_end = shares && r->executed < UINT64_MAX - r->quantum
+                    ? r->executed + r->quantum
+                    : UINT64_MAX;
+  r->insn_limit = r->max_limit;
   clamp_limit(r);
 }
 
@@ -1529,6 +1556,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
     finalize(r, tc_emu_reg(emu, r->arch->pc_reg), true);
   r->lpend = false;
   r->switch_due = false;
+  r->guard_left = 0;
   if (emu->execed) {
     /* execve: the new image runs from here; its whole start state as a
      * KEYFRAME after the SYSCALL, in the tid it now has. */
@@ -1546,7 +1574,9 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   if (emu->resched == TC_RESCHED_NONE)
     emu->resched = TC_RESCHED_YIELD; /* the quantum ended */
   uint32_t before = emu->tid;
-  int s = tc_emu_schedule(emu, err);
+  const tc_fault_ops *fo = &r->fault_ops;
+  int s = fo->schedule ? fo->schedule(fo->ctx, emu, err)
+                       : tc_emu_schedule(emu, err);
   if (s < 0) {
     r->deadlock = true;
     return -1;
@@ -1615,9 +1645,8 @@ static int recorder_begin(tc_recorder *r, tc_error *err) {
     return -1;
   /* Born into a run of several processes: it takes turns from the start. */
   if (tc_procs_others_live(emu) > 0 && r->executed < UINT64_MAX - r->quantum)
-    r->insn_limit = r->executed + r->quantum < r->max_limit
-                        ? r->executed + r->quantum
-                        : r->max_limit;
+    r->turn_end = r->executed + r->quantum;
+  r->insn_limit = r->max_limit;
   clamp_limit(r);
   return 0;
 }
@@ -1646,7 +1675,7 @@ int tc_recorder_turn(tc_recorder *r, tc_error *err) {
              r->insn_limit == r->max_limit &&
              r->executed < UINT64_MAX - r->quantum &&
              r->executed + r->quantum < r->max_limit) {
-    r->insn_limit = r->executed + r->quantum; /* a fork made it share */
+    r->turn_end = r->insn_limit = r->executed + r->quantum; /* a fork */
   }
   uint64_t until = a->ptr_size == 8 ? UINT64_MAX : 0xffffffffull;
   if (sigsetjmp(r->escape, 1)) {
@@ -1692,7 +1721,7 @@ int tc_recorder_turn(tc_recorder *r, tc_error *err) {
       r->ckpt_due = false;
       r->ckpt(r->ckpt_ctx, r, r->ckpt_next);
       r->ckpt_next += r->ckpt_every;
-      r->insn_limit = r->max_limit;
+      r->insn_limit = r->max_limit; /* the turn's end too (clamp_limit) */
       clamp_limit(r);
       spins = 0;
       continue;

@@ -126,6 +126,11 @@ typedef struct tc_fault_ops {
   bool (*handled)(void *ctx, tc_emu *emu);
   bool (*deliver)(void *ctx, tc_emu *emu);
   void *ctx;
+  /* The thread switch (default tc_emu_schedule; record -j logs it, a
+   * segment takes it from the log) and whether the running thread shares
+   * the CPU (default: other threads or processes live), asked after it. */
+  int (*schedule)(void *ctx, tc_emu *emu, tc_error *err);
+  bool (*shares)(void *ctx, tc_emu *emu);
 } tc_fault_ops;
 void tc_recorder_set_fault_ops(tc_recorder *r, const tc_fault_ops *ops);
 /* The syscalls and memory accesses recorded so far. */

@@ -30,6 +30,37 @@ static void test_reference_other_arches(void) {
   tu_check_reference(TU_REF_AUTO, "threads2-mipsel", "300");
 }
 
+/* A turn that would end in a mips delay slot (or a Thumb IT block) ends
+ * after it: resumed at the slot, the engine ran it and fell through,
+ * dropping the branch (threads2-mipsel deadlocked or asserted with quanta
+ * 7 to 1000). Small quanta end turns on every kind of instruction; the
+ * output and status are qemu's. */
+static void quantum_reference(const char *guest, const char *quantum) {
+  const char *args[] = {"300", NULL};
+  tu_ref_run ref;
+  char why[512];
+  CU_ASSERT_EQUAL_FATAL(tu_reference_run(TU_REF_AUTO, tu_tmpdir(),
+                                         tu_guest(guest), args, &ref, why,
+                                         sizeof why),
+                        0);
+  char *out = NULL;
+  int st = tu_runf(&out, 0, "%s record -q -o %s --sched-quantum %s -- %s 300",
+                   TC_CLI, tu_tmp("quantum"), quantum, tu_guest(guest));
+  if (st != ref.status || !out || strcmp(out, ref.out) != 0)
+    fprintf(stderr, "\n%s --sched-quantum %s: %d [%s] vs %s %d [%s]\n", guest,
+            quantum, st, out ? out : "", ref.how, ref.status, ref.out);
+  CU_ASSERT_EQUAL(st, ref.status);
+  CU_ASSERT_STRING_EQUAL(out ? out : "", ref.out);
+  free(out);
+  free(ref.out);
+}
+
+static void test_turn_in_delay_slot(void) {
+  quantum_reference("threads2-mipsel", "7");
+  quantum_reference("threads2-mipsel", "31");
+  quantum_reference("threads2-armhf", "7");
+}
+
 /* Records guest (args: up to 2) with --sched-quantum quantum into
  * tu_tmp(label).tct; returns the exit status. */
 static int record(const char *label, const char *quantum, const char *extra,
@@ -362,6 +393,8 @@ int main(void) {
       {"x86-64 and i386 threads behave as natively", test_reference_x86},
       {"arm64, armhf, mipsel threads behave as under qemu",
        test_reference_other_arches},
+      {"a turn never ends in a delay slot or an IT block",
+       test_turn_in_delay_slot},
       {"recordings are deterministic", test_deterministic},
       {"events carry their thread's tid", test_attribution},
       {"dump shows the threads", test_dump_shows_tids},
