@@ -26,9 +26,10 @@
 
 /* What a child says back (shared memory, one slot per running child). */
 typedef struct par_slot {
-  int status; /* 0 written, 1 failed, 2 diverged from the log */
-  bool last;  /* it ran to the guest's end (its part has the EXIT) */
-  bool empty; /* the guest ended before its first instruction */
+  int status;     /* 0 written, 1 failed, 2 diverged from the log */
+  bool last;      /* it ran to the guest's end (its part has the EXIT) */
+  bool empty;     /* the guest ended before its first instruction */
+  int fds_closed; /* it holds none of the guest's host fds any more */
   char msg[480];
   tc_run_result res;
 } par_slot;
@@ -99,6 +100,12 @@ typedef struct par {
   bool reading;
   jmp_buf div_jmp;
   bool fault_rec; /* replay_fault_handled read the delivery's record */
+  /* threads: the table's size when a record began (a clone adds one);
+   * the replay: whether the running thread shares the CPU (as the run's
+   * scheduler said last), and registers written only where they differ
+   * (after a switch, which loads the thread's own) */
+  size_t nthreads;
+  bool shares, cmp_regs;
 } par;
 
 /* The os ops have no context: one parallel recording at a time per
@@ -235,13 +242,17 @@ static int write_all(int fd, const uint8_t *d, size_t n) {
 /* A fault's delivery has this syscall number in the log (its record
  * is keyed by the faulting instruction, as a syscall's). */
 #define FAULT_NR UINT64_MAX
+/* A call of the thread scheduler (a quantum's end, a block, a yield, a
+ * clone), keyed by the instruction it comes before. */
+#define SWITCH_NR (UINT64_MAX - 1)
 
 /* A record of the run phase begins: its instruction, PC and syscall
  * number; the emulated kernel's calls to the observer go to the log
  * (and on to the recorder's) until run_end. */
-static void run_begin(par *p, tc_emu *emu, uint64_t pc, uint64_t nr) {
-  uint64_t index = tc_recorder_executed(p->rec) - 1;
+static void run_begin(par *p, tc_emu *emu, uint64_t index, uint64_t pc,
+                      uint64_t nr) {
   p->len = 0;
+  p->nthreads = emu->nthreads;
   PUT(p, (uint64_t)0); /* the length, set in run_end */
   PUT(p, index);
   PUT(p, pc);
@@ -253,16 +264,35 @@ static void run_begin(par *p, tc_emu *emu, uint64_t pc, uint64_t nr) {
                         lg_write, lg_syscall, lg_signal_frame, lg_signal};
 }
 
+/* A thread the call made (clone): its start, for the replay's table. */
+static void log_new_thread(par *p, tc_emu *emu) {
+  if (emu->nthreads <= p->nthreads)
+    return;
+  const tc_thread *t = &emu->threads[emu->nthreads - 1];
+  PUT(p, (uint8_t)'C');
+  PUT(p, t->tid);
+  PUT(p, t->start_pc);
+  PUT(p, t->start_sp);
+  PUT(p, t->tls);
+  PUT(p, t->gdt_addr);
+  PUT(p, t->clear_child_tid);
+  PUT(p, t->sigmask);
+  PUT(p, (uint8_t)t->set_tls);
+}
+
 /* The registers the kernel changed (the PC too: a handler entered, a
- * sigreturn), the end, and the record to the log. */
-static void run_end(par *p, tc_emu *emu, bool delivered) {
+ * sigreturn; every register after a switch to another thread: all), the
+ * end, and the record to the log. */
+static void run_end(par *p, tc_emu *emu, bool delivered, bool all) {
   const tc_arch *a = emu->arch;
   emu->obs = p->saved;
+  log_new_thread(p, emu);
   tc_emu_read_state(emu, p->after);
   for (int i = 0; i < a->nregs; i++) {
     const tc_reg_info *r = &a->regs[i];
     if (tc_emu_reg_absent(a, i) ||
-        memcmp(p->before + r->offset, p->after + r->offset, r->size) == 0)
+        (!all &&
+         memcmp(p->before + r->offset, p->after + r->offset, r->size) == 0))
       continue;
     PUT(p, (uint8_t)'R');
     PUT(p, (uint16_t)i);
@@ -274,14 +304,13 @@ static void run_end(par *p, tc_emu *emu, bool delivered) {
   PUT(p, (int32_t)emu->exit_signal);
   PUT(p, (int32_t)emu->resched);
   PUT(p, (uint8_t)delivered);
-  if (emu->nthreads > 0)
-    refuse(p, "the guest made a thread");
+  /* a call that blocked goes back to its trap once the engine stops */
+  PUT(p, (uint8_t)emu->restart_pending);
+  PUT(p, emu->restart_pc);
   if (tc_procs_others_live(emu) > 0)
     refuse(p, "the guest made a process (fork, vfork, clone)");
   if (emu->execed || emu->exec_stopped)
     refuse(p, "the guest called execve");
-  if (emu->restart_pending)
-    refuse(p, "a syscall blocked");
   uint64_t len = p->len;
   memcpy(p->buf, &len, sizeof len);
   p->nrecords++;
@@ -308,9 +337,38 @@ static void run_end(par *p, tc_emu *emu, bool delivered) {
  * SYSCALL, a signal's frame and delivery, the registers. */
 static void run_syscall(tc_emu *emu) {
   par *p = g_par;
-  run_begin(p, emu, emu->cur_pc, tc_emu_reg(emu, emu->arch->sys.nr_reg));
+  run_begin(p, emu, tc_recorder_executed(p->rec) - 1, emu->cur_pc,
+            tc_emu_reg(emu, emu->arch->sys.nr_reg));
   p->inner->syscall(emu);
-  run_end(p, emu, false);
+  run_end(p, emu, false, false);
+}
+
+/* The run phase's thread switch: the scheduler runs, and its choice goes
+ * to the log first (the thread, what it returned, whether the thread
+ * shares the CPU), then what it did (a signal's delivery on the switch)
+ * and the registers, all of them when another thread runs. */
+static int run_schedule(void *ctx, tc_emu *emu, tc_error *err) {
+  par *p = ctx;
+  uint32_t from = emu->tid;
+  run_begin(p, emu, tc_recorder_executed(p->rec), emu->cur_pc, SWITCH_NR);
+  size_t head = p->len;
+  int s = tc_emu_schedule(emu, err);
+  size_t body = p->len - head; /* the observer's calls */
+  PUT(p, (uint8_t)'T');
+  PUT(p, (int32_t)s);
+  PUT(p, emu->tid);
+  PUT(p,
+      (uint8_t)(tc_emu_live_threads(emu) > 1 || tc_procs_others_live(emu) > 0));
+  put_str(p, s < 0 && err ? err->msg : "");
+  if (!p->oom && body) { /* T first: the replay switches, then the rest */
+    size_t tlen = p->len - head - body;
+    uint8_t t[300];
+    memcpy(t, p->buf + head + body, tlen);
+    memmove(p->buf + head + tlen, p->buf + head, body);
+    memcpy(p->buf + head, t, tlen);
+  }
+  run_end(p, emu, false, emu->tid != from);
+  return s;
 }
 
 static bool run_fault_handled(void *ctx, tc_emu *emu) {
@@ -322,9 +380,9 @@ static bool run_fault_handled(void *ctx, tc_emu *emu) {
  * as a record of its own. */
 static bool run_fault_deliver(void *ctx, tc_emu *emu) {
   par *p = ctx;
-  run_begin(p, emu, emu->fault.pc, FAULT_NR);
+  run_begin(p, emu, tc_recorder_executed(p->rec) - 1, emu->fault.pc, FAULT_NR);
   bool ok = tc_linux_deliver_fault(emu);
-  run_end(p, emu, ok);
+  run_end(p, emu, ok, false);
   return ok;
 }
 
@@ -366,8 +424,9 @@ static void diverged(par *p, const char *what) {
 }
 
 /* Reads the next record of the log into p->buf, waiting for the run
- * phase to write it; false if the run ended without it. */
-static bool next_record(par *p) {
+ * phase to write it; false if the run ended without it (it has passed
+ * instruction `here`, the key the record would have). */
+static bool next_record(par *p, uint64_t here) {
   for (;;) {
     uint64_t pub = __atomic_load_n(&p->sh->published, __ATOMIC_ACQUIRE);
     uint64_t len = 0;
@@ -399,7 +458,6 @@ static bool next_record(par *p) {
     }
     /* the run has passed this instruction (it waits for this segment
      * at a checkpoint, or ended) and logged no syscall there */
-    uint64_t here = tc_recorder_executed(p->rec) - 1;
     if ((__atomic_load_n(&p->sh->run_done, __ATOMIC_ACQUIRE) ||
          __atomic_load_n(&p->sh->run_at, __ATOMIC_ACQUIRE) > here) &&
         pub == __atomic_load_n(&p->sh->published, __ATOMIC_ACQUIRE))
@@ -514,9 +572,27 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
         have_pc = true;
         new_pc = 0;
         memcpy(&new_pc, v, a->regs[i].size < 8 ? a->regs[i].size : 8);
-      } else {
+      } else if (!p->cmp_regs ||
+                 memcmp(p->before + a->regs[i].offset, v, a->regs[i].size)) {
         tc_emu_write_reg_bytes(emu, i, v, a->regs[i].size);
       }
+      break;
+    }
+    case 'C': { /* a thread the call made */
+      tc_thread t;
+      memset(&t, 0, sizeof t);
+      uint8_t set_tls;
+      TAKE(&c, t.tid);
+      TAKE(&c, t.start_pc);
+      TAKE(&c, t.start_sp);
+      TAKE(&c, t.tls);
+      TAKE(&c, t.gdt_addr);
+      TAKE(&c, t.clear_child_tid);
+      TAKE(&c, t.sigmask);
+      TAKE(&c, set_tls);
+      t.set_tls = set_tls;
+      if (tc_thread_replay_add(emu, &t) < 0)
+        diverged(p, "a thread of the log could not be made again");
       break;
     }
     case 'F':
@@ -558,8 +634,19 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
         emu->resched = resched;
         uc_emu_stop(emu->uc);
       }
-      uint8_t delivered;
+      uint8_t delivered, restart;
+      uint64_t restart_pc;
       TAKE(&c, delivered);
+      TAKE(&c, restart);
+      TAKE(&c, restart_pc);
+      emu->restart_pending = restart != 0;
+      emu->restart_pc = restart_pc;
+      if (have_pc && p->cmp_regs) {
+        uint64_t pc_now = 0;
+        memcpy(&pc_now, p->before + a->regs[a->pc_reg].offset,
+               a->regs[a->pc_reg].size < 8 ? a->regs[a->pc_reg].size : 8);
+        have_pc = pc_now != new_pc;
+      }
       if (have_pc)
         tc_emu_set_reg(emu, a->pc_reg, new_pc | (tc_emu_thumb(emu) ? 1 : 0));
       return delivered != 0;
@@ -578,7 +665,7 @@ static void replay_syscall(tc_emu *emu) {
   char what[200];
   if (!p->child && setjmp(p->div_jmp))
     return;
-  if (!next_record(p)) {
+  if (!next_record(p, tc_recorder_executed(p->rec) - 1)) {
     diverged(p, "the run made no more syscalls");
     return;
   }
@@ -602,6 +689,66 @@ static void replay_syscall(tc_emu *emu) {
   apply_record(p, emu, &c);
 }
 
+/* A call of the thread scheduler in the replay: the run's, from the log
+ * (the engine loads the thread's own registers; the log's are written
+ * where they differ: a fresh thread's start, a signal's delivery). */
+static int replay_schedule(void *ctx, tc_emu *emu, tc_error *err) {
+  par *p = ctx;
+  char what[200];
+  if (!p->child && setjmp(p->div_jmp)) {
+    p->cmp_regs = false;
+    tc_error_set(err, "%s", p->failed);
+    return -1;
+  }
+  uint64_t here = tc_recorder_executed(p->rec);
+  if (!next_record(p, here))
+    diverged(p, "the run switched no thread there");
+  cur c = {p, 8};
+  uint64_t index, pc, nr;
+  TAKE(&c, index);
+  TAKE(&c, pc);
+  TAKE(&c, nr);
+  if (index != here || pc != emu->cur_pc || nr != SWITCH_NR) {
+    snprintf(what, sizeof what,
+             "the log has %s %llu before instruction %llu (pc 0x%llx), the "
+             "replay switched threads at pc 0x%llx",
+             nr == SWITCH_NR ? "a thread switch" : "syscall",
+             (unsigned long long)(nr == SWITCH_NR ? 0 : nr),
+             (unsigned long long)index, (unsigned long long)pc,
+             (unsigned long long)emu->cur_pc);
+    diverged(p, what);
+  }
+  uint8_t op, shares;
+  int32_t s;
+  uint32_t tid;
+  TAKE(&c, op);
+  if (op != 'T')
+    diverged(p, "a corrupt record in the run's log");
+  TAKE(&c, s);
+  TAKE(&c, tid);
+  TAKE(&c, shares);
+  char msg[256];
+  take_str(&c, msg, sizeof msg);
+  emu->resched = TC_RESCHED_NONE;
+  p->shares = shares != 0;
+  if (tid != emu->tid) {
+    if (tc_thread_replay_switch(emu, tid) < 0)
+      diverged(p, "a thread of the log is not there");
+    tc_emu_read_state(emu, p->before);
+    p->cmp_regs = true;
+  }
+  apply_record(p, emu, &c);
+  p->cmp_regs = false;
+  if (s < 0)
+    tc_error_set(err, "%s", msg);
+  return s;
+}
+
+static bool replay_shares(void *ctx, tc_emu *emu) {
+  (void)emu;
+  return ((par *)ctx)->shares;
+}
+
 /* A fault the replay met: the run delivered it to a handler if the log's
  * next record is its delivery; none (the run ended there): the fault
  * ends the program, as it did in the run. */
@@ -611,7 +758,7 @@ static bool replay_fault_handled(void *ctx, tc_emu *emu) {
   p->fault_rec = false;
   if (!p->child && setjmp(p->div_jmp))
     return false;
-  if (!next_record(p))
+  if (!next_record(p, tc_recorder_executed(p->rec) - 1))
     return false;
   cur c = {p, 8};
   uint64_t index, pc, nr;
@@ -652,6 +799,13 @@ static bool replay_fault_deliver(void *ctx, tc_emu *emu) {
   return ok;
 }
 
+/* The replay's kernel: the log's faults, switches and sharing. */
+#define replay_ops(p)                                                          \
+  (tc_fault_ops) {                                                             \
+    .handled = replay_fault_handled, .deliver = replay_fault_deliver,          \
+    .schedule = replay_schedule, .shares = replay_shares, .ctx = (p)           \
+  }
+
 static void child_write(par *p, const tc_event *ev) {
   if (!p->part_failed && tc_tct_write_part(p->part, ev, &p->part_err) < 0)
     p->part_failed = true;
@@ -673,21 +827,27 @@ static void child_emit(void *ctx, const tc_event *ev) {
      * checkpoint came after the delivery does; what comes before it is
      * the previous segment's (an EXIT: the guest ended before `first`,
      * the previous segment wrote the end) */
-    if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->first) {
+    if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->first &&
+        !(p->first_key && tc_recorder_turn_ending(p->rec))) {
       p->first_key = true; /* held: the run may end right after it */
       p->first_ev = *ev;
       memcpy(p->first_state, ev->u.key.state, p->emu->arch->state_size);
       p->first_ev.u.key.state = p->first_state;
       return;
     }
-    if (!p->first_key || ev->kind != TC_EV_INSN)
+    /* a thread switch at a quantum's end comes after the run's
+     * checkpoint there: its KEYFRAME is this segment's too */
+    if (!p->first_key || (ev->kind != TC_EV_INSN && ev->kind != TC_EV_KEYFRAME))
       return;
     p->before_first = false;
     tc_recorder_counts(p->rec, &p->base_syscalls, &p->base_mem);
     child_write(p, &p->first_ev);
   }
-  if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->seg_to &&
-      !p->held) {
+  if (ev->kind == TC_EV_KEYFRAME && ev->u.key.insn_index == p->seg_to) {
+    /* a second one (a thread switch after a call that blocked): the
+     * next segment starts at the last, where the run's checkpoint is */
+    if (p->held)
+      child_write(p, &p->held_ev);
     p->held = true;
     p->held_ev = *ev;
     memcpy(p->held_state, ev->u.key.state, p->emu->arch->state_size);
@@ -709,6 +869,15 @@ static void child_main(par *p, uint64_t first) {
   sigaction(SIGTERM, &sa, NULL);
   sigaction(SIGALRM, &sa, NULL);
   alarm(0);
+  /* The guest's own host fds are the run's: a checkpoint holding a
+   * pipe's write end open would keep its reader (a thread of the run)
+   * waiting for an end of file forever. The segment never calls the
+   * kernel. */
+  for (int i = 0; i < TC_MAX_FDS; i++)
+    if (p->emu->fds[i].kind != TC_FD_CLOSED && p->emu->fds[i].owned &&
+        p->emu->fds[i].host_fd != p->log_fd)
+      close(p->emu->fds[i].host_fd);
+  __atomic_store_n(&p->sh->slot[p->slot].fds_closed, 1, __ATOMIC_RELEASE);
   p->child = true;
   p->first = first;
   p->before_first = tc_recorder_executed(p->rec) < first;
@@ -716,8 +885,10 @@ static void child_main(par *p, uint64_t first) {
   p->ops = *p->inner;
   p->ops.syscall = replay_syscall;
   p->emu->os = &p->ops;
-  tc_recorder_set_fault_ops(
-      p->rec, &(tc_fault_ops){replay_fault_handled, replay_fault_deliver, p});
+  if (!p->reading) /* the checkpoint's table is the run's */
+    p->shares =
+        tc_emu_live_threads(p->emu) > 1 || tc_procs_others_live(p->emu) > 0;
+  tc_recorder_set_fault_ops(p->rec, &replay_ops(p));
   free(p->segs); /* the parent's */
   p->segs = NULL;
   p->held_state = malloc(p->emu->arch->state_size);
@@ -887,6 +1058,18 @@ static void checkpoint(void *ctx, tc_recorder *r, uint64_t index) {
       p->log_off = p->log_len;
     child_main(p, index); /* never returns */
   }
+  /* the run goes on once the child has closed the guest's fds: what a
+   * pipe's reader sees (an end of file) must not depend on the child */
+  for (int st;
+       !__atomic_load_n(&p->sh->slot[slot].fds_closed, __ATOMIC_ACQUIRE);) {
+    if (waitpid(pid, &st, WNOHANG) == pid) {
+      set_failed(p, "a checkpoint's process died at its start");
+      tc_recorder_stop(p->rec, 125);
+      return;
+    }
+    struct timespec ts = {0, 20000};
+    nanosleep(&ts, NULL);
+  }
   g->pid = pid;
   p->slot_used[slot] = true;
   p->nsegs++;
@@ -932,7 +1115,9 @@ static void null_emit(void *ctx, const tc_event *ev) {
 
 /* ------------------------------------------------------------- log files */
 
-static const char log_magic[8] = {'T', 'C', 'L', 'O', 'G', '0', '0', '1'};
+/* 002: a syscall's end says whether it blocked; thread switches and
+ * clones are logged (issue 34's threads) */
+static const char log_magic[8] = {'T', 'C', 'L', 'O', 'G', '0', '0', '2'};
 
 /* What the log's run started from: the registers, the map and every
  * mapped byte (FNV-1a). materialize loads the program again and must find
@@ -1088,10 +1273,11 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   if (a->debug.test_early_checkpoint)
     tc_recorder_test_early_checkpoints(p->rec);
   tc_recorder_set_fault_ops(
-      p->rec,
-      p->reading
-          ? &(tc_fault_ops){replay_fault_handled, replay_fault_deliver, p}
-          : &(tc_fault_ops){run_fault_handled, run_fault_deliver, p});
+      p->rec, p->reading ? &replay_ops(p)
+                         : &(tc_fault_ops){.handled = run_fault_handled,
+                                           .deliver = run_fault_deliver,
+                                           .schedule = run_schedule,
+                                           .ctx = p});
   p->inner = a->emu->os;
   p->ops = *p->inner;
   p->ops.syscall = p->reading ? replay_syscall : run_syscall;

@@ -153,6 +153,7 @@ struct tc_recorder {
   uint64_t turn_no;
   uint64_t quantum; /* instructions per thread turn */
   bool switch_due;  /* the quantum ended: the scheduler runs next */
+  bool turn_ending; /* switch_thread after a quantum's end */
   bool deadlock;    /* every thread blocked for good */
   bool hit_max;
   int stop_status; /* 128 + the signal that asked to stop */
@@ -1555,6 +1556,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   if (r->have_pending)
     finalize(r, tc_emu_reg(emu, r->arch->pc_reg), true);
   r->lpend = false;
+  bool quantum = r->switch_due;
   r->switch_due = false;
   r->guard_left = 0;
   if (emu->execed) {
@@ -1587,6 +1589,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
   }
   r->blocked = false;
   r->rep_tail = false;
+  r->turn_ending = quantum;
   if (emu->tid != before && r->win.nfuncs)
     swap_func_activation(r, before, emu->tid);
   set_turn_limit(r);
@@ -1601,6 +1604,7 @@ static int switch_thread(tc_recorder *r, tc_error *err) {
     r->stale_all = true;
     emit_keyframe(r);
   }
+  r->turn_ending = false;
   return 0;
 }
 
@@ -1814,8 +1818,9 @@ int tc_recorder_finish(tc_recorder *r, tc_run_result *res, tc_error *err) {
     x.status = 125;
     message = err && err->msg[0] ? err->msg : "deadlock";
     /* an error of the guest's, said even with -q: it never ends natively
-     * (the session says a deadlock of several processes once) */
-    if (!r->deadlock_said)
+     * (the session says a deadlock of several processes once; record -j:
+     * the segment that records the end) */
+    if (!r->deadlock_said && !r->light)
       tc_notice("%s", message);
   } else if (r->hit_max) {
     x.reason = TC_EXIT_MAX_INSNS;
@@ -1923,6 +1928,8 @@ int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
 }
 
 bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
+
+bool tc_recorder_turn_ending(const tc_recorder *r) { return r->turn_ending; }
 
 void tc_recorder_test_early_checkpoints(tc_recorder *r) {
   r->test_early = r->arch->id == TC_ARCH_ARM64;

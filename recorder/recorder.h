@@ -114,6 +114,9 @@ void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
 int tc_recorder_materialize(tc_recorder *r, uint64_t to, tc_emit_fn emit,
                             void *ctx, tc_error *err);
 bool tc_recorder_segment_ended(const tc_recorder *r);
+/* Whether the events emitted now come from a thread switch at the end
+ * of a quantum (after the instruction's code hook stopped the engine). */
+bool tc_recorder_turn_ending(const tc_recorder *r);
 /* Test hook (tc_debug_options.test_early_checkpoint): on arm64 the run
  * phase takes every checkpoint one instruction early. */
 void tc_recorder_test_early_checkpoints(tc_recorder *r);

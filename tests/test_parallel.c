@@ -4,7 +4,7 @@
  * record their segment from the run's syscall log, the parts joined. The
  * joined file must be byte for byte the -j 1 recording (small chunks:
  * many segments), for static and dynamic programs, syscalls and file
- * I/O, faults, signals to handlers, exits and --max-insns inside a
+ * I/O, faults, signals to handlers, threads, exits and --max-insns inside a
  * segment or on its edge, on every arch -j N records; the
  * guest's own I/O happens once; what -j N does not cover is refused in
  * one line and writes nothing; a replay that leaves the log is caught
@@ -205,6 +205,54 @@ static void test_fault_on_edge(void) {
                 "TRACECORN_TEST_EARLY_CHECKPOINT=1");
 }
 
+/* Threads: the run's calls of the thread scheduler (a quantum's end, a
+ * futex wait, a read of a pipe another thread writes, a clone, a signal
+ * for a thread on its switch) are logged; a segment makes the same
+ * switches from the log with every thread's registers from its
+ * checkpoint (the forked table) or from the clone it replayed. Small
+ * quanta put switches on the chunk boundaries (256 and 512) and in
+ * delay slots and IT blocks; the pipe's end of file comes once no
+ * checkpoint holds its write end. */
+static void test_threads(void) {
+  const char *o = "-O tct.chunk=512 --keyframe 256 --sched-quantum ";
+  char b[200];
+  snprintf(b, sizeof b, "%s50", o);
+  same_as_serial("threads2-64", "pipe", b);
+  snprintf(b, sizeof b, "%s256", o);
+  same_as_serial("threads2-mipsel", "300", b);
+  same_as_serial("sigthread-64", NULL, "-O tct.chunk=4096 --sched-quantum 256");
+  if (!TC_SANITIZED) {
+    same_as_serial("threads2-32", "300",
+                   "-O tct.chunk=4096 --sched-quantum 97");
+    snprintf(b, sizeof b, "%s7", o);
+    same_as_serial("threads2-arm64", "pipe", b);
+    same_as_serial("sigthread-armhf", NULL,
+                   "-O tct.chunk=1024 --keyframe 256 --sched-quantum 300");
+    /* every checkpoint early (the arm64 test hook), quantum 13 (some
+     * end on a chunk boundary): the switch at a quantum's end comes after
+     * the run's checkpoint, so the segment begun early writes both
+     * KEYFRAMEs of its first instruction, the last thread's and the
+     * next one's */
+    char dir[512], a[600], e[600];
+    snprintf(dir, sizeof dir, "%s", tu_tmp("parthe"));
+    tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+    snprintf(b, sizeof b, "%s13", o);
+    int r1 = rec(NULL, dir, b, "s", "threads2-arm64", "pipe", NULL);
+    snprintf(b, sizeof b, "-j 2 %s13", o);
+    int r2 = rec(NULL, dir, b, "e", "threads2-arm64", "pipe",
+                 "TRACECORN_TEST_EARLY_CHECKPOINT=1");
+    CU_ASSERT_EQUAL(r2, r1);
+    snprintf(a, sizeof a, "%s/s.tct", dir);
+    snprintf(e, sizeof e, "%s/e.tct", dir);
+    CU_ASSERT_TRUE(tu_same_file(a, e));
+  }
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", tu_tmp("parthr"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  snprintf(b, sizeof b, "%s256", o);
+  same_materialized(dir, "sigthread-arm64", b);
+}
+
 /* --max-insns inside a segment and on its edge; a fault ends the run. */
 static void test_ends(void) {
   same_as_serial("fib64", NULL, "-O tct.chunk=8192 --max-insns 50000");
@@ -254,6 +302,9 @@ static void test_formats(void) {
                  : "tct,trac,ucir,bap,rvn,drcov,tenet,text,json,tfile");
   same_files("glibc32", NULL, "trac,ucir,json");
   same_files("dyn64", NULL, "text");
+  /* threads: the tids and switches of every format */
+  same_files("threads2-64", NULL,
+             TC_SANITIZED ? "trac,ucir" : "trac,ucir,bap,rvn,tenet,json");
   /* every format arm can hold (the others convert from a tct that is
    * -j 1's byte for byte, test_arches) */
   if (!TC_SANITIZED)
@@ -342,7 +393,6 @@ static void refused(const char *guest, const char *opts, const char *what) {
 }
 
 static void test_refusals(void) {
-  refused("threads2-64", "-j 2", "made a thread");
   refused("fork64", "-j 2", "made a process");
   refused("hello64", "-j 2 -z", ".zst");
   refused("hello64", "-j 2 --trace-range main", "--trace-range");
@@ -410,6 +460,8 @@ int main(void) {
        test_arches},
       {"signals to handlers: kill, raise, faults; materialize", test_signals},
       {"a fault to a handler just before a checkpoint", test_fault_on_edge},
+      {"threads: switches, futexes, a pipe, signals; materialize",
+       test_threads},
       {"--max-insns and faults inside and on a segment's edge", test_ends},
       {"every format: from the tct, the same files", test_formats},
       {"record --log-only, tracecorn materialize", test_log_materialize},

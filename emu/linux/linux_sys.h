@@ -267,6 +267,13 @@ bool tc_thread_block(tc_sys_call *c, tc_thread_state state, int64_t wait_pid);
 /* The running thread of a restarted call (woken from a wait that stored
  * its result): true and *ret set once; the handler returns *ret. */
 bool tc_thread_restarted(tc_sys_call *c, int64_t *ret);
+/* record -j's replay of the run's threads (lib/parallel.c; the
+ * segment's kernel is never called): a thread the run's clone made, from
+ * proto's tid, start, TLS, GDT, clear-tid and mask, its registers the
+ * engine's now; and the run's switch to thread tid (a fresh one started
+ * as the scheduler starts it). 0, or -1. */
+int tc_thread_replay_add(tc_emu *emu, const tc_thread *proto);
+int tc_thread_replay_switch(tc_emu *emu, uint32_t tid);
 /* The running thread was woken from a wait by a signal for a handler:
  * true once (tc_linux_syscall then returns -EINTR without the handler). */
 bool tc_thread_take_eintr(tc_emu *emu);

@@ -849,6 +849,49 @@ int tc_emu_schedule(tc_emu *emu, tc_error *err) {
   return 0;
 }
 
+/* record -j's replay (lib/parallel.c): a segment never calls the kernel,
+ * so the threads the run made and its switches come from the run's log. */
+int tc_thread_replay_add(tc_emu *emu, const tc_thread *proto) {
+  if (table_init(emu) < 0)
+    return -1;
+  tc_thread *t = thread_add(emu);
+  if (!t)
+    return -1;
+  t->tid = proto->tid;
+  t->state = TC_THREAD_RUNNABLE;
+  t->fresh = true;
+  t->start_pc = proto->start_pc;
+  t->start_sp = proto->start_sp;
+  t->set_tls = proto->set_tls;
+  t->tls = proto->tls;
+  t->gdt_addr = proto->gdt_addr;
+  t->clear_child_tid = proto->clear_child_tid;
+  t->sigmask = proto->sigmask;
+  t->altstack_flags = 2; /* SS_DISABLE */
+  /* the registers at the clone, as clone_thread saves them */
+  return uc_context_save(emu->uc, t->ctx) == UC_ERR_OK ? 0 : -1;
+}
+
+int tc_thread_replay_switch(tc_emu *emu, uint32_t tid) {
+  size_t next = SIZE_MAX;
+  for (size_t i = 0; i < emu->nthreads; i++)
+    if (emu->threads[i].tid == tid)
+      next = i;
+  if (next == SIZE_MAX)
+    return -1;
+  if (next == emu->cur_thread)
+    return 0;
+  tc_thread *cur = &emu->threads[emu->cur_thread];
+  thread_park(emu, cur);
+  tc_thread *t = &emu->threads[next];
+  if (uc_context_save(emu->uc, cur->ctx) != UC_ERR_OK ||
+      uc_context_restore(emu->uc, t->ctx) != UC_ERR_OK)
+    return -1;
+  emu->cur_thread = next;
+  thread_unpark(emu, t);
+  return t->fresh ? thread_start(emu, t) : 0;
+}
+
 bool tc_emu_job_stopped(const tc_emu *emu) { return emu->job_stop_sig != 0; }
 
 bool tc_emu_can_run(tc_emu *emu) {
