@@ -163,10 +163,17 @@ static int64_t send_self(tc_sys_call *c, int sig) {
     stop = true; /* SIGSTOP cannot be caught, blocked or ignored */
   } else if (st->sigmask & (1ull << (sig - 1))) {
     kill = false; /* pending until unblocked (tc_signal_syscall_end) */
-    if (st->sigact[sig].handler != SIG_IGN_V) {
+    if (st->sigact[sig].handler != SIG_IGN_V &&
+        strcmp(c->name ? c->name : "", "kill") != 0) {
+      /* tkill/tgkill of the calling thread: pending for it alone (swapped
+       * with the thread on a switch); in the process's set another
+       * thread saw it, and a wait of that thread ended with EINTR */
+      st->thread_pending |= 1ull << (sig - 1);
+      st->thread_pending_user &= ~(1ull << (sig - 1));
+      tc_thread_wake_sigwaiters(c->emu, sig);
+    } else if (st->sigact[sig].handler != SIG_IGN_V) {
       st->pending_set |= 1ull << (sig - 1);
-      st->pending_set_code[sig] =
-          strcmp(c->name ? c->name : "", "kill") ? -6 : 0;
+      st->pending_set_code[sig] = 0;
       tc_thread_wake_sigwaiters(c->emu, sig);
     }
   } else if (st->sigact[sig].handler != SIG_DFL_V) {
