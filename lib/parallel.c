@@ -657,6 +657,16 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
   }
 }
 
+/* What a record of the log is, for a divergence's message. */
+static const char *record_name(char *buf, size_t n, uint64_t nr) {
+  if (nr == FAULT_NR)
+    return "a fault's delivery";
+  if (nr == SWITCH_NR)
+    return "a thread switch (before the instruction)";
+  snprintf(buf, n, "syscall %llu", (unsigned long long)nr);
+  return buf;
+}
+
 /* A child's syscall: the kernel is not called; the log's record of the
  * run's call at this instruction is applied (apply_record). */
 static void replay_syscall(tc_emu *emu) {
@@ -677,13 +687,13 @@ static void replay_syscall(tc_emu *emu) {
   uint64_t here = tc_recorder_executed(p->rec) - 1;
   uint64_t nr_here = tc_emu_reg(emu, a->sys.nr_reg);
   if (index != here || pc != emu->cur_pc || nr != nr_here) {
+    char rn[64];
     snprintf(what, sizeof what,
-             "the log has %s %llu at instruction %llu (pc 0x%llx), the "
+             "the log has %s at instruction %llu (pc 0x%llx), the "
              "replay made syscall %llu at pc 0x%llx",
-             nr == FAULT_NR ? "a fault's delivery" : "syscall",
-             (unsigned long long)(nr == FAULT_NR ? 0 : nr),
-             (unsigned long long)index, (unsigned long long)pc,
-             (unsigned long long)nr_here, (unsigned long long)emu->cur_pc);
+             record_name(rn, sizeof rn, nr), (unsigned long long)index,
+             (unsigned long long)pc, (unsigned long long)nr_here,
+             (unsigned long long)emu->cur_pc);
     diverged(p, what);
   }
   apply_record(p, emu, &c);
@@ -709,13 +719,12 @@ static int replay_schedule(void *ctx, tc_emu *emu, tc_error *err) {
   TAKE(&c, pc);
   TAKE(&c, nr);
   if (index != here || pc != emu->cur_pc || nr != SWITCH_NR) {
+    char rn[64];
     snprintf(what, sizeof what,
-             "the log has %s %llu before instruction %llu (pc 0x%llx), the "
-             "replay switched threads at pc 0x%llx",
-             nr == SWITCH_NR ? "a thread switch" : "syscall",
-             (unsigned long long)(nr == SWITCH_NR ? 0 : nr),
-             (unsigned long long)index, (unsigned long long)pc,
-             (unsigned long long)emu->cur_pc);
+             "the log has %s at instruction %llu (pc 0x%llx), the replay "
+             "switched threads at pc 0x%llx",
+             record_name(rn, sizeof rn, nr), (unsigned long long)index,
+             (unsigned long long)pc, (unsigned long long)emu->cur_pc);
     diverged(p, what);
   }
   uint8_t op, shares;
@@ -767,12 +776,12 @@ static bool replay_fault_handled(void *ctx, tc_emu *emu) {
   TAKE(&c, nr);
   uint64_t here = tc_recorder_executed(p->rec) - 1;
   if (index != here || pc != emu->fault.pc || nr != FAULT_NR) {
+    char rn[64];
     snprintf(what, sizeof what,
              "the log has %s at instruction %llu (pc 0x%llx), the replay "
              "faulted at pc 0x%llx",
-             nr == FAULT_NR ? "a fault's delivery" : "a syscall",
-             (unsigned long long)index, (unsigned long long)pc,
-             (unsigned long long)emu->fault.pc);
+             record_name(rn, sizeof rn, nr), (unsigned long long)index,
+             (unsigned long long)pc, (unsigned long long)emu->fault.pc);
     diverged(p, what);
   }
   p->fault_rec = true;
