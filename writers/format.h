@@ -18,6 +18,13 @@
 typedef struct tc_writer tc_writer; /* format-private */
 typedef struct tc_reader tc_reader; /* format-private */
 
+/* A watched range for chunk_may_stop: [addr, addr + len), kinds
+ * TC_MEM_READ and/or TC_MEM_WRITE. */
+typedef struct tc_chunk_watch {
+  uint64_t addr, len;
+  int kinds;
+} tc_chunk_watch;
+
 struct tc_format {
   const char *name; /* "text", "tct", "trac", "tfile", ... */
   const char *description;
@@ -86,6 +93,22 @@ struct tc_format {
   int (*mem_page)(tc_reader *r, uint64_t base, uint64_t pn, uint8_t *out,
                   tc_error *err);
   int (*chunk_seek)(tc_reader *r, uint64_t base, tc_error *err);
+  /* Optional: chunk filters (tct, issue 33), for a debugger's runs.
+   * chunk_span: 1 and [*first, *end), the instructions of the chunk that
+   * holds instruction insn (the last one starting at or before it; *end
+   * the next one's first, or the trace's count), where chunk_seek and
+   * mem_base can start; 0 where there is none (no index, a chunk that
+   * starts where another does). chunk_may_stop: 0 if no instruction
+   * first..end-1 of that chunk is at one of the pcs (its state_before's
+   * pc) and none of their memory effects overlaps a watch of its kinds
+   * (TC_MEM_READ: the instructions' loads; TC_MEM_WRITE: their stores,
+   * the kernel's writes and signal frames, a MAP's data); 1 if they may
+   * (a chunk without filters: always). Exact: a 1 from sets that hold
+   * none is a bug the tests look for. */
+  int (*chunk_span)(tc_reader *r, uint64_t insn, uint64_t *first,
+                    uint64_t *end);
+  int (*chunk_may_stop)(tc_reader *r, uint64_t first, const uint64_t *pcs,
+                        size_t npcs, const tc_chunk_watch *w, size_t nw);
 };
 
 /* tc_trace_summary's modules: a file-backed map's name, first seen first

@@ -131,6 +131,28 @@ typedef struct md_table {
   bool over;     /* more than TCT_MD_MAX_PAGES: none kept */
 } md_table;
 
+/* Chunk filters (issue 33): before each chunk memory summary, a skippable
+ * frame (magic TCT_SKIP_FILT) of the same shape (one zstd frame, its
+ * payload size, "TCMF") holding the chunk's exact sets: the pcs of its
+ * instructions (their state_before's pc), and the 64-byte lines its
+ * instructions loaded and that its stores, kernel writes, signal frames
+ * and maps' data wrote. A debugger's run decodes only the chunks whose
+ * sets hold a stop. A set of more than TCT_MF_MAX values is not kept
+ * (flag: every value may be in it). */
+#define TCT_SKIP_FILT 0x184D2A5Cu
+static const char tct_filt_tag[4] = {'T', 'C', 'M', 'F'};
+#define TCT_MF_MAX (1u << 20)
+enum { MF_ALL_PC = 1, MF_ALL_W = 2, MF_ALL_R = 4 };
+
+/* An exact set of u64 (slots hold value + 1; open addressing), with a
+ * small cache of the values added last (a loop adds the same ones). */
+typedef struct mf_set {
+  uint64_t *slot;
+  size_t cap, n;
+  bool over;
+  uint64_t recent[256];
+} mf_set;
+
 /* One entry of the map log: every MAP, UNMAP and PROTECT of the trace in
  * order, without data (a seek replays those before its point). */
 typedef struct tct_maplog {
@@ -156,7 +178,18 @@ typedef struct tct_md {
   uint64_t *pn;       /* its pages, ascending */
   const uint8_t **at; /* where each one's runs start in body */
   size_t npages;
+  uint64_t at_file; /* its frame's file offset */
 } tct_md;
+
+/* A chunk's filters as a reader keeps them (TCT_SKIP_FILT). */
+typedef struct tct_mf {
+  int state; /* 0 not read, 1 read, -1 none */
+  uint64_t flags;
+  uint64_t *pcs; /* ascending */
+  size_t npcs;
+  uint64_t *runs[2]; /* stored, loaded lines: [first, end) pairs, ascending */
+  size_t nruns[2];
+} tct_mf;
 
 /* A MAP's data over one page, as md_map_data read it (the part the map
  * covers; j its map log entry). */
@@ -591,6 +624,8 @@ struct tc_writer {
   md_table md;
   uint8_t *tail, *job_tail;
   size_t tail_len, tail_cap, job_tail_len, job_tail_cap;
+  /* Chunk filters: the chunk's pcs, stored and loaded lines. */
+  mf_set mf_pc, mf_w, mf_r;
   /* The chunk began at a KEYFRAME and holds no INSN yet: another
    * KEYFRAME (of the same instruction) starts a chunk again. */
   bool key_open;
@@ -840,13 +875,126 @@ static void mb_bytes(md_buf *b, const void *p, size_t n) {
   }
 }
 
+static void mf_clear(mf_set *t) {
+  free(t->slot);
+  memset(t, 0, sizeof *t);
+}
+
+static size_t mf_hash(uint64_t v, size_t cap) {
+  return (size_t)((v * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+static void mf_add(mf_set *t, uint64_t v) {
+  uint64_t key = v + 1;
+  size_t r = (size_t)((v * 0x9E3779B97F4A7C15ull) >> 56);
+  if (t->over || t->recent[r] == key)
+    return;
+  if (key == 0 || t->n >= TCT_MF_MAX)
+    goto over;
+  if ((t->n + 1) * 2 > t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    uint64_t *slot = calloc(cap, sizeof *slot);
+    if (!slot)
+      goto over;
+    for (size_t i = 0; i < t->cap; i++)
+      if (t->slot[i]) {
+        size_t j = mf_hash(t->slot[i], cap);
+        while (slot[j])
+          j = (j + 1) & (cap - 1);
+        slot[j] = t->slot[i];
+      }
+    free(t->slot);
+    t->slot = slot;
+    t->cap = cap;
+  }
+  size_t i = mf_hash(key, t->cap);
+  for (; t->slot[i]; i = (i + 1) & (t->cap - 1))
+    if (t->slot[i] == key) {
+      t->recent[r] = key;
+      return;
+    }
+  t->slot[i] = key;
+  t->n++;
+  t->recent[r] = key;
+  return;
+over:
+  mf_clear(t);
+  t->over = true;
+}
+
+/* The 64-byte lines of [addr, addr + size). */
+static void mf_lines(mf_set *t, uint64_t addr, uint64_t size) {
+  if (!size || t->over)
+    return;
+  uint64_t last = addr + size - 1 < addr ? UINT64_MAX : addr + size - 1;
+  if ((last >> 6) - (addr >> 6) >= TCT_MF_MAX) {
+    mf_clear(t);
+    t->over = true;
+    return;
+  }
+  for (uint64_t l = addr >> 6; l <= last >> 6; l++)
+    mf_add(t, l);
+}
+
+static void mf_accesses(tc_writer *w, uint32_t n, const tc_mem_access *m,
+                        bool reads) {
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].kind == TC_MEM_WRITE && m[i].after)
+      mf_lines(&w->mf_w, m[i].addr, m[i].size);
+    else if (reads && m[i].kind == TC_MEM_READ)
+      mf_lines(&w->mf_r, m[i].addr, m[i].size);
+}
+
+static int u64_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The set's values ascending (slots hold value + 1); n of them. */
+static uint64_t *mf_sorted(const mf_set *t, bool *failed) {
+  uint64_t *v = t->n ? malloc(t->n * sizeof *v) : NULL;
+  if (t->n && !v) {
+    *failed = true;
+    return NULL;
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < t->cap; i++)
+    if (t->slot[i])
+      v[n++] = t->slot[i] - 1;
+  if (n)
+    qsort(v, n, sizeof *v, u64_cmp);
+  return v;
+}
+
+/* A set of lines as runs: the count, then per run the lines skipped since
+ * the previous run's end (the first: its first line) and its length. */
+static void mf_put_runs(md_buf *b, const mf_set *t, bool *failed) {
+  uint64_t *v = mf_sorted(t, failed);
+  size_t runs = 0;
+  for (size_t i = 0; i < t->n; i++)
+    if (i == 0 || v[i] != v[i - 1] + 1)
+      runs++;
+  mb_uv(b, runs);
+  uint64_t end = 0;
+  for (size_t i = 0; i < t->n;) {
+    size_t j = i + 1;
+    while (j < t->n && v[j] == v[j - 1] + 1)
+      j++;
+    mb_uv(b, v[i] - end);
+    mb_uv(b, j - i);
+    end = v[j - 1] + 1;
+    i = j;
+  }
+  free(v);
+}
+
 /* Makes the frame that follows the chunk's (w->tail) from its stores,
  * and forgets them. Its body: version (1), flags (1: more pages than
  * kept: none listed), the page count, then per page in address order: its
  * number (delta from the previous one's), the count of runs of written
  * bytes, and per run the bytes skipped since the previous run's end, its
  * length and its bytes. -1 out of memory. */
-static int md_make_tail(tc_writer *w) {
+static int md_make_tail(tc_writer *w, bool with_md) {
   md_table *t = &w->md;
   md_buf b = {0};
   md_page **v = t->n ? malloc(t->n * sizeof *v) : NULL;
@@ -891,31 +1039,64 @@ static int md_make_tail(tc_writer *w) {
   }
   free(v);
   md_reset(t);
-  size_t zcap = ZSTD_compressBound(b.n);
+  /* the chunk's filters */
+  md_buf fb = {0};
+  bool ffail = false;
+  mb_uv(&fb, 1);
+  mb_uv(&fb, (w->mf_pc.over ? MF_ALL_PC : 0) | (w->mf_w.over ? MF_ALL_W : 0) |
+                 (w->mf_r.over ? MF_ALL_R : 0));
+  uint64_t *pcs = mf_sorted(&w->mf_pc, &ffail);
+  mb_uv(&fb, w->mf_pc.n);
+  for (size_t i = 0; i < w->mf_pc.n; i++)
+    mb_uv(&fb, pcs[i] - (i ? pcs[i - 1] : 0));
+  free(pcs);
+  mf_put_runs(&fb, &w->mf_w, &ffail);
+  mf_put_runs(&fb, &w->mf_r, &ffail);
+  mf_clear(&w->mf_pc);
+  mf_clear(&w->mf_w);
+  mf_clear(&w->mf_r);
+  size_t zcap = ZSTD_compressBound(b.n), fcap = ZSTD_compressBound(fb.n);
   uint8_t *z = b.failed ? NULL : malloc(zcap);
+  uint8_t *fz = fb.failed || ffail ? NULL : malloc(fcap);
   size_t zn = z ? ZSTD_compress(z, zcap, b.p, b.n, 3) : 0;
+  size_t fzn = fz ? ZSTD_compress(fz, fcap, fb.p, fb.n, 3) : 0;
   free(b.p);
-  if (!z || ZSTD_isError(zn) || zn > TCT_MD_MAX_Z) {
+  free(fb.p);
+  if (!z || !fz || ZSTD_isError(zn) || zn > TCT_MD_MAX_Z || ZSTD_isError(fzn) ||
+      fzn > TCT_MD_MAX_Z) {
+    bool oom = !z || !fz;
     free(z);
-    return z ? 0 : -1; /* too large: no summary, readers decode */
+    free(fz);
+    return oom ? -1 : 0; /* too large: no summary, readers decode */
   }
-  size_t total = 8 + zn + 8;
+  size_t total = 8 + fzn + 8 + (with_md ? 8 + zn + 8 : 0);
   if (total > w->tail_cap) {
     uint8_t *p = realloc(w->tail, total);
     if (!p) {
       free(z);
+      free(fz);
       return -1;
     }
     w->tail = p;
     w->tail_cap = total;
   }
-  put_le32(w->tail, TCT_SKIP_MEM);
-  put_le32(w->tail + 4, (uint32_t)(zn + 8));
-  memcpy(w->tail + 8, z, zn);
-  put_le32(w->tail + 8 + zn, (uint32_t)(zn + 8));
-  memcpy(w->tail + 8 + zn + 4, tct_mem_tag, 4);
+  uint8_t *o = w->tail;
+  put_le32(o, TCT_SKIP_FILT);
+  put_le32(o + 4, (uint32_t)(fzn + 8));
+  memcpy(o + 8, fz, fzn);
+  put_le32(o + 8 + fzn, (uint32_t)(fzn + 8));
+  memcpy(o + 8 + fzn + 4, tct_filt_tag, 4);
+  o += 8 + fzn + 8;
+  if (with_md) {
+    put_le32(o, TCT_SKIP_MEM);
+    put_le32(o + 4, (uint32_t)(zn + 8));
+    memcpy(o + 8, z, zn);
+    put_le32(o + 8 + zn, (uint32_t)(zn + 8));
+    memcpy(o + 8 + zn + 4, tct_mem_tag, 4);
+  }
   w->tail_len = total;
   free(z);
+  free(fz);
   return 0;
 }
 
@@ -1036,7 +1217,10 @@ static int start_chunk(tc_writer *w, uint64_t insn, uint32_t tid,
   if (w->part_first) {
     w->part_first = false; /* a part's first chunk: no frame before it */
     md_reset(&w->md);
-  } else if (md_make_tail(w) < 0) {
+    mf_clear(&w->mf_pc);
+    mf_clear(&w->mf_w);
+    mf_clear(&w->mf_r);
+  } else if (md_make_tail(w, true) < 0) {
     tc_error_set(err, "tct: out of memory");
     return -1;
   } else if (w_flush_job(w, true, false, err) < 0) {
@@ -1094,6 +1278,9 @@ static void writer_free(tc_writer *w) {
   free(w->icache);
   mvc_free(w->mvc);
   md_free(&w->md);
+  mf_clear(&w->mf_pc);
+  mf_clear(&w->mf_w);
+  mf_clear(&w->mf_r);
   free(w->tail);
   free(w->job_tail);
   free(w->regs);
@@ -1531,16 +1718,30 @@ static int note_event(tc_writer *w, const tc_event *ev) {
     if (s->insns++ == 0)
       s->first_pc = ev->u.insn.pc;
     s->last_pc = ev->u.insn.pc;
-    if (w->max_insns)
+    if (w->max_insns) {
       md_accesses(&w->md, ev->u.insn.nmem, ev->u.insn.mem);
+      uint64_t pc = ev->u.insn.pc; /* the state's pc, as a debugger's */
+      if (ev->u.insn.state_before) {
+        const tc_reg_info *ri = &w->arch->regs[w->arch->pc_reg];
+        pc = 0;
+        memcpy(&pc, ev->u.insn.state_before + ri->offset,
+               ri->size < 8 ? ri->size : 8);
+      }
+      mf_add(&w->mf_pc, pc);
+      mf_accesses(w, ev->u.insn.nmem, ev->u.insn.mem, true);
+    }
     break;
   case TC_EV_SIGNAL:
-    if (w->max_insns)
+    if (w->max_insns) {
       md_accesses(&w->md, ev->u.sig.nmem, ev->u.sig.mem);
+      mf_accesses(w, ev->u.sig.nmem, ev->u.sig.mem, false);
+    }
     break;
   case TC_EV_SYSCALL: /* parts of one call count once, as the reader's */
-    if (w->max_insns)
+    if (w->max_insns) {
       md_accesses(&w->md, ev->u.sys.nmem, ev->u.sys.mem);
+      mf_accesses(w, ev->u.sys.nmem, ev->u.sys.mem, false);
+    }
     if (!(w->sys_more && w->sys_more_index == ev->u.sys.insn_index))
       s->syscalls++;
     w->sys_more = ev->u.sys.more != 0;
@@ -1550,8 +1751,11 @@ static int note_event(tc_writer *w, const tc_event *ev) {
   case TC_EV_UNMAP:
   case TC_EV_PROTECT: {
     const tc_map_event *m = &ev->u.map;
-    if (ev->kind != TC_EV_PROTECT)
+    if (ev->kind != TC_EV_PROTECT && w->max_insns) {
       md_clear(&w->md, m->addr, m->size);
+      if (ev->kind == TC_EV_MAP && m->data)
+        mf_lines(&w->mf_w, m->addr, m->size);
+    }
     tct_maplog e = {ev->kind == TC_EV_MAP     ? REC_MAP
                     : ev->kind == TC_EV_UNMAP ? REC_UNMAP
                                               : REC_PROTECT,
@@ -2021,8 +2225,11 @@ static int tct_close_writer(tc_writer *w, tc_error *err) {
    * that the recording's end is not in (a part's last) has its memory
    * summary, as in the whole recording, where another chunk follows it */
   int rc = 0;
-  if (!w->part_first && w->max_insns && !w->sum.have_exit &&
-      md_make_tail(w) < 0) {
+  /* the chunk that holds the end has its filters, unless it is the
+   * trace's only one (runs there use the index) */
+  bool last_sets = w->nchunks && w->chunks[w->nchunks - 1].insn > 0;
+  if (!w->part_first && w->max_insns && (!w->sum.have_exit || last_sets) &&
+      md_make_tail(w, !w->sum.have_exit) < 0) {
     tc_error_set(err, "tct: out of memory");
     rc = -1;
   }
@@ -2099,6 +2306,7 @@ struct tc_reader {
   size_t nichunks;
   uint64_t ifooter;      /* the footer's offset */
   tct_md *imd;           /* per chunk: its memory summary (read when asked) */
+  tct_mf *imf;           /* per chunk: its filters (read when asked) */
   uint8_t *imapdata;     /* per map log entry: 0 not known, 1 no data, 2 data */
   tct_mdc imdc[TCT_MDC]; /* maps' data pages read (md_map_data) */
   size_t imdc_next;
@@ -2308,6 +2516,12 @@ static void tct_close_reader(tc_reader *r) {
     free(r->imd[i].at);
   }
   free(r->imd);
+  for (size_t i = 0; r->imf && i < r->nichunks; i++) {
+    free(r->imf[i].pcs);
+    free(r->imf[i].runs[0]);
+    free(r->imf[i].runs[1]);
+  }
+  free(r->imf);
   free(r->imapdata);
   for (size_t i = 0; i < TCT_MDC; i++)
     free(r->imdc[i].data);
@@ -3306,23 +3520,22 @@ static int tct_summary(tc_reader *r, tc_trace_summary *sum, tc_error *err) {
 /* Reads chunk k's memory summary (the frame before the next chunk's, or
  * the footer): 0, or -1 where there is none (a file from before them,
  * the last chunk, a chunk with too many pages) or it is corrupt. */
-static int md_load(tc_reader *r, size_t k) {
-  tct_md *m = &r->imd[k];
-  if (m->state)
-    return m->state > 0 ? 0 : -1;
-  m->state = -1;
+/* The skippable frame (magic, tag) that ends at file offset end and
+ * starts at or after lo: its decompressed body (malloc'd, *n bytes) and
+ * its start (*at); -1 where there is none or it is corrupt. */
+static int tail_frame(tc_reader *r, uint64_t lo, uint64_t end, uint32_t magic,
+                      const char tag[4], uint64_t *at_out, uint8_t **body_out,
+                      size_t *n_out) {
   int fd = fileno(r->f);
-  uint64_t end = k + 1 < r->nichunks ? r->ichunks[k + 1].offset : r->ifooter;
   uint8_t t[8], h[8];
-  if (fd < 0 || end < r->ichunks[k].offset + 16 ||
-      pread(fd, t, 8, (off_t)(end - 8)) != 8 ||
-      memcmp(t + 4, tct_mem_tag, 4) != 0)
+  if (fd < 0 || end < lo + 16 || pread(fd, t, 8, (off_t)(end - 8)) != 8 ||
+      memcmp(t + 4, tag, 4) != 0)
     return -1;
   uint64_t s = le_get(t, 4);
-  if (s < 8 || s > TCT_MD_MAX_Z || s + 8 > end - r->ichunks[k].offset)
+  if (s < 8 || s > TCT_MD_MAX_Z || s + 8 > end - lo)
     return -1;
   uint64_t at = end - 8 - s;
-  if (pread(fd, h, 8, (off_t)at) != 8 || le_get(h, 4) != TCT_SKIP_MEM ||
+  if (pread(fd, h, 8, (off_t)at) != 8 || le_get(h, 4) != magic ||
       le_get(h + 4, 4) != s)
     return -1;
   size_t zn = (size_t)(s - 8);
@@ -3339,6 +3552,23 @@ static int md_load(tc_reader *r, size_t k) {
     free(body);
     return -1;
   }
+  *at_out = at;
+  *body_out = body;
+  *n_out = got;
+  return 0;
+}
+
+static int md_load(tc_reader *r, size_t k) {
+  tct_md *m = &r->imd[k];
+  if (m->state)
+    return m->state > 0 ? 0 : -1;
+  m->state = -1;
+  uint64_t end = k + 1 < r->nichunks ? r->ichunks[k + 1].offset : r->ifooter;
+  uint8_t *body;
+  size_t got;
+  if (tail_frame(r, r->ichunks[k].offset, end, TCT_SKIP_MEM, tct_mem_tag,
+                 &m->at_file, &body, &got) < 0)
+    return -1;
   fcur c = {body, body + got};
   uint64_t ver, flags, np;
   if (f_uv(&c, &ver) < 0 || ver != 1 || f_uv(&c, &flags) < 0 || flags ||
@@ -3384,9 +3614,13 @@ bad:
   return -1;
 }
 
-/* The chunk that starts at instruction base, or SIZE_MAX. */
+/* The first chunk that starts at instruction base, or SIZE_MAX. Several
+ * start at one instruction where the first holds no INSN (the header's
+ * maps before the first KEYFRAME; a fault's FAULT and SIGNAL before its
+ * handler's KEYFRAME): reading from the first gives every event. */
 static size_t md_chunk(tc_reader *r, uint64_t base) {
-  if (!r->has_index || !r->imd)
+  load_index(r);
+  if (!r->has_index || !r->nichunks)
     return SIZE_MAX;
   size_t lo = 0, hi = r->nichunks;
   while (hi - lo > 1) {
@@ -3396,6 +3630,8 @@ static size_t md_chunk(tc_reader *r, uint64_t base) {
     else
       hi = mid;
   }
+  while (lo && r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
+    lo--;
   return r->ichunks[lo].insn == base ? lo : SIZE_MAX;
 }
 
@@ -3415,10 +3651,9 @@ static int tct_mem_base(tc_reader *r, uint64_t insn, uint64_t *base) {
     else
       hi = mid;
   }
-  /* a chunk of the same first instruction as the one before it (a thread
-   * switch's) cannot be told from it by md_chunk: not a base */
-  if (lo && r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
-    return 0;
+  /* chunks that start at one instruction: from the first of them */
+  while (lo && r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
+    lo--;
   for (size_t k = 0; k < lo; k++)
     if (md_load(r, k) < 0)
       return 0;
@@ -3448,7 +3683,6 @@ static int md_restart(tc_reader *r, size_t c, tc_error *err) {
 }
 
 static int tct_chunk_seek(tc_reader *r, uint64_t base, tc_error *err) {
-  load_index(r);
   size_t c = md_chunk(r, base);
   if (c == SIZE_MAX) {
     tc_error_set(err, "tct: %s: no chunk starts at instruction %llu", r->path,
@@ -3456,6 +3690,162 @@ static int tct_chunk_seek(tc_reader *r, uint64_t base, tc_error *err) {
     return -1;
   }
   return md_restart(r, c, err);
+}
+
+/* Reads chunk k's filters (the frame before its memory summary): 0, or
+ * -1 where there are none (a file from before them, the last chunk) or
+ * they are corrupt. */
+static int mf_load(tc_reader *r, size_t k) {
+  if (!r->imf && !(r->imf = calloc(r->nichunks, sizeof *r->imf)))
+    return -1;
+  tct_mf *f = &r->imf[k];
+  if (f->state)
+    return f->state > 0 ? 0 : -1;
+  f->state = -1;
+  if (!r->imd && !(r->imd = calloc(r->nichunks, sizeof *r->imd)))
+    return -1;
+  /* before the chunk's memory summary (a summary that lists no page
+   * still says where it is); the last chunk's, which has none, ends where
+   * the footer starts */
+  uint64_t end = r->ifooter;
+  if (md_load(r, k) == 0 || r->imd[k].at_file)
+    end = r->imd[k].at_file;
+  else if (k + 1 < r->nichunks)
+    return -1;
+  uint64_t at;
+  uint8_t *body;
+  size_t n;
+  if (tail_frame(r, r->ichunks[k].offset, end, TCT_SKIP_FILT, tct_filt_tag, &at,
+                 &body, &n) < 0)
+    return -1;
+  fcur c = {body, body + n};
+  uint64_t ver, np, v = 0;
+  if (f_uv(&c, &ver) < 0 || ver != 1 || f_uv(&c, &f->flags) < 0 ||
+      f_uv(&c, &np) < 0 || np > (uint64_t)(c.end - c.p))
+    goto bad;
+  if (np && !(f->pcs = malloc((size_t)np * sizeof *f->pcs)))
+    goto bad;
+  for (uint64_t i = 0; i < np; i++) {
+    uint64_t d;
+    if (f_uv(&c, &d) < 0 || (i && d == 0) || v + d < v)
+      goto bad;
+    f->pcs[i] = v += d;
+  }
+  f->npcs = (size_t)np;
+  for (int s = 0; s < 2; s++) {
+    uint64_t nr, lend = 0;
+    if (f_uv(&c, &nr) < 0 || nr > (uint64_t)(c.end - c.p) / 2)
+      goto bad;
+    if (nr && !(f->runs[s] = malloc((size_t)nr * 2 * sizeof(uint64_t))))
+      goto bad;
+    for (uint64_t i = 0; i < nr; i++) {
+      uint64_t gap, len;
+      if (f_uv(&c, &gap) < 0 || f_uv(&c, &len) < 0 || !len || (i && !gap) ||
+          lend + gap < lend || lend + gap + len < lend + gap)
+        goto bad;
+      f->runs[s][2 * i] = lend + gap;
+      f->runs[s][2 * i + 1] = lend = lend + gap + len;
+    }
+    f->nruns[s] = (size_t)nr;
+  }
+  if (c.p != c.end)
+    goto bad;
+  free(body);
+  f->state = 1;
+  return 0;
+bad:
+  free(body);
+  free(f->pcs);
+  free(f->runs[0]);
+  free(f->runs[1]);
+  memset(f, 0, sizeof *f);
+  f->state = -1;
+  return -1;
+}
+
+static int tct_chunk_span(tc_reader *r, uint64_t insn, uint64_t *first,
+                          uint64_t *end) {
+  load_index(r);
+  if (!r->has_index || !r->nichunks)
+    return 0;
+  size_t lo = 0, hi = r->nichunks; /* the last chunk starting <= insn */
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->ichunks[mid].insn <= insn)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *first = r->ichunks[lo].insn;
+  *end = lo + 1 < r->nichunks ? r->ichunks[lo + 1].insn : r->isum.insns;
+  return *end > *first || lo + 1 == r->nichunks;
+}
+
+/* Does the sorted run list hold a line of [a, b]? */
+static bool mf_runs_hit(const uint64_t *runs, size_t n, uint64_t a,
+                        uint64_t b) {
+  size_t lo = 0, hi = n; /* the first run that ends past a */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (runs[2 * mid + 1] <= a)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && runs[2 * lo] <= b;
+}
+
+static bool mf_may(tc_reader *r, size_t k, const uint64_t *pcs, size_t npcs,
+                   const tc_chunk_watch *w, size_t nw);
+
+static int tct_chunk_may_stop(tc_reader *r, uint64_t first, const uint64_t *pcs,
+                              size_t npcs, const tc_chunk_watch *w, size_t nw) {
+  size_t k0 = md_chunk(r, first);
+  if (k0 == SIZE_MAX)
+    return 1;
+  for (size_t k = k0; k < r->nichunks && r->ichunks[k].insn == first; k++)
+    if (mf_may(r, k, pcs, npcs, w, nw))
+      return 1;
+  return 0;
+}
+
+/* Can chunk k hold a stop (or has it no filters)? */
+static bool mf_may(tc_reader *r, size_t k, const uint64_t *pcs, size_t npcs,
+                   const tc_chunk_watch *w, size_t nw) {
+  if (mf_load(r, k) < 0)
+    return true;
+  const tct_mf *f = &r->imf[k];
+  for (size_t i = 0; i < npcs; i++) {
+    if (f->flags & MF_ALL_PC)
+      return true;
+    size_t lo = 0, hi = f->npcs;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (f->pcs[mid] < pcs[i])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < f->npcs && f->pcs[lo] == pcs[i])
+      return true;
+  }
+  for (size_t i = 0; i < nw; i++) {
+    if (!w[i].len)
+      continue;
+    uint64_t a = w[i].addr >> 6;
+    uint64_t b =
+        (w[i].addr + w[i].len - 1 < w[i].addr ? UINT64_MAX
+                                              : w[i].addr + w[i].len - 1) >>
+        6;
+    for (int s = 0; s < 2; s++) {
+      if (!(w[i].kinds & (s ? TC_MEM_READ : TC_MEM_WRITE)))
+        continue;
+      if ((f->flags & (s ? MF_ALL_R : MF_ALL_W)) ||
+          mf_runs_hit(f->runs[s], f->nruns[s], a, b))
+        return true;
+    }
+  }
+  return false;
 }
 
 static void md_set(uint8_t *out, size_t off, size_t n, bool known) {
@@ -3523,7 +3913,7 @@ static int tct_mem_page(tc_reader *r, uint64_t base, uint64_t pn, uint8_t *out,
                         tc_error *err) {
   load_index(r);
   size_t c = md_chunk(r, base);
-  if (c == SIZE_MAX) {
+  if (c == SIZE_MAX || !r->imd) {
     tc_error_set(err, "tct: %s: no memory summary before instruction %llu",
                  r->path, (unsigned long long)base);
     return -1;
@@ -3599,6 +3989,8 @@ const tc_format tc_format_tct = {
     .mem_base = tct_mem_base,
     .mem_page = tct_mem_page,
     .chunk_seek = tct_chunk_seek,
+    .chunk_span = tct_chunk_span,
+    .chunk_may_stop = tct_chunk_may_stop,
     .own_thread = 1,
 };
 
