@@ -278,6 +278,21 @@ struct tc_replay {
   uint64_t far_pos, far_base;
   uint8_t *far_state;
   uint32_t far_tid;
+  /* far_cur: the reader of the chunk being read (far_rd answers the
+   * memory summaries, which move it). live: far_cur is just past INSN
+   * far_pos (held in far_ev, its effects not yet applied), or at the end
+   * (far_end); nomem: a run's scan that keeps no memory */
+  tc_reader *far_cur;
+  bool far_live, far_end, far_nomem;
+  tc_event far_ev;
+  uint8_t *far_next; /* the state after the record being read */
+  uint32_t far_next_tid;
+  /* The records read last with memory (far_step), to step back without
+   * reading the chunk again: undo_n of them, the newest before
+   * undo_head; far_rec: the one being read */
+  struct rp_undo *undo;
+  size_t undo_n, undo_head;
+  struct rp_undo *far_rec;
   rp_map far_pages;  /* pn -> RP_BUF: memory at far_base */
   rp_map far_ov;     /* pn -> RP_FAR_BUF: what the chunk changed before */
   rp_mapent *far_ml; /* its maps and unmaps, in order */
@@ -1646,6 +1661,8 @@ static void free_index(tc_replay *r) {
   r->loaded = false;
 }
 
+static void undo_free(tc_replay *r);
+
 void tc_replay_free(tc_replay *r) {
   if (!r)
     return;
@@ -1664,7 +1681,11 @@ void tc_replay_free(tc_replay *r) {
   free(r->path);
   if (r->far_rd)
     r->fmt->close_reader(r->far_rd);
+  if (r->far_cur)
+    r->fmt->close_reader(r->far_cur);
   free(r->far_state);
+  free(r->far_next);
+  undo_free(r);
   map_free(&r->far_pages);
   map_free(&r->far_ov);
   free(r->far_ml);
@@ -1774,6 +1795,37 @@ static int seek_index(tc_replay *r, uint64_t pos, tc_error *err) {
   return 0;
 }
 
+/* The stops a run looks for in a record's operations. */
+typedef struct rp_scan {
+  const tc_replay_stops *s;
+  bool hit;
+  tc_replay_hit h;
+} rp_scan;
+
+static int scan_op(void *ctx, int kind, uint64_t addr, uint64_t size,
+                   const uint8_t *data) {
+  (void)data;
+  rp_scan *sc = ctx;
+  if (sc->hit || (kind != OP_WRITE && kind != OP_READ) || !size)
+    return 0;
+  int k = kind == OP_WRITE ? TC_MEM_WRITE : TC_MEM_READ;
+  for (size_t i = 0; i < sc->s->nwatches; i++) {
+    const tc_replay_watch *w = &sc->s->watches[i];
+    if (!(w->kinds & k) || !w->len)
+      continue;
+    uint64_t lo = addr > w->addr ? addr : w->addr;
+    uint64_t e1 = addr + size < addr ? UINT64_MAX : addr + size;
+    uint64_t e2 = w->addr + w->len < w->addr ? UINT64_MAX : w->addr + w->len;
+    if (lo < (e1 < e2 ? e1 : e2)) {
+      sc->hit = true;
+      sc->h = (tc_replay_hit){
+          .why = TC_REPLAY_WATCH, .index = i, .addr = lo, .kind = k};
+      return 0;
+    }
+  }
+  return 0;
+}
+
 /* ------------------------------------------------------------ far seeks */
 
 /* A position past the index, in a chunk of a trace that can rebuild
@@ -1816,11 +1868,6 @@ static int far_write(tc_replay *r, uint64_t addr, uint64_t size,
   return 0;
 }
 
-static int far_write_cb(void *r, uint64_t addr, uint64_t size,
-                        const uint8_t *data) {
-  return far_write(r, addr, size, data);
-}
-
 static void far_untouch(uint8_t *b, uint64_t pn, uint64_t addr, uint64_t end) {
   uint64_t lo = pn * RP_PAGE, hi = lo + RP_PAGE;
   if (addr > lo)
@@ -1859,18 +1906,244 @@ static int far_map(tc_replay *r, uint64_t addr, uint64_t size, uint8_t kind) {
   return 0;
 }
 
-static int far_accesses(tc_replay *r, uint32_t n, const tc_mem_access *m) {
-  for (uint32_t i = 0; i < n; i++)
-    if (m[i].kind == TC_MEM_WRITE && m[i].after &&
-        far_write(r, m[i].addr, m[i].size, m[i].after))
-      return -1;
+/* One record read with memory: its state and thread, and its accesses
+ * (kind byte, address, size; a write's bytes before it), so that
+ * memory can be taken back over it. ok false: it cannot (a map, an
+ * unmap, a write without its old bytes, too many bytes). */
+typedef struct rp_undo {
+  uint64_t pos;
+  uint32_t tid;
+  bool ok;
+  uint8_t *state;
+  rp_buf ops;
+} rp_undo;
+
+enum { RP_UNDO = 1024, RP_UNDO_BYTES = 1 << 16 };
+
+static void undo_free(tc_replay *r) {
+  for (size_t i = 0; r->undo && i < RP_UNDO; i++) {
+    free(r->undo[i].state);
+    free(r->undo[i].ops.p);
+  }
+  free(r->undo);
+  r->undo = NULL;
+}
+
+/* Notes an access of the record being read. */
+static void undo_note(tc_replay *r, int kind, uint64_t addr, uint64_t size,
+                      const uint8_t *before) {
+  rp_undo *e = r->far_rec;
+  if (!e || !e->ok)
+    return;
+  if ((kind == OP_WRITE && !before) || e->ops.n + size + 32 > RP_UNDO_BYTES ||
+      put_raw(&e->ops, (uint8_t[]){(uint8_t)kind}, 1) ||
+      put_uv(&e->ops, addr) || put_uv(&e->ops, size) ||
+      (kind == OP_WRITE && put_raw(&e->ops, before, size)))
+    e->ok = false;
+}
+
+/* A record's memory effect while reading a chunk: kept (unless a run's
+ * scan keeps none) and shown to the run's scan. */
+static int far_op(tc_replay *r, rp_scan *sc, int kind, uint64_t addr,
+                  uint64_t size, const uint8_t *data, const uint8_t *before) {
+  if (sc)
+    scan_op(sc, kind, addr, size, data);
+  undo_note(r, kind, addr, size, before);
+  if (kind == OP_WRITE && !r->far_nomem)
+    return far_write(r, addr, size, data);
   return 0;
+}
+
+static int far_accesses(tc_replay *r, rp_scan *sc, uint32_t n,
+                        const tc_mem_access *m, bool reads) {
+  for (uint32_t i = 0; i < n; i++)
+    if (m[i].kind == TC_MEM_WRITE && m[i].after) {
+      if (far_op(r, sc, OP_WRITE, m[i].addr, m[i].size, m[i].after,
+                 m[i].before))
+        return -1;
+    } else if (reads && m[i].kind == TC_MEM_READ) {
+      if (sc)
+        scan_op(sc, OP_READ, m[i].addr, m[i].size, NULL);
+      undo_note(r, OP_READ, m[i].addr, m[i].size, NULL);
+    }
+  return 0;
+}
+
+typedef struct far_map_ctx {
+  tc_replay *r;
+  rp_scan *sc;
+} far_map_ctx;
+
+static int far_map_cb(void *ctx, uint64_t addr, uint64_t size,
+                      const uint8_t *data) {
+  far_map_ctx *c = ctx;
+  return far_op(c->r, c->sc, OP_WRITE, addr, size, data, NULL);
 }
 
 static void far_forget(tc_replay *r) {
   map_clear(&r->far_ov);
   r->nfar_ml = 0;
   r->far_valid = false;
+  r->undo_n = 0;
+}
+
+/* An event between two INSNs (of the record before the next one): its
+ * effects. 0, or -1 out of memory. */
+static int far_event(tc_replay *r, const tc_event *ev, rp_scan *sc) {
+  switch (ev->kind) {
+  case TC_EV_SYSCALL:
+    return far_accesses(r, sc, ev->u.sys.nmem, ev->u.sys.mem, false);
+  case TC_EV_SIGNAL:
+    return far_accesses(r, sc, ev->u.sig.nmem, ev->u.sig.mem, false);
+  case TC_EV_MAP: {
+    const tc_map_event *m = &ev->u.map;
+    if (!m->size)
+      return 0;
+    if (r->far_rec)
+      r->far_rec->ok = false;
+    if (!r->far_nomem && far_map(r, m->addr, m->size, ML_ZERO))
+      return -1;
+    far_map_ctx c = {r, sc};
+    return map_data_pages(m, far_map_cb, &c);
+  }
+  case TC_EV_UNMAP:
+    if (r->far_rec)
+      r->far_rec->ok = false;
+    if (!r->far_nomem && ev->u.map.size &&
+        far_map(r, ev->u.map.addr, ev->u.map.size, ML_UNMAP))
+      return -1;
+    return 0;
+  case TC_EV_KEYFRAME:
+    memcpy(r->far_next, ev->u.key.state, r->arch->state_size);
+    r->far_next_tid = ev->u.key.tid;
+    return 0;
+  default:
+    return 0;
+  }
+}
+
+/* Does the format have chunks that far_start can start at? */
+static bool far_ok(const tc_replay *r) {
+  const tc_format *f = r->fmt;
+  return r->bo && f->mem_base && f->mem_page && f->chunk_seek && r->path &&
+         r->has_memory;
+}
+
+static int far_readers(tc_replay *r) {
+  tc_error e = {{0}};
+  size_t ss = r->arch->state_size;
+  if (!r->far_rd && !(r->far_rd = r->fmt->open_reader(r->path, &e)))
+    return 0;
+  if (!r->far_cur && !(r->far_cur = r->fmt->open_reader(r->path, &e)))
+    return 0;
+  if ((!r->far_state && !(r->far_state = malloc(ss))) ||
+      (!r->far_next && !(r->far_next = malloc(ss))))
+    return -1;
+  return 1;
+}
+
+/* Starts reading at the chunk that starts at instruction base, whose
+ * memory the format rebuilds (mem_base): reads the events before its
+ * first INSN (the record before it: shown to sc) and that INSN, the
+ * position base. 1, 0 not possible here, -1 out of memory. */
+static int far_start(tc_replay *r, uint64_t base, rp_scan *sc) {
+  const tc_format *f = r->fmt;
+  tc_error e = {{0}};
+  uint64_t b;
+  int rc = far_readers(r);
+  if (rc <= 0)
+    return rc;
+  r->far_live = false;
+  r->far_rec = NULL;
+  if (f->mem_base(r->far_rd, base, &b) != 1 || b != base)
+    return 0;
+  far_forget(r);
+  if (base != r->far_base)
+    map_clear(&r->far_pages);
+  r->far_base = base;
+  if (f->chunk_seek(r->far_cur, base, &e) < 0)
+    return 0;
+  tc_event ev;
+  while (f->next_event(r->far_cur, &ev, &e) == 1) {
+    if (ev.kind == TC_EV_INSN) {
+      if (ev.u.insn.index != base)
+        return 0;
+      memcpy(r->far_state, ev.u.insn.state_before, r->arch->state_size);
+      r->far_tid = ev.u.insn.tid;
+      r->far_ev = ev;
+      r->far_pos = base;
+      r->far_live = true;
+      r->far_end = false;
+      r->far_valid = !r->far_nomem;
+      return 1;
+    }
+    if (ev.kind == TC_EV_EXIT)
+      break;
+    if (far_event(r, &ev, sc))
+      return -1;
+  }
+  return 0;
+}
+
+/* One record on from a live position: INSN far_pos's effects and the
+ * events after it (shown to sc), up to the next INSN (far_pos + 1) or
+ * the end of the trace. 1 moved, 0 not possible (at the end; the trace
+ * does not go on as its index said), -1 out of memory. */
+static int far_step(tc_replay *r, rp_scan *sc) {
+  const tc_format *f = r->fmt;
+  size_t ss = r->arch->state_size;
+  tc_error e = {{0}};
+  if (!r->far_live || r->far_end)
+    return 0;
+  r->far_live = false;
+  if (r->far_nomem) {
+    r->undo_n = 0;
+  } else if (r->undo || (r->undo = calloc(RP_UNDO, sizeof *r->undo))) {
+    rp_undo *u = &r->undo[r->undo_head];
+    if (u->state || (u->state = malloc(ss))) {
+      u->pos = r->far_pos;
+      u->tid = r->far_tid;
+      u->ok = true;
+      u->ops.n = 0;
+      memcpy(u->state, r->far_state, ss);
+      r->far_rec = u;
+    }
+  }
+  const tc_insn_event *in = &r->far_ev.u.insn;
+  memcpy(r->far_next, in->state_after, ss);
+  r->far_next_tid = in->tid;
+  if (far_accesses(r, sc, in->nmem, in->mem, true))
+    return -1;
+  tc_event ev;
+  int rc;
+  while ((rc = f->next_event(r->far_cur, &ev, &e)) == 1 &&
+         ev.kind != TC_EV_INSN && ev.kind != TC_EV_EXIT)
+    if (far_event(r, &ev, sc))
+      return -1;
+  bool insn = rc == 1 && ev.kind == TC_EV_INSN;
+  rp_undo *u = r->far_rec;
+  r->far_rec = NULL;
+  if (insn ? ev.u.insn.index != r->far_pos + 1
+           : r->far_pos + 1 != tc_replay_insns(r))
+    return 0;
+  if (u) {
+    r->undo_head = (r->undo_head + 1) % RP_UNDO;
+    if (r->undo_n < RP_UNDO)
+      r->undo_n++;
+  }
+  r->far_pos++;
+  if (insn) {
+    memcpy(r->far_state, ev.u.insn.state_before, ss);
+    r->far_tid = ev.u.insn.tid;
+    r->far_ev = ev;
+  } else {
+    memcpy(r->far_state, r->far_next, ss);
+    r->far_tid = r->far_next_tid;
+    r->far_end = true;
+  }
+  r->far_live = true;
+  r->far_valid = !r->far_nomem;
+  return 1;
 }
 
 /* Reads the chunk's events up to pos: 1 done, 0 not possible here (the
@@ -1878,14 +2151,13 @@ static void far_forget(tc_replay *r) {
 static int far_seek(tc_replay *r, uint64_t pos) {
   const tc_format *f = r->fmt;
   uint64_t base;
-  tc_error e = {{0}};
-  if (!r->bo || !f->mem_base || !f->mem_page || !f->chunk_seek || !r->path ||
-      !r->has_memory)
+  if (!far_ok(r))
     return 0;
   if (r->far_valid && r->far_pos == pos)
     goto at;
-  if (!r->far_rd && !(r->far_rd = f->open_reader(r->path, &e)))
-    return 0;
+  int rc = far_readers(r);
+  if (rc <= 0)
+    return rc;
   /* far when indexing on to pos (about 3 times a plain read's work an
    * instruction) would cost more than reading the chunk up to it; from
    * the first chunk only for a long way (a seek near the start indexes) */
@@ -1893,66 +2165,18 @@ static int far_seek(tc_replay *r, uint64_t pos) {
   if (f->mem_base(r->far_rd, pos, &base) != 1 || gap * 3 <= pos - base ||
       (base == 0 && gap < RP_FAR_MIN))
     return 0;
-  far_forget(r);
-  if (base != r->far_base)
-    map_clear(&r->far_pages);
-  r->far_base = base;
-  if (!r->far_state && !(r->far_state = malloc(r->arch->state_size)))
-    return -1;
-  if (f->chunk_seek(r->far_rd, base, &e) < 0)
-    return 0;
-  bool found = false, any = false;
-  tc_event ev;
-  while (!found && f->next_event(r->far_rd, &ev, &e) == 1) {
-    switch (ev.kind) {
-    case TC_EV_INSN:
-      if (ev.u.insn.index >= pos) {
-        if (ev.u.insn.index > pos)
-          return 0;
-        memcpy(r->far_state, ev.u.insn.state_before, r->arch->state_size);
-        r->far_tid = ev.u.insn.tid;
-        found = true;
-        break;
-      }
-      any = true;
-      memcpy(r->far_state, ev.u.insn.state_after, r->arch->state_size);
-      r->far_tid = ev.u.insn.tid;
-      if (far_accesses(r, ev.u.insn.nmem, ev.u.insn.mem))
-        return -1;
-      break;
-    case TC_EV_SYSCALL:
-      if (far_accesses(r, ev.u.sys.nmem, ev.u.sys.mem))
-        return -1;
-      break;
-    case TC_EV_SIGNAL:
-      if (far_accesses(r, ev.u.sig.nmem, ev.u.sig.mem))
-        return -1;
-      break;
-    case TC_EV_MAP: {
-      const tc_map_event *m = &ev.u.map;
-      if (!m->size)
-        break;
-      if (far_map(r, m->addr, m->size, ML_ZERO))
-        return -1;
-      if (map_data_pages(m, far_write_cb, r))
-        return -1;
-      break;
+  r->far_nomem = false;
+  /* on from the chunk's position read last, else from its start */
+  if (!(r->far_valid && r->far_live && r->far_base == base &&
+        r->far_pos < pos) &&
+      (rc = far_start(r, base, NULL)) <= 0)
+    return rc;
+  while (r->far_pos < pos)
+    if ((rc = far_step(r, NULL)) <= 0) {
+      far_forget(r);
+      r->far_live = false;
+      return rc;
     }
-    case TC_EV_UNMAP:
-      if (ev.u.map.size && far_map(r, ev.u.map.addr, ev.u.map.size, ML_UNMAP))
-        return -1;
-      break;
-    default:
-      break;
-    }
-    if (ev.kind == TC_EV_EXIT)
-      break;
-  }
-  /* the end: after the last instruction */
-  if (!found && !(any && pos == tc_replay_insns(r)))
-    return 0;
-  r->far_valid = true;
-  r->far_pos = pos;
 at:
   r->far = true;
   r->at.pos = pos;
@@ -2129,36 +2353,6 @@ size_t tc_replay_read(tc_replay *r, uint64_t addr, size_t len, uint8_t *out) {
 
 /* ------------------------------------------------------------------- run */
 
-typedef struct rp_scan {
-  const tc_replay_stops *s;
-  bool hit;
-  tc_replay_hit h;
-} rp_scan;
-
-static int scan_op(void *ctx, int kind, uint64_t addr, uint64_t size,
-                   const uint8_t *data) {
-  (void)data;
-  rp_scan *sc = ctx;
-  if (sc->hit || (kind != OP_WRITE && kind != OP_READ) || !size)
-    return 0;
-  int k = kind == OP_WRITE ? TC_MEM_WRITE : TC_MEM_READ;
-  for (size_t i = 0; i < sc->s->nwatches; i++) {
-    const tc_replay_watch *w = &sc->s->watches[i];
-    if (!(w->kinds & k) || !w->len)
-      continue;
-    uint64_t lo = addr > w->addr ? addr : w->addr;
-    uint64_t e1 = addr + size < addr ? UINT64_MAX : addr + size;
-    uint64_t e2 = w->addr + w->len < w->addr ? UINT64_MAX : w->addr + w->len;
-    if (lo < (e1 < e2 ? e1 : e2)) {
-      sc->hit = true;
-      sc->h = (tc_replay_hit){
-          .why = TC_REPLAY_WATCH, .index = i, .addr = lo, .kind = k};
-      return 0;
-    }
-  }
-  return 0;
-}
-
 static bool at_break(const tc_replay *r, const tc_replay_stops *s,
                      const uint8_t *state, size_t *which) {
   if (!s->npcs)
@@ -2199,12 +2393,350 @@ static bool interval_may_stop(const tc_replay *r, size_t k,
   return false;
 }
 
+/* ------------------------------------------------- runs through chunks */
+
+/* Runs past the index without indexing, through the format's chunk
+ * filters (tct: each chunk's exact sets of pcs and stored and loaded
+ * lines): a chunk none of whose sets holds a stop is skipped, the others
+ * are read from their start (far_start) or on from the position. */
+
+enum { RP_FAR_RUN_AFTER = 1 << 18 }; /* instructions indexed by a run first */
+
+static bool far_chunks(const tc_replay *r) {
+  return far_ok(r) && r->fmt->chunk_span && r->fmt->chunk_may_stop;
+}
+
+/* Can the chunk that starts at first hold a stop? */
+static bool chunk_may(tc_replay *r, uint64_t first, const tc_replay_stops *s,
+                      const tc_chunk_watch *cw) {
+  if (s->step)
+    return true;
+  return r->fmt->chunk_may_stop(r->far_rd, first, s->pcs, s->npcs, cw,
+                                s->nwatches) != 0;
+}
+
+/* Does a chunk start at pos (where far_start can begin)? */
+static bool chunk_starts(tc_replay *r, uint64_t pos, uint64_t *end) {
+  uint64_t f, b;
+  return r->fmt->chunk_span(r->far_rd, pos, &f, end) == 1 && f == pos &&
+         r->fmt->mem_base(r->far_rd, pos, &b) == 1 && b == pos;
+}
+
+static tc_chunk_watch *chunk_watches(const tc_replay_stops *s) {
+  tc_chunk_watch *cw = malloc((s->nwatches ? s->nwatches : 1) * sizeof *cw);
+  for (size_t i = 0; cw && i < s->nwatches; i++)
+    cw[i] = (tc_chunk_watch){s->watches[i].addr, s->watches[i].len,
+                             s->watches[i].kinds};
+  return cw;
+}
+
+/* Forwards from position from (>= the index's end; start: where the run
+ * began). 1 with *stop and hit set, 0 not possible here, -1 out of
+ * memory. */
+static int far_run_fwd(tc_replay *r, uint64_t from, uint64_t start,
+                       const tc_replay_stops *s, tc_replay_hit *hit,
+                       uint64_t *stop) {
+  uint64_t first, end, n = tc_replay_insns(r);
+  int rc = far_readers(r);
+  if (rc <= 0)
+    return rc;
+  if (r->fmt->chunk_span(r->far_rd, from, &first, &end) != 1)
+    return 0;
+  r->far_nomem = false;
+  if (!(r->far_valid && r->far_live && r->far_base == first &&
+        r->far_pos <= from) &&
+      (rc = far_start(r, first, NULL)) <= 0)
+    return rc;
+  while (r->far_pos < from)
+    if ((rc = far_step(r, NULL)) <= 0)
+      return rc;
+  tc_chunk_watch *cw = chunk_watches(s);
+  if (!cw)
+    return -1;
+  rp_scan sc = {.s = s};
+  rc = 1;
+  bool check = true; /* the chunk of from, too */
+  for (uint64_t done = 0;; done++) {
+    size_t which;
+    if (check || (r->far_pos == end && end < n)) {
+      /* skip the chunks (or the rest of this one) that cannot stop */
+      uint64_t j = check ? first : end, e = 0, e2;
+      check = false;
+      while (chunk_starts(r, j, &e) && e < n && chunk_may(r, j, s, cw) == 0 &&
+             chunk_starts(r, e, &e2))
+        j = e;
+      if (j > r->far_pos) {
+        if (s->interrupted && s->interrupted(s->ctx)) {
+          *hit = (tc_replay_hit){.why = TC_REPLAY_INTERRUPTED};
+          *stop = r->far_pos;
+          break;
+        }
+        sc.hit = false;
+        if ((rc = far_start(r, j, &sc)) <= 0)
+          break;
+        if (sc.hit && !(s->watch_before && j - 1 == start)) {
+          /* in the events before j's first INSN: the record before it */
+          *hit = sc.h;
+          hit->tid = r->far_tid;
+          *stop = s->watch_before ? j - 1 : j;
+          break;
+        }
+        if (at_break(r, s, r->far_state, &which)) {
+          *hit = (tc_replay_hit){
+              .why = TC_REPLAY_BREAK, .index = which, .tid = r->far_tid};
+          *stop = j;
+          break;
+        }
+      }
+      if (r->fmt->chunk_span(r->far_rd, r->far_pos, &first, &end) != 1)
+        end = UINT64_MAX; /* (read on) */
+    }
+    sc.hit = false;
+    uint32_t qtid = r->far_tid;
+    uint64_t rec = r->far_pos;
+    if ((rc = far_step(r, &sc)) < 0)
+      break;
+    if (rc == 0) {
+      if (r->far_pos != n)
+        break; /* the trace does not go on as its index says */
+      rc = 1;
+      *stop = n; /* the end */
+      break;
+    }
+    if (((done + 1) & 0x3ffff) == 0 && s->interrupted &&
+        s->interrupted(s->ctx)) {
+      *hit = (tc_replay_hit){.why = TC_REPLAY_INTERRUPTED};
+      *stop = r->far_pos;
+      break;
+    }
+    if (sc.hit && !(s->watch_before && rec == start)) {
+      *hit = sc.h;
+      hit->tid = qtid;
+      *stop = s->watch_before ? rec : r->far_pos;
+      break;
+    }
+    if (s->step && qtid == s->step_tid) {
+      uint64_t npc = tc_state_get(r->arch, r->far_state, r->arch->pc_reg);
+      if (!(r->far_tid == qtid && npc >= s->range_lo && npc < s->range_hi)) {
+        *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = qtid};
+        *stop = r->far_pos;
+        break;
+      }
+    }
+    if (at_break(r, s, r->far_state, &which)) {
+      *hit = (tc_replay_hit){
+          .why = TC_REPLAY_BREAK, .index = which, .tid = r->far_tid};
+      *stop = r->far_pos;
+      break;
+    }
+    if (r->far_end) {
+      *stop = n;
+      break;
+    }
+  }
+  free(cw);
+  return rc;
+}
+
+/* Backwards from position from (past the index): the latest stop before
+ * it, chunk by chunk, newest first. 1 with *stop and hit set; 2 with
+ * *stop the position from which the index (which holds everything
+ * before it) goes on; 0 not possible here; -1 out of memory. */
+static int far_run_back(tc_replay *r, uint64_t from, const tc_replay_stops *s,
+                        tc_replay_hit *hit, uint64_t *stop) {
+  uint64_t hi = from, first, end;
+  int rc = far_readers(r);
+  if (rc <= 0)
+    return rc;
+  tc_chunk_watch *cw = chunk_watches(s);
+  if (!cw)
+    return -1;
+  rp_scan sc = {.s = s};
+  rc = 0;
+  while (hi > 0) {
+    if (hi <= r->built) {
+      *stop = hi;
+      rc = 2;
+      break;
+    }
+    if (r->fmt->chunk_span(r->far_rd, hi - 1, &first, &end) != 1 ||
+        !chunk_starts(r, first, &end)) {
+      rc = 0;
+      break;
+    }
+    if (s->interrupted && hi != from && s->interrupted(s->ctx)) {
+      *hit = (tc_replay_hit){.why = TC_REPLAY_INTERRUPTED};
+      *stop = hi;
+      rc = 1;
+      break;
+    }
+    /* the chunk's sets cover all of it; at the start of another chunk,
+     * that one's events before its first INSN are the record before */
+    uint64_t e3, f3;
+    if (chunk_may(r, first, s, cw) ||
+        (hi == from && hi == end && hi < tc_replay_insns(r) &&
+         (r->fmt->chunk_span(r->far_rd, hi, &f3, &e3) != 1 ||
+          chunk_may(r, hi, s, cw)))) {
+      bool found = false;
+      r->far_nomem = true;
+      sc.hit = false;
+      if ((rc = far_start(r, first, &sc)) <= 0)
+        break;
+      if (sc.hit && first > 0) { /* the record before the chunk's first */
+        *hit = sc.h;
+        hit->tid = r->far_tid;
+        *stop = s->watch_before ? first : first - 1;
+        found = true;
+      }
+      while (r->far_pos < hi) {
+        size_t which;
+        uint64_t p = r->far_pos;
+        bool brk = at_break(r, s, r->far_state, &which);
+        uint32_t qtid = r->far_tid;
+        sc.hit = false;
+        if ((rc = far_step(r, &sc)) <= 0)
+          break;
+        if (sc.hit) {
+          *hit = sc.h;
+          hit->tid = qtid;
+          *stop = s->watch_before ? p + 1 : p;
+          found = true;
+        } else if (s->step && qtid == s->step_tid) {
+          *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = qtid};
+          *stop = p;
+          found = true;
+        } else if (brk) {
+          *hit = (tc_replay_hit){
+              .why = TC_REPLAY_BREAK, .index = which, .tid = qtid};
+          *stop = p;
+          found = true;
+        }
+      }
+      r->far_nomem = false;
+      if (rc <= 0)
+        break;
+      if (found) {
+        rc = 1;
+        break;
+      }
+    }
+    hi = first;
+  }
+  r->far_nomem = false;
+  if (hi == 0 && rc != 2) { /* nothing found: position 0 */
+    *stop = 0;
+    rc = 1;
+  }
+  free(cw);
+  return rc;
+}
+
+/* Backwards from a far position over the records read last (the undo
+ * ring): memory taken back write by write. 1 with *stop and hit set; 0
+ * none there: the position (far_pos) is the oldest one reached. */
+static int far_undo_back(tc_replay *r, const tc_replay_stops *s,
+                         tc_replay_hit *hit, uint64_t *stop) {
+  rp_scan sc = {.s = s};
+  size_t ss = r->arch->state_size;
+  /* a write takes 4 bytes of ops at least */
+  const uint8_t **ops = malloc((RP_UNDO_BYTES / 4 + 1) * sizeof *ops);
+  int rc = 0;
+  if (!ops)
+    return 0;
+  while (r->undo_n && r->far_valid) {
+    size_t i = (r->undo_head + RP_UNDO - 1) % RP_UNDO;
+    rp_undo *e = &r->undo[i];
+    if (!e->ok || e->pos + 1 != r->far_pos)
+      break;
+    uint64_t q = r->far_pos, p = e->pos;
+    /* its accesses, in order; then taken back, the last first */
+    size_t nw = 0;
+    sc.hit = false;
+    for (const uint8_t *x = e->ops.p, *end = x + e->ops.n; x < end;) {
+      const uint8_t *op = x;
+      int kind = *x++;
+      uint64_t addr = get_uvb(&x, end), size = get_uvb(&x, end);
+      scan_op(&sc, kind, addr, size, NULL);
+      if (kind == OP_WRITE) {
+        ops[nw++] = op;
+        x += size;
+      }
+    }
+    size_t which;
+    bool found = true;
+    if (sc.hit) {
+      *hit = sc.h;
+      hit->tid = e->tid;
+      *stop = s->watch_before ? q : p;
+    } else if (s->step && e->tid == s->step_tid) {
+      *hit = (tc_replay_hit){.why = TC_REPLAY_STEP, .tid = e->tid};
+      *stop = p;
+    } else if (at_break(r, s, e->state, &which)) {
+      *hit = (tc_replay_hit){
+          .why = TC_REPLAY_BREAK, .index = which, .tid = e->tid};
+      *stop = p;
+    } else {
+      found = false;
+    }
+    if (found && *stop == q) {
+      rc = 1;
+      break;
+    }
+    while (nw--) {
+      const uint8_t *x = ops[nw] + 1, *end = e->ops.p + e->ops.n;
+      uint64_t addr = get_uvb(&x, end), size = get_uvb(&x, end);
+      if (far_write(r, addr, size, x)) {
+        far_forget(r);
+        break;
+      }
+    }
+    memcpy(r->far_state, e->state, ss);
+    r->far_tid = e->tid;
+    r->far_pos = p;
+    r->far_live = false;
+    r->undo_head = i;
+    r->undo_n--;
+    if (found) {
+      rc = 1;
+      break;
+    }
+  }
+  free(ops);
+  return rc;
+}
+
 int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
                   tc_replay_hit *hit, tc_error *err) {
   static const tc_replay_stops none = {0};
   if (!s)
     s = &none;
   memset(hit, 0, sizeof *hit);
+  uint64_t stop = backwards ? 0 : UINT64_MAX, from = r->at.pos;
+  if (r->far && far_chunks(r)) { /* through the chunks, not the index */
+    int rc = 0;
+    if (!backwards) {
+      rc = far_run_fwd(r, from, from, s, hit, &stop);
+    } else if (r->far_valid && r->far_pos == from) {
+      rc = far_undo_back(r, s, hit, &stop); /* the records read last */
+      if (rc == 0)                          /* on from the oldest of them */
+        rc = far_run_back(r, r->far_valid ? r->far_pos : from, s, hit, &stop);
+    } else {
+      rc = far_run_back(r, from, s, hit, &stop);
+    }
+    if (rc < 0) {
+      tc_error_set(err, "out of memory");
+      return -1;
+    }
+    if (rc == 1)
+      return tc_replay_seek(r, stop, err);
+    memset(hit, 0, sizeof *hit);
+    if (rc == 2) { /* the index holds the rest, before stop */
+      if (tc_replay_seek(r, stop, err))
+        return -1;
+      from = stop;
+      stop = 0;
+    }
+  }
   if (far_settle(r, err))
     return -1;
   rp_cursor c = r->at;
@@ -2213,9 +2745,8 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
     tc_error_set(err, "out of memory");
     return -1;
   }
-  uint64_t stop = backwards ? 0 : UINT64_MAX;
   rp_scan sc = {.s = s};
-  bool scan_mem = s->nwatches > 0;
+  bool scan_mem = s->nwatches > 0, far_tried = false;
   /* the registers matter to breakpoints and range steps only */
   uint8_t *rs =
       s->npcs || (s->step && s->range_lo < s->range_hi) ? c.state : NULL;
@@ -2224,6 +2755,20 @@ int tc_replay_run(tc_replay *r, int backwards, const tc_replay_stops *s,
     size_t k = cp_for(r, c.pos);
     for (;;) {
       if (c.pos >= r->built) { /* index more, or the end */
+        if (!far_tried && c.pos - from >= RP_FAR_RUN_AFTER && far_chunks(r)) {
+          far_tried = true;
+          /* a long run: on through the chunks */
+          int rc = far_run_fwd(r, c.pos, from, s, hit, &stop);
+          if (rc < 0) {
+            free(c.state);
+            tc_error_set(err, "out of memory");
+            return -1;
+          }
+          if (rc == 1)
+            goto out;
+          memset(hit, 0, sizeof *hit);
+          stop = UINT64_MAX;
+        }
         if (r->bo && build_to(r, c.pos + RP_BUILD_STEP, err)) {
           free(c.state);
           return -1;

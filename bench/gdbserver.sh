@@ -5,12 +5,13 @@
 # times, with gdb-multiarch in batch mode over a pipe, each step of a
 # session twice: without an index file (the first start: the trace is
 # indexed as far as each command needs, the rest while gdb is idle) and
-# again with the TRACE.gdbidx the first session left (no scan). In the
-# first session a seek past the part indexed is a far seek (the tct's
-# chunk memory summaries: one chunk decoded, no index); the first run
-# across the trace (reverse-continue to cmain) indexes it. Then
-# `--stats` (engine only: seeks, reverse steps, full scans). About 1.4 GB
-# of disk for the default recording and its index file; deleted at the end.
+# again with the TRACE.gdbidx that `--stats` writes in between (engine
+# only: it builds the whole index, times seeks, reverse steps and full
+# scans). In the first session a seek past the part indexed is a far seek
+# (the tct's chunk memory summaries: one chunk decoded, no index) and a
+# run goes through the chunks' filters (only the chunks that can hold a
+# stop are decoded, no index). About 1.4 GB of disk for the default
+# recording and its index file; deleted at the end.
 # Usage: bench/gdbserver.sh [BUILD_DIR] [ITERATIONS | TRACE.tct]
 set -eu
 cd "$(dirname "$0")/.."
@@ -86,6 +87,7 @@ rm -f "$f.gdbidx"
 s=$(date +%s)
 session "first start (no index file)"
 echo "  (session $(($(date +%s) - s)) s; index file $(stat -c %s "$f.gdbidx" 2>/dev/null || echo none) bytes)"
+echo "--stats (engine; builds the index and writes its file unless there):"
+"$T" gdbserver --stats "$f" 2>/dev/null | sed 's/^/  /'
+echo "  (index file $(stat -c %s "$f.gdbidx" 2>/dev/null || echo none) bytes)"
 session "next start (index file read)"
-echo "--stats (engine, index file read):"
-"$T" gdbserver --stats "$f" | sed 's/^/  /'

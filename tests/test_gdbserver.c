@@ -1281,12 +1281,12 @@ static void check_far(const char *t, uint64_t min_insns) {
   CU_ASSERT_EQUAL(bad, 0);
   CU_ASSERT(checked > 50);
   CU_ASSERT(tc_replay_indexed(c.rp) < n / 4);
-  /* a run from a far position indexes up to it and stops where the whole
-   * index's does */
+  /* a run from a far position goes through the chunk filters (nothing
+   * indexed) and stops where the whole index's does */
   CU_ASSERT_EQUAL_FATAL(tc_replay_seek(ref, n / 4, &err), 0);
   uint64_t pc = tc_state_get(c.arch, tc_replay_state(ref), c.arch->pc_reg);
   CU_ASSERT_EQUAL(run_to(c.rp, n - 10, 1, pc), run_to(ref, n - 10, 1, pc));
-  CU_ASSERT(tc_replay_indexed(c.rp) >= n - 10);
+  CU_ASSERT(tc_replay_indexed(c.rp) < n / 4);
   CU_ASSERT(same_at(c.rp, ref, n / 3));
   tc_replay_free(ref);
   tc_replay_free(c.rp);
@@ -1322,6 +1322,139 @@ static void test_far_seek(void) {
   /* two threads: chunks start at switches too */
   check_far(record_chunks("far-threads", "threads2-64", NULL, 2048), 200000);
   check_far(record_chunks("far-arm64", "loop-arm64", "3000", 1024), 20000);
+}
+
+/* Runs through the chunk filters (issue 33): a replay with nothing
+ * indexed runs from far positions (forwards and backwards, breakpoints,
+ * write, read and access watches, both watch conventions, steps) and
+ * stops exactly where an index built whole does, indexing nothing. The
+ * same runs on a copy whose filters all say "nothing here" (each TCMF
+ * frame's zstd frame replaced by one of empty sets, same size) must
+ * differ: the runs do rely on the filters. */
+
+/* How many of the sampled runs of `t` differ from those of `ref`. */
+static int chunk_run_diffs(const char *t, tc_replay *ref, int *runs) {
+  tc_error err = {{0}};
+  tc_replay_opts o = {.interval = 512};
+  tc_replay *lz = tc_replay_open_opts(t, NULL, &o, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lz);
+  const tc_arch *a = tc_replay_arch(ref);
+  uint64_t n = tc_replay_insns(ref), x = 4242;
+  int diffs = 0;
+  *runs = 0;
+  for (int k = 0; k < 36; k++) {
+    /* a stop taken from the recording: a pc or an accessed byte at a
+     * random position */
+    uint64_t at = n / 8 + tu_xorshift(&x) % (n - n / 8);
+    CU_ASSERT_EQUAL_FATAL(tc_replay_seek(ref, at, &err), 0);
+    uint64_t pc = tc_state_get(a, tc_replay_state(ref), a->pc_reg);
+    uint64_t sp = tc_state_get(a, tc_replay_state(ref), a->sp_reg);
+    tc_replay_watch w = {
+        .addr = sp - 8 * (k % 4), .len = 1 + k % 8, .kinds = 1 + k % 3};
+    tc_replay_stops s = {0};
+    if (k % 3 == 0) {
+      s.pcs = &pc;
+      s.npcs = 1;
+    } else {
+      s.watches = &w;
+      s.nwatches = 1;
+      s.watch_before = k % 2;
+    }
+    if (k % 9 == 4) { /* a step of the thread there */
+      s = (tc_replay_stops){.step = 1, .step_tid = tc_replay_tid(ref)};
+    }
+    for (int back = 0; back < 2; back++) {
+      uint64_t from = back ? n - tu_xorshift(&x) % (n / 4)
+                           : n / 4 + tu_xorshift(&x) % (n / 4);
+      tc_replay_hit h1, h2;
+      int r1 = tc_replay_seek(ref, from, &err) ||
+               tc_replay_run(ref, back, &s, &h1, &err);
+      int r2 = tc_replay_seek(lz, from, &err) ||
+               tc_replay_run(lz, back, &s, &h2, &err);
+      CU_ASSERT_FALSE(r1 || r2);
+      (*runs)++;
+      if (r1 || r2 || tc_replay_pos(ref) != tc_replay_pos(lz) ||
+          h1.why != h2.why || h1.index != h2.index || h1.tid != h2.tid ||
+          (h1.why == TC_REPLAY_WATCH &&
+           (h1.addr != h2.addr || h1.kind != h2.kind)) ||
+          memcmp(tc_replay_state(ref), tc_replay_state(lz), a->state_size))
+        diffs++;
+      /* and memory there: the stack and the watched bytes */
+      uint8_t m1[512], m2[512];
+      uint64_t sp2 = tc_state_get(a, tc_replay_state(ref), a->sp_reg) - 256;
+      size_t n1 = tc_replay_read(ref, sp2, sizeof m1, m1);
+      size_t n2 = tc_replay_read(lz, sp2, sizeof m2, m2);
+      if (n1 != n2 || !n1 || memcmp(m1, m2, n1))
+        diffs++;
+      n1 = tc_replay_read(ref, w.addr - 64, 128, m1);
+      n2 = tc_replay_read(lz, w.addr - 64, 128, m2);
+      if (n1 != n2 || memcmp(m1, m2, n1))
+        diffs++;
+    }
+  }
+  /* nothing indexed past the first chunks: the runs went through them */
+  CU_ASSERT(tc_replay_indexed(lz) < n / 4);
+  tc_replay_free(lz);
+  return diffs;
+}
+
+/* A copy of tct file t with every chunk's filters emptied. */
+static const char *empty_filters(const char *t, int *frames) {
+  static char out[4200];
+  snprintf(out, sizeof out, "%s.nofilt.tct", t);
+  FILE *f = fopen(t, "rb");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  fseek(f, 0, SEEK_END);
+  long size = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  uint8_t *b = malloc((size_t)size);
+  CU_ASSERT_FATAL(b && fread(b, 1, (size_t)size, f) == (size_t)size);
+  fclose(f);
+  *frames = 0;
+  for (long i = 12; i + 4 <= size; i++) {
+    if (memcmp(b + i, "TCMF", 4) != 0)
+      continue;
+    uint32_t s = (uint32_t)b[i - 4] | (uint32_t)b[i - 3] << 8 |
+                 (uint32_t)b[i - 2] << 16 | (uint32_t)b[i - 1] << 24;
+    long at = i + 4 - 8 - (long)s;
+    static const uint8_t magic[4] = {0x5c, 0x2a, 0x4d, 0x18};
+    if (at < 0 || memcmp(b + at, magic, 4) != 0 || s < 8 + 22)
+      continue;
+    /* a raw zstd frame of the body "version 1, no flags, no pcs, no
+     * lines", then a skippable frame over the rest */
+    static const uint8_t raw[14] = {0x28, 0xb5, 0x2f, 0xfd, 0x20, 5, 0x29,
+                                    0,    0,    1,    0,    0,    0, 0};
+    uint8_t *z = b + at + 8;
+    uint32_t pad = s - 8 - 14 - 8;
+    memcpy(z, raw, sizeof raw);
+    memcpy(z + 14, (uint8_t[]){0x50, 0x2a, 0x4d, 0x18}, 4);
+    for (int k = 0; k < 4; k++)
+      z[18 + k] = (uint8_t)(pad >> (8 * k));
+    memset(z + 22, 0, pad);
+    (*frames)++;
+  }
+  f = fopen(out, "wb");
+  CU_ASSERT_FATAL(f && fwrite(b, 1, (size_t)size, f) == (size_t)size);
+  fclose(f);
+  free(b);
+  return out;
+}
+
+static void test_chunk_runs(void) {
+  const char *t = record_chunks("runs-dyn", "dyn64", NULL, 2048);
+  tc_error err = {{0}};
+  tc_replay_opts eager = {.interval = 512, .eager = 1};
+  tc_replay *ref = tc_replay_open_opts(t, NULL, &eager, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+  int runs = 0, frames = 0;
+  CU_ASSERT_EQUAL(chunk_run_diffs(t, ref, &runs), 0);
+  CU_ASSERT(runs >= 72);
+  const char *m = empty_filters(t, &frames);
+  CU_ASSERT(frames >= 20);
+  int bad = chunk_run_diffs(m, ref, &runs);
+  CU_ASSERT(bad >= 10);
+
+  tc_replay_free(ref);
 }
 
 /* A first session's far seek with gdb (no index file, nothing indexed
@@ -1370,10 +1503,12 @@ static void test_far_seek_gdb(void) {
   CU_ASSERT(ix && strtoull(ix + 34, NULL, 10) < pos);
   CU_ASSERT(check_info_registers(out, t, pos, "x86_64") >= 24);
   CU_ASSERT_EQUAL(at_val(out, "m", 0), old);
-  /* the whole index first */
-  char cmds2[1200];
-  snprintf(cmds2, sizeof cmds2, "continue\n%s", cmds);
-  char *ref = gdb_run(t, NULL, cmds2);
+  /* the whole index first (--stats builds it into the index file, which
+   * the next session reads) */
+  char *st = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&st, 1, "%s gdbserver --stats %s", TC_CLI, t), 0);
+  free(st);
+  char *ref = gdb_run(t, NULL, cmds);
   CU_ASSERT_PTR_NULL(strstr(ref, "indexed so far"));
   CU_ASSERT_EQUAL(at_val(ref, "m", 0), old);
   for (int i = 0; i < 3; i++) {
@@ -1781,6 +1916,7 @@ int main(void) {
       {"monitor seek with a hookpost-monitor", test_seek_hook},
       {"far seeks: memory from the chunk summaries", test_far_seek},
       {"far seek with gdb, first session", test_far_seek_gdb},
+      {"runs through the chunk filters", test_chunk_runs},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }
