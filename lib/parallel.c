@@ -1098,8 +1098,9 @@ const char *tc_parallel_refusal(const tc_trace_info *info,
   case TC_ARCH_MIPSEL:
   case TC_ARCH_SPARC64:
     break;
-  default: /* mips64el: no engine here runs it to check against -j 1
-              (Debian's 2.0.1 and 2.1.1 cannot, 2.1.4's probes refuse it) */
+  default: /* mips64el: only 2.1.4 runs it, and there the recorder's
+              delay-slot guard (recorder.c ds_replay), which the run phase's
+              light hook does not have, keeps it right */
     return "-j N does not record mips64el or 32-bit sparc programs yet; "
            "record with -j 1";
   }

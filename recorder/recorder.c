@@ -70,6 +70,11 @@ struct tc_recorder {
   bool have_pending;
   bool rep_tail; /* the next hook at the same PC is a rep no-op pass */
   uint64_t rep_pc;
+  /* mips64el on an engine with the delay-slot defect (emu->mips_ds_guard,
+   * hook_code): the last branch run, whether the next hook follows a
+   * delay slot that accessed memory, the last hook's PC. */
+  bool ds_guard, ds_fads_next;
+  uint64_t ds_branch_pc, ds_last_pc;
   /* The pending instruction's decode: the cache slot itself (no copy per
    * instruction), or pend_own once the slot may change under it
    * (pend_detach) or when it was rebuilt from memory. */
@@ -779,10 +784,44 @@ static inline const tc_decoded *decoded_at(tc_recorder *r, uc_engine *uc,
   return d;
 }
 
+/* mips: a load or store (what can leave a delay slot's flags behind on
+ * an engine with upstream #2272's defect): lwl..sd, ll..sdc2, pref and
+ * cache included, COP1X's indexed loads and stores, ldl/ldr. */
+static bool mips_memory_insn(const tc_arch *a, const tc_decoded *d) {
+  const uint8_t *b = d->bytes;
+  uint32_t w = a->big_endian
+                   ? (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
+                   : (uint32_t)b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0];
+  unsigned op = w >> 26;
+  return op >= 0x20 || op == 0x1a || op == 0x1b || op == 0x13;
+}
+
+/* The engine ran the instruction after a delay slot that accessed memory
+ * as if it were a delay slot itself (upstream #2272: the flags restored
+ * for the access stay set), then jumped back to it: its code hook comes
+ * twice in a row. The first run is the right one (recorded, its memory
+ * accesses included); the second is skipped by moving the PC on, which
+ * stops the engine before it runs. A branch there raises a reserved
+ * instruction, a syscall would run twice: mips.c stops the recording at
+ * those (intr_defect). */
+static bool ds_replay(tc_recorder *r, uint64_t addr, uint32_t size) {
+  if (addr != r->ds_last_pc || addr != r->emu->mips_fads_pc)
+    return false;
+  if (r->have_pending)
+    finalize(r, addr + size, true);
+  r->emu->mips_fads_pc = UINT64_MAX;
+  r->ds_fads_next = false;
+  r->ds_branch_pc = r->ds_last_pc = UINT64_MAX;
+  tc_emu_set_reg(r->emu, r->arch->pc_reg, addr + size);
+  return true;
+}
+
 static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   tc_recorder *r = user;
   /* SPARC's carry-flag stubs stand for the kernel: never recorded. */
   if (r->emu->sparc_private && tc_sparc_hidden(r->emu, addr))
+    return;
+  if (r->ds_guard && ds_replay(r, addr, size))
     return;
   if (r->have_pending) {
     if (r->pendp->is_rep && addr == r->pendp->pc && r->count_reg >= 0 &&
@@ -807,13 +846,15 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
         uc_emu_stop(uc);
         return;
       }
-      if (!r->guard_left) {
-        /* The thread's turn is over, before this instruction runs. */
+      /* The thread's turn is over, before this instruction runs; not in
+       * a delay slot or an IT block (guard_left), nor after a delay slot
+       * the engine may have left flagged (ds_replay), where a stop would
+       * come only after it ran: the turn ends after them. */
+      if (!r->guard_left && !(r->ds_guard && r->ds_fads_next)) {
         r->switch_due = true;
         uc_emu_stop(uc);
         return;
       }
-      /* in a delay slot or an IT block: the turn ends after it */
     } else {
       if (r->max_insns && r->executed >= r->max_limit)
         r->hit_max = true;
@@ -828,6 +869,13 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   if (!d)
     return;
   r->guard_left = d->guards ? d->guards : r->guard_left - (r->guard_left > 0);
+  if (r->ds_guard) {
+    bool slot = r->ds_branch_pc != UINT64_MAX && addr == r->ds_branch_pc + 4;
+    r->emu->mips_fads_pc = r->ds_fads_next ? addr : UINT64_MAX;
+    r->ds_fads_next = slot && mips_memory_insn(r->arch, d);
+    r->ds_branch_pc = d->guards ? addr : UINT64_MAX;
+    r->ds_last_pc = addr;
+  }
   if (r->windowed) {
     bool in = in_window(r, addr);
     if (in && r->skipping)
@@ -1698,6 +1746,10 @@ int tc_recorder_turn(tc_recorder *r, tc_error *err) {
     }
     uint64_t pc = tc_emu_resume_pc(emu);
     uint64_t before = r->executed;
+    /* mips64el's delay-slot guard (hook_code) follows one run */
+    r->ds_guard = emu->mips_ds_guard;
+    r->ds_fads_next = false;
+    r->ds_branch_pc = r->ds_last_pc = emu->mips_fads_pc = UINT64_MAX;
     r->in_engine = 1;
     uc_err e = uc_emu_start(emu->uc, pc, until, 0, 0);
     r->in_engine = 0;

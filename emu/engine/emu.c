@@ -33,6 +33,8 @@ void tc_emu_os_syscall(tc_emu *emu) {
 
 static void hook_intr(uc_engine *uc, uint32_t intno, void *user) {
   tc_emu *emu = user;
+  if (emu->engine_ops->intr_defect && emu->engine_ops->intr_defect(emu, intno))
+    return;
   const tc_trap *t = emu->arch->sys.traps;
   for (int i = 0; i < 3 && t[i].kind != TC_TRAP_NONE; i++) {
     if (t[i].kind == TC_TRAP_INTR && t[i].intno == intno) {
@@ -150,6 +152,7 @@ tc_emu *tc_emu_new(const tc_arch *arch, const tc_options *opt, tc_error *err) {
     free(emu);
     return NULL;
   }
+  emu->mips_fads_pc = UINT64_MAX; /* mips64el's guards: mips.c */
   /* mips and mipsel carry their FPU registers where the engine reads them
    * (probes.c); elsewhere the arch's own table, as before. */
   const tc_arch *with_fpu = tc_arch_with_fpu(arch);

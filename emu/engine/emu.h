@@ -273,6 +273,17 @@ typedef struct tc_emu {
   bool sparc_private, sparc_started;
   uint64_t sparc_prev_pc, sparc_cur_pc;
   uint64_t sparc_redirect_at, sparc_redirect_to;
+  /* mips64el on an engine with the delay-slot defect (upstream #2272:
+   * a memory access in a taken branch's delay slot, under a memory hook or
+   * the virtual TLB's fill, leaves the delay-slot flags set, so the
+   * engine runs the target's first instruction as a delay slot and again
+   * after it, or raises a reserved instruction if it is a branch) and the
+   * ll/lld defect (#2345: an address error at 0x80000000 and above).
+   * The recorder handles them at run time (recorder.c, mips.c):
+   * mips_fads_pc is the instruction after such a delay slot that made a
+   * memory access, ~0 elsewhere. */
+  bool mips_ds_guard, mips_ll_guard;
+  uint64_t mips_fads_pc;
   /* What the engine cannot run (set by a hook, which stops the engine):
    * the recording ends there with this error; empty while it runs. */
   char unsupported[240];
@@ -306,6 +317,10 @@ typedef struct tc_engine_arch_ops {
   /* The signal (and fault kind) an interrupt that is not a syscall
    * raises; 0: handled, the program goes on. NULL: SIGSEGV. */
   int (*intr_signal)(tc_emu *emu, uint32_t intno, tc_fault_kind *kind);
+  /* Before any other handling of an interrupt: true if it comes from an
+   * engine defect the arch detected (emu->unsupported is then set and the
+   * engine stopped; mips64el's ll/lld and delay-slot defects). */
+  bool (*intr_defect)(tc_emu *emu, uint32_t intno);
   /* An instruction Unicorn calls invalid that the arch makes a trap of
    * (x86's icebp): true if it raised it. */
   bool (*insn_invalid)(tc_emu *emu);
@@ -356,6 +371,11 @@ const char *tc_engine_version(void);
 const char *tc_engine_refusal(const tc_arch *arch, bool memory_hooks, char *buf,
                               size_t size);
 bool tc_engine_mips_fpu_readable(void);
+/* mips64el engine defects handled at run time instead of refused (probes.c):
+ * the delay-slot flags left behind (upstream #2272) and ll/lld's address
+ * error above 0x80000000 (#2345). */
+bool tc_engine_mips64_ds_defect(void);
+bool tc_engine_mips64_ll_defect(void);
 /* SPARC (emu/engine/sparc/sparc.c): sets up the carry-flag stubs and the code
  * hook; a window trap (save, restore, return, flushw), false if intno is
  * none; whether pc is in the private page (never recorded); after a

@@ -3,6 +3,7 @@
  * (tc_engine_arch_ops, emu/engine/emu.h): the CPU model and state Linux
  * gives a 64-bit process, exceptions as signals. */
 #include <signal.h>
+#include <stdio.h>
 #include <unicorn/unicorn.h>
 
 #include "common/arch.h"
@@ -13,6 +14,10 @@
 static void cpu_model_n64(tc_emu *emu) {
   uc_ctl_set_cpu_model(emu->uc, UC_CPU_MIPS64_MIPS64R2_GENERIC);
   tc_emu_virtual_tlb(emu->uc);
+  /* the engine defects the run detects (probes.c; intr_defect_n64 and the
+   * recorder's ds_replay) */
+  emu->mips_ds_guard = tc_engine_mips64_ds_defect();
+  emu->mips_ll_guard = tc_engine_mips64_ll_defect();
 }
 
 static void start_state_n64(tc_emu *emu) {
@@ -69,6 +74,97 @@ static int intr_signal(tc_emu *emu, uint32_t intno, tc_fault_kind *kind) {
   }
 }
 
+/* mips64el's engine defects found at run time (emu->mips_ll_guard and
+ * mips_ds_guard, set where the probes found them; docs/arches.md): the
+ * recording ends at the instruction, which does not run, with one line
+ * naming the defect (the CLI's status 125), the trace kept up to there,
+ * instead of going on with what Linux would not do. */
+
+static uint32_t word_at(tc_emu *emu, uint64_t pc, bool *ok) {
+  uint8_t b[4];
+  *ok = tc_emu_read(emu, pc, b, 4) == 0;
+  return (uint32_t)b[3] << 24 | (uint32_t)b[2] << 16 | (uint32_t)b[1] << 8 |
+         b[0]; /* mips64el only */
+}
+
+/* A branch or jump with a delay slot (recorder/decode.c's guards). */
+static bool is_branch(uint32_t w) {
+  unsigned op = w >> 26, rs = (w >> 21) & 31, rt = (w >> 16) & 31;
+  switch (op) {
+  case 0x00:
+    return (w & 0x3f) == 0x08 || (w & 0x3f) == 0x09;
+  case 0x01:
+    return (rt & 0x0c) == 0 || rt == 0x1c || rt == 0x1d;
+  case 0x02:
+  case 0x03:
+  case 0x04:
+  case 0x05:
+  case 0x06:
+  case 0x07:
+  case 0x14:
+  case 0x15:
+  case 0x16:
+  case 0x17:
+  case 0x1d:
+    return true;
+  case 0x11:
+  case 0x12:
+    return rs == 0x08 || rs == 0x09 || rs == 0x0a;
+  default:
+    return false;
+  }
+}
+
+static bool stop_defect(tc_emu *emu, const char *what, const char *issue) {
+  snprintf(emu->unsupported, sizeof emu->unsupported,
+           "this Unicorn (%s) %s at 0x%llx (upstream issue %s); the "
+           "recording ends there",
+           tc_engine_version(), what, (unsigned long long)emu->cur_pc, issue);
+  uc_emu_stop(emu->uc);
+  return true;
+}
+
+static bool intr_defect_n64(tc_emu *emu, uint32_t intno) {
+  bool ok;
+  /* EXCP_AdEL (the probe's ll in its code page), EXCP_TLBL (glibc's ll on
+   * a data page) */
+  if ((intno == 12 || intno == 26) && emu->mips_ll_guard) {
+    uint32_t w = word_at(emu, emu->cur_pc, &ok);
+    unsigned op = w >> 26;
+    if (!ok || (op != 0x30 && op != 0x34)) /* ll, lld */
+      return false;
+    uint64_t ea = tc_emu_reg(emu, (w >> 21) & 31) + (uint64_t)(int16_t)w;
+    uint8_t probe;
+    /* unaligned or unmapped: the program's own fault */
+    if ((ea & (op == 0x30 ? 3 : 7)) || tc_emu_read(emu, ea, &probe, 1) < 0)
+      return false;
+    return stop_defect(emu,
+                       op == 0x30 ? "raises an exception for ll at 0x80000000 "
+                                    "and above under its virtual TLB"
+                                  : "raises an exception for lld at "
+                                    "0x80000000 and above under its virtual "
+                                    "TLB",
+                       "#2345");
+  }
+  if (!emu->mips_ds_guard || emu->cur_pc != emu->mips_fads_pc)
+    return false;
+  /* The first instruction after a branch's delay slot that accessed
+   * memory (taken or not), where the engine may have left the delay-slot
+   * flags set. */
+  uint32_t w = word_at(emu, emu->cur_pc, &ok);
+  if (intno == 20 && ok && is_branch(w)) /* EXCP_RI at a valid branch */
+    return stop_defect(emu,
+                       "makes the branch after a delay slot that accessed "
+                       "memory a reserved instruction",
+                       "#2272");
+  if (intno == 17) /* EXCP_SYSCALL: would run again after the next one */
+    return stop_defect(emu,
+                       "cannot run a syscall right after a delay slot that "
+                       "accessed memory",
+                       "#2272");
+  return false;
+}
+
 const tc_engine_arch_ops tc_engine_mips_o32 = {
     .intr_signal = intr_signal,
 };
@@ -77,4 +173,5 @@ const tc_engine_arch_ops tc_engine_mips_n64 = {
     .cpu_model = cpu_model_n64,
     .start_state = start_state_n64,
     .intr_signal = intr_signal,
+    .intr_defect = intr_defect_n64,
 };
