@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The registry of guest architectures: each one's descriptor lives in its
  * folder, common/arch/<arch>/ (registers, syscall ABI, ELF identity, engine
- * modes, process layout, Linux ABI tables); this file lists them and holds
- * what is the same for all. Adding an arch adds its folder and a line
- * here (and its kernel part, emu/linux/<arch>/, a line in
- * emu/linux/arches.c). */
+ * modes, process layout, Linux ABI tables); this file expands the one
+ * list of arches (common/arch/arches.def) into their table and holds what
+ * is the same for all. */
 #include <string.h>
 #include <strings.h>
 
 #include "common/arch.h"
 
-extern const tc_arch tc_arch_desc_x86_64, tc_arch_desc_x86, tc_arch_desc_arm,
-    tc_arch_desc_arm64, tc_arch_desc_mips, tc_arch_desc_mipsel,
-    tc_arch_desc_mips64el, tc_arch_desc_sparc64;
+#define TC_ARCH(id, desc, engine, kernel)                                      \
+  extern const tc_arch tc_arch_desc_##desc;
+#include "common/arch/arches.def"
+#undef TC_ARCH
 
 static const tc_arch *const arches[] = {
-    &tc_arch_desc_x86_64,   &tc_arch_desc_x86,    &tc_arch_desc_arm,
-    &tc_arch_desc_arm64,    &tc_arch_desc_mips,   &tc_arch_desc_mipsel,
-    &tc_arch_desc_mips64el, &tc_arch_desc_sparc64};
+#define TC_ARCH(id, desc, engine, kernel) &tc_arch_desc_##desc,
+#include "common/arch/arches.def"
+#undef TC_ARCH
+};
 
 #define NARCHES (sizeof arches / sizeof arches[0])
 

@@ -106,16 +106,9 @@ typedef struct tc_linux_arch_ops {
   const tc_linux_compat *compat;
 } tc_linux_arch_ops;
 
-/* The arch's ops (arches.c); an arch without a folder gets defaults. */
+/* The arch's ops (arches.c, from common/arch/arches.def); an arch without
+ * a folder gets defaults. */
 const tc_linux_arch_ops *tc_linux_arch_of(const tc_arch *arch);
-
-/* The folders' tables. */
-extern const tc_linux_arch_ops tc_linux_arch_x86_64;
-extern const tc_linux_arch_ops tc_linux_arch_i386;
-extern const tc_linux_arch_ops tc_linux_arch_arm;
-extern const tc_linux_arch_ops tc_linux_arch_arm64;
-extern const tc_linux_arch_ops tc_linux_arch_mips_o32;
-extern const tc_linux_arch_ops tc_linux_arch_mips_n64;
 
 /* ---- lent to the arch code (linux_signal.c) */
 /* A register by name; one the arch lacks reads 0 and ignores writes (one
