@@ -168,18 +168,9 @@ static int reg_by_name(const tc_arch *a, const char *name) {
   if (k >= 0)
     return k;
   char alias[40] = "";
-  if (a->id == TC_ARCH_X86_64 && low[0] == 'e')
-    snprintf(alias, sizeof alias, "r%s", low + 1);
-  else if (a->id == TC_ARCH_X86_64 && low[0] == 'r' && n > 2 &&
-           (low[n - 1] == 'd' || low[n - 1] == 'w' || low[n - 1] == 'b'))
-    snprintf(alias, sizeof alias, "%.*s", (int)n - 1, low);
-  else if (a->id == TC_ARCH_ARM64 && low[0] == 'w')
-    snprintf(alias, sizeof alias, "x%s", low + 1);
-  else if (a->id == TC_ARCH_ARM64 && strcmp(low, "lr") == 0)
-    snprintf(alias, sizeof alias, "x30");
-  else if (a->id == TC_ARCH_ARM64 && strcmp(low, "fp") == 0)
-    snprintf(alias, sizeof alias, "x29");
-  return alias[0] ? tc_arch_reg_index(a, alias) : -1;
+  if (a->traits.reg_alias && a->traits.reg_alias(low, alias, sizeof alias))
+    return tc_arch_reg_index(a, alias);
+  return -1;
 }
 
 /* The --mem and --reg tests, checked and resolved for the trace's arch. */

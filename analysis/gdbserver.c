@@ -301,7 +301,6 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                                   : p->type == 3 ? TC_MEM_READ
                                                  : TC_MEM_READ | TC_MEM_WRITE};
   }
-  tc_arch_id id = s->arch->id;
   if (step) { /* a range step: its thread, as a plain step's */
     if (!tid && s->ctid && tc_replay_thread_state(s->rp, s->ctid))
       tid = s->ctid;
@@ -312,8 +311,7 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                         .npcs = npcs,
                         .watches = w,
                         .nwatches = nw,
-                        .watch_before =
-                            !(id == TC_ARCH_X86 || id == TC_ARCH_X86_64),
+                        .watch_before = !s->arch->traits.watch_after,
                         .interrupted = s->interrupted,
                         .ctx = s->wctx,
                         .step = step,

@@ -29,6 +29,8 @@ const tc_arch *tc_arch_by_id(tc_arch_id id) {
   return NULL;
 }
 
+const tc_arch *tc_arch_at(size_t i) { return i < NARCHES ? arches[i] : NULL; }
+
 const tc_arch *tc_arch_by_name(const char *name) {
   if (!name)
     return NULL;

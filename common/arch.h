@@ -61,6 +61,42 @@ typedef struct tc_syscall_abi {
   size_t nnames;
 } tc_syscall_abi;
 
+/* See tc_arch.traits. */
+typedef struct tc_arch_traits {
+  /* The flags register's bit that selects the second instruction set
+   * (arm's CPSR.T, 0x20: Thumb); an odd pc is Thumb code too, the ARM
+   * convention. 0: one instruction set. */
+  uint32_t thumb_bit;
+  /* Branches have a delay slot: the instruction after a jump runs before
+   * it lands (mips, sparc). */
+  bool delay_slots;
+  /* A call pushes its return address on the stack (x86); else it leaves
+   * it in link_reg. */
+  bool ret_on_stack;
+  /* The register a call leaves its return address in (arm's lr, arm64's
+   * x30, mips' ra), NULL: none the recorder follows (sparc's o7 is the
+   * call's own address). */
+  const char *link_reg;
+  /* The FP/vector status register whose sticky exception flags vector and
+   * FP arithmetic set (x86's mxcsr, arm's fpscr, arm64's fpsr), or NULL. */
+  const char *vstatus_reg;
+  /* GDB's watchpoints stop after the accessing instruction, as x86's
+   * debug registers trap after it; elsewhere before it. */
+  bool watch_after;
+  /* record -j N records it (not mips64el: common/arch/mips/mips.c says
+   * why). */
+  bool parallel;
+  /* The light recorder (record -j's run) looks at every instruction: some
+   * the library runs itself (rdtsc, x87 on the host FPU), privileged ones
+   * fault, rep strings restart (x86). Elsewhere only those near a
+   * checkpoint. */
+  bool decode_every_insn;
+  /* Other names a user may give a register (filter --reg), lower-case:
+   * writes the table's name into alias (n bytes) and returns 1, or 0.
+   * NULL: only the table's names. */
+  int (*reg_alias)(const char *lower, char *alias, size_t n);
+} tc_arch_traits;
+
 struct tc_arch {
   tc_arch_id id;
   const char *name;   /* "x86_64", "x86", "arm", ... */
@@ -121,11 +157,19 @@ struct tc_arch {
   const struct tc_arch *base;
   /* The variant with the FPU registers (mips, mipsel), or NULL. */
   const struct tc_arch *with_fpu;
+
+  /* What the generic code of every layer asks about the arch's ISA and
+   * ABI, instead of testing its id (a reader that builds a table from a
+   * trace copies them from the arch's own: writers/ucir/). */
+  tc_arch_traits traits;
 };
 
 /* The variant of arch with its FPU registers (mips and mipsel o32), or
  * NULL if the arch has none. */
 const tc_arch *tc_arch_with_fpu(const tc_arch *arch);
+/* The arches, in the list's order (common/arch/arches.def): the i-th, or
+ * NULL past the last. */
+const tc_arch *tc_arch_at(size_t i);
 /* The arch's own table: arch itself, or the one a variant extends. */
 static inline const tc_arch *tc_arch_base(const tc_arch *a) {
   return a->base ? a->base : a;
@@ -159,19 +203,6 @@ const tc_arch *tc_arch_by_wire_id(uint64_t wire);
  * the second register. */
 int tc_arch_reg_from_capstone(const tc_arch *arch, const char *name,
                               int *second);
-
-static inline bool tc_arch_is_x86(const tc_arch *a) {
-  return a->id == TC_ARCH_X86 || a->id == TC_ARCH_X86_64;
-}
-
-static inline bool tc_arch_is_mips(const tc_arch *a) {
-  return a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL ||
-         a->id == TC_ARCH_MIPS64EL;
-}
-
-static inline bool tc_arch_is_sparc(const tc_arch *a) {
-  return a->id == TC_ARCH_SPARC || a->id == TC_ARCH_SPARC64;
-}
 
 /* The arch an ELF file's e_machine, class and byte order name, or NULL. */
 const tc_arch *tc_arch_by_elf(uint16_t machine, int is64, int big_endian);

@@ -1089,21 +1089,9 @@ const char *tc_parallel_refusal(const tc_trace_info *info,
                                 const tc_options *opt, int jobs) {
   if (jobs > PAR_MAX_JOBS)
     return "-j: at most 64 jobs";
-  switch (info->arch->id) {
-  case TC_ARCH_X86:
-  case TC_ARCH_X86_64:
-  case TC_ARCH_ARM:
-  case TC_ARCH_ARM64:
-  case TC_ARCH_MIPS:
-  case TC_ARCH_MIPSEL:
-  case TC_ARCH_SPARC64:
-    break;
-  default: /* mips64el: only 2.1.4 runs it, and there the recorder's
-              delay-slot guard (recorder.c ds_replay), which the run phase's
-              light hook does not have, keeps it right */
+  if (!info->arch->traits.parallel) /* mips64el (common/arch.h) */
     return "-j N does not record mips64el or 32-bit sparc programs yet; "
            "record with -j 1";
-  }
   if (!opt->keyframe_interval)
     return "-j N needs keyframes (--keyframe 0 turns them off)";
   if (opt->trace_ranges || opt->trace_funcs)

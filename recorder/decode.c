@@ -42,7 +42,6 @@ struct tc_decoder {
   int link_reg;         /* arm lr / arm64 x30, written by bl/blx/blr */
   int fpu_regs[24];
   int nfpu;
-  int mxcsr;
   int mips_f0, mips_fcsr; /* mips+fpu: f0's index (f1..f31 follow), fcsr's;
                              -1 without the FPU registers */
   size_t used;
@@ -91,13 +90,16 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     d->cs_ok = 1;
     cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
   }
+  /* What needs capstone's per-arch detail dispatches on capstone's arch
+   * (the descriptor's cs_arch), not on tracecorn's ids. */
+  bool mips = arch->cs_arch == CS_ARCH_MIPS;
   for (int i = 0; i < 512; i++) {
     d->regmap[i] = d->regmap2[i] = MAP_NONE;
     const char *nm = d->cs_ok ? cs_reg_name(d->cs, (unsigned)i) : NULL;
     if (!nm)
       continue;
     int second = -1, m = tc_arch_reg_from_capstone(arch, nm, &second);
-    if (m < 0 && tc_arch_is_mips(arch) && strcmp(nm, "ac0") == 0) {
+    if (m < 0 && mips && strcmp(nm, "ac0") == 0) {
       m = tc_arch_reg_index(arch, "hi"); /* mips: hi and lo together */
       second = tc_arch_reg_index(arch, "lo");
     }
@@ -112,20 +114,14 @@ tc_decoder *tc_decoder_new(const tc_arch *arch, tc_error *err) {
     d->regmap[i] = (int16_t)m;
     d->regmap2[i] = (int16_t)second;
   }
-  d->link_reg = arch->id == TC_ARCH_ARM     ? tc_arch_reg_index(arch, "lr")
-                : arch->id == TC_ARCH_ARM64 ? tc_arch_reg_index(arch, "x30")
-                                            : -1;
+  const char *lr = arch->traits.link_reg, *vs = arch->traits.vstatus_reg;
+  d->link_reg = lr ? tc_arch_reg_index(arch, lr) : -1;
   for (int i = 0; i < arch->nregs && d->nfpu < 24; i++)
     if (arch->regs[i].flags & TC_REG_FPU)
       d->fpu_regs[d->nfpu++] = i;
-  d->mxcsr = tc_arch_reg_index(arch, "mxcsr");
-  d->mips_f0 = tc_arch_is_mips(arch) ? tc_arch_reg_index(arch, "f0") : -1;
-  d->mips_fcsr = tc_arch_is_mips(arch) ? tc_arch_reg_index(arch, "fcsr") : -1;
-  d->vstatus = d->mxcsr;
-  if (arch->id == TC_ARCH_ARM)
-    d->vstatus = tc_arch_reg_index(arch, "fpscr");
-  else if (arch->id == TC_ARCH_ARM64)
-    d->vstatus = tc_arch_reg_index(arch, "fpsr");
+  d->mips_f0 = mips ? tc_arch_reg_index(arch, "f0") : -1;
+  d->mips_fcsr = mips ? tc_arch_reg_index(arch, "fcsr") : -1;
+  d->vstatus = vs ? tc_arch_reg_index(arch, vs) : -1;
   return d;
 }
 
@@ -275,7 +271,7 @@ static void arm_extra_writes(tc_decoder *d, tc_decoded *e,
       strncmp(mn, "cps", 3) == 0 || strncmp(mn, "setend", 6) == 0)
     e->full_read = true;
   /* Writeback addressing updates the base register. */
-  if (d->arch->id == TC_ARCH_ARM) {
+  if (d->arch->cs_arch == CS_ARCH_ARM) {
     const cs_arm *a = &det->arm;
     bool wb = a->writeback;
     for (int i = 0; i < a->op_count; i++) {
@@ -425,7 +421,7 @@ static void decode_into(tc_decoder *d, tc_decoded *e) {
  * little earlier), fewer is not. */
 static unsigned guards_of(const tc_arch *a, const tc_decoded *e) {
   const uint8_t *b = e->bytes;
-  if (a->id == TC_ARCH_ARM && e->thumb && e->size == 2 && b[1] == 0xbf &&
+  if (a->traits.thumb_bit && e->thumb && e->size == 2 && b[1] == 0xbf &&
       (b[0] & 0xf)) {
     /* IT (0xbfXY, mask Y != 0): 4 - trailing zeros of the mask */
     unsigned m = b[0] & 0xf, n = 4;
@@ -433,14 +429,14 @@ static unsigned guards_of(const tc_arch *a, const tc_decoded *e) {
       m >>= 1, n--;
     return n;
   }
-  if (tc_arch_is_sparc(a) && e->size == 4) {
+  if (a->cs_arch == CS_ARCH_SPARC && e->size == 4) {
     /* call, b*, fb*, cb*, jmpl, return: a delay slot (or an annulled one) */
     uint32_t w = (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3];
     unsigned op = w >> 30, op2 = (w >> 22) & 7, op3 = (w >> 19) & 0x3f;
     return op == 1 || (op == 0 && op2 != 0 && op2 != 4) ||
            (op == 2 && (op3 == 0x38 || op3 == 0x39));
   }
-  if (!tc_arch_is_mips(a) || e->size != 4)
+  if (a->cs_arch != CS_ARCH_MIPS || e->size != 4)
     return 0;
   uint32_t w = a->big_endian
                    ? (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
@@ -479,7 +475,7 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
   e->nwrite = 0;
   e->guards = guards_of(d->arch, e) & 7;
   add_write(e, d->arch->pc_reg);
-  if (d->cs_ok && d->arch->id == TC_ARCH_ARM)
+  if (d->cs_ok && d->arch->traits.thumb_bit)
     cs_option(d->cs, CS_OPT_MODE, e->thumb ? CS_MODE_THUMB : CS_MODE_ARM);
   cs_insn *insn = NULL;
   if (!d->cs_ok || cs_disasm(d->cs, e->bytes, e->size, e->pc, 1, &insn) != 1) {
@@ -490,7 +486,7 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
    * translation (x86 ud2): the instruction is what capstone decoded. */
   if (insn->size < e->size)
     e->size = (uint8_t)insn->size;
-  if (tc_arch_is_mips(d->arch)) {
+  if (d->arch->cs_arch == CS_ARCH_MIPS) {
     mips_writes(d, e, insn);
     cs_free(insn, 1);
     return;
@@ -528,9 +524,9 @@ static void decode_regs(tc_decoder *d, tc_decoded *e) {
    * FPSR). */
   if (vector && d->vstatus >= 0)
     add_write(e, d->vstatus);
-  if (d->arch->id == TC_ARCH_ARM || d->arch->id == TC_ARCH_ARM64)
+  if (d->arch->cs_arch == CS_ARCH_ARM || d->arch->cs_arch == CS_ARCH_ARM64)
     arm_extra_writes(d, e, insn);
-  if (tc_arch_is_x86(d->arch)) {
+  if (d->arch->cs_arch == CS_ARCH_X86) {
     const cs_detail *det = insn->detail;
     e->privileged = x86_privileged(insn);
     if (strcmp(insn->mnemonic, "rdtsc") == 0)

@@ -724,8 +724,8 @@ static bool in_window(tc_recorder *r, uint64_t pc) {
   const tc_window *w = &r->win;
   if (r->func_active) {
     uint64_t sp = tc_emu_reg(r->emu, r->arch->sp_reg);
-    bool x86 = r->arch->id == TC_ARCH_X86 || r->arch->id == TC_ARCH_X86_64;
-    if (pc == r->func_ret && (x86 ? sp > r->func_sp : sp >= r->func_sp))
+    bool popped = r->arch->traits.ret_on_stack;
+    if (pc == r->func_ret && (popped ? sp > r->func_sp : sp >= r->func_sp))
       r->func_active = false;
     else
       return true;
@@ -734,16 +734,14 @@ static bool in_window(tc_recorder *r, uint64_t pc) {
     if (pc == w->funcs[i]) {
       r->func_active = true;
       r->func_sp = tc_emu_reg(r->emu, r->arch->sp_reg);
-      if (r->arch->id == TC_ARCH_X86 || r->arch->id == TC_ARCH_X86_64) {
+      if (r->arch->traits.ret_on_stack) {
         uint8_t b[8] = {0};
         uc_mem_read(r->emu->uc, r->func_sp, b, r->arch->ptr_size);
         r->func_ret = 0;
         memcpy(&r->func_ret, b, r->arch->ptr_size);
       } else { /* the link register: lr, x30, ra */
-        const char *lr = r->arch->id == TC_ARCH_ARM64 ? "x30"
-                         : r->arch->id == TC_ARCH_ARM ? "lr"
-                                                      : "ra";
-        int k = tc_arch_reg_index(r->arch, lr);
+        const char *lr = r->arch->traits.link_reg;
+        int k = lr ? tc_arch_reg_index(r->arch, lr) : -1;
         r->func_ret = k >= 0 ? tc_emu_reg(r->emu, k) & ~(uint64_t)1 : 0;
       }
       return true;
@@ -774,8 +772,9 @@ static inline const tc_decoded *decoded_at(tc_recorder *r, uc_engine *uc,
   uint32_t n = size > 16 ? 16 : size;
   uc_mem_read(uc, addr, bytes, n);
   /* arm: the ISA state matters only on a miss (CPSR.T, bit 5). */
-  bool thumb = r->arch->id == TC_ARCH_ARM &&
-               (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & 0x20));
+  uint32_t tbit = r->arch->traits.thumb_bit;
+  bool thumb =
+      tbit && (size == 2 || (tc_emu_reg(r->emu, r->arch->flags_reg) & tbit));
   d = tc_decoder_get(r->dec, addr, bytes, n, thumb);
   if (!d) {
     r->oom = true;
@@ -1931,7 +1930,7 @@ int tc_recorder_run(tc_recorder *r, tc_run_result *res, tc_error *err) {
 void tc_recorder_set_light(tc_recorder *r, uint64_t every, tc_checkpoint_fn fn,
                            void *ctx) {
   r->light = true;
-  r->light_x86 = tc_arch_is_x86(r->arch);
+  r->light_x86 = r->arch->traits.decode_every_insn;
   if (r->light_x86 && !r->lcache)
     r->lcache = calloc((size_t)1 << LCACHE_BITS, sizeof *r->lcache);
   r->ckpt_every = every;
@@ -1984,7 +1983,7 @@ bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
 bool tc_recorder_turn_ending(const tc_recorder *r) { return r->turn_ending; }
 
 void tc_recorder_test_early_checkpoints(tc_recorder *r) {
-  r->test_early = r->arch->id == TC_ARCH_ARM64;
+  r->test_early = true;
 }
 
 void tc_recorder_set_fault_ops(tc_recorder *r, const tc_fault_ops *ops) {

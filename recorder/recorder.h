@@ -117,8 +117,9 @@ bool tc_recorder_segment_ended(const tc_recorder *r);
 /* Whether the events emitted now come from a thread switch at the end
  * of a quantum (after the instruction's code hook stopped the engine). */
 bool tc_recorder_turn_ending(const tc_recorder *r);
-/* Test hook (tc_debug_options.test_early_checkpoint): on arm64 the run
- * phase takes every checkpoint one instruction early. */
+/* Test hook (tc_debug_options.test_early_checkpoint): the run phase takes
+ * every checkpoint one instruction early (where the light recorder looks
+ * at the instruction: near a checkpoint; test_parallel uses it on arm64). */
 void tc_recorder_test_early_checkpoints(tc_recorder *r);
 /* How a fault the guest has a handler for is delivered (record -j: the
  * run phase logs the delivery, a segment takes it from the log): handled

@@ -28,6 +28,11 @@
 extern const tc_format tc_format_bap;
 static const tc_format *F = &tc_format_bap;
 
+static bool is_mips(const tc_arch *a) {
+  return a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL ||
+         a->id == TC_ARCH_MIPS64EL;
+}
+
 /* ------------------------------------------------------------- helpers */
 
 static uint64_t le64(const uint8_t *p) {
@@ -1376,7 +1381,7 @@ static void protoc_compare(const char *guest, const char *arg) {
         thumb += t;
       } else
         CU_ASSERT_PTR_NULL(mode);
-      if (tc_arch_is_mips(a))
+      if (is_mips(a))
         check_mips_lw(a, sf, raw);
       size_t nmem = 0;
       CU_ASSERT_PTR_NOT_NULL(kid(sf, "operand_pre_list", 0));
@@ -1442,7 +1447,7 @@ static void protoc_compare(const char *guest, const char *arg) {
   CU_ASSERT(keys >= 1);
   if (a->id == TC_ARCH_ARM && strstr(guest, "armhf")) /* Thumb-2 code */
     CU_ASSERT(thumb > insns / 2);
-  if (tc_arch_is_mips(a))
+  if (is_mips(a))
     CU_ASSERT(g_mips_lw >= 1);
   tnode_free(all);
   free(out);
@@ -2164,7 +2169,7 @@ static void mips_guest(const char *guest) {
   CU_ASSERT_EQUAL_FATAL(tc_session_load_elf(ses, prog, argv, &err), 0);
   mips_check m = {0};
   m.arch = tc_session_info(ses)->arch;
-  CU_ASSERT_FATAL(tc_arch_is_mips(m.arch));
+  CU_ASSERT_FATAL(is_mips(m.arch));
   m.acc = tc_insn_access_new(m.arch, &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(m.acc);
   CU_ASSERT_EQUAL_FATAL(

@@ -262,10 +262,8 @@ int cmd_verify(int argc, char **argv) {
             err.msg);
     if (prefix == pathbuf) { /* nothing worth keeping in the scratch dir */
       for (const tc_format *const *f = tc_formats(); *f; f++)
-        for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL; id++) {
-          const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
-          if (!a)
-            continue;
+        for (size_t i = 0; tc_arch_at(i); i++) {
+          const tc_arch *a = tc_arch_at(i);
           char path[PATH_MAX + 32], part[PATH_MAX + 48];
           snprintf(path, sizeof path, "%s%s%s", prefix, (*f)->extension(a),
                    zsfx);

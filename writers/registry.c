@@ -69,9 +69,9 @@ const tc_format *tc_format_by_extension(const char *path) {
     if (!(*f)->open_writer)
       continue;
     bool match = false;
-    for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL && !match; id++) {
-      const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
-      const char *ext = a ? (*f)->extension(a) : NULL;
+    const tc_arch *a;
+    for (size_t i = 0; !match && (a = tc_arch_at(i)); i++) {
+      const char *ext = (*f)->extension(a);
       size_t e = ext ? strlen(ext) : 0;
       match = e && n > e && strncmp(path + n - e, ext, e) == 0;
     }

@@ -35,7 +35,7 @@ static int disasm_locked(const tc_arch *arch, uint64_t pc, const uint8_t *bytes,
   }
   cs_insn *insn = NULL;
   int len = 0;
-  if (arch->id == TC_ARCH_ARM) { /* odd pc: Thumb (the ARM convention) */
+  if (arch->traits.thumb_bit) { /* odd pc: Thumb (the ARM convention) */
     cs_option(handles[slot], CS_OPT_MODE,
               (pc & 1) ? CS_MODE_THUMB : CS_MODE_ARM);
     pc &= ~1ull;
@@ -62,7 +62,8 @@ int tc_disasm(const tc_arch *arch, uint64_t pc, const uint8_t *bytes, size_t n,
 }
 
 int tc_insn_thumb(const tc_arch *arch, const tc_insn_event *e) {
-  if (arch->id != TC_ARCH_ARM || !e->state_before)
+  uint32_t tbit = arch->traits.thumb_bit;
+  if (!tbit || !e->state_before)
     return 0;
-  return (tc_state_get(arch, e->state_before, arch->flags_reg) & 0x20) != 0;
+  return (tc_state_get(arch, e->state_before, arch->flags_reg) & tbit) != 0;
 }

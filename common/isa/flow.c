@@ -38,7 +38,7 @@ tc_isa_flow *tc_isa_flow_new(const tc_arch *a) {
     cs_option(f->cs, CS_OPT_DETAIL, CS_OPT_ON);
     f->ci = cs_malloc(f->cs);
   }
-  if (a->id == TC_ARCH_ARM &&
+  if (a->traits.thumb_bit &&
       cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &f->cs_thumb) == CS_ERR_OK) {
     f->thumb_ok = true;
     cs_option(f->cs_thumb, CS_OPT_DETAIL, CS_OPT_ON);

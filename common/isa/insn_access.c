@@ -47,8 +47,9 @@ tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
     return NULL;
   }
   c->arch = arch;
-  c->is_x86 = tc_arch_is_x86(arch);
-  c->is_mips = tc_arch_is_mips(arch);
+  c->is_x86 = arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64;
+  c->is_mips = arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL ||
+               arch->id == TC_ARCH_MIPS64EL;
   c->slots = calloc(2 * CACHE_SETS, sizeof *c->slots);
   c->older = calloc(CACHE_SETS, 1);
   c->mark_r = calloc(arch->nregs ? arch->nregs : 1, 1);
@@ -479,7 +480,7 @@ static void decode(tc_insn_access_cache *c, slot *s) {
   }
   csh h = c->cs;
   uint64_t pc = s->pc;
-  if (arch->id == TC_ARCH_ARM && (pc & 1)) {
+  if (arch->traits.thumb_bit && (pc & 1)) {
     if (!c->thumb_ok) {
       c->thumb_ok =
           cs_open(CS_ARCH_ARM, CS_MODE_THUMB, &c->thumb) == CS_ERR_OK ? 1 : -1;

@@ -286,9 +286,7 @@ static tc_writer *drcov_open_writer(const char *path, const tc_trace_info *info,
   w->entry = info->entry;
   w->load_base = info->load_base;
   w->addr_mask = a->ptr_size == 8 ? UINT64_MAX : UINT32_MAX;
-  w->delay_slots = a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL ||
-                   a->id == TC_ARCH_MIPS64EL || a->id == TC_ARCH_SPARC ||
-                   a->id == TC_ARCH_SPARC64;
+  w->delay_slots = a->traits.delay_slots;
   w->path = strdup(path);
   w->exe_path = info->exe_path ? strdup(info->exe_path) : NULL;
   if (!w->path || (info->exe_path && !w->exe_path)) {
@@ -777,10 +775,9 @@ static const tc_arch *elf_arch(const rmod *m) {
   /* bit 0 aside: an arm ELF marks a Thumb entry point with it */
   if ((m->entry ^ entry) > 1 && (m->entry ^ (m->base + entry)) > 1)
     return NULL;
-  for (int id = TC_ARCH_X86; id <= TC_ARCH_MIPS64EL; id++) {
-    const tc_arch *a = tc_arch_by_id((tc_arch_id)id);
-    if (a && a->elf_machine == machine && a->big_endian == be &&
-        a->ptr_size == ptr)
+  const tc_arch *a;
+  for (size_t i = 0; (a = tc_arch_at(i)); i++) {
+    if (a->elf_machine == machine && a->big_endian == be && a->ptr_size == ptr)
       return a;
   }
   return NULL;

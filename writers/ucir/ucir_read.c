@@ -1338,6 +1338,13 @@ static int build_arch(tc_reader *r, const fb_arch *fb, tc_error *err) {
   a->name = nb + o;
   a->id = fb ? (r->dorder && fb->id == TC_ARCH_MIPSEL ? TC_ARCH_MIPS : fb->id)
              : TC_ARCH_NONE;
+  /* What the generic code asks of the ISA: the arch's own table's (32-bit
+   * sparc has none: its branches have delay slots, as sparc64's). */
+  const tc_arch *known = tc_arch_by_id(a->id);
+  if (known)
+    a->traits = known->traits;
+  else if (a->id == TC_ARCH_SPARC)
+    a->traits = tc_arch_by_id(TC_ARCH_SPARC64)->traits;
   a->big_endian = r->dorder;
   a->ptr_size = ptr;
   a->page_size = 4096;

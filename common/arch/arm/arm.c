@@ -19,7 +19,6 @@ static const tc_syscall_name sysnames_arm[] = {
 #include "common/arch/arm/sysnames-arm.inc"
 };
 
-
 static const tc_reg_info regs_arm[] = {
 #include "common/arch/arm/regs-arm.inc"
 };
@@ -75,6 +74,10 @@ const tc_arch tc_arch_desc_arm = {
     .stack_align = 8,
     .reg_from_capstone = from_capstone_arm,
     .linux_abi = &tc_linux_abi_arm,
+    .traits = {.thumb_bit = 0x20, /* CPSR.T */
+               .link_reg = "lr",
+               .vstatus_reg = "fpscr",
+               .parallel = true},
 };
 
 /* arm names as capstone spells them; *second gets the other half of a

@@ -19,7 +19,6 @@ static const tc_syscall_name sysnames_arm64[] = {
 #include "common/arch/arm64/sysnames-arm64.inc"
 };
 
-
 static const tc_reg_info regs_arm64[] = {
 #include "common/arch/arm64/regs-arm64.inc"
 };
@@ -29,6 +28,19 @@ enum { A64_X0 = 0, A64_X8 = 8, A64_SP = 31, A64_PC = 32, A64_NZCV = 33 };
 
 static int from_capstone_arm64(const tc_arch *arch, const char *name,
                                int *second);
+
+/* filter --reg's names for arm64's registers: wN -> xN, lr, fp. */
+static int alias_arm64(const char *low, char *alias, size_t n) {
+  if (low[0] == 'w')
+    snprintf(alias, n, "x%s", low + 1);
+  else if (strcmp(low, "lr") == 0)
+    snprintf(alias, n, "x30");
+  else if (strcmp(low, "fp") == 0)
+    snprintf(alias, n, "x29");
+  else
+    return 0;
+  return 1;
+}
 
 const tc_arch tc_arch_desc_arm64 = {
     .id = TC_ARCH_ARM64,
@@ -65,6 +77,10 @@ const tc_arch tc_arch_desc_arm64 = {
     .stack_align = 16,
     .reg_from_capstone = from_capstone_arm64,
     .linux_abi = &tc_linux_abi_arm64,
+    .traits = {.link_reg = "x30",
+               .vstatus_reg = "fpsr",
+               .parallel = true,
+               .reg_alias = alias_arm64},
 };
 
 /* arm64 names as capstone spells them: wN is the low half of xN;

@@ -81,7 +81,9 @@ enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
     .uc_arch = engine_##_uc_arch, .uc_mode = engine_##_uc_mode,                \
     .cs_arch = engine_##_cs_arch, .cs_mode = engine_##_cs_mode,                \
     .stack_top = STACK_TOP_O32, .mmap_top = MMAP_TOP_O32, .stack_align = 8,    \
-    .linux_abi = &tc_linux_abi_mips_o32, links_                                \
+    .linux_abi = &tc_linux_abi_mips_o32,                                       \
+    .traits = {.delay_slots = true, .link_reg = "ra", .parallel = true},       \
+    links_                                                                     \
   }
 
 static const char *const mips_aliases[] = {"mipsbe", NULL};
@@ -133,4 +135,8 @@ const tc_arch tc_arch_desc_mips64el = {
     .mmap_top = MMAP_TOP_N64,
     .stack_align = 16,
     .linux_abi = &tc_linux_abi_mips_n64,
+    /* no -j N: only Unicorn 2.1.4 runs it, and there the recorder's
+     * delay-slot guard (recorder/recorder.c ds_replay), which the run
+     * phase's light hook does not have, keeps it right */
+    .traits = {.delay_slots = true, .link_reg = "ra"},
 };

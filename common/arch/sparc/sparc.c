@@ -17,7 +17,6 @@ static const tc_syscall_name sysnames_sparc64[] = {
 #include "common/arch/sparc/sysnames-sparc64.inc"
 };
 
-
 static const tc_reg_info regs_sparc64[] = {
 #include "common/arch/sparc/regs-sparc64.inc"
 };
@@ -65,4 +64,5 @@ const tc_arch tc_arch_desc_sparc64 = {
     .stack_align = 16,
     .initial_sp_below = 2047 + 16 * 8,
     .linux_abi = &tc_linux_abi_sparc64,
+    .traits = {.delay_slots = true, .parallel = true},
 };

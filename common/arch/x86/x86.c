@@ -24,7 +24,6 @@ static const tc_syscall_name sysnames_i386[] = {
 #include "common/arch/x86/sysnames-i386.inc"
 };
 
-
 /* Register order is the state-image order. Indices are used by the
  * syscall ABI below, so keep the two in step. */
 static const tc_reg_info regs_x86_64[] = {
@@ -77,6 +76,20 @@ static int from_capstone_x86(const tc_arch *arch, const char *name,
 
 extern const tc_arch tc_arch_desc_x86;
 
+/* filter --reg's names for x86-64's registers: the 32-bit ones (eax ->
+ * rax) and r8d/r8w/r8b -> r8. */
+static int alias_x86_64(const char *low, char *alias, size_t n) {
+  size_t len = strlen(low);
+  if (low[0] == 'e')
+    snprintf(alias, n, "r%s", low + 1);
+  else if (low[0] == 'r' && len > 2 &&
+           (low[len - 1] == 'd' || low[len - 1] == 'w' || low[len - 1] == 'b'))
+    snprintf(alias, n, "%.*s", (int)len - 1, low);
+  else
+    return 0;
+  return 1;
+}
+
 static const int x86_64_ia32_args[6] = {X64_RBX, X64_RCX, X64_RDX,
                                         X64_RSI, X64_RDI, X64_RBP};
 
@@ -119,6 +132,12 @@ const tc_arch tc_arch_desc_x86_64 = {
     .compat_arg_regs = x86_64_ia32_args,
     .compat_insn = {0xcd, 0x80},
     .linux_abi = &tc_linux_abi_x86_64,
+    .traits = {.ret_on_stack = true,
+               .vstatus_reg = "mxcsr",
+               .watch_after = true,
+               .parallel = true,
+               .decode_every_insn = true,
+               .reg_alias = alias_x86_64},
 };
 
 const tc_arch tc_arch_desc_x86 = {
@@ -156,6 +175,11 @@ const tc_arch tc_arch_desc_x86 = {
     .stack_align = 16,
     .reg_from_capstone = from_capstone_x86,
     .linux_abi = &tc_linux_abi_i386,
+    .traits = {.ret_on_stack = true,
+               .vstatus_reg = "mxcsr",
+               .watch_after = true,
+               .parallel = true,
+               .decode_every_insn = true},
 };
 
 /* ------------------------------------------- capstone register names */
