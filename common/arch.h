@@ -95,6 +95,32 @@ typedef struct tc_arch_traits {
    * writes the table's name into alias (n bytes) and returns 1, or 0.
    * NULL: only the table's names. */
   int (*reg_alias)(const char *lower, char *alias, size_t n);
+  /* The Linux ABI's points strace's decoding reads
+   * (common/linux/sysdecode.c). */
+  struct {
+    /* mips' own UAPI numbering (arch/mips/include/uapi): ioctls, fcntl
+     * commands, sigprocmask's how, rlimits, socket types and
+     * SOCK_NONBLOCK, signal 7 SIGEMT, 128 signals, stack_t's order {sp,
+     * size, flags}, RLIM_INFINITY */
+    bool mips_uapi;
+    /* getgroups' gid_t is 16 bits (i386, arm: the 16-bit id calls) */
+    bool gids16;
+    /* set_thread_area takes a struct user_desc (i386) */
+    bool user_desc;
+    /* mmap takes one pointer to its six arguments (i386's old_mmap) */
+    bool old_mmap;
+    /* a 64-bit argument takes an even/odd register pair (arm EABI, mips
+     * o32), on a 32-bit arch */
+    bool pair64_even;
+    /* clone(flags, stack, ptid, ctid, tls) (x86-64); else tls before
+     * ctid */
+    bool clone_ctid_first;
+    /* mmap's MAP_32BIT exists (x86) */
+    bool map_32bit;
+    /* An illegal instruction's si_code: "SI_KERNEL" (mips: no si_addr),
+     * or NULL: ILL_ILLOPN; arm's ILL_ILLOPC. */
+    const char *ill_code;
+  } sys;
 } tc_arch_traits;
 
 struct tc_arch {

@@ -224,8 +224,6 @@ static bool arch_folder(const char *rel) {
 }
 
 static const char *const arch_exceptions[] = {
-    /* strace's decoding: which calls exist where, by arch */
-    "common/linux/sysdecode.c",
     /* capstone's per-arch detail (x86's segment prefixes, mips' lack of
      * access lists) for every trace's arch, a reader's built one too */
     "common/isa/insn_access.c",

@@ -446,10 +446,8 @@ static const char *const signal_names[] = {
     "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",  "SIGIO",
     "SIGPWR",  "SIGSYS"};
 
-static bool is_mips(const tc_arch *a) {
-  return a->id == TC_ARCH_MIPS || a->id == TC_ARCH_MIPSEL ||
-         a->id == TC_ARCH_MIPS64EL;
-}
+/* mips' own UAPI numbering (tc_arch_traits.sys). */
+static bool is_mips(const tc_arch *a) { return a->traits.sys.mips_uapi; }
 
 const char *tc_sysdecode_signame(const tc_arch *arch, int guest_sig) {
   static char rt[16][12];
@@ -730,8 +728,8 @@ static void put_mmap_flags(sbuf *b, const tc_arch *a, uint64_t guest) {
   if (v) {
     sb_putc(b, '|');
     /* MAP_32BIT exists on x86 only */
-    bool x86 = a->id == TC_ARCH_X86 || a->id == TC_ARCH_X86_64;
-    put_flags_except(b, mmap_flags, N(mmap_flags), v, NULL, x86 ? 0 : 0x40);
+    bool m32 = a->traits.sys.map_32bit;
+    put_flags_except(b, mmap_flags, N(mmap_flags), v, NULL, m32 ? 0 : 0x40);
   }
 }
 
@@ -1074,15 +1072,14 @@ enum {
   R_POLL     /* poll: the revents after the count */
 };
 
-/* Arches an entry is limited to (0 = every arch). */
-#define A_X86 (1u << TC_ARCH_X86)
-#define A_MIPS                                                                 \
-  ((1u << TC_ARCH_MIPS) | (1u << TC_ARCH_MIPSEL) | (1u << TC_ARCH_MIPS64EL))
+/* The arches an entry is limited to (0 = every arch): those whose
+ * tc_arch_traits.sys says so. */
+enum { A_GIDS16 = 1, A_USER_DESC, A_OLD_MMAP };
 
 typedef struct sysdesc {
   const char *name;
   uint8_t ret;     /* R_* */
-  uint32_t arches; /* A_* mask, 0 = all */
+  uint8_t arches;  /* A_*, 0 = all */
   uint8_t args[7]; /* K_*, K_END-terminated */
 } sysdesc;
 
@@ -1189,7 +1186,7 @@ static const sysdesc syscalls[] = {
     {"getresgid", R_DEC, 0, {K_UINT_OUT, K_UINT_OUT, K_UINT_OUT}},
     {"getresuid32", R_DEC, 0, {K_UINT_OUT, K_UINT_OUT, K_UINT_OUT}},
     {"getresgid32", R_DEC, 0, {K_UINT_OUT, K_UINT_OUT, K_UINT_OUT}},
-    {"getgroups", R_DEC, A_X86 | (1u << TC_ARCH_ARM), {K_INT, K_GIDS16_OUT}},
+    {"getgroups", R_DEC, A_GIDS16, {K_INT, K_GIDS16_OUT}},
     {"getgroups", R_DEC, 0, {K_INT, K_GIDS_OUT}},
     {"getgroups32", R_DEC, 0, {K_INT, K_GIDS_OUT}},
     {"getpgrp", R_DEC, 0, {K_END}},
@@ -1224,7 +1221,7 @@ static const sysdesc syscalls[] = {
     {"tgkill", R_DEC, 0, {K_INT, K_INT, K_SIGNAL}},
     {"prctl", R_DEC, 0, {K_PRCTL}},
     {"arch_prctl", R_DEC, 0, {K_ARCH_PRCTL}},
-    {"set_thread_area", R_DEC, A_X86, {K_USER_DESC}},
+    {"set_thread_area", R_DEC, A_USER_DESC, {K_USER_DESC}},
     {"set_thread_area", R_DEC, 0, {K_PTR}},
     {"set_tls", R_DEC, 0, {K_PTR}},
     {"get_tls", R_HEX, 0, {K_END}},
@@ -1290,7 +1287,7 @@ static const sysdesc syscalls[] = {
     {"getcpu", R_DEC, 0, {K_UINT_OUT, K_UINT_OUT, K_PTR}},
     /* memory */
     {"brk", R_HEX, 0, {K_PTR}},
-    {"mmap", R_HEX, A_X86, {K_OLD_MMAP}},
+    {"mmap", R_HEX, A_OLD_MMAP, {K_OLD_MMAP}},
     {"mmap",
      R_HEX,
      0,
@@ -1321,12 +1318,24 @@ static const sysdesc syscalls[] = {
      {K_INT, K_BUF_IN, K_ULONG, K_MSG_FLAGS, K_SOCKADDR_IN, K_UINT}},
 };
 
+static bool desc_for(const tc_arch *a, unsigned arches) {
+  switch (arches) {
+  case A_GIDS16:
+    return a->traits.sys.gids16;
+  case A_USER_DESC:
+    return a->traits.sys.user_desc;
+  case A_OLD_MMAP:
+    return a->traits.sys.old_mmap;
+  default:
+    return true;
+  }
+}
+
 static const sysdesc *find_desc(const tc_arch *a, const char *name) {
   if (!name)
     return NULL;
   for (size_t i = 0; i < N(syscalls); i++)
-    if (strcmp(syscalls[i].name, name) == 0 &&
-        (!syscalls[i].arches || (syscalls[i].arches & (1u << a->id))))
+    if (strcmp(syscalls[i].name, name) == 0 && desc_for(a, syscalls[i].arches))
       return &syscalls[i];
   return NULL;
 }
@@ -1363,7 +1372,7 @@ static int regs_of(const call *c, argk k, int *r) {
   case K_OFF64:
     if (c->a->ptr_size == 8)
       return 1;
-    if ((c->a->id == TC_ARCH_ARM || is_mips(c->a)) && (*r & 1))
+    if (c->a->traits.sys.pair64_even && (*r & 1))
       (*r)++;
     return 2;
   case K_LLSEEK_OFF:
@@ -1741,7 +1750,7 @@ static void put_clone(call *c, int r) {
   sbuf *b = c->b;
   uint64_t flags = reg_at(c, r), stack = reg_at(c, r + 1),
            ptid = reg_at(c, r + 2);
-  bool x64 = c->a->id == TC_ARCH_X86_64;
+  bool x64 = c->a->traits.sys.clone_ctid_first;
   uint64_t ctid = reg_at(c, r + (x64 ? 3 : 4)),
            tls = reg_at(c, r + (x64 ? 4 : 3));
   sb_puts(b, "child_stack=");
@@ -2961,15 +2970,13 @@ const char *tc_sysdecode_fault(tc_sysdecode *d, const tc_fault_event *f) {
     addr = f->addr;
     break;
   case TC_FAULT_INVALID_INSN: /* as each arch's kernel reports it */
-    if (d->arch->id == TC_ARCH_MIPS || d->arch->id == TC_ARCH_MIPSEL ||
-        d->arch->id == TC_ARCH_MIPS64EL) {
+    code = d->arch->traits.sys.ill_code ? d->arch->traits.sys.ill_code
+                                        : "ILL_ILLOPN";
+    if (strcmp(code, "SI_KERNEL") == 0) {
       sb_printf(b, "--- %s {si_signo=%s, si_code=SI_KERNEL} ---",
                 sig ? sig : "?", sig ? sig : "?");
       return b->oom ? "(out of memory)" : b->p;
     }
-    code = d->arch->id == TC_ARCH_ARM || d->arch->id == TC_ARCH_ARM64
-               ? "ILL_ILLOPC"
-               : "ILL_ILLOPN";
     addr = f->pc;
     break;
   case TC_FAULT_DIVIDE:

@@ -77,7 +77,10 @@ const tc_arch tc_arch_desc_arm = {
     .traits = {.thumb_bit = 0x20, /* CPSR.T */
                .link_reg = "lr",
                .vstatus_reg = "fpscr",
-               .parallel = true},
+               .parallel = true,
+               .sys = {.gids16 = true,
+                       .pair64_even = true,
+                       .ill_code = "ILL_ILLOPC"}},
 };
 
 /* arm names as capstone spells them; *second gets the other half of a

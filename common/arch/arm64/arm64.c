@@ -80,7 +80,8 @@ const tc_arch tc_arch_desc_arm64 = {
     .traits = {.link_reg = "x30",
                .vstatus_reg = "fpsr",
                .parallel = true,
-               .reg_alias = alias_arm64},
+               .reg_alias = alias_arm64,
+               .sys = {.ill_code = "ILL_ILLOPC"}},
 };
 
 /* arm64 names as capstone spells them: wN is the low half of xN;

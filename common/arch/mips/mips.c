@@ -67,6 +67,12 @@ enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
     .first_stack_arg = 4, .stack_arg_offset = 16                               \
   }
 
+/* strace's view of the mips ABI (tc_arch_traits.sys): its own UAPI
+ * numbering, o32's 64-bit arguments in even/odd pairs, SI_KERNEL for an
+ * illegal instruction. */
+#define MIPS_SYS_TRAITS                                                        \
+  { .mips_uapi = true, .pair64_even = true, .ill_code = "SI_KERNEL" }
+
 /* An o32 descriptor: big- or little-endian, the integer table or the one
  * with the FPU (same indices, then f0-f31, fcsr, fir); base/with_fpu link
  * the two tables of one arch. */
@@ -82,7 +88,10 @@ enum { MIPS_V0 = 2, MIPS_A0 = 4, MIPS_A3 = 7, MIPS_SP = 29, MIPS_PC = 32 };
     .cs_arch = engine_##_cs_arch, .cs_mode = engine_##_cs_mode,                \
     .stack_top = STACK_TOP_O32, .mmap_top = MMAP_TOP_O32, .stack_align = 8,    \
     .linux_abi = &tc_linux_abi_mips_o32,                                       \
-    .traits = {.delay_slots = true, .link_reg = "ra", .parallel = true},       \
+    .traits = {.delay_slots = true,                                            \
+               .link_reg = "ra",                                               \
+               .parallel = true,                                               \
+               .sys = MIPS_SYS_TRAITS},                                        \
     links_                                                                     \
   }
 
@@ -138,5 +147,5 @@ const tc_arch tc_arch_desc_mips64el = {
     /* no -j N: only Unicorn 2.1.4 runs it, and there the recorder's
      * delay-slot guard (recorder/recorder.c ds_replay), which the run
      * phase's light hook does not have, keeps it right */
-    .traits = {.delay_slots = true, .link_reg = "ra"},
+    .traits = {.delay_slots = true, .link_reg = "ra", .sys = MIPS_SYS_TRAITS},
 };

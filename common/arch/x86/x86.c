@@ -137,7 +137,8 @@ const tc_arch tc_arch_desc_x86_64 = {
                .watch_after = true,
                .parallel = true,
                .decode_every_insn = true,
-               .reg_alias = alias_x86_64},
+               .reg_alias = alias_x86_64,
+               .sys = {.clone_ctid_first = true, .map_32bit = true}},
 };
 
 const tc_arch tc_arch_desc_x86 = {
@@ -179,7 +180,11 @@ const tc_arch tc_arch_desc_x86 = {
                .vstatus_reg = "mxcsr",
                .watch_after = true,
                .parallel = true,
-               .decode_every_insn = true},
+               .decode_every_insn = true,
+               .sys = {.gids16 = true,
+                       .user_desc = true,
+                       .old_mmap = true,
+                       .map_32bit = true}},
 };
 
 /* ------------------------------------------- capstone register names */
