@@ -224,9 +224,6 @@ static bool arch_folder(const char *rel) {
 }
 
 static const char *const arch_exceptions[] = {
-    /* capstone's per-arch detail (x86's segment prefixes, mips' lack of
-     * access lists) for every trace's arch, a reader's built one too */
-    "common/isa/insn_access.c",
     /* one probe per known engine defect, each about an arch */
     "emu/engine/probes.c",
     /* the formats' own arch ids: machine names and numbers, register

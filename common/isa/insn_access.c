@@ -47,9 +47,11 @@ tc_insn_access_cache *tc_insn_access_new(const tc_arch *arch, tc_error *err) {
     return NULL;
   }
   c->arch = arch;
-  c->is_x86 = arch->id == TC_ARCH_X86 || arch->id == TC_ARCH_X86_64;
-  c->is_mips = arch->id == TC_ARCH_MIPS || arch->id == TC_ARCH_MIPSEL ||
-               arch->id == TC_ARCH_MIPS64EL;
+  /* capstone's detail differs per capstone arch: the one of the arch's
+   * own table (a reader's built table, writers/ucir/, names none) */
+  const tc_arch *own = tc_arch_by_id(arch->id);
+  c->is_x86 = own && own->cs_arch == CS_ARCH_X86;
+  c->is_mips = own && own->cs_arch == CS_ARCH_MIPS;
   c->slots = calloc(2 * CACHE_SETS, sizeof *c->slots);
   c->older = calloc(CACHE_SETS, 1);
   c->mark_r = calloc(arch->nregs ? arch->nregs : 1, 1);
