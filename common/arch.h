@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The arch descriptors (common/arch/<arch>/, listed in common/arch.c) as
+/* The arch descriptors (common/arch/<arch>/, listed in
+ * common/arch/arches.def, expanded by common/arch.c) as
  * the library sees them: the public header has tc_arch as an opaque handle
  * with accessors; every layer of the library (and its tests) reads the
  * table itself through this header. */

@@ -303,8 +303,9 @@ typedef struct tc_emu {
 } tc_emu;
 
 /* What differs per arch in the engine: each arch folder (emu/engine/x86/,
- * arm/ (arm and arm64), mips/, sparc/) defines its table and
- * emu/engine/arches.c lists them; every entry may be NULL or 0. */
+ * arm/ (arm and arm64), mips/, sparc/) defines its table, which
+ * emu/engine/arches.c maps from the arch's id by the list of arches
+ * (common/arch/arches.def); every entry may be NULL or 0. */
 typedef struct tc_engine_arch_ops {
   /* After uc_open: the CPU model and engine modes (x86's Haswell,
    * mips64el's MIPS64r2 and virtual TLB). */
@@ -342,7 +343,8 @@ typedef struct tc_engine_arch_ops {
   uint64_t addr_limit;
 } tc_engine_arch_ops;
 
-/* The arch's table (emu/engine/arches.c); an empty one if it has none. */
+/* The arch's table (emu/engine/arches.c); an empty one (tc_engine_none) if
+ * it has none. */
 const tc_engine_arch_ops *tc_engine_arch_ops_of(const tc_arch *arch);
 /* A syscall trap, as the arch folders' hooks report it: the OS's call
  * (or SIGSYS on a bare engine). */

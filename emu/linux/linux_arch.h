@@ -2,9 +2,10 @@
 /* The per-arch part of the emulated Linux: the ops table each folder
  * emu/linux/<arch>/ fills (its signal frames, TLS, clone's child registers,
  * its own syscalls and quirks), the registry that maps an arch to it
- * (arches.c), and what the generic kernel lends the arch code (the
- * delivery description, frame helpers). Generic files ask the ops instead
- * of testing the arch, so an arch is its folder plus one registry line. */
+ * (arches.c, expanding common/arch/arches.def), and what the generic
+ * kernel lends the arch code (the delivery description, frame helpers).
+ * Generic files ask the ops instead of testing the arch, so an arch is its
+ * folders plus its line in common/arch/arches.def. */
 #ifndef TC_LINUX_ARCH_H
 #define TC_LINUX_ARCH_H
 
@@ -45,8 +46,8 @@ typedef struct tc_sig_desc {
  * low 32 bits of ebx, ecx, edx, esi, edi, ebp; the full rax gets the
  * result). */
 typedef struct tc_linux_compat {
-  tc_arch_id names_of;     /* the arch whose numbers and names it uses */
-  const char *nr_reg;      /* this arch's registers, by name */
+  tc_arch_id names_of; /* the arch whose numbers and names it uses */
+  const char *nr_reg;  /* this arch's registers, by name */
   const char *arg_regs[6];
   const char *ret_reg;
   /* The native call that serves compat call NAME as it is (arguments that
