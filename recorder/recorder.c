@@ -188,7 +188,7 @@ struct tc_recorder {
    * segment (tc_recorder_materialize) stops before instruction seg_to:
    * seg_end. */
   bool light, light_x86, ckpt_due, seg_end, lpend;
-  bool test_early; /* every checkpoint early (a test hook, arm64) */
+  bool test_early; /* every checkpoint early (a test hook) */
   uint64_t lpend_pc, ckpt_every, ckpt_next, seg_to;
   tc_checkpoint_fn ckpt;
   void *ckpt_ctx;
