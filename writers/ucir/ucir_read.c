@@ -1341,10 +1341,18 @@ static int build_arch(tc_reader *r, const fb_arch *fb, tc_error *err) {
   /* What the generic code asks of the ISA: the arch's own table's (32-bit
    * sparc has none: its branches have delay slots, as sparc64's). */
   const tc_arch *known = tc_arch_by_id(a->id);
-  if (known)
+  a->uc_arch = a->uc_mode = a->cs_arch = a->cs_mode = -1; /* no capstone */
+  if (known) {
     a->traits = known->traits;
-  else if (a->id == TC_ARCH_SPARC)
+    /* capstone's arch and mode for block ends and access lists (a zero
+     * left here would be capstone's ARM for every arch) */
+    a->uc_arch = known->uc_arch;
+    a->uc_mode = known->uc_mode;
+    a->cs_arch = known->cs_arch;
+    a->cs_mode = known->cs_mode;
+  } else if (a->id == TC_ARCH_SPARC) {
     a->traits = tc_arch_by_id(TC_ARCH_SPARC64)->traits;
+  }
   a->big_endian = r->dorder;
   a->ptr_size = ptr;
   a->page_size = 4096;
