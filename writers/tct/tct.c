@@ -3379,6 +3379,20 @@ static int replay_push(tc_reader *r, const tct_maplog *m) {
   return 0;
 }
 
+/* The index's last chunk that starts at or before instruction n (0 when
+ * none does): a binary search of the chunk table, which is in order. */
+static size_t last_chunk_at(const tc_reader *r, uint64_t n) {
+  size_t lo = 0, hi = r->nichunks;
+  while (hi - lo > 1) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (r->ichunks[mid].insn <= n)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
 /* Positions the reader at instruction n: the chunk that holds it (the
  * footer's index), else the start, then reads on to it; the maps before it
  * are kept to be replayed (format.h). */
@@ -3398,14 +3412,7 @@ static int tct_seek(tc_reader *r, uint64_t n, tc_error *err) {
   load_index(r);
   const tct_chunk *ch = NULL;
   if (r->has_index) {
-    size_t lo = 0, hi = r->nichunks; /* the last chunk starting <= n */
-    while (hi - lo > 1) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (r->ichunks[mid].insn <= n)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    size_t lo = last_chunk_at(r, n);
     ch = lo ? &r->ichunks[lo] : NULL; /* chunk 0: from the start */
     for (uint64_t i = 0; ch && i < ch->nmaps; i++)
       if (replay_push(r, &r->ilog[i]) < 0) {
@@ -3622,14 +3629,7 @@ static size_t md_chunk(tc_reader *r, uint64_t base) {
   load_index(r);
   if (!r->has_index || !r->nichunks)
     return SIZE_MAX;
-  size_t lo = 0, hi = r->nichunks;
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (r->ichunks[mid].insn <= base)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  size_t lo = last_chunk_at(r, base);
   while (lo && r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
     lo--;
   return r->ichunks[lo].insn == base ? lo : SIZE_MAX;
@@ -3643,14 +3643,7 @@ static int tct_mem_base(tc_reader *r, uint64_t insn, uint64_t *base) {
     return 0;
   if (!r->imd && !(r->imd = calloc(r->nichunks, sizeof *r->imd)))
     return 0;
-  size_t lo = 0, hi = r->nichunks; /* the last chunk starting <= insn */
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (r->ichunks[mid].insn <= insn)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  size_t lo = last_chunk_at(r, insn);
   /* chunks that start at one instruction: from the first of them */
   while (lo && r->ichunks[lo - 1].insn == r->ichunks[lo].insn)
     lo--;
@@ -3768,14 +3761,7 @@ static int tct_chunk_span(tc_reader *r, uint64_t insn, uint64_t *first,
   load_index(r);
   if (!r->has_index || !r->nichunks)
     return 0;
-  size_t lo = 0, hi = r->nichunks; /* the last chunk starting <= insn */
-  while (hi - lo > 1) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (r->ichunks[mid].insn <= insn)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  size_t lo = last_chunk_at(r, insn);
   *first = r->ichunks[lo].insn;
   *end = lo + 1 < r->nichunks ? r->ichunks[lo + 1].insn : r->isum.insns;
   return *end > *first || lo + 1 == r->nichunks;
