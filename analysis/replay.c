@@ -229,6 +229,7 @@ struct tc_replay {
   uint64_t insns;
   char *truncated;
   int has_memory;
+  uint64_t chunks_skipped; /* by runs past the index (chunk_may) */
 
   rp_map pages; /* pn -> rp_page */
   rp_page **page_list;
@@ -2411,8 +2412,11 @@ static bool chunk_may(tc_replay *r, uint64_t first, const tc_replay_stops *s,
                       const tc_chunk_watch *cw) {
   if (s->step)
     return true;
-  return r->fmt->chunk_may_stop(r->far_rd, first, s->pcs, s->npcs, cw,
-                                s->nwatches) != 0;
+  if (r->fmt->chunk_may_stop(r->far_rd, first, s->pcs, s->npcs, cw,
+                             s->nwatches) != 0)
+    return true;
+  r->chunks_skipped++;
+  return false;
 }
 
 /* Does a chunk start at pos (where far_start can begin)? */
@@ -2882,4 +2886,5 @@ void tc_replay_get_stats(const tc_replay *r, tc_replay_stats *st) {
   st->log_bytes = r->log_len;
   st->memory_bytes = r->version_bytes;
   st->interval = r->interval;
+  st->chunks_skipped = r->chunks_skipped;
 }

@@ -172,6 +172,7 @@ typedef struct tc_replay_stats {
   uint64_t log_bytes;     /* the effect log */
   uint64_t memory_bytes;  /* checkpoints' states and page copies */
   uint32_t interval;
+  uint64_t chunks_skipped; /* chunks runs past the index did not decode */
 } tc_replay_stats;
 void tc_replay_get_stats(const tc_replay *r, tc_replay_stats *st);
 

@@ -1457,6 +1457,62 @@ static void test_chunk_runs(void) {
   tc_replay_free(ref);
 }
 
+/* A watch on a word beside a hot one (issue 33): every chunk of hotcold64
+ * stores to the cold word's 64-byte line (the chunk filters' unit), but
+ * only the first stores to the word: the chunk memory summaries know the
+ * bytes, so a reverse-continue from the end with nothing indexed decodes
+ * next to no chunk (about 58 chunks of 4096 instructions: the chunk size
+ * is rounded to the keyframe interval) and stops where an index built
+ * whole does. */
+static void test_chunk_bytes(void) {
+  char *out = NULL;
+  CU_ASSERT_EQUAL_FATAL(tu_runf(&out, 0, "%s 10", tu_guest("hotcold64")), 0);
+  const char *at = out ? strstr(out, "cold at 0x") : NULL;
+  CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+  uint64_t cold = strtoull(at + 8, NULL, 16);
+  free(out);
+  const char *t = record_chunks("hotcold", "hotcold64", "40000", 2048);
+  tc_error err = {{0}};
+  tc_replay_opts lazy = {.interval = 512},
+                 eager = {.interval = 512, .eager = 1};
+  tc_replay *lz = tc_replay_open_opts(t, NULL, &lazy, &err);
+  tc_replay *ref = tc_replay_open_opts(t, NULL, &eager, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(lz);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(ref);
+  uint64_t n = tc_replay_insns(ref);
+  for (int hot = 0; hot < 2; hot++) {
+    tc_replay_watch w = {
+        .addr = cold - (hot ? 8 : 0), .len = 8, .kinds = TC_MEM_WRITE};
+    tc_replay_stops s = {.watches = &w, .nwatches = 1};
+    tc_replay_hit h1, h2;
+    tc_replay_stats before, after;
+    tc_replay_get_stats(lz, &before);
+    CU_ASSERT_FALSE(tc_replay_seek(ref, n, &err) ||
+                    tc_replay_run(ref, 1, &s, &h1, &err));
+    CU_ASSERT_FALSE(tc_replay_seek(lz, n, &err) ||
+                    tc_replay_run(lz, 1, &s, &h2, &err));
+    tc_replay_get_stats(lz, &after);
+    CU_ASSERT_EQUAL(h1.why, TC_REPLAY_WATCH);
+    CU_ASSERT_EQUAL(h2.why, h1.why);
+    CU_ASSERT_EQUAL(h2.index, h1.index); /* the watch */
+    CU_ASSERT_EQUAL(tc_replay_pos(lz), tc_replay_pos(ref));
+    uint64_t skipped = after.chunks_skipped - before.chunks_skipped;
+    if (hot) { /* the hot word: its last store, in the last chunk */
+      CU_ASSERT(tc_replay_pos(ref) > n - 4096);
+    } else { /* the cold one: the store at the start, every chunk between
+              * skipped although each stored to its line */
+      CU_ASSERT(tc_replay_pos(ref) < 4096);
+      CU_ASSERT(skipped > 40);
+      if (skipped <= 40)
+        fprintf(stderr,
+                "\nhotcold: %" PRIu64 " of about %" PRIu64 " chunks skipped\n",
+                skipped, n / 2048);
+    }
+  }
+  tc_replay_free(lz);
+  tc_replay_free(ref);
+}
+
 /* A first session's far seek with gdb (no index file, nothing indexed
  * past the seek): registers equal `dump` there, a stored word's value is
  * the store's old bytes as `dump` prints them, and stack words equal a
@@ -1917,6 +1973,8 @@ int main(void) {
       {"far seeks: memory from the chunk summaries", test_far_seek},
       {"far seek with gdb, first session", test_far_seek_gdb},
       {"runs through the chunk filters", test_chunk_runs},
+      {"a watch beside a hot word skips chunks by their bytes",
+       test_chunk_bytes},
       {NULL, NULL}};
   return tu_run_suite("gdbserver", cases);
 }

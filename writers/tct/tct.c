@@ -3795,6 +3795,48 @@ static int tct_chunk_may_stop(tc_reader *r, uint64_t first, const uint64_t *pcs,
   return 0;
 }
 
+/* Did chunk k write a byte of [a, b]? Its filters know lines; its memory
+ * summary knows the bytes its stores, kernel writes and signal frames
+ * left, which are every byte it wrote when it has no MAP, UNMAP or
+ * PROTECT (those clear bytes from the summary, and a map's data is not in
+ * it). 0 no, 1 yes, -1 not known (no summary, maps in the chunk). A watch
+ * on a word beside a hot one then skips the chunks that wrote only its
+ * neighbour. */
+static int md_wrote(tc_reader *r, size_t k, uint64_t a, uint64_t b) {
+  if (!r->info.has_memory || k + 1 >= r->nichunks ||
+      r->ichunks[k + 1].nmaps != r->ichunks[k].nmaps)
+    return -1;
+  if (!r->imd && !(r->imd = calloc(r->nichunks, sizeof *r->imd)))
+    return -1;
+  if (md_load(r, k) < 0)
+    return -1;
+  const tct_md *m = &r->imd[k];
+  size_t lo = 0, hi = m->npages; /* the first page >= a's */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (m->pn[mid] < a >> 12)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  for (size_t i = lo; i < m->npages && m->pn[i] <= b >> 12; i++) {
+    fcur c = {m->at[i], m->body + m->n}; /* checked by md_load */
+    uint64_t runs, off = 0, gap, len;
+    if (f_uv(&c, &runs) < 0)
+      return -1;
+    for (uint64_t j = 0; j < runs; j++) {
+      if (f_uv(&c, &gap) < 0 || f_uv(&c, &len) < 0)
+        return -1;
+      uint64_t first = (m->pn[i] << 12) + off + gap;
+      if (len && first <= b && first + len - 1 >= a)
+        return 1;
+      off += gap + len;
+      c.p += len;
+    }
+  }
+  return 0;
+}
+
 /* Can chunk k hold a stop (or has it no filters)? */
 static bool mf_may(tc_reader *r, size_t k, const uint64_t *pcs, size_t npcs,
                    const tc_chunk_watch *w, size_t nw) {
@@ -3826,9 +3868,16 @@ static bool mf_may(tc_reader *r, size_t k, const uint64_t *pcs, size_t npcs,
     for (int s = 0; s < 2; s++) {
       if (!(w[i].kinds & (s ? TC_MEM_READ : TC_MEM_WRITE)))
         continue;
-      if ((f->flags & (s ? MF_ALL_R : MF_ALL_W)) ||
-          mf_runs_hit(f->runs[s], f->nruns[s], a, b))
-        return true;
+      if (!(f->flags & (s ? MF_ALL_R : MF_ALL_W)) &&
+          !mf_runs_hit(f->runs[s], f->nruns[s], a, b))
+        continue;
+      /* a stored line: the bytes themselves, where the summary knows */
+      if (!s && md_wrote(r, k, w[i].addr,
+                         w[i].addr + w[i].len - 1 < w[i].addr
+                             ? UINT64_MAX
+                             : w[i].addr + w[i].len - 1) == 0)
+        continue;
+      return true;
     }
   }
   return false;
