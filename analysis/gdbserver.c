@@ -49,8 +49,13 @@ struct gs_session {
   size_t nregs;
   char *xml;
   size_t xml_len;
-  uint8_t *auxv; /* the initial stack's auxiliary vector, or NULL */
+  /* The program at the position: the recording's, or the one the latest
+   * execve before it started (img: that position, 0 for the first) */
+  uint64_t img;
+  uint8_t *auxv; /* its initial stack's auxiliary vector, or NULL */
   size_t auxv_len;
+  char *exe;        /* an exec'd one's file name (AT_EXECFN), or NULL */
+  bool exec_events; /* gdb takes exec stop replies */
   gs_point *points;
   size_t npoints;
   bool noack;
@@ -264,14 +269,45 @@ static void stop_reply(gs_session *s, gs_out *o, const tc_replay_hit *h,
   }
 }
 
+static uint64_t *execs(gs_session *s, size_t *n);
+static const char *exe_here(gs_session *s);
+
+/* Runs, then the stop reply; a forward run that crossed an execve stops
+ * right after it with an exec stop reply (gdb loads the new program). */
+static void run_reply(gs_session *s, gs_out *o, const tc_replay_stops *st,
+                      int backwards) {
+  tc_error err = {{0}};
+  tc_replay_hit h = {0};
+  uint64_t from = tc_replay_pos(s->rp);
+  if (tc_replay_run(s->rp, backwards, st, &h, &err)) {
+    out_str(o, "E01");
+    return;
+  }
+  uint64_t to = tc_replay_pos(s->rp), x = UINT64_MAX;
+  size_t n;
+  uint64_t *xs = s->exec_events && !backwards ? execs(s, &n) : NULL;
+  for (size_t i = 0; xs && i < n && x == UINT64_MAX; i++)
+    if (xs[i] > from && xs[i] <= to)
+      x = xs[i];
+  free(xs);
+  const char *exe;
+  if (x != UINT64_MAX && !tc_replay_seek(s->rp, x, &err) &&
+      (exe = exe_here(s)) != NULL) {
+    uint32_t tid = tc_replay_tid(s->rp);
+    out_fmt(o, "T05thread:%x;exec:", tid ? tid : 1);
+    out_hex(o, (const uint8_t *)exe, strlen(exe));
+    out_str(o, ";");
+    return;
+  }
+  stop_reply(s, o, &h, backwards);
+}
+
 /* Resumes: a step of thread `tid` (0: the Hc thread, else the running
  * one) to its next (or, backwards, previous) instruction, a range step
  * (lo < hi: on while its pc stays in [lo, hi), breakpoints and watches
  * stopping it), or a continue; then the stop reply. */
 static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                    uint32_t tid, uint64_t lo, uint64_t hi) {
-  tc_error err = {{0}};
-  tc_replay_hit h = {0};
   if (step && lo >= hi) {
     if (!tid && s->ctid && tc_replay_thread_state(s->rp, s->ctid))
       tid = s->ctid;
@@ -281,11 +317,7 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                           .ctx = s->wctx,
                           .step = 1,
                           .step_tid = tid};
-    if (tc_replay_run(s->rp, backwards, &st, &h, &err)) {
-      out_str(o, "E01");
-      return;
-    }
-    stop_reply(s, o, &h, backwards);
+    run_reply(s, o, &st, backwards);
     return;
   }
   uint64_t pcs[GS_MAX_POINTS];
@@ -318,11 +350,7 @@ static void resume(gs_session *s, gs_out *o, bool step, int backwards,
                         .step_tid = tid,
                         .range_lo = lo,
                         .range_hi = hi};
-  if (tc_replay_run(s->rp, backwards, &st, &h, &err)) {
-    out_str(o, "E01");
-    return;
-  }
-  stop_reply(s, o, &h, backwards);
+  run_reply(s, o, &st, backwards);
 }
 
 /* ------------------------------------------------------------ monitor */
@@ -443,11 +471,51 @@ static int read_word(gs_session *s, uint64_t addr, uint64_t *out) {
   return 0;
 }
 
-static void read_auxv(gs_session *s) {
+/* The execve positions known (indexed); *n of them, or NULL. */
+static uint64_t *execs(gs_session *s, size_t *n) {
+  *n = tc_replay_execs(s->rp, NULL, 0);
+  uint64_t *x = *n ? malloc(*n * sizeof *x) : NULL;
+  if (!x)
+    *n = 0;
+  else
+    tc_replay_execs(s->rp, x, *n);
+  return x;
+}
+
+/* Where the program at pos started: after the latest execve at or before
+ * it, else 0. */
+static uint64_t image_start(gs_session *s, uint64_t pos) {
+  size_t n;
+  uint64_t *x = execs(s, &n), start = 0;
+  for (size_t i = 0; i < n && x[i] <= pos; i++)
+    start = x[i];
+  free(x);
+  return start;
+}
+
+/* A NUL-terminated string of the recording's memory, or NULL. */
+static char *read_string(gs_session *s, uint64_t addr) {
+  char buf[4096];
+  for (size_t i = 0; i < sizeof buf; i++) {
+    if (tc_replay_read(s->rp, addr + i, 1, (uint8_t *)&buf[i]) != 1)
+      return NULL;
+    if (!buf[i])
+      return i ? strdup(buf) : NULL;
+  }
+  return NULL;
+}
+
+static void read_auxv_at(gs_session *s, uint64_t at) {
   tc_replay *rp = s->rp;
   uint64_t keep = tc_replay_pos(rp);
   tc_error err = {{0}};
-  if (tc_replay_seek(rp, 0, &err))
+  free(s->auxv);
+  free(s->exe);
+  s->auxv = NULL;
+  s->auxv_len = 0;
+  s->exe = NULL;
+  s->img = at;
+  if (tc_replay_seek(rp, at, &err))
     return;
   const unsigned w = s->arch->ptr_size;
   uint64_t sp = tc_state_get(s->arch, tc_replay_state(rp), s->arch->sp_reg);
@@ -482,11 +550,27 @@ static void read_auxv(gs_session *s) {
         s->auxv_len = len;
       } else
         free(a);
+      /* an exec'd program's name: AT_EXECFN's string, on its stack */
+      for (uint64_t q = start; at && s->auxv && q < p; q += 2 * w)
+        if (!read_word(s, q, &v) && v == 31 && !read_word(s, q + w, &v))
+          s->exe = read_string(s, v);
       break;
     }
   }
 done:
   tc_replay_seek(rp, keep, &err);
+}
+
+/* The auxv and exec file of the program at the position. */
+static void image_here(gs_session *s) {
+  uint64_t at = image_start(s, tc_replay_pos(s->rp));
+  if (at != s->img)
+    read_auxv_at(s, at);
+}
+
+static const char *exe_here(gs_session *s) {
+  image_here(s);
+  return s->img ? s->exe : tc_replay_info(s->rp)->exe_path;
 }
 
 /* --------------------------------------------------------------- packets */
@@ -696,11 +780,16 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
     return; /* unknown: an empty reply */
   }
   if (starts(p, end, "qSupported")) {
+    /* exec stop replies where gdb offers to take them */
+    s->exec_events = false;
+    for (const char *q = p; q + 12 <= end; q++)
+      if (memcmp(q, "exec-events+", 12) == 0)
+        s->exec_events = true;
     out_fmt(o,
             "PacketSize=%x;QStartNoAckMode+;ReverseStep+;ReverseContinue+;"
             "qXfer:features:read+;qXfer:auxv:read+;qXfer:exec-file:read+;"
-            "swbreak+;hwbreak+",
-            GS_PACKET_SIZE);
+            "swbreak+;hwbreak+%s",
+            GS_PACKET_SIZE, s->exec_events ? ";exec-events+" : "");
   } else if (starts(p, end, "QStartNoAckMode") && len == 15) {
     out_str(o, "OK");
     s->noack = true; /* after this reply */
@@ -709,13 +798,14 @@ static void gs_packet(gs_session *s, const char *p, size_t len, gs_out *o) {
   } else if (starts(p, end, "qXfer:features:read:")) {
     out_str(o, "E00");
   } else if (starts(p, end, "qXfer:auxv:read::")) {
+    image_here(s);
     if (!s->auxv)
       out_str(o, "E00");
     else
       xfer(o, (const char *)s->auxv, s->auxv_len, p + 17, end);
   } else if (starts(p, end, "qXfer:exec-file:read:")) {
     const char *q = memchr(p + 21, ':', (size_t)(end - p - 21));
-    const char *exe = tc_replay_info(s->rp)->exe_path;
+    const char *exe = exe_here(s);
     if (!q || !exe || !*exe)
       out_str(o, "E00");
     else
@@ -908,7 +998,7 @@ gs_session *gs_new(tc_replay *rp, int (*write)(void *, const char *, size_t),
     if (s->src[i] >= 0 && fmt->holds_reg && !fmt->holds_reg(arch, s->src[i]))
       s->src[i] = -1;
   }
-  read_auxv(s);
+  read_auxv_at(s, 0);
   return s;
 }
 
@@ -924,6 +1014,7 @@ void gs_free(gs_session *s) {
   free(s->points);
   free(s->xml);
   free(s->auxv);
+  free(s->exe);
   free(s->reply.p);
   free(s->last.p);
   free(s->in);

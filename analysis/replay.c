@@ -240,6 +240,8 @@ struct tc_replay {
   size_t nmaplog, cap_maplog;
   rp_birth *births;
   size_t nbirths, cap_births;
+  uint64_t *execs; /* positions after each execve that succeeded */
+  size_t nexecs, cap_execs;
 
   /* the log: written to a file while opening (an index file, or an
    * unlinked temporary one) after RP_HDR bytes of header, then mapped */
@@ -981,6 +983,19 @@ static int open_event(rp_open *o, const tc_event *ev, tc_error *err) {
       r->births[r->nbirths++] =
           (rp_birth){(uint32_t)ev->u.sys.ret, o->pos + 1, UINT64_MAX, NULL};
     }
+    if (o->started && ev->u.sys.part == 0 && ev->u.sys.ret == 0 &&
+        ev->u.sys.name && strcmp(ev->u.sys.name, "execve") == 0) {
+      /* a new program from the next position on */
+      if (r->nexecs == r->cap_execs) {
+        size_t cap = r->cap_execs ? r->cap_execs * 2 : 4;
+        uint64_t *x = realloc(r->execs, cap * sizeof *x);
+        if (!x)
+          goto oom;
+        r->execs = x;
+        r->cap_execs = cap;
+      }
+      r->execs[r->nexecs++] = o->pos + 1;
+    }
     if (o->started && ev->u.sys.part == 0 && ev->u.sys.name &&
         strcmp(ev->u.sys.name, "exit") == 0) {
       /* the thread ends (exit_group ends the recording) */
@@ -1033,7 +1048,7 @@ oom:
  * the server's own, checked against the trace it was made from. */
 #define RP_HDR 4096u
 #define RP_MAGIC "TCRPIDX1"
-enum { RP_IDX_VERSION = 3 };
+enum { RP_IDX_VERSION = 4 };
 
 typedef struct rp_header {
   char magic[8];
@@ -1180,6 +1195,9 @@ static int save_index(tc_replay *r, const uint64_t id[3]) {
       bad |= put_u32(&b, r->births[i].tid) || put_u64(&b, r->births[i].from) ||
              put_u64(&b, r->births[i].to) ||
              put_raw(&b, r->births[i].state, ss);
+  bad |= put_u64(&b, r->nexecs);
+  for (size_t i = 0; i < r->nexecs && !bad; i++)
+    bad |= put_u64(&b, r->execs[i]);
   bad |= put_u64(&b, r->version_bytes);
   rp_header h;
   memset(&h, 0, sizeof h);
@@ -1368,6 +1386,16 @@ static int load_index(tc_replay *r, const uint64_t id[3]) {
       goto bad;
     memcpy(bi->state, s, ss);
     r->nbirths = (size_t)i + 1;
+  }
+  if (!take_u64(&in, &n) || n > (uint64_t)(in.end - in.p) / 8 ||
+      (n && !(r->execs = calloc((size_t)n, sizeof *r->execs))))
+    goto bad;
+  r->cap_execs = (size_t)n;
+  for (uint64_t i = 0; i < n; i++) {
+    if (!take_u64(&in, &r->execs[i]) || r->execs[i] > h.insns ||
+        (i && r->execs[i] <= r->execs[i - 1]))
+      goto bad;
+    r->nexecs = (size_t)i + 1;
   }
   if (!take_u64(&in, &r->version_bytes) || in.p != in.end)
     goto bad;
@@ -1654,6 +1682,9 @@ static void free_index(tc_replay *r) {
   free(r->births);
   r->births = NULL;
   r->nbirths = r->cap_births = 0;
+  free(r->execs);
+  r->execs = NULL;
+  r->nexecs = r->cap_execs = 0;
   if (r->map)
     munmap(r->map, r->map_len);
   r->map = r->log = NULL;
@@ -2287,6 +2318,12 @@ size_t tc_replay_threads(const tc_replay *r, uint32_t *tids, size_t max) {
     last = best;
   }
   return n;
+}
+
+size_t tc_replay_execs(const tc_replay *r, uint64_t *pos, size_t max) {
+  for (size_t i = 0; i < r->nexecs && i < max; i++)
+    pos[i] = r->execs[i];
+  return r->nexecs;
 }
 
 const uint8_t *tc_replay_thread_state(const tc_replay *r, uint32_t tid) {

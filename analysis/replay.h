@@ -110,6 +110,12 @@ size_t tc_replay_threads(const tc_replay *r, uint32_t *tids, size_t max);
  * another's when it last ran; NULL for no such thread. */
 const uint8_t *tc_replay_thread_state(const tc_replay *r, uint32_t tid);
 
+/* The positions where a new program starts: the one after each execve
+ * that succeeded, in order, as far as the recording is indexed (the
+ * whole of it once tc_replay_build has reached its end). Fills up to max,
+ * returns how many there are. */
+size_t tc_replay_execs(const tc_replay *r, uint64_t *pos, size_t max);
+
 /* Running to a stop. A watch covers [addr, addr+len) for TC_MEM_READ
  * and/or TC_MEM_WRITE accesses (a syscall's kernel writes are its
  * instruction's writes). */

@@ -1821,7 +1821,7 @@ static void test_range_step(void) {
 
 /* threads2-64's clone and its worker's first instruction. */
 typedef struct clone_truth {
-  uint64_t clone_at, first;
+  uint64_t clone_at, first, exit_at;
   uint32_t tid, main_tid;
   uint8_t state[4096];
   size_t ss;
@@ -1836,6 +1836,9 @@ static int clone_sink(void *ctx, const tc_event *ev, tc_error *err) {
     c->tid = (uint32_t)ev->u.sys.ret;
     c->main_tid = ev->u.sys.tid;
   }
+  if (ev->kind == TC_EV_SYSCALL && ev->u.sys.name && c->tid &&
+      ev->u.sys.tid == c->tid && strcmp(ev->u.sys.name, "exit") == 0)
+    c->exit_at = ev->u.sys.insn_index;
   if (ev->kind == TC_EV_INSN && c->tid && !c->first &&
       ev->u.insn.tid == c->tid) {
     c->first = ev->u.insn.index;
@@ -1891,21 +1894,124 @@ static void test_clone_thread(void) {
       CU_ASSERT_EQUAL(tc_replay_index_state(rp), TC_REPLAY_INDEX_READ);
     }
   }
-  /* gdb: right after the clone, `info threads` lists the worker, whose
-   * pc is its first instruction's */
-  char cmds[512];
+  /* gdb: at the clone `info threads` lists main only; right after it,
+   * the worker too, whose pc is its first instruction's; at the worker's
+   * exit both, after it main only */
+  CU_ASSERT_FATAL(c->exit_at > c->first);
+  char cmds[1024];
   snprintf(cmds, sizeof cmds,
-           "monitor seek %" PRIu64 "\nmaintenance flush register-cache\n"
-           "echo @@threads\\n\ninfo threads\nthread 2\n"
-           "printf \"@@pc=%%lx\\n\", $pc\n",
-           c->clone_at + 1);
+           "define hookpost-monitor\nmaintenance flush register-cache\nend\n"
+           "monitor seek %" PRIu64 "\necho @@before\\n\ninfo threads\n"
+           "monitor seek %" PRIu64 "\necho @@threads\\n\ninfo threads\n"
+           "thread 2\nprintf \"@@pc=%%lx\\n\", $pc\n"
+           "monitor seek %" PRIu64 "\necho @@exit\\n\ninfo threads\n"
+           "monitor seek %" PRIu64 "\necho @@gone\\n\ninfo threads\n"
+           "echo @@end\\n\n",
+           c->clone_at, c->clone_at + 1, c->exit_at, c->exit_at + 1);
   char *out = gdb_run(t, tu_guest("threads2-64"), cmds);
+  const char *before = strstr(out, "@@before");
   const char *th = strstr(out, "@@threads");
-  CU_ASSERT(th && strstr(th, "Thread 1001"));
+  const char *ex = strstr(out, "@@exit");
+  const char *gone = strstr(out, "@@gone");
+  const char *end = strstr(out, "@@end");
+  CU_ASSERT_FATAL(before && th && ex && gone && end);
+  const char *w = strstr(before, "Thread 1001");
+  CU_ASSERT(strstr(before, "Thread 1000") < th);
+  CU_ASSERT(w && w > th); /* not listed at the clone */
+  CU_ASSERT(strstr(th, "Thread 1001") < ex);
   CU_ASSERT_EQUAL(at_val(out, "pc", 0),
                   tc_state_get(arch, c->state, arch->pc_reg));
+  CU_ASSERT(strstr(ex, "Thread 1001") < gone);
+  CU_ASSERT(strstr(ex, "Thread 1000") < gone);
+  CU_ASSERT(strstr(gone, "Thread 1000") < end);
+  w = strstr(gone, "Thread 1001");
+  CU_ASSERT(!w || w > end);
   free(out);
   free(c);
+}
+
+/* exec64's execve: the position after it (from the trace). */
+static int exec_sink(void *ctx, const tc_event *ev, tc_error *err) {
+  (void)err;
+  uint64_t *at = ctx;
+  if (ev->kind == TC_EV_SYSCALL && ev->u.sys.name && !*at &&
+      strcmp(ev->u.sys.name, "execve") == 0 && ev->u.sys.ret == 0)
+    *at = ev->u.sys.insn_index + 1;
+  return 0;
+}
+
+/* After an execve the server answers the new program's exec file and
+ * auxv, and a run that crosses it stops there with an exec stop reply:
+ * gdb loads the new program, and its breakpoint on main is main of the
+ * new one. */
+static void test_exec(void) {
+  char args64[4096], exec64[4096], args[4200];
+  snprintf(args64, sizeof args64, "%s", tu_guest("args64"));
+  snprintf(exec64, sizeof exec64, "%s", tu_guest("exec64"));
+  snprintf(args, sizeof args, "run %s x", args64);
+  const char *t = record("exec", "exec64", args);
+  uint64_t at = 0;
+  tc_error err = {{0}};
+  CU_ASSERT_EQUAL_FATAL(tc_read_trace(t, NULL, exec_sink, &at, &err), 0);
+  CU_ASSERT_FATAL(at > 1);
+  tc_replay *rp = tc_replay_open(t, NULL, 0, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+  CU_ASSERT_EQUAL(tc_replay_build(rp, UINT64_MAX, &err), 0);
+  uint64_t xs[4];
+  CU_ASSERT_EQUAL(tc_replay_execs(rp, xs, 4), 1);
+  CU_ASSERT_EQUAL(xs[0], at);
+  tc_replay_free(rp);
+  /* the exec file by position, to a client without exec events */
+  char in[1024] = "", hex[64];
+  uint64_t pos[] = {at - 1, at};
+  for (int i = 0; i < 2; i++) {
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "seek %" PRIu64, pos[i]);
+    size_t k = (size_t)snprintf(hex, sizeof hex, "qRcmd,");
+    for (const char *q = cmd; *q; q++)
+      k += (size_t)snprintf(hex + k, sizeof hex - k, "%02x", (unsigned char)*q);
+    add_packet(in, sizeof in, hex);
+    add_packet(in, sizeof in, "qXfer:exec-file:read::0,fff");
+  }
+  CU_ASSERT_EQUAL(tu_write_file(tu_tmp("exec.in"), in, strlen(in)), 0);
+  char *raw = NULL;
+  CU_ASSERT_EQUAL(tu_runf(&raw, 0, "%s gdbserver -q --stdio %s < %s", TC_CLI, t,
+                          tu_tmp("exec.in")),
+                  0);
+  char *r = replies(raw ? raw : "");
+  char want[4200];
+  snprintf(want, sizeof want, "\nl%s\n", exec64);
+  const char *a = strstr(r, want);
+  snprintf(want, sizeof want, "\nl%s\n", args64);
+  const char *b = strstr(r, want);
+  CU_ASSERT(a && b && a < b);
+  free(r);
+  free(raw);
+  /* gdb: main of exec64, then across the execve to main of args64 */
+  char *out = gdb_run(t, exec64,
+                      "break main\ncontinue\necho @@one\\n\n"
+                      "info inferiors\ninfo auxv\ninfo symbol $pc\n"
+                      "printf \"@@main=%lx\\n\", &main\n"
+                      "continue\necho @@two\\n\ninfo inferiors\n"
+                      "info auxv\ninfo symbol $pc\n"
+                      "printf \"@@main=%lx\\n\", &main\necho @@end\\n\n");
+  const char *one = strstr(out, "@@one"), *two = strstr(out, "@@two");
+  const char *end = strstr(out, "@@end");
+  CU_ASSERT_FATAL(one && two && end);
+  CU_ASSERT(strstr(one, "main in section .text") &&
+            strstr(one, "main in section .text") < two);
+  CU_ASSERT(strstr(one, exec64) && strstr(one, exec64) < two);
+  snprintf(want, sizeof want, "executing new program: %s", args64);
+  CU_ASSERT(strstr(out, want) && strstr(out, want) < two);
+  /* main of args64, not exec64's: the symbols were reloaded */
+  CU_ASSERT(strstr(two, "main in section .text") &&
+            strstr(two, "main in section .text") < end);
+  CU_ASSERT_NOT_EQUAL(at_val(out, "main", 0), at_val(out, "main", 1));
+  CU_ASSERT_NOT_EQUAL(at_val(out, "main", 1), UINT64_MAX);
+  snprintf(want, sizeof want, "\"%s\"", args64); /* AT_EXECFN */
+  CU_ASSERT(strstr(two, want) && strstr(two, want) < end);
+  CU_ASSERT(!strstr(two, exec64) || strstr(two, exec64) > end);
+  free(out);
 }
 
 /* `monitor seek` cannot make gdb drop its register cache (qRcmd has no
@@ -1970,6 +2076,7 @@ int main(void) {
       {"range stepping (vCont;r)", test_range_step},
       {"a cloned thread before its first instruction", test_clone_thread},
       {"monitor seek with a hookpost-monitor", test_seek_hook},
+      {"an execve: the new program's exec file and auxv", test_exec},
       {"far seeks: memory from the chunk summaries", test_far_seek},
       {"far seek with gdb, first session", test_far_seek_gdb},
       {"runs through the chunk filters", test_chunk_runs},
