@@ -1961,6 +1961,21 @@ static void test_exec(void) {
   CU_ASSERT_EQUAL(tc_replay_execs(rp, xs, 4), 1);
   CU_ASSERT_EQUAL(xs[0], at);
   tc_replay_free(rp);
+  /* the same from an index file */
+  const char *idx = tu_tmp("exec-test.gdbidx");
+  remove(idx);
+  tc_replay_opts o = {.interval = 512, .index_path = idx};
+  for (int pass = 0; pass < 2; pass++) {
+    rp = tc_replay_open_opts(t, NULL, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(rp);
+    CU_ASSERT_EQUAL(tc_replay_build(rp, UINT64_MAX, &err), 0);
+    CU_ASSERT_EQUAL(tc_replay_index_state(rp),
+                    pass ? TC_REPLAY_INDEX_READ : TC_REPLAY_INDEX_SAVED);
+    xs[0] = 0;
+    CU_ASSERT_EQUAL(tc_replay_execs(rp, xs, 4), 1);
+    CU_ASSERT_EQUAL(xs[0], at);
+    tc_replay_free(rp);
+  }
   /* the exec file by position, to a client without exec events */
   char in[1024] = "", hex[64];
   uint64_t pos[] = {at - 1, at};
