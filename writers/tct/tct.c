@@ -142,6 +142,11 @@ typedef struct md_table {
 #define TCT_SKIP_FILT 0x184D2A5Cu
 static const char tct_filt_tag[4] = {'T', 'C', 'M', 'F'};
 #define TCT_MF_MAX (1u << 20)
+/* Units of the sets (log2 bytes): stores by 64-byte line (a write watch
+ * then asks the memory summary for bytes), loads by 8-byte word since
+ * version 2 (version 1, of the first builds that wrote filters: lines),
+ * so a read watch beside a hot word skips the chunks that read only it. */
+enum { TCT_MF_LINE = 6, TCT_MF_WORD = 3, TCT_MF_VERSION = 2 };
 enum { MF_ALL_PC = 1, MF_ALL_W = 2, MF_ALL_R = 4 };
 
 /* An exact set of u64 (slots hold value + 1; open addressing), with a
@@ -187,8 +192,9 @@ typedef struct tct_mf {
   uint64_t flags;
   uint64_t *pcs; /* ascending */
   size_t npcs;
-  uint64_t *runs[2]; /* stored, loaded lines: [first, end) pairs, ascending */
+  uint64_t *runs[2]; /* stored, loaded units: [first, end) pairs, ascending */
   size_t nruns[2];
+  unsigned shift[2]; /* log2 of a unit's bytes: lines (6); v2 loads: words */
 } tct_mf;
 
 /* A MAP's data over one page, as md_map_data read it (the part the map
@@ -922,17 +928,18 @@ over:
   t->over = true;
 }
 
-/* The 64-byte lines of [addr, addr + size). */
-static void mf_lines(mf_set *t, uint64_t addr, uint64_t size) {
+/* The units of 2^shift bytes of [addr, addr + size): 64-byte lines for
+ * stores (the memory summary knows their bytes), 8-byte words for loads. */
+static void mf_units(mf_set *t, uint64_t addr, uint64_t size, unsigned shift) {
   if (!size || t->over)
     return;
   uint64_t last = addr + size - 1 < addr ? UINT64_MAX : addr + size - 1;
-  if ((last >> 6) - (addr >> 6) >= TCT_MF_MAX) {
+  if ((last >> shift) - (addr >> shift) >= TCT_MF_MAX) {
     mf_clear(t);
     t->over = true;
     return;
   }
-  for (uint64_t l = addr >> 6; l <= last >> 6; l++)
+  for (uint64_t l = addr >> shift; l <= last >> shift; l++)
     mf_add(t, l);
 }
 
@@ -940,9 +947,9 @@ static void mf_accesses(tc_writer *w, uint32_t n, const tc_mem_access *m,
                         bool reads) {
   for (uint32_t i = 0; i < n; i++)
     if (m[i].kind == TC_MEM_WRITE && m[i].after)
-      mf_lines(&w->mf_w, m[i].addr, m[i].size);
+      mf_units(&w->mf_w, m[i].addr, m[i].size, TCT_MF_LINE);
     else if (reads && m[i].kind == TC_MEM_READ)
-      mf_lines(&w->mf_r, m[i].addr, m[i].size);
+      mf_units(&w->mf_r, m[i].addr, m[i].size, TCT_MF_WORD);
 }
 
 static int u64_cmp(const void *a, const void *b) {
@@ -1042,7 +1049,7 @@ static int md_make_tail(tc_writer *w, bool with_md) {
   /* the chunk's filters */
   md_buf fb = {0};
   bool ffail = false;
-  mb_uv(&fb, 1);
+  mb_uv(&fb, TCT_MF_VERSION);
   mb_uv(&fb, (w->mf_pc.over ? MF_ALL_PC : 0) | (w->mf_w.over ? MF_ALL_W : 0) |
                  (w->mf_r.over ? MF_ALL_R : 0));
   uint64_t *pcs = mf_sorted(&w->mf_pc, &ffail);
@@ -1754,7 +1761,7 @@ static int note_event(tc_writer *w, const tc_event *ev) {
     if (ev->kind != TC_EV_PROTECT && w->max_insns) {
       md_clear(&w->md, m->addr, m->size);
       if (ev->kind == TC_EV_MAP && m->data)
-        mf_lines(&w->mf_w, m->addr, m->size);
+        mf_units(&w->mf_w, m->addr, m->size, TCT_MF_LINE);
     }
     tct_maplog e = {ev->kind == TC_EV_MAP     ? REC_MAP
                     : ev->kind == TC_EV_UNMAP ? REC_UNMAP
@@ -3713,7 +3720,7 @@ static int mf_load(tc_reader *r, size_t k) {
     return -1;
   fcur c = {body, body + n};
   uint64_t ver, np, v = 0;
-  if (f_uv(&c, &ver) < 0 || ver != 1 || f_uv(&c, &f->flags) < 0 ||
+  if (f_uv(&c, &ver) < 0 || ver < 1 || ver > 2 || f_uv(&c, &f->flags) < 0 ||
       f_uv(&c, &np) < 0 || np > (uint64_t)(c.end - c.p))
     goto bad;
   if (np && !(f->pcs = malloc((size_t)np * sizeof *f->pcs)))
@@ -3725,6 +3732,8 @@ static int mf_load(tc_reader *r, size_t k) {
     f->pcs[i] = v += d;
   }
   f->npcs = (size_t)np;
+  f->shift[0] = TCT_MF_LINE;
+  f->shift[1] = ver == 1 ? TCT_MF_LINE : TCT_MF_WORD;
   for (int s = 0; s < 2; s++) {
     uint64_t nr, lend = 0;
     if (f_uv(&c, &nr) < 0 || nr > (uint64_t)(c.end - c.p) / 2)
@@ -3860,22 +3869,18 @@ static bool mf_may(tc_reader *r, size_t k, const uint64_t *pcs, size_t npcs,
   for (size_t i = 0; i < nw; i++) {
     if (!w[i].len)
       continue;
-    uint64_t a = w[i].addr >> 6;
-    uint64_t b =
-        (w[i].addr + w[i].len - 1 < w[i].addr ? UINT64_MAX
-                                              : w[i].addr + w[i].len - 1) >>
-        6;
+    uint64_t first = w[i].addr;
+    uint64_t last =
+        first + w[i].len - 1 < first ? UINT64_MAX : first + w[i].len - 1;
     for (int s = 0; s < 2; s++) {
       if (!(w[i].kinds & (s ? TC_MEM_READ : TC_MEM_WRITE)))
         continue;
       if (!(f->flags & (s ? MF_ALL_R : MF_ALL_W)) &&
-          !mf_runs_hit(f->runs[s], f->nruns[s], a, b))
+          !mf_runs_hit(f->runs[s], f->nruns[s], first >> f->shift[s],
+                       last >> f->shift[s]))
         continue;
       /* a stored line: the bytes themselves, where the summary knows */
-      if (!s && md_wrote(r, k, w[i].addr,
-                         w[i].addr + w[i].len - 1 < w[i].addr
-                             ? UINT64_MAX
-                             : w[i].addr + w[i].len - 1) == 0)
+      if (!s && md_wrote(r, k, first, last) == 0)
         continue;
       return true;
     }
