@@ -309,8 +309,6 @@ static void run_end(par *p, tc_emu *emu, bool delivered, bool all) {
   PUT(p, emu->restart_pc);
   if (tc_procs_others_live(emu) > 0)
     refuse(p, "the guest made a process (fork, vfork, clone)");
-  if (emu->execed || emu->exec_stopped)
-    refuse(p, "the guest called execve");
   uint64_t len = p->len;
   memcpy(p->buf, &len, sizeof len);
   p->nrecords++;
@@ -339,7 +337,26 @@ static void run_syscall(tc_emu *emu) {
   par *p = g_par;
   run_begin(p, emu, tc_recorder_executed(p->rec) - 1, emu->cur_pc,
             tc_emu_reg(emu, emu->arch->sys.nr_reg));
+  size_t live = tc_emu_live_threads(emu), head = p->len;
   p->inner->syscall(emu);
+  if (emu->execed || emu->exec_stopped) {
+    /* execve: X first, so that the replay drops the old image's
+     * translated code before the unmaps that follow (as replace_image
+     * does); a call that ended the recording (--no-follow) says why */
+    size_t body = p->len - head;
+    PUT(p, (uint8_t)'X');
+    PUT(p, (uint8_t)(emu->execed ? 1 : 2));
+    put_str(p, emu->exec_stopped ? emu->exec_notice : "");
+    if (!p->oom && body) {
+      size_t xlen = p->len - head - body;
+      uint8_t x[300];
+      memcpy(x, p->buf + head + body, xlen);
+      memmove(p->buf + head + xlen, p->buf + head, body);
+      memcpy(p->buf + head, x, xlen);
+    }
+    if (emu->execed && live > 1)
+      refuse(p, "the guest called execve with other threads running");
+  }
   run_end(p, emu, false, false);
 }
 
@@ -499,10 +516,17 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
   cur c = *cc;
   bool have_pc = false;
   uint64_t new_pc = 0;
+  uint8_t exec_kind = 0;
   for (;;) {
     uint8_t op;
     TAKE(&c, op);
     switch (op) {
+    case 'X': /* execve: the old image's translated code goes first */
+      TAKE(&c, exec_kind);
+      take_str(&c, emu->exec_notice, sizeof emu->exec_notice);
+      if (exec_kind == 1)
+        tc_emu_drop_code(emu);
+      break;
     case 'M': {
       uint64_t start, end, off;
       uint32_t prot;
@@ -641,6 +665,13 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
       TAKE(&c, restart_pc);
       emu->restart_pending = restart != 0;
       emu->restart_pc = restart_pc;
+      if (exec_kind == 1) { /* the new image runs from the stop on */
+        emu->execed = true;
+        p->shares = false; /* one thread (refused otherwise) */
+        uc_emu_stop(emu->uc);
+      } else if (exec_kind == 2) {
+        emu->exec_stopped = true;
+      }
       if (have_pc && p->cmp_regs) {
         uint64_t pc_now = 0;
         memcpy(&pc_now, p->before + a->regs[a->pc_reg].offset,
@@ -1294,8 +1325,10 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   __atomic_store_n(&p->sh->run_done, 1, __ATOMIC_RELEASE);
   if (tc_recorder_light_refusal(p->rec))
     refuse(p, tc_recorder_light_refusal(p->rec));
-  if (p->refused[0] || p->failed[0] || rr.reason == TC_EXIT_INTERRUPTED ||
-      rc < 0) {
+  /* an execve not followed (--no-follow) ends the run as an interruption
+   * does, but it is the program's end: the segments write it */
+  bool interrupted = rr.reason == TC_EXIT_INTERRUPTED && !a->emu->exec_stopped;
+  if (p->refused[0] || p->failed[0] || interrupted || rc < 0) {
     p->killing = true;
     for (size_t i = 0; i < p->nsegs; i++)
       if (!p->segs[i].done)
@@ -1320,7 +1353,7 @@ int tc_parallel_record(const tc_par_args *a, tc_run_result *res,
   } else if (p->failed[0]) {
     tc_error_set(err, "-j N: %s (no trace written)", p->failed);
     out = -1;
-  } else if (rr.reason == TC_EXIT_INTERRUPTED) {
+  } else if (interrupted) {
     tc_error_set(err, "interrupted: record -j N keeps no partial trace");
     out = -1;
   } else if (rc < 0) {

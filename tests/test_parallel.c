@@ -372,6 +372,54 @@ static void test_log_materialize(void) {
   free(l5);
 }
 
+/* execve: the run logs what the kernel did (the old image's unmaps, the
+ * new one's maps and bytes, its stack, the registers) and a segment
+ * replays it; a segment begun after it starts from a checkpoint of the
+ * new program. Chunks of 256 (boundaries all over both programs), a
+ * boundary on the execve itself and on the new program's first
+ * instruction (found in the -j 1 text trace), --log-only + materialize
+ * (the new program is the log's bytes), execs that fail and go on, an
+ * exec not followed (--no-follow: the recording ends there), i386. */
+static void test_exec(void) {
+  char args[4300], o[200];
+  snprintf(args, sizeof args, "run %s x y", tu_guest("args64"));
+  same_as_serial("exec64", args, "-O tct.chunk=256 --keyframe 256");
+  same_as_serial("exec64", args, "--no-follow -O tct.chunk=512 --keyframe 256");
+  char dir[512], a[600], b[600], *idx = NULL;
+  snprintf(dir, sizeof dir, "%s", tu_tmp("parexec"));
+  tu_runf(NULL, 1, "rm -rf %s && mkdir -p %s", dir, dir);
+  rec(NULL, dir, "-f text", "t", "exec64", args, NULL);
+  tu_runf(&idx, 1,
+          "awk '/^ *syscall execve/ {print n; exit} $1 ~ /^[0-9]+$/ "
+          "{n = $1}' %s/t.txt",
+          dir);
+  long x = idx ? atol(idx) : 0;
+  free(idx);
+  CU_ASSERT_FATAL(x > 1000);
+  for (long at = x; at <= x + 1; at++) {
+    snprintf(o, sizeof o, "-O tct.chunk=%ld --keyframe %ld", at, at);
+    same_as_serial("exec64", args, o);
+  }
+  /* --log-only, then materialize -j 2, without args64 at hand */
+  const char *lo = "-O tct.chunk=1024 --keyframe 256";
+  snprintf(o, sizeof o, "--log-only %s", lo);
+  int r1 = rec(NULL, dir, lo, "s", "exec64", args, NULL);
+  int r2 = rec(NULL, dir, o, "l", "exec64", args, NULL);
+  int r3 = tu_runf(NULL, 1, "cd / && %s materialize -q -j 2 -o %s/m %s/l.tclog",
+                   TC_CLI, dir, dir);
+  CU_ASSERT_EQUAL(r1, 4); /* args64: its argc */
+  CU_ASSERT_EQUAL(r2, r1);
+  CU_ASSERT_EQUAL(r3, r1);
+  snprintf(a, sizeof a, "%s/s.tct", dir);
+  snprintf(b, sizeof b, "%s/m.tct", dir);
+  CU_ASSERT_TRUE(tu_same_file(a, b));
+  if (!TC_SANITIZED) {
+    same_as_serial("exec64", "errors", "-O tct.chunk=512 --keyframe 256");
+    snprintf(args, sizeof args, "run %s a b", tu_guest("args32"));
+    same_as_serial("exec32", args, "-O tct.chunk=256 --keyframe 256");
+  }
+}
+
 /* What -j N does not cover yet: one line, status 125, no file. */
 static void refused(const char *guest, const char *opts, const char *what) {
   char dir[512], out[600];
@@ -465,6 +513,7 @@ int main(void) {
       {"--max-insns and faults inside and on a segment's edge", test_ends},
       {"every format: from the tct, the same files", test_formats},
       {"record --log-only, tracecorn materialize", test_log_materialize},
+      {"execve: the new image replayed from the log; materialize", test_exec},
       {"what -j N does not cover: refused", test_refusals},
       {"a replay that leaves the log: caught", test_divergence},
       {"Ctrl-C: 130, no trace kept", test_interrupt},

@@ -270,6 +270,20 @@ int tc_emu_exe_open(const tc_emu *emu, int flags) {
   return open(self, flags | O_CLOEXEC);
 }
 
+void tc_emu_drop_code(tc_emu *emu) {
+  /* Translated code of the old image must not run again where the new
+   * one maps other code: dropped before the unmaps, while the addresses
+   * still translate (Unicorn finds a block's page through the mapping).
+   * A whole TB flush instead clears Unicorn's 1 GiB code buffer: ~1 s per
+   * exec. Every executable region, and the small others (code may have
+   * run there before an mprotect took PROT_EXEC away). */
+  for (size_t i = 0; i < emu->nregions; i++) {
+    const tc_region *r = &emu->regions[i];
+    if ((r->prot & TC_PROT_EXEC) || r->end - r->start <= (64u << 20))
+      uc_ctl_remove_cache(emu->uc, r->start, r->end);
+  }
+}
+
 void tc_emu_exec_done(tc_emu *emu) {
   /* Nothing left to do here: the old image's translated blocks were
    * dropped before it was unmapped (emu/linux/linux_exec.c). */

@@ -454,8 +454,12 @@ void tc_emu_read_state(tc_emu *emu, uint8_t *state);
  * selectors (flat segments stay loaded): what execve leaves. */
 void tc_emu_reset_regs(tc_emu *emu);
 
-/* After an execve, with the engine stopped: drops every translated block
- * (the new image may put other code at the old addresses). */
+/* Before execve unmaps the old image (the kernel's, and record -j N's
+ * replay of it): drops the translated blocks of its code (the new image
+ * may put other code at the old addresses). */
+void tc_emu_drop_code(tc_emu *emu);
+
+/* After an execve, with the engine stopped: clears emu->execed. */
 void tc_emu_exec_done(tc_emu *emu);
 
 /* Deterministic random bytes (AT_RANDOM, getrandom). */

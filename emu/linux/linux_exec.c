@@ -384,17 +384,7 @@ static int replace_image(tc_sys_call *c, exec_image *x, const char *execfn,
                          strvec *argv, strvec *envp) {
   tc_emu *emu = c->emu;
   end_other_threads(emu);
-  /* Translated code of the old image must not run again where the new
-   * one maps other code: dropped here, while the addresses still
-   * translate (Unicorn finds a block's page through the mapping). A whole
-   * TB flush instead clears Unicorn's 1 GiB code buffer: ~1 s per exec.
-   * Every executable region, and the small others (code may have run
-   * there before an mprotect took PROT_EXEC away). */
-  for (size_t i = 0; i < emu->nregions; i++) {
-    const tc_region *r = &emu->regions[i];
-    if ((r->prot & TC_PROT_EXEC) || r->end - r->start <= (64u << 20))
-      uc_ctl_remove_cache(emu->uc, r->start, r->end);
-  }
+  tc_emu_drop_code(emu);
   while (emu->nregions > 0) {
     const tc_region *r = &emu->regions[0];
     if (tc_emu_unmap(emu, r->start, r->end - r->start) < 0)
