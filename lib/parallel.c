@@ -337,7 +337,7 @@ static void run_syscall(tc_emu *emu) {
   par *p = g_par;
   run_begin(p, emu, tc_recorder_executed(p->rec) - 1, emu->cur_pc,
             tc_emu_reg(emu, emu->arch->sys.nr_reg));
-  size_t live = tc_emu_live_threads(emu), head = p->len;
+  size_t head = p->len;
   p->inner->syscall(emu);
   if (emu->execed || emu->exec_stopped) {
     /* execve: X first, so that the replay drops the old image's
@@ -354,8 +354,6 @@ static void run_syscall(tc_emu *emu) {
       memmove(p->buf + head + xlen, p->buf + head, body);
       memcpy(p->buf + head, x, xlen);
     }
-    if (emu->execed && live > 1)
-      refuse(p, "the guest called execve with other threads running");
   }
   run_end(p, emu, false, false);
 }
@@ -524,8 +522,12 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
     case 'X': /* execve: the old image's translated code goes first */
       TAKE(&c, exec_kind);
       take_str(&c, emu->exec_notice, sizeof emu->exec_notice);
-      if (exec_kind == 1)
+      if (exec_kind == 1) { /* as the kernel's exec: one thread left */
+        tc_linux_threads_free(emu);
+        emu->tid = emu->pid;
+        emu->cur_thread = 0;
         tc_emu_drop_code(emu);
+      }
       break;
     case 'M': {
       uint64_t start, end, off;
@@ -667,7 +669,7 @@ static bool apply_record(par *p, tc_emu *emu, cur *cc) {
       emu->restart_pc = restart_pc;
       if (exec_kind == 1) { /* the new image runs from the stop on */
         emu->execed = true;
-        p->shares = false; /* one thread (refused otherwise) */
+        p->shares = false; /* one thread now */
         uc_emu_stop(emu->uc);
       } else if (exec_kind == 2) {
         emu->exec_stopped = true;
