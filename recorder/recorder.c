@@ -1983,7 +1983,13 @@ bool tc_recorder_segment_ended(const tc_recorder *r) { return r->seg_end; }
 bool tc_recorder_turn_ending(const tc_recorder *r) { return r->turn_ending; }
 
 void tc_recorder_test_early_checkpoints(tc_recorder *r) {
-  r->test_early = true;
+  /* Only where one instruction early splits nothing the checkpoint guards
+   * keep together (no delay slot, no IT block) and the light recorder
+   * looks at instructions only near checkpoints: arm64, as it was written
+   * for. Elsewhere it started segments inside those (armhf's materialize
+   * diverged, mipsel's -j 2 crashed). */
+  const tc_arch_traits *t = &r->arch->traits;
+  r->test_early = !t->thumb_bit && !t->delay_slots && !t->decode_every_insn;
 }
 
 void tc_recorder_set_fault_ops(tc_recorder *r, const tc_fault_ops *ops) {

@@ -119,7 +119,9 @@ bool tc_recorder_segment_ended(const tc_recorder *r);
 bool tc_recorder_turn_ending(const tc_recorder *r);
 /* Test hook (tc_debug_options.test_early_checkpoint): the run phase takes
  * every checkpoint one instruction early (where the light recorder looks
- * at the instruction: near a checkpoint; test_parallel uses it on arm64). */
+ * at the instruction: near a checkpoint; test_parallel uses it on arm64,
+ * the arch it applies to: no delay slots, IT blocks or x86's every-
+ * instruction light hook; elsewhere it does nothing). */
 void tc_recorder_test_early_checkpoints(tc_recorder *r);
 /* How a fault the guest has a handler for is delivered (record -j: the
  * run phase logs the delivery, a segment takes it from the log): handled
