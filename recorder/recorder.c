@@ -783,18 +783,6 @@ static inline const tc_decoded *decoded_at(tc_recorder *r, uc_engine *uc,
   return d;
 }
 
-/* mips: a load or store (what can leave a delay slot's flags behind on
- * an engine with upstream #2272's defect): lwl..sd, ll..sdc2, pref and
- * cache included, COP1X's indexed loads and stores, ldl/ldr. */
-static bool mips_memory_insn(const tc_arch *a, const tc_decoded *d) {
-  const uint8_t *b = d->bytes;
-  uint32_t w = a->big_endian
-                   ? (uint32_t)b[0] << 24 | b[1] << 16 | b[2] << 8 | b[3]
-                   : (uint32_t)b[3] << 24 | b[2] << 16 | b[1] << 8 | b[0];
-  unsigned op = w >> 26;
-  return op >= 0x20 || op == 0x1a || op == 0x1b || op == 0x13;
-}
-
 /* The engine ran the instruction after a delay slot that accessed memory
  * as if it were a delay slot itself (upstream #2272: the flags restored
  * for the access stay set), then jumped back to it: its code hook comes
@@ -871,7 +859,7 @@ static void hook_code(uc_engine *uc, uint64_t addr, uint32_t size, void *user) {
   if (r->ds_guard) {
     bool slot = r->ds_branch_pc != UINT64_MAX && addr == r->ds_branch_pc + 4;
     r->emu->mips_fads_pc = r->ds_fads_next ? addr : UINT64_MAX;
-    r->ds_fads_next = slot && mips_memory_insn(r->arch, d);
+    r->ds_fads_next = slot && tc_engine_mips_memory_insn(r->arch, d->bytes);
     r->ds_branch_pc = d->guards ? addr : UINT64_MAX;
     r->ds_last_pc = addr;
   }

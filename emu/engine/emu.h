@@ -378,6 +378,9 @@ bool tc_engine_mips_fpu_readable(void);
  * error above 0x80000000 (#2345). */
 bool tc_engine_mips64_ds_defect(void);
 bool tc_engine_mips64_ll_defect(void);
+/* Whether the mips instruction at insn (4 bytes, the arch's byte order)
+ * loads or stores: what can leave the delay-slot flags behind (#2272). */
+bool tc_engine_mips_memory_insn(const tc_arch *arch, const uint8_t *insn);
 /* SPARC (emu/engine/sparc/sparc.c): sets up the carry-flag stubs and the code
  * hook; a window trap (save, restore, return, flushw), false if intno is
  * none; whether pc is in the private page (never recorded); after a

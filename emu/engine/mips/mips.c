@@ -7,6 +7,7 @@
 #include <unicorn/unicorn.h>
 
 #include "common/arch.h"
+#include "common/byteorder.h"
 #include "emu/engine/emu.h"
 
 /* Debian's mips64el baseline is MIPS64r2; Unicorn's default model (an
@@ -175,3 +176,10 @@ const tc_engine_arch_ops tc_engine_mips_n64 = {
     .intr_signal = intr_signal,
     .intr_defect = intr_defect_n64,
 };
+
+/* lwl..sd, ll..sdc2, pref and cache included (major opcodes 0x20 and up),
+ * COP1X's indexed loads and stores (0x13), ldl/ldr (0x1a, 0x1b). */
+bool tc_engine_mips_memory_insn(const tc_arch *arch, const uint8_t *insn) {
+  unsigned op = (unsigned)(get_uint(insn, 4, arch->big_endian) >> 26);
+  return op >= 0x20 || op == 0x1a || op == 0x1b || op == 0x13;
+}
